@@ -1,0 +1,482 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Actor life cycle, the runtime around it, and one actor's turn. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+
+#include "lca_actor_priv.h"
+#include "lca_mempool.h"
+#include "lca_topo.h"
+
+#define DEFAULT_MAX_ACTORS 16384
+#define DEFAULT_MSGS_PER_NODE 65535
+#define DEFAULT_POOL_CACHE 512
+#define DEFAULT_MAILBOX 1024
+#define MAX_THROUGHPUT 1024
+
+struct actor_table lca_actors;
+struct actor_lcore lca_actor_lcores[RTE_MAX_LCORE + 1];
+
+static struct {
+	bool up;
+	enum lca_placement placement;
+	unsigned int n_lcores;
+	unsigned int lcores[RTE_MAX_LCORE]; /* in spread order */
+	uint32_t placed;                    /* atomic: actors placed by policy */
+} rt;
+
+void lca_send_errors_reset(void);
+
+static const char *const mailbox_names[] = {
+	[LCA_MAILBOX_MP] = "mp",
+	[LCA_MAILBOX_SP] = "sp",
+	[LCA_MAILBOX_RTS] = "rts",
+	[LCA_MAILBOX_HTS] = "hts",
+};
+
+static const char *const dispatcher_names[] = {
+	[LCA_DISPATCH_AFFINITY] = "affinity",
+	[LCA_DISPATCH_SHARED] = "shared",
+};
+
+static int
+parse_name(const char *const *names, unsigned int n, const char *name)
+{
+	if (name == NULL)
+		return -EINVAL;
+	for (unsigned int i = 0; i < n; i++)
+		if (strcmp(name, names[i]) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
+const char *
+lca_mailbox_mode_name(enum lca_mailbox_mode m)
+{
+	return (unsigned int)m < RTE_DIM(mailbox_names) ? mailbox_names[m] : "?";
+}
+
+int
+lca_mailbox_mode_parse(const char *name, enum lca_mailbox_mode *out)
+{
+	int i = parse_name(mailbox_names, RTE_DIM(mailbox_names), name);
+
+	if (i < 0 || out == NULL)
+		return -EINVAL;
+	*out = (enum lca_mailbox_mode)i;
+	return 0;
+}
+
+const char *
+lca_dispatcher_name(enum lca_dispatcher d)
+{
+	return (unsigned int)d < RTE_DIM(dispatcher_names) ? dispatcher_names[d] : "?";
+}
+
+int
+lca_dispatcher_parse(const char *name, enum lca_dispatcher *out)
+{
+	int i = parse_name(dispatcher_names, RTE_DIM(dispatcher_names), name);
+
+	if (i < 0 || out == NULL)
+		return -EINVAL;
+	*out = (enum lca_dispatcher)i;
+	return 0;
+}
+
+static unsigned int
+mailbox_flags(enum lca_mailbox_mode mode)
+{
+	/* One consumer always: an actor runs on one lcore at a time. */
+	static const unsigned int enq[] = {
+		[LCA_MAILBOX_MP] = 0,
+		[LCA_MAILBOX_SP] = RING_F_SP_ENQ,
+		[LCA_MAILBOX_RTS] = RING_F_MP_RTS_ENQ,
+		[LCA_MAILBOX_HTS] = RING_F_MP_HTS_ENQ,
+	};
+
+	return enq[mode] | RING_F_SC_DEQ | RING_F_EXACT_SZ;
+}
+
+void
+actor_drain(struct lca_actor *a)
+{
+	void *msgs[64];
+	unsigned int n;
+
+	while ((n = rte_ring_sc_dequeue_burst(a->mailbox, msgs, RTE_DIM(msgs), NULL)) > 0) {
+		for (unsigned int i = 0; i < n; i++)
+			lca_msg_free(msgs[i]);
+		a->dropped_on_stop += n;
+	}
+}
+
+/* End of a turn with an empty mailbox: leave the run queue, unless a message
+ * arrived meanwhile (see actor_wake for the pairing). */
+static inline void
+actor_unschedule(struct lca_actor *a)
+{
+	uint32_t expected = 0;
+
+	__atomic_store_n(&a->scheduled, 0, __ATOMIC_RELAXED);
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (rte_ring_empty(a->mailbox))
+		return;
+	if (__atomic_compare_exchange_n(&a->scheduled, &expected, 1, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED))
+		lca_lcore_schedule(a->runq, a);
+}
+
+static void
+actor_finish_stop(struct lca_actor *a)
+{
+	actor_drain(a);
+	__atomic_store_n(&a->life, ACTOR_STOPPED, __ATOMIC_RELEASE);
+}
+
+/* The lcore turn function: up to throughput messages of one actor. */
+static void
+actor_turn(void *item)
+{
+	struct lca_actor *a = item;
+	struct actor_lcore *here = actor_lcore_here();
+	struct lca_msg *msgs[MAX_THROUGHPUT];
+	unsigned int n, left;
+	uint64_t start;
+
+	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
+		actor_finish_stop(a);
+		actor_unschedule(a);
+		return;
+	}
+	n = rte_ring_sc_dequeue_burst(a->mailbox, (void **)msgs, a->throughput, &left);
+	if (n + left > a->mailbox_hwm)
+		a->mailbox_hwm = n + left;
+	a->received += n;
+	a->turns++;
+
+	here->self = a;
+	start = rte_rdtsc();
+	for (unsigned int i = 0; i < n; i++) {
+		here->current = msgs[i];
+		a->handler(a->id, a->state, msgs[i]);
+		if (here->current != NULL)
+			lca_msg_free(here->current);
+	}
+	a->handler_cycles += rte_rdtsc() - start;
+	a->handled += n;
+	here->current = NULL;
+	here->self = NULL;
+
+	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE))
+		actor_finish_stop(a);
+	else if (left > 0) {
+		lca_lcore_schedule(a->runq, a);
+		return;
+	}
+	actor_unschedule(a);
+}
+
+int
+lca_runtime_init(const struct lca_runtime_conf *conf)
+{
+	struct lca_runtime_conf c = conf ? *conf : (struct lca_runtime_conf){ 0 };
+	struct lca_topo_cpu cpus[RTE_MAX_LCORE];
+	unsigned int ids[RTE_MAX_LCORE], order[RTE_MAX_LCORE];
+	struct lca_mempool_conf pool_conf;
+	struct lca_lcore_conf lcore_conf;
+	struct lca_topo *topo = NULL;
+	int n, ret;
+
+	if (rt.up)
+		return -EEXIST;
+	if ((unsigned int)c.placement > LCA_PLACE_PAIRS_LOCAL || c.idle < 0 ||
+	    c.idle > LCA_IDLE_SLEEP)
+		return -EINVAL;
+	c.max_actors = c.max_actors ? c.max_actors : DEFAULT_MAX_ACTORS;
+	c.msgs_per_node = c.msgs_per_node ? c.msgs_per_node : DEFAULT_MSGS_PER_NODE;
+	c.pool_cache = c.pool_cache ? c.pool_cache : DEFAULT_POOL_CACHE;
+
+	/* Placement follows the machine: spread over nodes, then cores. */
+	n = -1;
+	if (lca_topo_load(&topo, NULL) == 0)
+		n = lca_topo_eal_lcores(topo, ids, cpus, RTE_MAX_LCORE);
+	lca_topo_free(topo);
+	if (n > 0) {
+		lca_topo_spread_order(cpus, (unsigned int)n, order);
+		for (int i = 0; i < n; i++)
+			rt.lcores[i] = ids[order[i]];
+	} else {
+		unsigned int lcore_id;
+
+		n = 0;
+		RTE_LCORE_FOREACH(lcore_id)
+			rt.lcores[n++] = lcore_id;
+	}
+	rt.n_lcores = (unsigned int)n;
+	rt.placement = c.placement;
+	rt.placed = 0;
+
+	pool_conf = (struct lca_mempool_conf){
+		.elt_size = sizeof(struct lca_msg),
+		.per_node = c.msgs_per_node,
+		.cache_size = c.pool_cache,
+	};
+	ret = lca_mempool_init(&pool_conf);
+	if (ret < 0)
+		return ret;
+
+	lcore_conf = (struct lca_lcore_conf){
+		.turn = actor_turn,
+		.max_items = c.max_actors,
+		.idle = (enum lca_idle_policy)c.idle,
+		.idle_sleep_after = c.idle_sleep_after,
+		.idle_sleep_us = c.idle_sleep_us,
+	};
+	ret = lca_lcore_init(&lcore_conf);
+	if (ret < 0) {
+		lca_mempool_cleanup();
+		return ret;
+	}
+
+	lca_actors.actors = rte_zmalloc("lca_actors", sizeof(*lca_actors.actors) * c.max_actors, 0);
+	if (lca_actors.actors == NULL) {
+		lca_lcore_cleanup();
+		lca_mempool_cleanup();
+		return -ENOMEM;
+	}
+	lca_actors.max = c.max_actors;
+	lca_actors.count = 0;
+	memset(lca_actor_lcores, 0, sizeof(lca_actor_lcores));
+	lca_send_errors_reset();
+	lca_lcore_stats_reset();
+	rt.up = true;
+	return 0;
+}
+
+int
+lca_runtime_run(void)
+{
+	if (!rt.up)
+		return -EINVAL;
+	return lca_lcore_run();
+}
+
+void
+lca_runtime_stop(void)
+{
+	lca_lcore_stop();
+}
+
+static void
+actor_free(struct lca_actor *a)
+{
+	lca_mempool_free(a->mailbox);
+	lca_mempool_free(a->state);
+	lca_mempool_free(a);
+}
+
+void
+lca_runtime_cleanup(void)
+{
+	if (!rt.up)
+		return;
+	for (unsigned int i = 0; i < lca_actors.count; i++) {
+		struct lca_actor *a = lca_actors.actors[i];
+
+		if (a == NULL)
+			continue;
+		actor_finish_stop(a);
+		actor_free(a);
+	}
+	rte_free(lca_actors.actors);
+	memset(&lca_actors, 0, sizeof(lca_actors));
+	lca_lcore_cleanup();
+	lca_mempool_cleanup();
+	rt.up = false;
+}
+
+static int
+choose_lcore(const struct lca_actor_spec *spec, unsigned int *lcore)
+{
+	if (spec->lcore != LCA_LCORE_ANY) {
+		if (spec->lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(spec->lcore))
+			return -EINVAL;
+		*lcore = spec->lcore;
+		return 0;
+	}
+	*lcore = rt.lcores[lca_place_slot(rt.placement, rt.n_lcores,
+					  __atomic_fetch_add(&rt.placed, 1, __ATOMIC_RELAXED))];
+	return 0;
+}
+
+static int
+check_spec(const struct lca_actor_spec *spec)
+{
+	unsigned int mb = spec->mailbox_size;
+
+	if (spec->handler == NULL)
+		return -EINVAL;
+	if (mb != 0 && (!rte_is_power_of_2(mb) || mb < 2))
+		return -EINVAL;
+	if ((unsigned int)spec->mailbox_mode > LCA_MAILBOX_HTS ||
+	    (unsigned int)spec->dispatcher > LCA_DISPATCH_SHARED ||
+	    spec->throughput > MAX_THROUGHPUT)
+		return -EINVAL;
+	return 0;
+}
+
+int
+lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
+{
+	struct lca_actor *a;
+	unsigned int lcore, mb;
+	char name[RTE_RING_NAMESIZE];
+	uint32_t slot;
+	int ret;
+
+	if (!rt.up)
+		return -EINVAL;
+	if (spec == NULL || id == NULL)
+		return -EINVAL;
+	ret = check_spec(spec);
+	if (ret == 0)
+		ret = choose_lcore(spec, &lcore);
+	if (ret < 0)
+		return ret;
+	mb = spec->mailbox_size ? spec->mailbox_size : DEFAULT_MAILBOX;
+
+	a = lca_mempool_alloc_on_lcore("lca_actor", sizeof(*a), lcore);
+	if (a == NULL)
+		return -ENOMEM;
+	a->mailbox = lca_mempool_alloc_on_lcore("lca_mailbox",
+						rte_ring_get_memsize(rte_align32pow2(mb + 1)), lcore);
+	if (spec->state_size > 0)
+		a->state = lca_mempool_alloc_on_lcore("lca_state", spec->state_size, lcore);
+	if (a->mailbox == NULL || (spec->state_size > 0 && a->state == NULL)) {
+		actor_free(a);
+		return -ENOMEM;
+	}
+
+	slot = __atomic_fetch_add(&lca_actors.count, 0, __ATOMIC_RELAXED);
+	do {
+		if (slot >= lca_actors.max) {
+			actor_free(a);
+			return -ENOSPC;
+		}
+	} while (!__atomic_compare_exchange_n(&lca_actors.count, &slot, slot + 1, false,
+					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	/* Ring names are not registered (rte_ring_init), so they need not be
+	 * unique; there is no memzone per actor, so 10,000s of actors fit. */
+	snprintf(name, sizeof(name), "lca_mb_%u", slot);
+	ret = rte_ring_init(a->mailbox, name, mb, mailbox_flags(spec->mailbox_mode));
+	if (ret < 0) {
+		/* The slot stays empty: lookups of it say "no such actor". */
+		actor_free(a);
+		return ret;
+	}
+	a->id = slot;
+	a->handler = spec->handler;
+	a->throughput = spec->throughput ? spec->throughput : 1;
+	a->lcore = lcore;
+	a->runq = spec->dispatcher == LCA_DISPATCH_SHARED ? LCA_LCORE_SHARED : lcore;
+	a->life = ACTOR_ALIVE;
+	snprintf(a->name, sizeof(a->name), "%s", spec->name ? spec->name : "");
+	if (spec->state_init != NULL)
+		spec->state_init(a->state, spec->state_arg);
+	__atomic_store_n(&lca_actors.actors[slot], a, __ATOMIC_RELEASE);
+	*id = slot;
+	return 0;
+}
+
+int
+lca_actor_stop(lca_actor_id_t id)
+{
+	struct lca_actor *a = actor_lookup(id);
+	uint32_t alive = ACTOR_ALIVE;
+
+	if (a == NULL)
+		return -ESRCH;
+	if (!__atomic_compare_exchange_n(&a->life, &alive, ACTOR_STOPPING, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return -EALREADY;
+	if (!lca_lcore_running()) {
+		actor_finish_stop(a);
+		return 0;
+	}
+	/* Its own lcore drains it, as the mailbox has one consumer. A handler
+	 * stopping its own actor is drained at the end of the turn. */
+	if (actor_lcore_here()->self != a)
+		actor_wake(a);
+	return 0;
+}
+
+bool
+lca_actor_alive(lca_actor_id_t id)
+{
+	struct lca_actor *a = actor_lookup(id);
+
+	return a != NULL && __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) == ACTOR_ALIVE;
+}
+
+int
+lca_actor_lcore(lca_actor_id_t id)
+{
+	struct lca_actor *a = actor_lookup(id);
+
+	return a == NULL ? -ESRCH : (int)a->lcore;
+}
+
+void *
+lca_actor_state(lca_actor_id_t id)
+{
+	struct lca_actor *a = actor_lookup(id);
+
+	return a == NULL ? NULL : a->state;
+}
+
+const char *
+lca_actor_name(lca_actor_id_t id)
+{
+	struct lca_actor *a = actor_lookup(id);
+
+	return a == NULL ? "" : a->name;
+}
+
+int
+lca_actor_stats_get(lca_actor_id_t id, struct lca_actor_stats *out)
+{
+	struct lca_actor *a = actor_lookup(id);
+
+	if (a == NULL || out == NULL)
+		return -ESRCH;
+	*out = (struct lca_actor_stats){
+		.received = a->received,
+		.handled = a->handled,
+		.send_failures = a->send_failures,
+		.rejected = __atomic_load_n(&a->rejected, __ATOMIC_RELAXED),
+		.dropped_on_stop = a->dropped_on_stop,
+		.turns = a->turns,
+		.handler_cycles = a->handler_cycles,
+		.mailbox_hwm = a->mailbox_hwm,
+		.lcore = a->lcore,
+	};
+	return 0;
+}
+
+lca_actor_id_t
+lca_actor_self(void)
+{
+	struct lca_actor *a = actor_lcore_here()->self;
+
+	return a == NULL ? LCA_ACTOR_NONE : a->id;
+}
+
+unsigned int
+lca_actor_count(void)
+{
+	return __atomic_load_n(&lca_actors.count, __ATOMIC_ACQUIRE);
+}

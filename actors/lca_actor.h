@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_ACTOR_H
+#define LCA_ACTOR_H
+
+/**
+ * @file
+ * Actors on lcores.
+ *
+ * An actor has a handler, a state on its home lcore's NUMA node, and a
+ * mailbox (an rte_ring of envelope pointers). It is run by its home lcore
+ * (dispatcher "affinity") or by whichever lcore takes it first from the
+ * shared run queue (dispatcher "shared"); either way by one lcore at a time,
+ * so its state needs no lock and its mailbox has a single consumer.
+ *
+ * Ownership of an envelope: the sender owns it until lca_send() returns 0;
+ * then the receiver's handler owns it while it runs; when the handler
+ * returns, the runtime frees it, unless the handler sent it on (a reply or a
+ * forward of the same envelope costs no allocation) or kept it with
+ * lca_msg_keep(). A send that fails leaves the envelope with the sender.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include <rte_common.h>
+
+#include "lca_topo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_mbuf;
+
+/** An actor's id: an index into the runtime's actor table. */
+typedef uint32_t lca_actor_id_t;
+
+/** "No actor": the sender of a message sent from outside any actor. */
+#define LCA_ACTOR_NONE UINT32_MAX
+
+/** Bytes of payload carried inside an envelope. */
+#define LCA_MSG_INLINE 40
+
+/** Flags of an envelope. */
+#define LCA_MSG_F_MBUF 0x01 /**< ptr is an rte_mbuf owned by the message. */
+
+/**
+ * A message envelope: one cache line from the sending lcore's node pool.
+ * The payload is inline (up to LCA_MSG_INLINE bytes) and/or behind ptr
+ * (a larger, immutable payload or an rte_mbuf, never copied).
+ */
+struct lca_msg {
+	lca_actor_id_t from; /**< Sender, set by lca_send(). */
+	lca_actor_id_t to;   /**< Receiver, set by lca_send(). */
+	uint32_t type;       /**< The app's message type. */
+	uint16_t len;        /**< Bytes used in data[]. */
+	uint8_t pool;        /**< Index of the pool it came from (runtime's). */
+	uint8_t flags;       /**< LCA_MSG_F_*. */
+	void *ptr;           /**< Larger payload or rte_mbuf, never copied. */
+	uint8_t data[LCA_MSG_INLINE]; /**< Inline payload. */
+} __rte_cache_aligned;
+
+/**
+ * The handler: runs for each message taken from the actor's mailbox.
+ *
+ * @param self
+ *   The actor's id.
+ * @param state
+ *   The actor's state (state_size bytes on its home node), or NULL.
+ * @param msg
+ *   The message; see the file comment for who frees it.
+ */
+typedef void (*lca_handler_fn)(lca_actor_id_t self, void *state, struct lca_msg *msg);
+
+/** How an actor's dispatcher picks the lcore that runs it. */
+enum lca_dispatcher {
+	LCA_DISPATCH_AFFINITY, /**< Always its home lcore. */
+	LCA_DISPATCH_SHARED,   /**< Any lcore, one at a time (a fork-join pool). */
+};
+
+/** Producer side of a mailbox ring. */
+enum lca_mailbox_mode {
+	LCA_MAILBOX_MP,  /**< Multi-producer (default), rte_ring's classic mode. */
+	LCA_MAILBOX_SP,  /**< Single producer: the sender promises it is the only one. */
+	LCA_MAILBOX_RTS, /**< Multi-producer, relaxed tail sync (preemption-tolerant). */
+	LCA_MAILBOX_HTS, /**< Multi-producer, head/tail sync (preemption-tolerant). */
+};
+
+/** Home lcore to be chosen by the placement policy. */
+#define LCA_LCORE_ANY UINT32_MAX
+
+/** What an actor is made of; zero-filled fields take their defaults. */
+struct lca_actor_spec {
+	lca_handler_fn handler;   /**< Required. */
+	size_t state_size;        /**< Bytes of zeroed state on the home node (0: none). */
+	void (*state_init)(void *state, void *arg); /**< Optional, before any message. */
+	void *state_arg;          /**< Argument of state_init. */
+	unsigned int lcore;       /**< Home lcore, or LCA_LCORE_ANY (default). */
+	unsigned int mailbox_size; /**< Messages (a power of two; 0: 1024). */
+	enum lca_mailbox_mode mailbox_mode; /**< Default LCA_MAILBOX_MP. */
+	enum lca_dispatcher dispatcher;     /**< Default LCA_DISPATCH_AFFINITY. */
+	unsigned int throughput;  /**< Most messages a turn (0: 1, as Akka). */
+	const char *name;         /**< For stats and logs (optional). */
+};
+
+/** Counters of one actor. */
+struct lca_actor_stats {
+	uint64_t received;        /**< Taken from the mailbox. */
+	uint64_t handled;         /**< Given to the handler. */
+	uint64_t send_failures;   /**< Its own sends that failed, any cause. */
+	uint64_t rejected;        /**< Sends to it refused: mailbox full. */
+	uint64_t dropped_on_stop; /**< Pending messages freed when it stopped. */
+	uint64_t turns;           /**< Turns run. */
+	uint64_t handler_cycles;  /**< TSC cycles in its handler. */
+	uint32_t mailbox_hwm;     /**< Most messages seen waiting at a turn's start. */
+	uint32_t lcore;           /**< Home lcore. */
+};
+
+/** Runtime-wide counters of failed sends, by cause. */
+struct lca_send_errors {
+	uint64_t mailbox_full; /**< -ENOBUFS */
+	uint64_t no_actor;     /**< -ESRCH */
+	uint64_t stopped;      /**< -EPIPE */
+	uint64_t pool_empty;   /**< -ENOMEM from lca_msg_alloc() */
+};
+
+/** Configuration of the runtime. */
+struct lca_runtime_conf {
+	unsigned int max_actors;    /**< Size of the actor table (0: 16384). */
+	unsigned int msgs_per_node; /**< Envelopes in each node's pool (0: 65535). */
+	unsigned int pool_cache;    /**< Per-lcore envelope cache (0: 512). */
+	enum lca_placement placement; /**< For actors spawned with LCA_LCORE_ANY. */
+	int idle;                   /**< enum lca_idle_policy (0: spin). */
+	unsigned int idle_sleep_after; /**< See lca_lcore_conf. */
+	unsigned int idle_sleep_us;    /**< See lca_lcore_conf. */
+};
+
+/**
+ * Start the runtime: message pools, run queues and the actor table.
+ * EAL must be up (lca_eal_init()).
+ *
+ * @return
+ *   0; -EINVAL; -ENOMEM; -EEXIST when already running.
+ */
+int lca_runtime_init(const struct lca_runtime_conf *conf);
+
+/**
+ * Run every lcore's loop until lca_runtime_stop() (or a signal). The caller
+ * must be the main lcore; it runs actors too.
+ *
+ * @return
+ *   0; a negative errno from lca_lcore_run().
+ */
+int lca_runtime_run(void);
+
+/** Make lca_runtime_run() return. Safe from handlers and any thread. */
+void lca_runtime_stop(void);
+
+/**
+ * Stop every actor (their pending messages freed and counted), then free
+ * the table, run queues and pools. The loops must not be running.
+ */
+void lca_runtime_cleanup(void);
+
+/**
+ * Create an actor.
+ *
+ * @param spec
+ *   What it is made of.
+ * @param[out] id
+ *   Its id.
+ * @return
+ *   0; -EINVAL for a bad spec (no handler, mailbox size not a power of two,
+ *   an lcore that is not enabled); -ENOSPC when the table is full; -ENOMEM.
+ */
+int lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id);
+
+/**
+ * Stop an actor. Sends to it fail with -EPIPE from now on; messages already
+ * in its mailbox are freed and counted in dropped_on_stop when its lcore
+ * next runs it (at once when the loops are not running). Its handler may
+ * call this on itself.
+ *
+ * @return
+ *   0; -ESRCH for an unknown id; -EALREADY when already stopped.
+ */
+int lca_actor_stop(lca_actor_id_t id);
+
+/** Whether @p id names a live (spawned, not stopped) actor. */
+bool lca_actor_alive(lca_actor_id_t id);
+
+/** Home lcore of @p id, or -ESRCH. */
+int lca_actor_lcore(lca_actor_id_t id);
+
+/** State of @p id (read it only when its lcore is not running it), or NULL. */
+void *lca_actor_state(lca_actor_id_t id);
+
+/** Name given at spawn, or "" . */
+const char *lca_actor_name(lca_actor_id_t id);
+
+/**
+ * Counters of @p id.
+ *
+ * @return
+ *   0; -ESRCH.
+ */
+int lca_actor_stats_get(lca_actor_id_t id, struct lca_actor_stats *out);
+
+/** Runtime-wide counters of failed sends. */
+void lca_send_errors_get(struct lca_send_errors *out);
+
+/** The actor whose handler is running on this lcore, or LCA_ACTOR_NONE. */
+lca_actor_id_t lca_actor_self(void);
+
+/** Number of actors spawned so far (ids are 0 .. count-1). */
+unsigned int lca_actor_count(void);
+
+/**
+ * Allocate an envelope from the calling lcore's node pool (its per-lcore
+ * cache first). from and to are LCA_ACTOR_NONE until lca_send() sets them;
+ * type, len, flags and ptr are zero; data[] is not cleared.
+ *
+ * @param[out] msg
+ *   The envelope.
+ * @return
+ *   0; -ENOMEM when the pool is empty (counted).
+ */
+int lca_msg_alloc(struct lca_msg **msg);
+
+/**
+ * Allocate @p n envelopes at once; all or none.
+ *
+ * @return
+ *   0; -ENOMEM (counted).
+ */
+int lca_msg_alloc_bulk(struct lca_msg **msgs, unsigned int n);
+
+/** Give an envelope back to its pool (and its mbuf, if it carries one). */
+void lca_msg_free(struct lca_msg *msg);
+
+/**
+ * Keep the message being handled: the runtime will not free it when the
+ * handler returns; the handler's actor must free or send it later.
+ */
+void lca_msg_keep(struct lca_msg *msg);
+
+/**
+ * Send @p msg to @p to. The sender is the running actor (or
+ * LCA_ACTOR_NONE outside handlers).
+ *
+ * @return
+ *   0: the message is the receiver's now.
+ *   -ENOBUFS: the mailbox is full. -ESRCH: no such actor. -EPIPE: the actor
+ *   stopped. -EINVAL: @p msg is NULL. On error the message is still the
+ *   sender's, and the failure is counted on both sides.
+ */
+int lca_send(lca_actor_id_t to, struct lca_msg *msg);
+
+/**
+ * Send up to @p n messages to one actor with one ring operation.
+ *
+ * @param[out] err
+ *   When fewer than @p n were sent, why (as lca_send()); else 0. May be NULL.
+ * @return
+ *   How many were sent, from the front of @p msgs; the rest stay the
+ *   sender's.
+ */
+unsigned int lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *err);
+
+/**
+ * Send @p msg back to the sender of the message being handled (msg->from),
+ * typically the same envelope with its payload replaced.
+ *
+ * @return
+ *   As lca_send(); -ESRCH when the message came from outside any actor.
+ */
+int lca_reply(struct lca_msg *msg);
+
+/**
+ * Wrap an rte_mbuf in an envelope without copying it: the envelope owns
+ * the mbuf, and freeing the envelope frees the mbuf.
+ *
+ * @return
+ *   0; -ENOMEM.
+ */
+int lca_msg_from_mbuf(struct rte_mbuf *m, struct lca_msg **msg);
+
+/** Name of a mailbox mode ("mp", "sp", "rts", "hts"). */
+const char *lca_mailbox_mode_name(enum lca_mailbox_mode m);
+
+/** Parse a mailbox mode name. @return 0 or -EINVAL. */
+int lca_mailbox_mode_parse(const char *name, enum lca_mailbox_mode *out);
+
+/** Name of a dispatcher ("affinity", "shared"). */
+const char *lca_dispatcher_name(enum lca_dispatcher d);
+
+/** Parse a dispatcher name. @return 0 or -EINVAL. */
+int lca_dispatcher_parse(const char *name, enum lca_dispatcher *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LCA_ACTOR_H */

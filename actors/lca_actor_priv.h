@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_ACTOR_PRIV_H
+#define LCA_ACTOR_PRIV_H
+
+/* Internals shared by lca_actor.c (life cycle, turns) and lca_send.c. */
+
+#include <rte_atomic.h>
+#include <rte_lcore.h>
+#include <rte_ring.h>
+
+#include "lca_actor.h"
+#include "lca_lcore.h"
+
+enum actor_life {
+	ACTOR_ALIVE,
+	ACTOR_STOPPING, /* stopped; its lcore has still to drain the mailbox */
+	ACTOR_STOPPED,
+};
+
+struct lca_actor {
+	/* Read by every sender. */
+	struct rte_ring *mailbox;
+	uint32_t life;       /* enum actor_life */
+	uint32_t runq;       /* lcore whose run queue takes it, or LCA_LCORE_SHARED */
+	uint64_t rejected;   /* atomic: senders count full-mailbox refusals */
+
+	/* 1 while the actor is in a run queue or running. Senders set it
+	 * (0 -> 1) and schedule; the turn clears it when the mailbox is empty.
+	 * Own cache line: it is written by other lcores. */
+	uint32_t scheduled __rte_cache_aligned;
+
+	/* Only the lcore running the actor touches these. */
+	lca_handler_fn handler __rte_cache_aligned;
+	void *state;
+	lca_actor_id_t id;
+	unsigned int throughput;
+	unsigned int lcore;
+	uint32_t mailbox_hwm;
+	uint64_t received;
+	uint64_t handled;
+	uint64_t send_failures;
+	uint64_t dropped_on_stop;
+	uint64_t turns;
+	uint64_t handler_cycles;
+	char name[32];
+} __rte_cache_aligned;
+
+/* What the running handler on an lcore is: for from, and for freeing. */
+struct actor_lcore {
+	struct lca_actor *self;  /* running actor, or NULL */
+	struct lca_msg *current; /* message being handled, until sent or kept */
+} __rte_cache_aligned;
+
+struct actor_table {
+	struct lca_actor **actors;
+	unsigned int max;
+	uint32_t count; /* atomic: ids handed out */
+};
+
+extern struct actor_table lca_actors;
+extern struct actor_lcore lca_actor_lcores[RTE_MAX_LCORE + 1];
+
+static inline struct actor_lcore *
+actor_lcore_here(void)
+{
+	unsigned int id = rte_lcore_id();
+
+	return &lca_actor_lcores[id < RTE_MAX_LCORE ? id : RTE_MAX_LCORE];
+}
+
+static inline struct lca_actor *
+actor_lookup(lca_actor_id_t id)
+{
+	if (unlikely(id >= __atomic_load_n(&lca_actors.count, __ATOMIC_ACQUIRE)))
+		return NULL;
+	return __atomic_load_n(&lca_actors.actors[id], __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Make sure a that has a message is in a run queue. Pairs with the end of a
+ * turn (actor_unschedule): each side writes (mailbox tail / flag), fences,
+ * then reads the other's; so at least one of them sees the other, and a
+ * message is never left in an unscheduled mailbox.
+ */
+static inline void
+actor_wake(struct lca_actor *a)
+{
+	uint32_t expected = 0;
+
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&a->scheduled, __ATOMIC_RELAXED) != 0)
+		return;
+	if (__atomic_compare_exchange_n(&a->scheduled, &expected, 1, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED))
+		lca_lcore_schedule(a->runq, a);
+}
+
+/* Free every message waiting in a's mailbox; count them as dropped. */
+void actor_drain(struct lca_actor *a);
+
+/* Count a failed send: on the sending actor and in the runtime's causes. */
+void send_failed(int err);
+
+#endif /* LCA_ACTOR_PRIV_H */

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Envelopes and sends: the hot path between actors. */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "lca_actor_priv.h"
+#include "lca_mempool.h"
+
+static struct lca_send_errors send_errors;
+
+void
+send_failed(int err)
+{
+	struct actor_lcore *here = actor_lcore_here();
+	uint64_t *cause;
+
+	if (here->self != NULL)
+		here->self->send_failures++;
+	switch (err) {
+	case -ENOBUFS:
+		cause = &send_errors.mailbox_full;
+		break;
+	case -ESRCH:
+		cause = &send_errors.no_actor;
+		break;
+	case -EPIPE:
+		cause = &send_errors.stopped;
+		break;
+	case -ENOMEM:
+		cause = &send_errors.pool_empty;
+		break;
+	default:
+		return;
+	}
+	__atomic_fetch_add(cause, 1, __ATOMIC_RELAXED);
+}
+
+void
+lca_send_errors_get(struct lca_send_errors *out)
+{
+	out->mailbox_full = __atomic_load_n(&send_errors.mailbox_full, __ATOMIC_RELAXED);
+	out->no_actor = __atomic_load_n(&send_errors.no_actor, __ATOMIC_RELAXED);
+	out->stopped = __atomic_load_n(&send_errors.stopped, __ATOMIC_RELAXED);
+	out->pool_empty = __atomic_load_n(&send_errors.pool_empty, __ATOMIC_RELAXED);
+}
+
+void
+lca_send_errors_reset(void)
+{
+	memset(&send_errors, 0, sizeof(send_errors));
+}
+
+static inline void
+msg_reset(struct lca_msg *m, unsigned int pool)
+{
+	m->from = LCA_ACTOR_NONE;
+	m->to = LCA_ACTOR_NONE;
+	m->type = 0;
+	m->len = 0;
+	m->pool = (uint8_t)pool;
+	m->flags = 0;
+	m->ptr = NULL;
+}
+
+int
+lca_msg_alloc_bulk(struct lca_msg **msgs, unsigned int n)
+{
+	unsigned int pool = lca_mempool_local_index();
+
+	if (unlikely(rte_mempool_get_bulk(lca_mempool_by_index(pool), (void **)msgs, n) != 0)) {
+		send_failed(-ENOMEM);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		msg_reset(msgs[i], pool);
+	return 0;
+}
+
+int
+lca_msg_alloc(struct lca_msg **msg)
+{
+	return lca_msg_alloc_bulk(msg, 1);
+}
+
+void
+lca_msg_free(struct lca_msg *msg)
+{
+	if (msg == NULL)
+		return;
+	if (msg->flags & LCA_MSG_F_MBUF)
+		rte_pktmbuf_free(msg->ptr);
+	rte_mempool_put(lca_mempool_by_index(msg->pool), msg);
+}
+
+int
+lca_msg_from_mbuf(struct rte_mbuf *m, struct lca_msg **msg)
+{
+	int ret;
+
+	if (m == NULL || msg == NULL)
+		return -EINVAL;
+	ret = lca_msg_alloc(msg);
+	if (ret == 0) {
+		(*msg)->ptr = m;
+		(*msg)->flags = LCA_MSG_F_MBUF;
+	}
+	return ret;
+}
+
+void
+lca_msg_keep(struct lca_msg *msg)
+{
+	struct actor_lcore *here = actor_lcore_here();
+
+	if (here->current == msg)
+		here->current = NULL;
+}
+
+/* Why @p a cannot take messages, or 0. */
+static inline int
+refusal(const struct lca_actor *a)
+{
+	if (unlikely(a == NULL))
+		return -ESRCH;
+	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE))
+		return -EPIPE;
+	return 0;
+}
+
+unsigned int
+lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *err)
+{
+	struct actor_lcore *here = actor_lcore_here();
+	struct lca_actor *a = actor_lookup(to);
+	lca_actor_id_t from = here->self != NULL ? here->self->id : LCA_ACTOR_NONE;
+	int why = refusal(a);
+	unsigned int sent = 0;
+
+	if (likely(why == 0 && n > 0)) {
+		for (unsigned int i = 0; i < n; i++) {
+			msgs[i]->from = from;
+			msgs[i]->to = to;
+		}
+		sent = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
+		if (sent > 0) {
+			for (unsigned int i = 0; i < sent; i++)
+				if (msgs[i] == here->current)
+					here->current = NULL;
+			actor_wake(a);
+		}
+		if (unlikely(sent < n)) {
+			why = -ENOBUFS;
+			__atomic_fetch_add(&a->rejected, n - sent, __ATOMIC_RELAXED);
+		}
+	}
+	if (unlikely(why != 0))
+		send_failed(why);
+	if (err != NULL)
+		*err = why;
+	return sent;
+}
+
+int
+lca_send(lca_actor_id_t to, struct lca_msg *msg)
+{
+	int err;
+
+	if (unlikely(msg == NULL))
+		return -EINVAL;
+	lca_send_burst(to, &msg, 1, &err);
+	return err;
+}
+
+int
+lca_reply(struct lca_msg *msg)
+{
+	if (unlikely(msg == NULL))
+		return -EINVAL;
+	return lca_send(msg->from, msg);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lca_cli.h"
+
+int
+lca_cli_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int
+lca_cli_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (s == NULL || *s == '\0')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end != '\0' || errno != 0 || !isfinite(v) || v <= 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int
+lca_cli_split(char *s, char **items, unsigned int max)
+{
+	unsigned int n = 0;
+
+	if (s == NULL)
+		return -EINVAL;
+	for (;;) {
+		char *comma = strchr(s, ',');
+
+		if (comma != NULL)
+			*comma = '\0';
+		if (*s == '\0')
+			return -EINVAL;
+		if (n == max)
+			return -E2BIG;
+		items[n++] = s;
+		if (comma == NULL)
+			return (int)n;
+		s = comma + 1;
+	}
+}

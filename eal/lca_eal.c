@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "lca_eal.h"
+
+/* Room for the user's EAL args plus what the fallback adds. */
+#define EXTRA_ARGS 4
+
+static volatile sig_atomic_t stop_requested;
+static bool no_huge_fallback;
+static bool eal_up;
+static char eal_args_text[1024];
+static char **eal_argv; /* our copy, kept until cleanup: EAL keeps pointers */
+
+static void
+on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+bool
+lca_eal_stop_requested(void)
+{
+	return stop_requested != 0;
+}
+
+void
+lca_eal_request_stop(void)
+{
+	stop_requested = 1;
+}
+
+bool
+lca_eal_no_huge_fallback(void)
+{
+	return no_huge_fallback;
+}
+
+const char *
+lca_eal_args(void)
+{
+	return eal_args_text;
+}
+
+static long
+read_long_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+long
+lca_eal_free_hugepages(const char *sysfs_root)
+{
+	char path[512];
+	struct dirent *de;
+	long total = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/kernel/mm/hugepages", sysfs_root);
+	d = opendir(path);
+	if (d == NULL)
+		return -errno;
+	while ((de = readdir(d)) != NULL) {
+		char file[1024];
+		long n;
+
+		if (strncmp(de->d_name, "hugepages-", 10) != 0)
+			continue;
+		snprintf(file, sizeof(file), "%s/%s/free_hugepages", path, de->d_name);
+		n = read_long_file(file);
+		if (n > 0)
+			total += n;
+	}
+	closedir(d);
+	return total;
+}
+
+static bool
+has_arg(int argc, char **argv, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return false;
+		if (strncmp(argv[i], name, len) == 0 &&
+		    (argv[i][len] == '\0' || argv[i][len] == '='))
+			return true;
+	}
+	return false;
+}
+
+/* Index of "--" in argv, or argc when the app has no arguments. */
+static int
+find_separator(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return argc;
+}
+
+static void
+record_args(int argc, char **argv)
+{
+	size_t used = 0;
+
+	eal_args_text[0] = '\0';
+	for (int i = 1; i < argc && used < sizeof(eal_args_text); i++) {
+		int n = snprintf(eal_args_text + used, sizeof(eal_args_text) - used, "%s%s",
+				 i > 1 ? " " : "", argv[i]);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+/* Name the likely cause of an EAL failure and what to do about it. */
+static void
+explain_failure(int err)
+{
+	const char *hint;
+
+	switch (err) {
+	case EACCES:
+		hint = "permission denied: run as root, or add --in-memory --no-huge";
+		break;
+	case EALREADY:
+		hint = "EAL is already initialised in this process";
+		break;
+	case ENOMEM:
+		hint = "not enough memory: reserve hugepages "
+		       "(echo 256 > /proc/sys/vm/nr_hugepages) or pass --no-huge -m <MB>";
+		break;
+	case EINVAL:
+		hint = "an EAL argument is invalid: check -l/--lcores (each CPU must exist) "
+		       "and put the app's arguments after --";
+		break;
+	case EEXIST:
+	case EBUSY:
+		hint = "another DPDK process uses this file prefix: pass --file-prefix NAME "
+		       "or --in-memory";
+		break;
+	case ENODEV:
+		hint = "no usable device: pass --no-pci, or bind a NIC to vfio-pci";
+		break;
+	case ENOTSUP:
+		hint = "a requested EAL feature is not supported on this machine";
+		break;
+	default:
+		hint = "see the EAL messages above";
+		break;
+	}
+	fprintf(stderr, "lcactor: EAL init failed: %s (%s)\n", rte_strerror(err), hint);
+}
+
+int
+lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
+{
+	int sep, n_eal, ret;
+	long free_pages;
+	bool no_huge;
+
+	if (argc < 1 || argv == NULL || app_argc == NULL || app_argv == NULL)
+		return -EINVAL;
+	if (eal_up)
+		return -EALREADY;
+
+	sep = find_separator(argc, argv);
+	eal_argv = calloc((size_t)sep + EXTRA_ARGS + 1, sizeof(*eal_argv));
+	if (eal_argv == NULL)
+		return -ENOMEM;
+	free_pages = lca_eal_free_hugepages("/sys");
+	no_huge = has_arg(sep, argv, "--no-huge");
+	no_huge_fallback = free_pages <= 0 && !no_huge;
+	for (n_eal = 0; n_eal < sep; n_eal++) {
+		eal_argv[n_eal] = argv[n_eal];
+		/* DPDK 22.11 turns --no-huge into legacy memory, which refuses
+		 * --in-memory; --no-shconf is what --in-memory means when there
+		 * are no hugepage files: no files at all. */
+		if ((no_huge || no_huge_fallback) && strcmp(argv[n_eal], "--in-memory") == 0) {
+			eal_argv[n_eal] = (char *)"--no-shconf";
+			fprintf(stderr, "lcactor: --in-memory with --no-huge: using --no-shconf "
+					"(DPDK refuses the pair; no files are kept either way)\n");
+		}
+	}
+
+	if (no_huge_fallback) {
+		bool has_mem = has_arg(sep, argv, "-m") || has_arg(sep, argv, "--socket-mem");
+
+		eal_argv[n_eal++] = (char *)"--no-huge";
+		if (!has_mem) {
+			static char mem[16];
+
+			snprintf(mem, sizeof(mem), "%d", LCA_EAL_NO_HUGE_MEM_MB);
+			eal_argv[n_eal++] = (char *)"-m";
+			eal_argv[n_eal++] = mem;
+		}
+		fprintf(stderr, "lcactor: no free hugepages; running with --no-huge%s "
+			"(reserve some with: echo 256 > /proc/sys/vm/nr_hugepages)\n",
+			has_mem ? "" : " -m " RTE_STR(LCA_EAL_NO_HUGE_MEM_MB));
+	}
+	record_args(n_eal, eal_argv);
+
+	ret = rte_eal_init(n_eal, eal_argv);
+	if (ret < 0) {
+		int err = rte_errno;
+
+		explain_failure(err);
+		free(eal_argv);
+		eal_argv = NULL;
+		return -err;
+	}
+	eal_up = true;
+
+	signal(SIGINT, on_stop_signal);
+	signal(SIGTERM, on_stop_signal);
+
+	/* The app's argv: program name, then everything after "--". */
+	if (sep < argc) {
+		argv[sep] = argv[0];
+		*app_argc = argc - sep;
+		*app_argv = argv + sep;
+	} else {
+		static char *name_only[2];
+
+		name_only[0] = argv[0];
+		*app_argc = 1;
+		*app_argv = name_only;
+	}
+	return 0;
+}
+
+int
+lca_eal_cleanup(void)
+{
+	int ret = 0;
+
+	if (eal_up) {
+		ret = rte_eal_cleanup();
+		eal_up = false;
+	}
+	free(eal_argv);
+	eal_argv = NULL;
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	return ret;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_EAL_H
+#define LCA_EAL_H
+
+/**
+ * @file
+ * Bring-up and teardown of DPDK's EAL for lcactor apps.
+ *
+ * An lcactor app is invoked as any DPDK app: `app [EAL args] -- [app args]`.
+ * lca_eal_init() runs rte_eal_init() on the EAL part and hands back the app
+ * part. When the machine has no free hugepages and the user did not ask for
+ * `--no-huge`, it adds `--no-huge` (and a memory size when none was given)
+ * and says so once on stderr, so that an app runs on a laptop or CI machine
+ * without set-up while a tuned machine keeps its hugepages.
+ */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Memory (MB) given to EAL with the `--no-huge` fallback when no -m was set. */
+#define LCA_EAL_NO_HUGE_MEM_MB 1024
+
+/**
+ * Initialise EAL from the command line.
+ *
+ * @param argc
+ *   argc as given to main().
+ * @param argv
+ *   argv as given to main(). EAL may permute it.
+ * @param[out] app_argc
+ *   Number of app arguments (after `--`); argv[0] counts as one, as getopt
+ *   expects.
+ * @param[out] app_argv
+ *   The app's arguments, with the program name first.
+ * @return
+ *   0 on success; a negative errno when EAL could not start, after a message
+ *   on stderr that names the cause and the fix.
+ */
+int lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv);
+
+/**
+ * Whether lca_eal_init() had to add `--no-huge` because no hugepages were free.
+ */
+bool lca_eal_no_huge_fallback(void);
+
+/**
+ * The EAL arguments that were actually passed to rte_eal_init(), joined by
+ * spaces, for the record that every benchmark prints.
+ */
+const char *lca_eal_args(void);
+
+/**
+ * Whether SIGINT or SIGTERM has been received since lca_eal_init().
+ *
+ * The schedulers poll this, so a signal stops every lcore at its next loop.
+ */
+bool lca_eal_stop_requested(void);
+
+/**
+ * Ask every lcore to stop, as a signal does. Safe from any thread.
+ */
+void lca_eal_request_stop(void);
+
+/**
+ * Count of free hugepages of every size, read from @p sysfs_root (normally
+ * "/sys"). Exposed for tests with a fake sysfs.
+ *
+ * @return
+ *   Number of free hugepages, or a negative errno when the folder is missing.
+ */
+long lca_eal_free_hugepages(const char *sysfs_root);
+
+/**
+ * Release everything that lca_eal_init() set up, EAL included.
+ *
+ * @return
+ *   0 on success, or the negative errno of rte_eal_cleanup().
+ */
+int lca_eal_cleanup(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LCA_EAL_H */

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include "lca_eal.h"
+#include "lca_freq.h"
+#include "lca_lcore.h"
+
+#define DEFAULT_BURST 32
+#define MAX_BURST 256
+
+struct lcore_ctx {
+	struct rte_ring *runq;
+	struct lca_lcore_stats stats;
+	uint64_t empty_loops;
+} __rte_cache_aligned;
+
+static struct lcore_ctx lcores[RTE_MAX_LCORE];
+static struct rte_ring *shared_runq;
+static struct lca_lcore_conf cfg;
+static bool inited;
+static bool running;
+static uint32_t stop_flag;
+/* Set once an item goes to the shared queue, so that loops of apps that
+ * never use it do not poll it. */
+static uint32_t shared_in_use;
+
+static const char *const idle_names[] = {
+	[LCA_IDLE_SPIN] = "spin",
+	[LCA_IDLE_PAUSE] = "pause",
+	[LCA_IDLE_SLEEP] = "sleep",
+};
+
+const char *
+lca_idle_policy_name(enum lca_idle_policy p)
+{
+	return (unsigned int)p < RTE_DIM(idle_names) ? idle_names[p] : "?";
+}
+
+int
+lca_idle_policy_parse(const char *name, enum lca_idle_policy *out)
+{
+	if (name == NULL || out == NULL)
+		return -EINVAL;
+	for (unsigned int i = 0; i < RTE_DIM(idle_names); i++) {
+		if (strcmp(name, idle_names[i]) == 0) {
+			*out = (enum lca_idle_policy)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static struct rte_ring *
+create_runq(const char *name, unsigned int max_items, unsigned int flags)
+{
+	/* EXACT_SZ: room for every item, so a schedule can never fail. */
+	return rte_ring_create(name, max_items, SOCKET_ID_ANY, flags | RING_F_EXACT_SZ);
+}
+
+/* Busy-polling lcores that share a CPU preempt each other; say so. */
+static void
+warn_oversubscription(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int n = rte_lcore_count();
+	rte_cpuset_t seen;
+	unsigned int lcore_id;
+	bool shared_cpu = false;
+
+	CPU_ZERO(&seen);
+	RTE_LCORE_FOREACH(lcore_id) {
+		rte_cpuset_t set = rte_lcore_cpuset(lcore_id);
+		rte_cpuset_t both;
+
+		CPU_AND(&both, &set, &seen);
+		if (CPU_COUNT(&both) > 0)
+			shared_cpu = true;
+		CPU_OR(&seen, &seen, &set);
+	}
+	if ((long)n > cpus || shared_cpu)
+		fprintf(stderr,
+			"lcactor: WARNING: %u busy-polling lcores on %d CPU(s) (%ld online)%s: "
+			"they preempt each other, and figures measured so are not per-core figures\n",
+			n, CPU_COUNT(&seen), cpus, shared_cpu ? ", some sharing a CPU" : "");
+}
+
+int
+lca_lcore_init(const struct lca_lcore_conf *conf)
+{
+	unsigned int lcore_id;
+	char name[RTE_RING_NAMESIZE];
+
+	if (conf == NULL || conf->turn == NULL || conf->max_items == 0 ||
+	    conf->burst > MAX_BURST || (unsigned int)conf->idle > LCA_IDLE_SLEEP)
+		return -EINVAL;
+	if (inited)
+		return -EEXIST;
+
+	cfg = *conf;
+	if (cfg.burst == 0)
+		cfg.burst = DEFAULT_BURST;
+	memset(lcores, 0, sizeof(lcores));
+	RTE_LCORE_FOREACH(lcore_id) {
+		snprintf(name, sizeof(name), "lca_runq_%u", lcore_id);
+		lcores[lcore_id].runq = create_runq(name, cfg.max_items, RING_F_SC_DEQ);
+		if (lcores[lcore_id].runq == NULL)
+			goto fail;
+	}
+	shared_runq = create_runq("lca_runq_shared", cfg.max_items, 0);
+	if (shared_runq == NULL)
+		goto fail;
+	__atomic_store_n(&shared_in_use, 0, __ATOMIC_RELAXED);
+	inited = true;
+	warn_oversubscription();
+	return 0;
+fail:
+	fprintf(stderr, "lcactor: cannot create a run queue for %u items: %s\n", cfg.max_items,
+		rte_strerror(rte_errno));
+	inited = true;
+	lca_lcore_cleanup();
+	return -ENOMEM;
+}
+
+void
+lca_lcore_cleanup(void)
+{
+	if (!inited)
+		return;
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
+		rte_ring_free(lcores[i].runq);
+		lcores[i].runq = NULL;
+	}
+	rte_ring_free(shared_runq);
+	shared_runq = NULL;
+	inited = false;
+}
+
+int
+lca_lcore_schedule(unsigned int lcore_id, void *item)
+{
+	struct rte_ring *q;
+
+	if (lcore_id == LCA_LCORE_SHARED) {
+		q = shared_runq;
+		if (unlikely(!__atomic_load_n(&shared_in_use, __ATOMIC_RELAXED)))
+			__atomic_store_n(&shared_in_use, 1, __ATOMIC_RELEASE);
+	} else {
+		q = lcore_id < RTE_MAX_LCORE ? lcores[lcore_id].runq : NULL;
+	}
+	if (unlikely(q == NULL))
+		return -EINVAL;
+	/* Cannot fail: the queue holds every item and each is in it once. */
+	return rte_ring_enqueue(q, item) == 0 ? 0 : -ENOSPC;
+}
+
+static void
+idle(struct lcore_ctx *c)
+{
+	switch (cfg.idle) {
+	case LCA_IDLE_SPIN:
+		break;
+	case LCA_IDLE_PAUSE:
+		rte_pause();
+		break;
+	case LCA_IDLE_SLEEP:
+		if (++c->empty_loops >= cfg.idle_sleep_after) {
+			struct timespec ts = {
+				.tv_sec = cfg.idle_sleep_us / 1000000,
+				.tv_nsec = (long)(cfg.idle_sleep_us % 1000000) * 1000,
+			};
+
+			nanosleep(&ts, NULL);
+			c->stats.sleeps++;
+			c->empty_loops = 0;
+		}
+		break;
+	}
+}
+
+bool
+lca_lcore_stopping(void)
+{
+	return __atomic_load_n(&stop_flag, __ATOMIC_RELAXED) != 0 || lca_eal_stop_requested();
+}
+
+static int
+run_loop(void *arg)
+{
+	unsigned int lcore_id = rte_lcore_id();
+	struct lcore_ctx *c = &lcores[lcore_id];
+	void *items[MAX_BURST];
+	uint64_t prev = rte_rdtsc();
+
+	(void)arg;
+	c->empty_loops = 0;
+	while (!lca_lcore_stopping()) {
+		unsigned int n = rte_ring_sc_dequeue_burst(c->runq, items, cfg.burst, NULL);
+		uint64_t now;
+
+		/* One at a time from the shared queue, as a fork-join worker
+		 * takes one task: a burst would leave the other lcores idle. */
+		if (__atomic_load_n(&shared_in_use, __ATOMIC_RELAXED))
+			n += rte_ring_mc_dequeue_burst(shared_runq, items + n, 1, NULL);
+		for (unsigned int i = 0; i < n; i++)
+			cfg.turn(items[i]);
+
+		now = rte_rdtsc();
+		c->stats.loops++;
+		if (n > 0) {
+			c->stats.busy_cycles += now - prev;
+			c->stats.turns += n;
+			c->empty_loops = 0;
+		} else {
+			idle(c);
+			if (cfg.idle != LCA_IDLE_SPIN)
+				now = rte_rdtsc();
+			c->stats.idle_cycles += now - prev;
+		}
+		lca_freq_poll(lcore_id, now);
+		prev = now;
+	}
+	return 0;
+}
+
+int
+lca_lcore_run(void)
+{
+	int ret;
+
+	if (!inited)
+		return -EINVAL;
+	if (running)
+		return -EBUSY;
+	if (rte_lcore_id() != rte_get_main_lcore())
+		return -EPERM;
+	__atomic_store_n(&running, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELEASE);
+	ret = rte_eal_mp_remote_launch(run_loop, NULL, CALL_MAIN);
+	rte_eal_mp_wait_lcore();
+	__atomic_store_n(&running, false, __ATOMIC_RELEASE);
+	return ret < 0 ? ret : 0;
+}
+
+bool
+lca_lcore_running(void)
+{
+	return __atomic_load_n(&running, __ATOMIC_ACQUIRE);
+}
+
+void
+lca_lcore_stop(void)
+{
+	__atomic_store_n(&stop_flag, 1, __ATOMIC_RELEASE);
+}
+
+int
+lca_lcore_stats_get(unsigned int lcore_id, struct lca_lcore_stats *out)
+{
+	if (out == NULL || lcore_id >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore_id))
+		return -EINVAL;
+	*out = lcores[lcore_id].stats;
+	return 0;
+}
+
+void
+lca_lcore_stats_reset(void)
+{
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		memset(&lcores[i].stats, 0, sizeof(lcores[i].stats));
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_LCORE_H
+#define LCA_LCORE_H
+
+/**
+ * @file
+ * The run loop on each lcore.
+ *
+ * Every enabled lcore, the main one included, runs one loop. The loop takes
+ * runnable items (actors, to the layer above) from the lcore's own run queue
+ * and from the shared run queue, and hands each to the turn function. Only
+ * items that were scheduled are ever looked at, so idle items cost nothing.
+ *
+ * An item is in at most one run queue at a time: whoever makes it runnable
+ * schedules it once, and its turn function schedules it again when it still
+ * has work. The run queues are sized for every item, so scheduling never
+ * fails for want of room.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_lcore.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Target of lca_lcore_schedule() meaning "the shared run queue". */
+#define LCA_LCORE_SHARED RTE_MAX_LCORE
+
+/** What an lcore does when a loop finds nothing to run. */
+enum lca_idle_policy {
+	LCA_IDLE_SPIN,  /**< Poll again at once: lowest latency, 100% CPU. */
+	LCA_IDLE_PAUSE, /**< rte_pause() between polls: kinder to an SMT sibling. */
+	LCA_IDLE_SLEEP, /**< Sleep idle_sleep_us after idle_sleep_after empty loops. */
+};
+
+/**
+ * The turn function: runs one item for one turn. Called on the lcore that
+ * took the item from a run queue.
+ */
+typedef void (*lca_lcore_turn_fn)(void *item);
+
+/** Configuration of the run loops. */
+struct lca_lcore_conf {
+	lca_lcore_turn_fn turn;        /**< Runs one item (required). */
+	unsigned int max_items;        /**< Most items ever runnable (sizes the queues). */
+	enum lca_idle_policy idle;     /**< Idle policy. */
+	unsigned int idle_sleep_after; /**< Empty loops before sleeping (LCA_IDLE_SLEEP). */
+	unsigned int idle_sleep_us;    /**< Sleep length (LCA_IDLE_SLEEP). */
+	unsigned int burst;            /**< Items taken from a run queue at once (0: 32). */
+};
+
+/** Counters of one lcore's loop. Cycles are TSC cycles. */
+struct lca_lcore_stats {
+	uint64_t busy_cycles; /**< Cycles in loops that ran at least one item. */
+	uint64_t idle_cycles; /**< Cycles in loops that found nothing. */
+	uint64_t turns;       /**< Items run. */
+	uint64_t loops;       /**< Loops, busy or idle. */
+	uint64_t sleeps;      /**< Times the idle policy slept. */
+};
+
+/**
+ * Create the run queues: one per enabled lcore and one shared.
+ *
+ * @return
+ *   0; -EINVAL for a bad configuration; -ENOMEM; -EEXIST when already done.
+ */
+int lca_lcore_init(const struct lca_lcore_conf *conf);
+
+/** Free the run queues. The loops must not be running. */
+void lca_lcore_cleanup(void);
+
+/**
+ * Put @p item on the run queue of @p lcore_id, or on the shared one when
+ * @p lcore_id is LCA_LCORE_SHARED. Safe from any thread.
+ *
+ * @return
+ *   0; -EINVAL for an lcore that is not enabled.
+ */
+int lca_lcore_schedule(unsigned int lcore_id, void *item);
+
+/**
+ * Run the loop on every enabled lcore, the calling (main) lcore included,
+ * until lca_lcore_stop() or a signal. Returns when every loop has returned.
+ *
+ * @return
+ *   0; -EBUSY when the loops are already running; -EINVAL before init.
+ */
+int lca_lcore_run(void);
+
+/**
+ * Ask every loop to return. Safe from any thread and from a turn function.
+ */
+void lca_lcore_stop(void);
+
+/** Whether the loops are running (between lca_lcore_run()'s start and return). */
+bool lca_lcore_running(void);
+
+/** Whether the loops have been asked to stop (or a signal came). */
+bool lca_lcore_stopping(void);
+
+/**
+ * Counters of @p lcore_id, since init or the last lca_lcore_stats_reset().
+ *
+ * @return
+ *   0; -EINVAL for an lcore that is not enabled.
+ */
+int lca_lcore_stats_get(unsigned int lcore_id, struct lca_lcore_stats *out);
+
+/** Zero every lcore's counters. The loops must not be running. */
+void lca_lcore_stats_reset(void);
+
+/** Name of an idle policy ("spin", "pause", "sleep"). */
+const char *lca_idle_policy_name(enum lca_idle_policy p);
+
+/**
+ * Parse an idle policy name.
+ *
+ * @return
+ *   0 and the policy in @p out; -EINVAL for an unknown name.
+ */
+int lca_idle_policy_parse(const char *name, enum lca_idle_policy *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LCA_LCORE_H */

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages lcactor builds and tests with, only those
+# missing, so `make run` and `make test` work on a fresh Debian 12 machine.
+set -euo pipefail
+
+# Keep in step with the README's dependency list and meson.build.
+packages=(
+	build-essential pkg-config meson ninja-build python3
+	libdpdk-dev dpdk          # the runtime's base; dpdk brings dpdk-devbind etc.
+	libnuma-dev               # node of a page (move_pages) and NUMA checks
+	libhwloc-dev hwloc        # topology: cores, SMT siblings, caches, nodes
+	libcmocka-dev             # unit tests
+	libjansson-dev            # the apps' --json records
+	valgrind                  # leak check of the smoke app in `make test`
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
