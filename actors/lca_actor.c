@@ -258,11 +258,11 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 }
 
 int
-lca_runtime_run(void)
+lca_runtime_run(unsigned int timeout_ms)
 {
 	if (!rt.up)
 		return -EINVAL;
-	return lca_lcore_run();
+	return lca_lcore_run(timeout_ms);
 }
 
 void

@@ -146,13 +146,16 @@ struct lca_runtime_conf {
 int lca_runtime_init(const struct lca_runtime_conf *conf);
 
 /**
- * Run every lcore's loop until lca_runtime_stop() (or a signal). The caller
- * must be the main lcore; it runs actors too.
+ * Run every lcore's loop until lca_runtime_stop(), a signal or the time
+ * limit. The caller must be the main lcore; it runs actors too.
  *
+ * @param timeout_ms
+ *   Most milliseconds to run; 0 for no limit.
  * @return
- *   0; a negative errno from lca_lcore_run().
+ *   0; -ETIMEDOUT; -EINTR on SIGINT/SIGTERM; another negative errno from
+ *   lca_lcore_run().
  */
-int lca_runtime_run(void);
+int lca_runtime_run(unsigned int timeout_ms);
 
 /** Make lca_runtime_run() return. Safe from handlers and any thread. */
 void lca_runtime_stop(void);
@@ -256,6 +259,16 @@ void lca_msg_keep(struct lca_msg *msg);
  *   sender's, and the failure is counted on both sides.
  */
 int lca_send(lca_actor_id_t to, struct lca_msg *msg);
+
+/**
+ * Send @p msg to @p to on behalf of @p from, as Akka's tell(msg, sender):
+ * the receiver's lca_reply() goes to @p from. For starting conversations
+ * from outside any actor.
+ *
+ * @return
+ *   As lca_send().
+ */
+int lca_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg);
 
 /**
  * Send up to @p n messages to one actor with one ring operation.

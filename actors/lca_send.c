@@ -130,12 +130,12 @@ refusal(const struct lca_actor *a)
 	return 0;
 }
 
-unsigned int
-lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *err)
+static inline unsigned int
+send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
+		int *err)
 {
 	struct actor_lcore *here = actor_lcore_here();
 	struct lca_actor *a = actor_lookup(to);
-	lca_actor_id_t from = here->self != NULL ? here->self->id : LCA_ACTOR_NONE;
 	int why = refusal(a);
 	unsigned int sent = 0;
 
@@ -163,15 +163,35 @@ lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *er
 	return sent;
 }
 
+static inline lca_actor_id_t
+self_id(void)
+{
+	struct lca_actor *self = actor_lcore_here()->self;
+
+	return self != NULL ? self->id : LCA_ACTOR_NONE;
+}
+
+unsigned int
+lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *err)
+{
+	return send_burst_from(self_id(), to, msgs, n, err);
+}
+
 int
-lca_send(lca_actor_id_t to, struct lca_msg *msg)
+lca_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg)
 {
 	int err;
 
 	if (unlikely(msg == NULL))
 		return -EINVAL;
-	lca_send_burst(to, &msg, 1, &err);
+	send_burst_from(from, to, &msg, 1, &err);
 	return err;
+}
+
+int
+lca_send(lca_actor_id_t to, struct lca_msg *msg)
+{
+	return lca_send_from(self_id(), to, msg);
 }
 
 int

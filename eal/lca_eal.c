@@ -204,19 +204,17 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 	}
 
 	if (no_huge_fallback) {
-		bool has_mem = has_arg(sep, argv, "-m") || has_arg(sep, argv, "--socket-mem");
-
 		eal_argv[n_eal++] = (char *)"--no-huge";
-		if (!has_mem) {
-			static char mem[16];
-
-			snprintf(mem, sizeof(mem), "%d", LCA_EAL_NO_HUGE_MEM_MB);
-			eal_argv[n_eal++] = (char *)"-m";
-			eal_argv[n_eal++] = mem;
-		}
-		fprintf(stderr, "lcactor: no free hugepages; running with --no-huge%s "
-			"(reserve some with: echo 256 > /proc/sys/vm/nr_hugepages)\n",
-			has_mem ? "" : " -m " RTE_STR(LCA_EAL_NO_HUGE_MEM_MB));
+		fprintf(stderr, "lcactor: no free hugepages; running with --no-huge "
+			"(reserve some with: echo 256 > /proc/sys/vm/nr_hugepages)\n");
+	}
+	/* Without hugepages EAL takes 64 MB unless told otherwise: too little
+	 * for a pool per node plus the apps' databases. */
+	if ((no_huge || no_huge_fallback) && !has_arg(sep, argv, "-m")) {
+		eal_argv[n_eal++] = (char *)"-m";
+		eal_argv[n_eal++] = (char *)RTE_STR(LCA_EAL_NO_HUGE_MEM_MB);
+		fprintf(stderr, "lcactor: --no-huge without -m: using -m %d\n",
+			LCA_EAL_NO_HUGE_MEM_MB);
 	}
 	record_args(n_eal, eal_argv);
 

@@ -31,6 +31,8 @@ static struct lca_lcore_conf cfg;
 static bool inited;
 static bool running;
 static uint32_t stop_flag;
+static uint64_t deadline_tsc; /* checked by the main lcore only */
+static bool timed_out;
 /* Set once an item goes to the shared queue, so that loops of apps that
  * never use it do not poll it. */
 static uint32_t shared_in_use;
@@ -228,13 +230,17 @@ run_loop(void *arg)
 			c->stats.idle_cycles += now - prev;
 		}
 		lca_freq_poll(lcore_id, now);
+		if (unlikely(now > deadline_tsc) && lcore_id == rte_get_main_lcore()) {
+			timed_out = true;
+			lca_lcore_stop();
+		}
 		prev = now;
 	}
 	return 0;
 }
 
 int
-lca_lcore_run(void)
+lca_lcore_run(unsigned int timeout_ms)
 {
 	int ret;
 
@@ -246,10 +252,17 @@ lca_lcore_run(void)
 		return -EPERM;
 	__atomic_store_n(&running, true, __ATOMIC_RELEASE);
 	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELEASE);
+	timed_out = false;
+	deadline_tsc = timeout_ms == 0 ? UINT64_MAX :
+		rte_rdtsc() + rte_get_tsc_hz() / 1000 * timeout_ms;
 	ret = rte_eal_mp_remote_launch(run_loop, NULL, CALL_MAIN);
 	rte_eal_mp_wait_lcore();
 	__atomic_store_n(&running, false, __ATOMIC_RELEASE);
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	if (timed_out)
+		return -ETIMEDOUT;
+	return lca_eal_stop_requested() ? -EINTR : 0;
 }
 
 bool

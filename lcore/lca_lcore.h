@@ -83,12 +83,18 @@ int lca_lcore_schedule(unsigned int lcore_id, void *item);
 
 /**
  * Run the loop on every enabled lcore, the calling (main) lcore included,
- * until lca_lcore_stop() or a signal. Returns when every loop has returned.
+ * until lca_lcore_stop(), a signal, or the time limit. Returns when every
+ * loop has returned.
  *
+ * @param timeout_ms
+ *   Most milliseconds to run (0: no limit). The main lcore checks it, so a
+ *   run whose actors wait forever still ends.
  * @return
- *   0; -EBUSY when the loops are already running; -EINVAL before init.
+ *   0; -ETIMEDOUT when the limit stopped the loops; -EINTR on a signal;
+ *   -EBUSY when the loops are already running; -EINVAL before init;
+ *   -EPERM when not called from the main lcore.
  */
-int lca_lcore_run(void);
+int lca_lcore_run(unsigned int timeout_ms);
 
 /**
  * Ask every loop to return. Safe from any thread and from a turn function.

@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "lca_actor.h"
 #include "lca_eal.h"
-#include "lca_lcore.h"
 #include "lca_test.h"
 
 void
@@ -26,37 +23,8 @@ lca_test_eal_init(const char *prefix)
 	}
 }
 
-struct watchdog {
-	unsigned int seconds;
-	volatile bool done;
-	bool fired;
-};
-
-static void *
-watch(void *arg)
-{
-	struct watchdog *w = arg;
-	struct timespec tick = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
-
-	for (unsigned int i = 0; i < w->seconds * 100 && !w->done; i++)
-		nanosleep(&tick, NULL);
-	if (!w->done) {
-		w->fired = true;
-		lca_runtime_stop();
-	}
-	return NULL;
-}
-
 bool
 lca_test_run(unsigned int max_seconds)
 {
-	struct watchdog w = { .seconds = max_seconds };
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, watch, &w) != 0)
-		return false;
-	lca_runtime_run();
-	w.done = true;
-	pthread_join(t, NULL);
-	return !w.fired;
+	return lca_runtime_run(max_seconds * 1000) == 0;
 }

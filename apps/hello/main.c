@@ -217,9 +217,7 @@ main(int argc, char **argv)
 	if (ret == 0)
 		ret = send_tokens(&conf);
 	if (ret == 0)
-		ret = lca_runtime_run();
-	if (ret == 0 && lca_eal_stop_requested())
-		ret = -EINTR;
+		ret = lca_runtime_run(0);
 
 	lca_report_machine(stdout);
 	lca_topo_print_eal(stdout);

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_STATS_H
+#define LCA_STATS_H
+
+/**
+ * @file
+ * Summary statistics of benchmark samples, as JMH reports them: mean,
+ * min, max, sample standard deviation, and a confidence interval from
+ * Student's t distribution.
+ */
+
+#include <stddef.h>
+
+/** Summary of a set of samples. */
+struct lca_stats {
+	size_t n;      /**< Samples. */
+	double mean;   /**< Arithmetic mean. */
+	double min;    /**< Smallest. */
+	double max;    /**< Largest. */
+	double stdev;  /**< Sample standard deviation (n - 1); 0 when n < 2. */
+	double error;  /**< Half-width of the confidence interval; NaN when n < 2. */
+	double confidence; /**< Confidence level of error, e.g. 0.999. */
+};
+
+/**
+ * Summarise @p n samples with a two-sided @p confidence interval.
+ *
+ * @return
+ *   0; -EINVAL when @p n is 0 or @p confidence is not in (0, 1).
+ */
+int lca_stats_compute(const double *samples, size_t n, double confidence, struct lca_stats *out);
+
+/**
+ * Quantile of Student's t distribution: the t with P(T <= t) = @p p for
+ * @p df degrees of freedom.
+ *
+ * @return
+ *   The quantile; NaN when @p p is not in (0, 1) or @p df < 1.
+ */
+double lca_stats_t_quantile(double p, double df);
+
+/** Student's t cumulative distribution function P(T <= @p t). */
+double lca_stats_t_cdf(double t, double df);
+
+#endif /* LCA_STATS_H */

@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lca-reqresp: the 8-actor request-response experiment (Akka's
+ * AffinityPoolRequestResponseBenchmark), run as JMH runs it: warm-up and
+ * measured iterations per parameter set, a Result block per set, a closing
+ * table, then the placement of every actor and the frequency report.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "lca_actor.h"
+#include "lca_cli.h"
+#include "lca_eal.h"
+#include "lca_freq.h"
+#include "lca_freq_json.h"
+#include "lca_jmh.h"
+#include "lca_report.h"
+#include "lca_stats.h"
+#include "lca_topo.h"
+#include "reqresp.h"
+
+#define BENCH_NAME "RequestResponseBenchmark.queryUserServiceActor"
+#define MAX_LIST 8
+#define MAX_ITER 1000
+#define MAX_SETS (MAX_LIST * MAX_LIST * MAX_LIST + 1)
+#define CONFIDENCE 0.999
+
+struct app_conf {
+	struct rr_conf rr;
+	unsigned int iterations;
+	unsigned int warmups;
+	double warmup_s;
+	double measure_s;
+	unsigned int invocations; /* fixed per iteration; 0: by time */
+	unsigned int throughputs[MAX_LIST];
+	unsigned int n_throughputs;
+	int dispatchers[MAX_LIST];
+	unsigned int n_dispatchers;
+	enum lca_mailbox_mode mailboxes[MAX_LIST];
+	unsigned int n_mailboxes;
+	const char *json_path;
+	bool quiet;
+	bool topology_only;
+};
+
+/* What one parameter set measured. */
+struct set_result {
+	struct rr_set set;
+	struct lca_stats stats;
+	double iter_ops[MAX_ITER];
+	json_t *json;
+	struct lca_freq_report freq;
+	bool freq_ok;
+	char tp_text[16];
+};
+
+static void
+usage(const char *prog)
+{
+	printf("Usage: %s [EAL args] -- [options]\n"
+	       "Akka's 8-actor request-response benchmark on lcactor, reported as JMH does.\n"
+	       "  -i N                measured iterations (default 4)\n"
+	       "  -wi N               warm-up iterations (default 4)\n"
+	       "  -r SECONDS          time of a measured iteration (default 1)\n"
+	       "  -w SECONDS          time of a warm-up iteration (default 1)\n"
+	       "  --invocations N     run N invocations per iteration instead of by time\n"
+	       "  -p throughput=LIST  messages an actor handles per turn (default 1; also\n"
+	       "                      throughPut=); 2 x throughput requests in flight per pair\n"
+	       "  -p dispatcher=LIST  affinity, shared, inline (default affinity,shared);\n"
+	       "                      inline is always measured too, as the ceiling\n"
+	       "  -p mailbox=LIST     mp, sp, rts, hts (default mp)\n"
+	       "  --mailbox MODE      same as -p mailbox=MODE\n"
+	       "  --placement P       round-robin (default), pairs-local, pack\n"
+	       "  --actors N          actors, even (default 8)\n"
+	       "  --queries N         queries per query actor (default 400000)\n"
+	       "  --users N           users per service's database (default 300000)\n"
+	       "  --seed N            random seed (default 1)\n"
+	       "  --json FILE         write every figure as JSON\n"
+	       "  --quiet             no per-invocation lines\n"
+	       "  --topology          print the lcores' topology and exit\n"
+	       "  --help              this text\n"
+	       "Lists are comma-separated; every combination is run, as JMH does.\n"
+	       "Replies carry a pointer to the service's immutable user record (zero copy).\n",
+	       prog);
+}
+
+static int
+bad_value(const char *opt, const char *value)
+{
+	fprintf(stderr, "lca-reqresp: bad value '%s' for %s\n", value, opt);
+	return -EINVAL;
+}
+
+static int
+parse_uint_list(char *text, uint64_t min, uint64_t max, unsigned int *out, unsigned int *n)
+{
+	char *items[MAX_LIST];
+	int k = lca_cli_split(text, items, MAX_LIST);
+
+	if (k < 0)
+		return k;
+	for (int i = 0; i < k; i++) {
+		uint64_t v;
+
+		if (lca_cli_uint(items[i], min, max, &v) < 0)
+			return -EINVAL;
+		out[i] = (unsigned int)v;
+	}
+	*n = (unsigned int)k;
+	return 0;
+}
+
+static int
+parse_dispatcher(const char *name, int *out)
+{
+	enum lca_dispatcher d;
+
+	if (strcmp(name, "inline") == 0) {
+		*out = RR_DISPATCH_INLINE;
+		return 0;
+	}
+	if (lca_dispatcher_parse(name, &d) < 0)
+		return -EINVAL;
+	*out = (int)d;
+	return 0;
+}
+
+static int
+parse_param(struct app_conf *c, char *arg)
+{
+	char *eq = strchr(arg, '='), *items[MAX_LIST];
+	char copy[256];
+	int k;
+
+	snprintf(copy, sizeof(copy), "%s", arg);
+	if (eq == NULL)
+		return bad_value("-p (expected name=list)", copy);
+	*eq = '\0';
+	if (strcmp(arg, "throughput") == 0 || strcmp(arg, "throughPut") == 0)
+		return parse_uint_list(eq + 1, 1, 1024, c->throughputs, &c->n_throughputs) < 0 ?
+			bad_value("-p throughput", copy) : 0;
+	k = lca_cli_split(eq + 1, items, MAX_LIST);
+	if (k < 0)
+		return bad_value("-p", copy);
+	if (strcmp(arg, "dispatcher") == 0) {
+		for (int i = 0; i < k; i++)
+			if (parse_dispatcher(items[i], &c->dispatchers[i]) < 0)
+				return bad_value("-p dispatcher", items[i]);
+		c->n_dispatchers = (unsigned int)k;
+		return 0;
+	}
+	if (strcmp(arg, "mailbox") == 0) {
+		for (int i = 0; i < k; i++)
+			if (lca_mailbox_mode_parse(items[i], &c->mailboxes[i]) < 0)
+				return bad_value("-p mailbox", items[i]);
+		c->n_mailboxes = (unsigned int)k;
+		return 0;
+	}
+	fprintf(stderr, "lca-reqresp: unknown parameter '%s' (throughput, dispatcher, mailbox)\n",
+		arg);
+	return -EINVAL;
+}
+
+static int
+parse_option(struct app_conf *c, const char *name, char *val)
+{
+	uint64_t v;
+
+	if (strcmp(name, "i") == 0 || strcmp(name, "wi") == 0 ||
+	    strcmp(name, "invocations") == 0) {
+		if (lca_cli_uint(val, strcmp(name, "wi") == 0 ? 0 : 1, MAX_ITER, &v) < 0)
+			return bad_value(name, val);
+		if (name[0] == 'i' && name[1] == '\0')
+			c->iterations = (unsigned int)v;
+		else if (name[0] == 'w')
+			c->warmups = (unsigned int)v;
+		else
+			c->invocations = (unsigned int)v;
+	} else if (strcmp(name, "r") == 0 || strcmp(name, "w") == 0) {
+		double s;
+
+		if (lca_cli_seconds(val, &s) < 0 || s > 3600)
+			return bad_value(name, val);
+		*(name[0] == 'r' ? &c->measure_s : &c->warmup_s) = s;
+	} else if (strcmp(name, "p") == 0) {
+		return parse_param(c, val);
+	} else if (strcmp(name, "mailbox") == 0) {
+		if (lca_mailbox_mode_parse(val, &c->mailboxes[0]) < 0)
+			return bad_value("--mailbox", val);
+		c->n_mailboxes = 1;
+	} else if (strcmp(name, "placement") == 0) {
+		if (lca_placement_parse(val, &c->rr.placement) < 0)
+			return bad_value("--placement", val);
+	} else if (strcmp(name, "actors") == 0) {
+		if (lca_cli_uint(val, 2, 1024, &v) < 0 || v % 2 != 0)
+			return bad_value("--actors (an even number, 2..1024)", val);
+		c->rr.actors = (unsigned int)v;
+	} else if (strcmp(name, "queries") == 0) {
+		if (lca_cli_uint(val, 1, UINT32_MAX, &c->rr.queries) < 0)
+			return bad_value("--queries", val);
+	} else if (strcmp(name, "users") == 0) {
+		if (lca_cli_uint(val, 1, 100000000, &v) < 0)
+			return bad_value("--users", val);
+		c->rr.users = (uint32_t)v;
+	} else if (strcmp(name, "seed") == 0) {
+		if (lca_cli_uint(val, 0, UINT64_MAX, &c->rr.seed) < 0)
+			return bad_value("--seed", val);
+	} else if (strcmp(name, "json") == 0) {
+		c->json_path = val;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct app_conf *c)
+{
+	static const struct option opts[] = {
+		{ "i", required_argument, NULL, 0 },
+		{ "wi", required_argument, NULL, 0 },
+		{ "r", required_argument, NULL, 0 },
+		{ "w", required_argument, NULL, 0 },
+		{ "invocations", required_argument, NULL, 0 },
+		{ "p", required_argument, NULL, 0 },
+		{ "mailbox", required_argument, NULL, 0 },
+		{ "placement", required_argument, NULL, 0 },
+		{ "actors", required_argument, NULL, 0 },
+		{ "queries", required_argument, NULL, 0 },
+		{ "users", required_argument, NULL, 0 },
+		{ "seed", required_argument, NULL, 0 },
+		{ "json", required_argument, NULL, 0 },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "topology", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, idx;
+
+	*c = (struct app_conf){
+		.rr = { .actors = 8, .queries = 400000, .users = 300000,
+			.placement = LCA_PLACE_ROUND_ROBIN, .seed = 1 },
+		.iterations = 4, .warmups = 4, .warmup_s = 1.0, .measure_s = 1.0,
+		.throughputs = { 1 }, .n_throughputs = 1,
+		.dispatchers = { LCA_DISPATCH_AFFINITY, LCA_DISPATCH_SHARED }, .n_dispatchers = 2,
+		.mailboxes = { LCA_MAILBOX_MP }, .n_mailboxes = 1,
+	};
+	optind = 1;
+	opterr = 1;
+	while ((opt = getopt_long_only(argc, argv, "", opts, &idx)) != -1) {
+		switch (opt) {
+		case 0:
+			if (parse_option(c, opts[idx].name, optarg) < 0)
+				return -EINVAL;
+			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'T':
+			c->topology_only = true;
+			break;
+		case 'h':
+			usage(argv[0]);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "lca-reqresp: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --- running ---------------------------------------------------------------- */
+
+static double
+seconds(uint64_t cycles)
+{
+	return (double)cycles / (double)rte_get_tsc_hz();
+}
+
+/* One iteration: invocations until its time is up (or the fixed count). */
+static int
+run_iteration(const struct app_conf *c, struct rr_bench *b, bool warmup, unsigned int number,
+	      double *ops, json_t *jiters)
+{
+	double limit = warmup ? c->warmup_s : c->measure_s, total_s = 0;
+	uint64_t total_msgs = 0;
+	json_t *jinv = json_array();
+	int ret = 0;
+
+	if (!c->quiet)
+		printf("%s%3u: ", warmup ? "# Warmup Iteration " : "Iteration ", number);
+	for (unsigned int n = 0;; n++) {
+		struct rr_invocation inv;
+		double s;
+
+		ret = rr_bench_invoke(b, &inv);
+		if (ret < 0)
+			break;
+		s = seconds(inv.cycles);
+		total_s += s;
+		total_msgs += inv.messages;
+		json_array_append_new(jinv, json_pack("{s:I, s:f}", "messages",
+						      (json_int_t)inv.messages, "ms", s * 1e3));
+		if (!c->quiet)
+			printf("  %" PRIu64 " messages by %u actors took %.0f ms, %.2f M msg/s\n",
+			       inv.messages, c->rr.actors, s * 1e3,
+			       (double)inv.messages / s / 1e6);
+		if (c->invocations ? n + 1 >= c->invocations : total_s >= limit)
+			break;
+	}
+	*ops = total_s > 0 ? (double)total_msgs / total_s : 0;
+	if (!c->quiet && ret == 0)
+		printf("%.3f ops/s\n", *ops);
+	json_array_append_new(jiters, json_pack("{s:b, s:i, s:f, s:o}", "warmup", warmup, "number",
+						(int)number, "ops_per_s", *ops, "invocations",
+						jinv));
+	return ret;
+}
+
+static void
+print_set_header(const struct app_conf *c, const struct rr_set *s)
+{
+	printf("# Benchmark: lcactor.%s\n", BENCH_NAME);
+	printf("# Parameters: (dispatcher = %s, mailbox = %s, throughPut = %u)\n",
+	       rr_dispatcher_name(s->dispatcher), lca_mailbox_mode_name(s->mailbox), s->throughput);
+	printf("# Placement: %s; replies carry a pointer to the immutable user record\n",
+	       lca_placement_name(c->rr.placement));
+	if (c->invocations)
+		printf("# Warmup: %u iterations, %u invocations each\n"
+		       "# Measurement: %u iterations, %u invocations each\n",
+		       c->warmups, c->invocations, c->iterations, c->invocations);
+	else
+		printf("# Warmup: %u iterations, %g s each\n# Measurement: %u iterations, %g s each\n",
+		       c->warmups, c->warmup_s, c->iterations, c->measure_s);
+}
+
+static void
+print_placement(const struct app_conf *c, struct rr_bench *b, json_t *jplace)
+{
+	struct rr_placement p[2 * 512];
+	unsigned int n = rr_bench_placement(b, p, RTE_DIM(p));
+
+	printf("\nPlacement (%s):\n%-6s %-5s %5s %4s %5s  %s\n", lca_placement_name(c->rr.placement),
+	       "actor", "role", "lcore", "cpu", "node", "database pages on node");
+	for (unsigned int i = 0; i < n; i++) {
+		char db[48] = "-";
+
+		if (p[i].role == 'S') {
+			if (p[i].db_pages_on_node >= 0)
+				snprintf(db, sizeof(db), "%d%% of sampled pages",
+					 p[i].db_pages_on_node);
+			else
+				snprintf(db, sizeof(db), "unknown (%s)",
+					 strerror(-p[i].db_pages_on_node));
+		}
+		printf("%-6u %c%-4u %5u %4d %5d  %s\n", p[i].id, p[i].role, p[i].pair, p[i].lcore,
+		       p[i].cpu, p[i].node, db);
+		json_array_append_new(jplace, json_pack("{s:i, s:s#, s:i, s:i, s:i, s:i, s:i}", "actor",
+							(int)p[i].id, "role", &p[i].role, 1, "pair",
+							(int)p[i].pair, "lcore", (int)p[i].lcore,
+							"cpu", p[i].cpu, "node", p[i].node,
+							"db_pages_on_node_pct",
+							p[i].db_pages_on_node));
+	}
+}
+
+/* Run one parameter set: warm-up, then measured iterations under the
+ * frequency monitor. */
+static int
+run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
+{
+	struct lca_freq_conf fconf;
+	struct rr_bench *b;
+	json_t *jiters = json_array();
+	int ret;
+
+	print_set_header(c, &r->set);
+	ret = rr_bench_create(&c->rr, &r->set, &b);
+	if (ret < 0) {
+		fprintf(stderr, "lca-reqresp: cannot set up %s: %s\n",
+			rr_dispatcher_name(r->set.dispatcher), strerror(-ret));
+		json_decref(jiters);
+		return ret;
+	}
+	for (unsigned int i = 1; ret == 0 && i <= c->warmups; i++) {
+		double ops;
+
+		ret = run_iteration(c, b, true, i, &ops, jiters);
+	}
+	lca_freq_conf_defaults(&fconf);
+	r->freq_ok = ret == 0 && lca_freq_monitor_start(&fconf) == 0;
+	for (unsigned int i = 1; ret == 0 && i <= c->iterations; i++)
+		ret = run_iteration(c, b, false, i, &r->iter_ops[i - 1], jiters);
+	if (r->freq_ok)
+		r->freq_ok = lca_freq_monitor_stop(&r->freq) == 0;
+	if (ret == 0 && jplace != NULL && json_array_size(jplace) == 0)
+		print_placement(c, b, jplace);
+	rr_bench_destroy(b);
+	if (ret < 0) {
+		json_decref(jiters);
+		return ret;
+	}
+	lca_stats_compute(r->iter_ops, c->iterations, CONFIDENCE, &r->stats);
+	printf("\n");
+	lca_jmh_result(stdout, "lcactor." BENCH_NAME, &r->stats, "ops/s");
+	r->json = json_pack("{s:s, s:s, s:i, s:o, s:{s:f, s:f, s:f, s:f, s:f, s:i}}", "dispatcher",
+			    rr_dispatcher_name(r->set.dispatcher), "mailbox",
+			    lca_mailbox_mode_name(r->set.mailbox), "throughput",
+			    (int)r->set.throughput, "iterations", jiters, "result", "mean",
+			    r->stats.mean, "error", isnan(r->stats.error) ? 0.0 : r->stats.error,
+			    "min", r->stats.min, "max", r->stats.max, "stdev", r->stats.stdev, "n",
+			    (int)r->stats.n);
+	return 0;
+}
+
+/* Every combination, inline first: it is the ceiling the others are read
+ * against, and it does not depend on throughput or mailbox. */
+static unsigned int
+plan_sets(const struct app_conf *c, struct rr_set *sets)
+{
+	unsigned int n = 0;
+
+	sets[n++] = (struct rr_set){ .throughput = 1, .dispatcher = RR_DISPATCH_INLINE,
+				     .mailbox = LCA_MAILBOX_MP };
+	for (unsigned int d = 0; d < c->n_dispatchers; d++) {
+		if (c->dispatchers[d] == RR_DISPATCH_INLINE)
+			continue;
+		for (unsigned int m = 0; m < c->n_mailboxes; m++)
+			for (unsigned int t = 0; t < c->n_throughputs; t++)
+				sets[n++] = (struct rr_set){ .throughput = c->throughputs[t],
+							     .dispatcher = c->dispatchers[d],
+							     .mailbox = c->mailboxes[m] };
+	}
+	return n;
+}
+
+static void
+print_summary(struct set_result *res, unsigned int n)
+{
+	static const char *const names[] = { "dispatcher", "mailbox", "throughPut" };
+	static struct lca_jmh_row rows[MAX_SETS];
+	double ceiling = res[0].stats.mean;
+
+	printf("\n");
+	for (unsigned int i = 0; i < n; i++) {
+		snprintf(res[i].tp_text, sizeof(res[i].tp_text), "%u", res[i].set.throughput);
+		rows[i] = (struct lca_jmh_row){
+			.benchmark = BENCH_NAME,
+			.params = { rr_dispatcher_name(res[i].set.dispatcher),
+				    res[i].set.dispatcher == RR_DISPATCH_INLINE ?
+					    "-" : lca_mailbox_mode_name(res[i].set.mailbox),
+				    res[i].set.dispatcher == RR_DISPATCH_INLINE ? "-" :
+										    res[i].tp_text },
+			.mode = "thrpt",
+			.stats = res[i].stats,
+			.unit = "ops/s",
+		};
+	}
+	lca_jmh_table(stdout, names, 3, rows, n);
+
+	printf("\n");
+	for (unsigned int i = 1; i < n; i++) {
+		double pct = ceiling > 0 ? 100.0 * res[i].stats.mean / ceiling : 0;
+
+		printf("runtime efficiency: %.1f%% of inline (dispatcher %s, mailbox %s, "
+		       "throughPut %u)\n",
+		       pct, rr_dispatcher_name(res[i].set.dispatcher),
+		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput);
+		json_object_set_new(res[i].json, "efficiency_pct_of_inline", json_real(pct));
+	}
+}
+
+static void
+print_freq_reports(struct set_result *res, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		printf("\nFrequency during the measured iterations of (dispatcher = %s, mailbox = %s, "
+		       "throughPut = %u):\n",
+		       rr_dispatcher_name(res[i].set.dispatcher),
+		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput);
+		if (!res[i].freq_ok) {
+			printf("  (no report: the monitor could not run)\n");
+			continue;
+		}
+		lca_freq_report_print(stdout, &res[i].freq);
+		json_object_set_new(res[i].json, "frequency", lca_freq_report_json(&res[i].freq));
+	}
+}
+
+static json_t *
+conf_json(const struct app_conf *c)
+{
+	return json_pack("{s:i, s:i, s:f, s:f, s:i, s:i, s:I, s:i, s:s, s:I, s:s}", "iterations",
+			 (int)c->iterations, "warmups", (int)c->warmups, "measure_s", c->measure_s,
+			 "warmup_s", c->warmup_s, "invocations", (int)c->invocations, "actors",
+			 (int)c->rr.actors, "queries", (json_int_t)c->rr.queries, "users",
+			 (int)c->rr.users, "placement", lca_placement_name(c->rr.placement), "seed",
+			 (json_int_t)c->rr.seed, "reply", "pointer to immutable record");
+}
+
+static int
+run_all(const struct app_conf *c)
+{
+	static struct set_result res[MAX_SETS];
+	struct rr_set sets[MAX_SETS];
+	unsigned int n = plan_sets(c, sets);
+	json_t *root = json_object(), *jsets = json_array(), *jplace = json_array();
+	int ret = 0;
+
+	lca_report_machine(stdout);
+	printf("# lca-reqresp: %u actors, %" PRIu64 " queries each, %u users per database, "
+	       "%" PRIu64 " messages per invocation\n\n",
+	       c->rr.actors, c->rr.queries, c->rr.users, c->rr.queries * c->rr.actors);
+	for (unsigned int i = 0; i < n && ret == 0; i++) {
+		res[i] = (struct set_result){ .set = sets[i] };
+		ret = run_set(c, &res[i], i == 1 || n == 1 ? jplace : NULL);
+		printf("\n");
+	}
+	if (ret == 0) {
+		print_summary(res, n);
+		print_freq_reports(res, n);
+		printf("\n");
+		lca_report_send_errors(stdout);
+		for (unsigned int i = 0; i < n; i++)
+			json_array_append_new(jsets, res[i].json);
+		json_object_set_new(root, "benchmark", json_string("lcactor." BENCH_NAME));
+		json_object_set_new(root, "machine", lca_report_machine_json());
+		json_object_set_new(root, "conf", conf_json(c));
+		json_object_set_new(root, "sets", jsets);
+		json_object_set_new(root, "placement", jplace);
+		if (c->json_path != NULL && lca_report_write_json(c->json_path, root) < 0)
+			ret = -EIO;
+	} else {
+		json_decref(jsets);
+		json_decref(jplace);
+	}
+	json_decref(root);
+	return ret;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct app_conf conf;
+	int app_argc, ret;
+	char **app_argv;
+
+	ret = lca_eal_init(argc, argv, &app_argc, &app_argv);
+	if (ret < 0)
+		return 1;
+	if (parse_args(app_argc, app_argv, &conf) < 0) {
+		fprintf(stderr, "Try '%s -- --help'.\n", app_argv[0]);
+		lca_eal_cleanup();
+		return LCA_EXIT_USAGE;
+	}
+	if (conf.topology_only) {
+		ret = lca_topo_print_eal(stdout);
+		lca_eal_cleanup();
+		return ret < 0 ? 1 : 0;
+	}
+	ret = run_all(&conf);
+	lca_eal_cleanup();
+	if (ret == -EINTR)
+		fprintf(stderr, "lca-reqresp: interrupted\n");
+	return ret == 0 ? 0 : 1;
+}

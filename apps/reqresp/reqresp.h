@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef REQRESP_H
+#define REQRESP_H
+
+/*
+ * lca-reqresp: Akka's AffinityPoolRequestResponseBenchmark on lcactor.
+ * Pairs of a query actor Q and a service actor S; S owns a user database,
+ * Q asks it for random users and keeps every one it gets.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lca_actor.h"
+
+/* A user record as the benchmark defines it; replies carry a pointer to
+ * S's immutable record (48 bytes do not fit the 40-byte inline payload). */
+struct rr_user {
+	uint32_t id;
+	char first[5];
+	char last[7];
+	uint64_t ssn;
+	uint32_t friends[5];
+};
+
+/* The "inline" dispatcher: the same work as direct calls, no messaging. */
+#define RR_DISPATCH_INLINE 2
+
+/* One parameter set. */
+struct rr_set {
+	unsigned int throughput;
+	int dispatcher; /* enum lca_dispatcher or RR_DISPATCH_INLINE */
+	enum lca_mailbox_mode mailbox;
+};
+
+struct rr_conf {
+	unsigned int actors;   /* even */
+	uint64_t queries;      /* per query actor */
+	uint32_t users;        /* per service actor's database */
+	enum lca_placement placement;
+	uint64_t seed;
+};
+
+/* Where one actor ran, for the placement report. */
+struct rr_placement {
+	lca_actor_id_t id;
+	char role;             /* 'Q' or 'S' */
+	unsigned int pair;
+	unsigned int lcore;
+	int cpu;
+	int node;
+	int db_pages_on_node;  /* S only: % of sampled DB pages on its node, or -errno */
+};
+
+/* One invocation's outcome. */
+struct rr_invocation {
+	uint64_t messages;
+	uint64_t cycles;
+};
+
+/* A parameter set's actors and databases, ready for invocations. */
+struct rr_bench;
+
+/* Build the actors (not for inline) and the databases on their nodes. */
+int rr_bench_create(const struct rr_conf *conf, const struct rr_set *set, struct rr_bench **out);
+
+/* One invocation: start 2 x throughput requests per pair, run until all are
+ * done, then check every count; -EIO on a mismatch (after a message). */
+int rr_bench_invoke(struct rr_bench *b, struct rr_invocation *out);
+
+/* Where each actor is; returns how many (2 per pair). */
+unsigned int rr_bench_placement(const struct rr_bench *b, struct rr_placement *out, unsigned int max);
+
+void rr_bench_destroy(struct rr_bench *b);
+
+const char *rr_dispatcher_name(int d);
+
+#endif /* REQRESP_H */
