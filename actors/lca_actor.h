@@ -111,8 +111,12 @@ struct lca_actor_stats {
 	uint64_t send_failures;   /**< Its own sends that failed, any cause. */
 	uint64_t rejected;        /**< Sends to it refused: mailbox full. */
 	uint64_t dropped_on_stop; /**< Pending messages freed when it stopped. */
+	uint64_t deferred;        /**< Arrivals from other lcores held: mailbox full. */
 	uint64_t turns;           /**< Turns run. */
-	uint64_t handler_cycles;  /**< TSC cycles in its handler. */
+	uint64_t handler_cycles;  /**< TSC cycles in its handler, over the timed turns. */
+	uint64_t timed_msgs;      /**< Messages of the timed turns (one turn in 16 is
+				   *   timed): handler_cycles / timed_msgs is the
+				   *   mean cost of a message. */
 	uint32_t mailbox_hwm;     /**< Most messages seen waiting at a turn's start. */
 	uint32_t lcore;           /**< Home lcore. */
 };

@@ -40,8 +40,10 @@ struct lca_actor {
 	uint64_t handled;
 	uint64_t send_failures;
 	uint64_t dropped_on_stop;
+	uint64_t deferred;
 	uint64_t turns;
 	uint64_t handler_cycles;
+	uint64_t timed_msgs;
 	char name[32];
 } __rte_cache_aligned;
 
@@ -80,14 +82,17 @@ actor_lookup(lca_actor_id_t id)
  * Make sure a that has a message is in a run queue. Pairs with the end of a
  * turn (actor_unschedule): each side writes (mailbox tail / flag), fences,
  * then reads the other's; so at least one of them sees the other, and a
- * message is never left in an unscheduled mailbox.
+ * message is never left in an unscheduled mailbox. On the lcore that ends
+ * the actor's turns (its home, for affinity) program order does that, and
+ * the fence, which waits for every store in flight, is skipped.
  */
 static inline void
 actor_wake(struct lca_actor *a)
 {
 	uint32_t expected = 0;
 
-	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (a->runq != rte_lcore_id())
+		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&a->scheduled, __ATOMIC_RELAXED) != 0)
 		return;
 	if (__atomic_compare_exchange_n(&a->scheduled, &expected, 1, false, __ATOMIC_ACQ_REL,
@@ -100,5 +105,15 @@ void actor_drain(struct lca_actor *a);
 
 /* Count a failed send: on the sending actor and in the runtime's causes. */
 void send_failed(int err);
+
+/* Channels between lcores (lca_channel.c). */
+int channels_init(void);
+void channels_cleanup(void);
+/* Stage @p m, sent by a handler on @p src_lcore to actor @p a homed on
+ * another lcore; 0, or -ENOBUFS when the channel is full. */
+int channel_stage(unsigned int src_lcore, const struct lca_actor *a, struct lca_msg *m);
+/* The lcore poll function: flush this lcore's staged messages, deliver
+ * what other lcores sent it. */
+unsigned int channels_poll(unsigned int lcore_id);
 
 #endif /* LCA_ACTOR_PRIV_H */

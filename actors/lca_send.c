@@ -130,6 +130,22 @@ refusal(const struct lca_actor *a)
 	return 0;
 }
 
+/*
+ * Whether a send goes through the sending lcore's channel (lca_channel.c)
+ * rather than straight into the mailbox: when a handler of an affinity actor
+ * sends to an affinity actor homed on another lcore. Sends from outside
+ * handlers go straight in, as nothing would flush them; so do sends from or
+ * to shared actors, whose lcore changes from turn to turn.
+ */
+static inline bool
+via_channel(const struct actor_lcore *here, const struct lca_actor *a)
+{
+	const struct lca_actor *self = here->self;
+
+	return self != NULL && self->runq != LCA_LCORE_SHARED && a->runq != LCA_LCORE_SHARED &&
+	       a->lcore != self->lcore;
+}
+
 static inline unsigned int
 send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
 		int *err)
@@ -144,6 +160,18 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 			msgs[i]->from = from;
 			msgs[i]->to = to;
 		}
+		if (via_channel(here, a)) {
+			unsigned int lcore = here->self->lcore;
+
+			while (sent < n && channel_stage(lcore, a, msgs[sent]) == 0) {
+				if (msgs[sent] == here->current)
+					here->current = NULL;
+				sent++;
+			}
+			if (unlikely(sent < n))
+				why = -ENOBUFS;
+			goto out;
+		}
 		sent = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
 		if (sent > 0) {
 			for (unsigned int i = 0; i < sent; i++)
@@ -156,6 +184,7 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 			__atomic_fetch_add(&a->rejected, n - sent, __ATOMIC_RELAXED);
 		}
 	}
+out:
 	if (unlikely(why != 0))
 		send_failed(why);
 	if (err != NULL)

@@ -207,6 +207,7 @@ run_loop(void *arg)
 	(void)arg;
 	c->empty_loops = 0;
 	while (!lca_lcore_stopping()) {
+		unsigned int work = cfg.poll != NULL ? cfg.poll(lcore_id) : 0;
 		unsigned int n = rte_ring_sc_dequeue_burst(c->runq, items, cfg.burst, NULL);
 		uint64_t now;
 
@@ -219,7 +220,7 @@ run_loop(void *arg)
 
 		now = rte_rdtsc();
 		c->stats.loops++;
-		if (n > 0) {
+		if (n + work > 0) {
 			c->stats.busy_cycles += now - prev;
 			c->stats.turns += n;
 			c->empty_loops = 0;
@@ -236,6 +237,9 @@ run_loop(void *arg)
 		}
 		prev = now;
 	}
+	/* Hand on what this lcore still holds, so nothing waits in it. */
+	if (cfg.poll != NULL)
+		cfg.poll(lcore_id);
 	return 0;
 }
 

@@ -42,9 +42,20 @@ enum lca_idle_policy {
  */
 typedef void (*lca_lcore_turn_fn)(void *item);
 
+/**
+ * The poll function: called by every loop once per iteration before it
+ * takes items, and once more when the loop returns, for work that is not an
+ * item (moving messages between lcores).
+ *
+ * @return
+ *   How much work it did; 0 counts the iteration as idle.
+ */
+typedef unsigned int (*lca_lcore_poll_fn)(unsigned int lcore_id);
+
 /** Configuration of the run loops. */
 struct lca_lcore_conf {
 	lca_lcore_turn_fn turn;        /**< Runs one item (required). */
+	lca_lcore_poll_fn poll;        /**< Optional, see lca_lcore_poll_fn. */
 	unsigned int max_items;        /**< Most items ever runnable (sizes the queues). */
 	enum lca_idle_policy idle;     /**< Idle policy. */
 	unsigned int idle_sleep_after; /**< Empty loops before sleeping (LCA_IDLE_SLEEP). */

@@ -29,7 +29,7 @@ lca_report_actors(FILE *f)
 			   " %8" PRIu64 " %6u %10.1f\n",
 			i, lca_actor_name(i), s.lcore, s.received, s.handled, s.send_failures,
 			s.rejected, s.dropped_on_stop, s.mailbox_hwm,
-			s.handled ? (double)s.handler_cycles / (double)s.handled : 0.0);
+			s.timed_msgs ? (double)s.handler_cycles / (double)s.timed_msgs : 0.0);
 	}
 }
 
