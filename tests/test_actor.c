@@ -499,6 +499,97 @@ test_idle_actors_cost_no_turns(void **state)
 	}
 }
 
+/* --- channels between lcores --------------------------------------------- */
+
+struct burst_sender {
+	lca_actor_id_t to;
+	uint32_t count;
+	int failures;
+};
+
+/* One turn sends all its messages to an actor on the other lcore. */
+static void
+burst_sender_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
+{
+	struct burst_sender *b = state;
+
+	(void)self;
+	(void)poke;
+	for (uint32_t i = 0; i < b->count; i++) {
+		struct lca_msg *m = seq_msg(0, i);
+
+		if (lca_send(b->to, m) != 0) {
+			lca_msg_free(m);
+			b->failures++;
+		}
+	}
+}
+
+/* 100 messages cross to a mailbox of 16: they wait in the channel, in
+ * order, until there is room; none is lost or refused. */
+static void
+test_channel_holds_until_mailbox_has_room(void **state)
+{
+	lca_actor_id_t rx = spawn_recorder(0, 16, 100);
+	struct lca_actor_spec spec = {
+		.handler = burst_sender_handler,
+		.state_size = sizeof(struct burst_sender),
+		.lcore = 1,
+	};
+	struct recorder *r = lca_actor_state(rx);
+	struct lca_actor_stats st;
+	lca_actor_id_t tx;
+
+	(void)state;
+	assert_int_equal(lca_actor_spawn(&spec, &tx), 0);
+	*(struct burst_sender *)lca_actor_state(tx) = (struct burst_sender){ .to = rx, .count = 100 };
+	assert_int_equal(lca_send(tx, seq_msg(0, 0)), 0);
+	assert_true(lca_test_run(20));
+
+	assert_int_equal(((struct burst_sender *)lca_actor_state(tx))->failures, 0);
+	assert_int_equal(r->got, 100);
+	assert_int_equal(r->out_of_order, 0);
+	assert_int_equal(lca_actor_stats_get(rx, &st), 0);
+	assert_true(st.deferred > 0); /* the full mailbox held them back */
+	assert_int_equal(st.rejected, 0);
+	assert_int_equal(lca_mempool_avail(), SMALL_POOL);
+}
+
+/* Messages that reach an actor after it stopped, through a channel, are
+ * freed and counted, not leaked. */
+static void
+stopping_sender_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
+{
+	burst_sender_handler(self, state, poke);
+	lca_runtime_stop();
+}
+
+static void
+test_late_arrivals_to_stopped_actor_are_counted(void **state)
+{
+	lca_actor_id_t rx = spawn_recorder(0, 16, 1000);
+	struct lca_actor_spec spec = {
+		.handler = stopping_sender_handler,
+		.state_size = sizeof(struct burst_sender),
+		.lcore = 1,
+	};
+	struct lca_actor_stats st;
+	lca_actor_id_t tx;
+
+	(void)state;
+	assert_int_equal(lca_actor_spawn(&spec, &tx), 0);
+	*(struct burst_sender *)lca_actor_state(tx) = (struct burst_sender){ .to = rx, .count = 50 };
+	assert_int_equal(lca_send(tx, seq_msg(0, 0)), 0);
+	assert_true(lca_test_run(20));
+	assert_int_equal(lca_actor_stop(rx), 0);
+	/* Let the lcores deliver what is still in the channel. */
+	assert_int_equal(lca_runtime_run(300), -ETIMEDOUT);
+
+	assert_int_equal(lca_actor_stats_get(rx, &st), 0);
+	assert_int_equal(((struct recorder *)lca_actor_state(rx))->got + st.dropped_on_stop, 50);
+	assert_int_equal(lca_mempool_avail(), SMALL_POOL);
+}
+
 /* --- memory ------------------------------------------------------------ */
 
 static void
@@ -582,6 +673,10 @@ main(void)
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_idle_actors_cost_no_turns, runtime_up,
 						runtime_down),
+		cmocka_unit_test_setup_teardown(test_channel_holds_until_mailbox_has_room, runtime_up,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_late_arrivals_to_stopped_actor_are_counted,
+						runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_one_pool_per_node, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_state_on_home_node, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_mbuf_message, runtime_up, runtime_down),

@@ -60,7 +60,7 @@ lca_jmh_table(FILE *f, const char *const *names, unsigned int n_names,
 		snprintf(buf, sizeof(buf), "(%s)", names[p]);
 		fprintf(f, "  %*s", w_param[p], buf);
 	}
-	fprintf(f, "   Mode  Cnt  %*s    %*s  Units\n", w_score, "Score", w_error, "Error");
+	fprintf(f, "   Mode  Cnt  %*s   %*s  Units\n", w_score, "Score", w_error, "Error");
 	for (unsigned int r = 0; r < n_rows; r++) {
 		const struct lca_jmh_row *row = &rows[r];
 

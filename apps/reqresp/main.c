@@ -29,7 +29,7 @@
 #define BENCH_NAME "RequestResponseBenchmark.queryUserServiceActor"
 #define MAX_LIST 8
 #define MAX_ITER 1000
-#define MAX_SETS (MAX_LIST * MAX_LIST * MAX_LIST + 1)
+#define MAX_SETS 64
 #define CONFIDENCE 0.999
 
 struct app_conf {
@@ -139,6 +139,8 @@ parse_param(struct app_conf *c, char *arg)
 	char copy[256];
 	int k;
 
+	if (arg == NULL)
+		return -EINVAL;
 	snprintf(copy, sizeof(copy), "%s", arg);
 	if (eq == NULL)
 		return bad_value("-p (expected name=list)", copy);
@@ -277,6 +279,11 @@ parse_args(int argc, char **argv, struct app_conf *c)
 		fprintf(stderr, "lca-reqresp: unexpected argument '%s'\n", argv[optind]);
 		return -EINVAL;
 	}
+	if (c->n_dispatchers * c->n_mailboxes * c->n_throughputs + 1 > MAX_SETS) {
+		fprintf(stderr, "lca-reqresp: more than %d parameter sets; run fewer at a time\n",
+			MAX_SETS - 1);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -398,7 +405,7 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 
 		ret = run_iteration(c, b, true, i, &ops, jiters);
 	}
-	lca_freq_conf_defaults(&fconf);
+	lca_freq_conf_init(&fconf);
 	r->freq_ok = ret == 0 && lca_freq_monitor_start(&fconf) == 0;
 	for (unsigned int i = 1; ret == 0 && i <= c->iterations; i++)
 		ret = run_iteration(c, b, false, i, &r->iter_ops[i - 1], jiters);
@@ -481,20 +488,32 @@ print_summary(struct set_result *res, unsigned int n)
 	}
 }
 
+/* One line per set, then the whole report over every measured iteration. */
 static void
 print_freq_reports(struct set_result *res, unsigned int n)
 {
+	static struct lca_freq_report all;
+	bool any = false;
+
+	printf("\nFrequency during the measured iterations:\n");
+	memset(&all, 0, sizeof(all));
 	for (unsigned int i = 0; i < n; i++) {
-		printf("\nFrequency during the measured iterations of (dispatcher = %s, mailbox = %s, "
-		       "throughPut = %u):\n",
+		printf("  (dispatcher = %s, mailbox = %s, throughPut = %u): %s%s%s\n",
 		       rr_dispatcher_name(res[i].set.dispatcher),
-		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput);
-		if (!res[i].freq_ok) {
-			printf("  (no report: the monitor could not run)\n");
+		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput,
+		       res[i].freq_ok ? lca_freq_verdict_name(res[i].freq.verdict) :
+					"no report (the monitor could not run)",
+		       res[i].freq_ok && res[i].freq.reason[0] ? ": " : "",
+		       res[i].freq_ok ? res[i].freq.reason : "");
+		if (!res[i].freq_ok)
 			continue;
-		}
-		lca_freq_report_print(stdout, &res[i].freq);
 		json_object_set_new(res[i].json, "frequency", lca_freq_report_json(&res[i].freq));
+		if (lca_freq_report_merge(&all, &res[i].freq) == 0)
+			any = true;
+	}
+	if (any) {
+		printf("All measured iterations together:\n");
+		lca_freq_report_print(stdout, &all);
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include "lca_freq.h"
 #include "lca_mempool.h"
 #include "lca_topo.h"
 #include "reqresp.h"
@@ -472,6 +473,9 @@ inline_worker(void *arg)
 
 			q->fifo_head++;
 			query_store(q, service_lookup(s, id), id);
+			/* No run loop here to sample the clock: do it as one would. */
+			if ((q->received & 1023) == 0)
+				lca_freq_poll(me, rte_rdtsc());
 		}
 	}
 	return 0;

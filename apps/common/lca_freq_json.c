@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+
+#include "lca_freq_json.h"
+
+const char *
+lca_freq_verdict_json_name(enum lca_freq_verdict v)
+{
+	switch (v) {
+	case LCA_FREQ_STABLE:
+		return "stable";
+	case LCA_FREQ_UNSTABLE:
+		return "unstable";
+	default:
+		return "no_data";
+	}
+}
+
+/* jansson refuses NAN and infinities: an unknown figure is null. */
+static json_t *
+real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Set o[key] = v, taking v; counts a failure (v NULL or no memory) in *err. */
+static void
+set(json_t *o, const char *key, json_t *v, int *err)
+{
+	if (v == NULL || json_object_set_new(o, key, v) < 0)
+		(*err)++;
+}
+
+static json_t *
+lcore_json(const struct lca_freq_lcore_report *l)
+{
+	json_t *o = json_object();
+	int err = 0;
+
+	if (o == NULL)
+		return NULL;
+	set(o, "lcore", json_integer(l->lcore_id), &err);
+	set(o, "cpu", l->cpu >= 0 ? json_integer(l->cpu) : json_null(), &err);
+	set(o, "source", json_string(lca_freq_source_name(l->source)), &err);
+	set(o, "samples", json_integer(l->n_samples), &err);
+	set(o, "dropped", json_integer((json_int_t)l->n_dropped), &err);
+	set(o, "min_mhz", real_or_null(l->min_mhz), &err);
+	set(o, "mean_mhz", real_or_null(l->mean_mhz), &err);
+	set(o, "max_mhz", real_or_null(l->max_mhz), &err);
+	set(o, "stdev_mhz", real_or_null(l->stdev_mhz), &err);
+	set(o, "cv_pct", real_or_null(l->cv_pct), &err);
+	set(o, "range_pct", real_or_null(l->range_pct), &err);
+	set(o, "probe_mhz", real_or_null(l->probe_mhz), &err);
+	set(o, "busy_pct", real_or_null(l->busy_pct), &err);
+	set(o, "steal_pct", real_or_null(l->steal_pct), &err);
+	set(o, "irq_pct", real_or_null(l->irq_pct), &err);
+	set(o, "governor", l->governor[0] != '\0' ? json_string(l->governor) : json_null(),
+	    &err);
+	set(o, "verdict", json_string(lca_freq_verdict_json_name(l->verdict)), &err);
+	set(o, "reason", json_string(l->reason), &err);
+	if (err != 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_t *
+lca_freq_report_json(const struct lca_freq_report *r)
+{
+	json_t *o = json_object(), *th = json_object(), *lcores = json_array();
+	unsigned int i;
+	int err = 0;
+
+	if (o == NULL || th == NULL || lcores == NULL) {
+		json_decref(o);
+		json_decref(th);
+		json_decref(lcores);
+		return NULL;
+	}
+	set(th, "max_cv_pct", real_or_null(r->thresholds.max_cv_pct), &err);
+	set(th, "max_range_pct", real_or_null(r->thresholds.max_range_pct), &err);
+	set(th, "max_steal_pct", real_or_null(r->thresholds.max_steal_pct), &err);
+	for (i = 0; i < r->n_lcores; i++) {
+		json_t *l = lcore_json(&r->lcores[i]);
+
+		if (l == NULL || json_array_append_new(lcores, l) < 0)
+			err++;
+	}
+	set(o, "tsc_hz", json_integer((json_int_t)r->tsc_hz), &err);
+	set(o, "duration_s", real_or_null(r->duration_s), &err);
+	set(o, "turbo", r->turbo < 0 ? json_null() : json_string(r->turbo ? "on" : "off"), &err);
+	set(o, "verdict", json_string(lca_freq_verdict_json_name(r->verdict)), &err);
+	set(o, "reason", json_string(r->reason), &err);
+	set(o, "thresholds", th, &err);
+	set(o, "lcores", lcores, &err);
+	if (err != 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_FREQ_H
+#define LCA_FREQ_H
+
+/**
+ * @file
+ * Per-core frequency sampling and stability figures.
+ *
+ * A benchmark's numbers are only comparable when every core ran at the same
+ * clock throughout, and, on a VM, when the host did not take the vCPU away
+ * (steal time). While a benchmark measures, every lcore samples its own
+ * effective clock from the best source present:
+ *
+ *  1. APERF/MPERF from the MSR device (as turbostat): busy clock, busy %;
+ *  2. perf_event CPU cycles over task-clock, where a PMU exists;
+ *  3. cpufreq's scaling_cur_freq;
+ *  4. always: a short probe on the lcore itself, a chain of dependent adds of
+ *     known length timed with the TSC.
+ *
+ * The probe is taken with every sample whatever the source, so that sources
+ * can be compared. Over the same interval, /proc/stat gives each CPU's
+ * steal, irq and busy time; sysfs gives the governor and the turbo state.
+ * At the end, each lcore gets min/mean/max/stdev/CV of its clock and a
+ * verdict: stable, or UNSTABLE with the reasons.
+ *
+ * Use from an app's main lcore, while the run loops are not running:
+ * lca_freq_monitor_start() before the first measured iteration, the loops
+ * call lca_freq_poll() (any number of run/stop cycles; samples accumulate),
+ * lca_freq_monitor_stop() after the last one, then lca_freq_report_print().
+ *
+ * Every reader takes a root folder (NULL or "" for this machine) under which
+ * it finds sys/, proc/stat and dev/cpu/N/msr, so that tests run on fakes.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_lcore.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Where an lcore's clock figures come from, best first. */
+enum lca_freq_source {
+	LCA_FREQ_SRC_MSR,     /**< APERF/MPERF via dev/cpu/N/msr. */
+	LCA_FREQ_SRC_PERF,    /**< perf_event cycles / task-clock. */
+	LCA_FREQ_SRC_CPUFREQ, /**< cpufreq scaling_cur_freq. */
+	LCA_FREQ_SRC_PROBE,   /**< Dependent-add chain timed with the TSC. */
+	LCA_FREQ_SRC_MAX,
+};
+
+/** Bit of enum lca_freq_source @p s in lca_freq_conf::sources. */
+#define LCA_FREQ_SRC_BIT(s) (1u << (s))
+
+/** Verdict on one lcore, or on all. */
+enum lca_freq_verdict {
+	LCA_FREQ_NO_DATA,  /**< Fewer than two samples: nothing to judge. */
+	LCA_FREQ_STABLE,   /**< Within every threshold. */
+	LCA_FREQ_UNSTABLE, /**< Over at least one threshold; see the reason. */
+};
+
+/** Limits of a stable run. A figure over any of them makes it UNSTABLE. */
+struct lca_freq_thresholds {
+	double max_cv_pct;    /**< Coefficient of variation, % (default 1). */
+	double max_range_pct; /**< (max - min) / mean, % (default 2). */
+	double max_steal_pct; /**< Steal time, % of the interval (default 1). */
+};
+
+/** Monitor configuration; lca_freq_conf_init() fills the defaults. */
+struct lca_freq_conf {
+	double period_s;          /**< Time between samples (default 0.01). */
+	unsigned int max_samples; /**< Per lcore; more are counted, not kept (default 4096). */
+	unsigned int sources;     /**< LCA_FREQ_SRC_BIT()s allowed; 0: all. The probe always is. */
+	const char *root;         /**< NULL or "": this machine; else a fake root (perf is then off). */
+	struct lca_freq_thresholds thresholds; /**< Verdict limits. */
+};
+
+/** Longest governor name kept, with its NUL. */
+#define LCA_FREQ_NAME_LEN 32
+/** Longest verdict reason kept, with its NUL. */
+#define LCA_FREQ_REASON_LEN 160
+
+/** Figures of one lcore. A figure that could not be had is NAN. */
+struct lca_freq_lcore_report {
+	unsigned int lcore_id;       /**< EAL lcore id. */
+	int cpu;                     /**< Its CPU; -1 when it floats over several. */
+	enum lca_freq_source source; /**< Where the MHz figures come from. */
+	unsigned int n_samples;      /**< Samples in the figures. */
+	uint64_t n_dropped;          /**< Samples lost because the buffer was full. */
+	double min_mhz;              /**< Lowest sample. */
+	double mean_mhz;             /**< Mean. */
+	double max_mhz;              /**< Highest sample. */
+	double stdev_mhz;            /**< Sample standard deviation. */
+	double cv_pct;               /**< stdev / mean, %. */
+	double range_pct;            /**< (max - min) / mean, %. */
+	double probe_mhz;            /**< Mean of the probe, whatever the source. */
+	double busy_pct;             /**< C0 time (MSR) or non-idle time (/proc/stat), %. */
+	double steal_pct;            /**< Steal time (/proc/stat), %. */
+	double irq_pct;              /**< irq + softirq time (/proc/stat), %. */
+	char governor[LCA_FREQ_NAME_LEN]; /**< cpufreq governor; "" when none. */
+	enum lca_freq_verdict verdict;    /**< This lcore's verdict. */
+	char reason[LCA_FREQ_REASON_LEN]; /**< Why UNSTABLE or NO_DATA; "" when stable. */
+};
+
+/** What the monitor saw between start and stop. */
+struct lca_freq_report {
+	uint64_t tsc_hz;       /**< TSC rate DPDK uses (rte_get_tsc_hz()). */
+	double duration_s;     /**< From start to stop. */
+	int turbo;             /**< 1 on, 0 off, -1 unknown. */
+	struct lca_freq_thresholds thresholds; /**< Limits the verdicts used. */
+	enum lca_freq_verdict verdict;         /**< Over all lcores. */
+	char reason[LCA_FREQ_REASON_LEN];      /**< Which lcores, and why. */
+	unsigned int n_lcores;                 /**< Entries in lcores[]. */
+	struct lca_freq_lcore_report lcores[RTE_MAX_LCORE]; /**< Main lcore first. */
+};
+
+/**
+ * Per-lcore sampling deadline, read on every loop by lca_freq_poll(); one
+ * cache line each so that no lcore's loop shares a line with another's.
+ * Internal: written only by the monitor.
+ */
+struct lca_freq_deadline {
+	uint64_t tsc; /**< Next sample is due at this TSC; UINT64_MAX: not monitoring. */
+} __rte_cache_aligned;
+
+/** @internal Deadlines of every lcore, indexed by lcore id. */
+extern struct lca_freq_deadline lca_freq_deadlines[RTE_MAX_LCORE];
+
+/**
+ * Fill @p conf with the defaults: 10 ms period, 4096 samples, every source,
+ * this machine, thresholds CV 1 %, range 2 %, steal 1 %.
+ */
+void lca_freq_conf_init(struct lca_freq_conf *conf);
+
+/**
+ * Start monitoring every enabled lcore: clear the samples, choose each
+ * lcore's source, snapshot /proc/stat and make a sample due at once on
+ * every lcore. Call from the main lcore while the run loops are not running.
+ *
+ * @param conf
+ *   Configuration; NULL for the defaults.
+ * @return
+ *   0; -EBUSY when already started; -EINVAL for a bad configuration;
+ *   -ENOMEM.
+ */
+int lca_freq_monitor_start(const struct lca_freq_conf *conf);
+
+/**
+ * Stop monitoring, snapshot /proc/stat and compute the figures and verdicts.
+ * Call from the main lcore while the run loops are not running.
+ *
+ * @param[out] report
+ *   The figures; may be NULL to just stop.
+ * @return
+ *   0; -EINVAL when not started.
+ */
+int lca_freq_monitor_stop(struct lca_freq_report *report);
+
+/** Whether the monitor is started. */
+bool lca_freq_monitor_active(void);
+
+/**
+ * Take a sample on the calling lcore now and make the next one due a period
+ * after @p now_tsc. Does nothing but clear the deadline when the monitor is
+ * stopped. Must run on lcore @p lcore_id itself: the probe measures the core
+ * it runs on. lca_freq_poll() calls it when a sample is due; a tool may call
+ * it directly (each call of a delta source, MSR or perf, yields a figure
+ * from the second on).
+ *
+ * @param lcore_id
+ *   The calling lcore's id.
+ * @param now_tsc
+ *   rte_rdtsc() now.
+ */
+void lca_freq_sample(unsigned int lcore_id, uint64_t now_tsc);
+
+/**
+ * Sample if one is due. The run loop calls this every iteration: when no
+ * sample is due it costs one load and one compare of a line the lcore owns.
+ *
+ * @param lcore_id
+ *   The calling lcore's id (an enabled lcore).
+ * @param now_tsc
+ *   rte_rdtsc() now.
+ */
+static inline void
+lca_freq_poll(unsigned int lcore_id, uint64_t now_tsc)
+{
+	/* Relaxed: the monitor writes the deadline while the loops are stopped;
+	 * atomic only so that a late write is seen, never torn. */
+	if (likely(now_tsc < __atomic_load_n(&lca_freq_deadlines[lcore_id].tsc,
+					     __ATOMIC_RELAXED)))
+		return;
+	lca_freq_sample(lcore_id, now_tsc);
+}
+
+/**
+ * Print @p r as a table, one row per lcore, the overall verdict, and a
+ * warning line when it is UNSTABLE.
+ */
+void lca_freq_report_print(FILE *f, const struct lca_freq_report *r);
+
+/**
+ * Add the samples summarised by @p from into @p into, as if one monitor had
+ * seen both (pooled mean and variance; time-weighted percentages), and judge
+ * again. Used by a tool that reports interval by interval and sums up at the
+ * end. An empty @p into (n_lcores 0) becomes a copy of @p from.
+ *
+ * @return
+ *   0; -EINVAL when the two do not cover the same lcores.
+ */
+int lca_freq_report_merge(struct lca_freq_report *into, const struct lca_freq_report *from);
+
+/**
+ * Compute one lcore's figures from its MHz samples and judge them against
+ * @p th. Uses r->steal_pct (NAN: not judged); sets n_samples, min, mean,
+ * max, stdev, cv, range, verdict and reason.
+ */
+void lca_freq_lcore_figures(struct lca_freq_lcore_report *r, const double *mhz,
+			    unsigned int n, const struct lca_freq_thresholds *th);
+
+/**
+ * Judge @p r->lcores[i] again from their figures against r->thresholds,
+ * then set the overall verdict: UNSTABLE when any lcore is, STABLE when all
+ * are, NO_DATA otherwise.
+ */
+void lca_freq_report_judge(struct lca_freq_report *r);
+
+/** Name of a source: "msr", "perf", "cpufreq", "probe". */
+const char *lca_freq_source_name(enum lca_freq_source s);
+
+/** Name of a verdict: "n/a", "stable", "UNSTABLE". */
+const char *lca_freq_verdict_name(enum lca_freq_verdict v);
+
+/**
+ * Run the probe on the calling core: a chain of dependent register adds (one
+ * cycle each on every x86-64 and Arm64 core) timed with the TSC; the best of
+ * a few tries, less the cost of reading the TSC.
+ *
+ * @param tsc_hz
+ *   TSC rate, normally rte_get_tsc_hz().
+ * @param[out] mhz
+ *   The core clock.
+ * @return
+ *   0; -ENOTSUP on an architecture without the probe; -EIO when the TSC did
+ *   not advance.
+ */
+int lca_freq_probe(uint64_t tsc_hz, double *mhz);
+
+/** One reading of a CPU's counters from its MSR device. */
+struct lca_freq_msr {
+	uint64_t tsc;   /**< IA32_TIME_STAMP_COUNTER (0x10). */
+	uint64_t aperf; /**< IA32_APERF (0xE8): cycles at the actual clock, in C0. */
+	uint64_t mperf; /**< IA32_MPERF (0xE7): cycles at the TSC rate, in C0. */
+};
+
+/** Figures from two MSR readings, as turbostat names them. */
+struct lca_freq_msr_figures {
+	double bzy_mhz;  /**< base × ΔAPERF / ΔMPERF: the clock while busy. */
+	double avg_mhz;  /**< base × ΔAPERF / ΔTSC: the clock averaged over idle too. */
+	double busy_pct; /**< 100 × ΔMPERF / ΔTSC: time in C0. */
+};
+
+/**
+ * Read TSC, APERF and MPERF of @p cpu from root/dev/cpu/@p cpu/msr.
+ *
+ * @return
+ *   0; a negative errno (-ENOENT without the msr module, -EACCES without
+ *   root, -EIO when the CPU lacks the MSR).
+ */
+int lca_freq_msr_read(const char *root, int cpu, struct lca_freq_msr *out);
+
+/**
+ * Figures between two MSR readings, with MPERF ticking at @p base_hz (the
+ * TSC rate on every CPU with an invariant TSC).
+ *
+ * @return
+ *   0; -EINVAL when MPERF or the TSC did not advance.
+ */
+int lca_freq_msr_compute(const struct lca_freq_msr *prev, const struct lca_freq_msr *cur,
+			 uint64_t base_hz, struct lca_freq_msr_figures *out);
+
+/**
+ * Clock from perf_event deltas: @p d_cycles CPU cycles in @p d_task_ns
+ * nanoseconds on the CPU.
+ *
+ * @return
+ *   MHz; NAN when @p d_task_ns is 0.
+ */
+double lca_freq_perf_mhz(uint64_t d_cycles, uint64_t d_task_ns);
+
+/**
+ * Read root/sys/devices/system/cpu/cpu@p cpu/cpufreq/scaling_cur_freq.
+ *
+ * @param[out] khz
+ *   The current clock, kHz.
+ * @return
+ *   0; a negative errno (-ENOENT without cpufreq, -EINVAL when garbled).
+ */
+int lca_freq_cpufreq_read(const char *root, int cpu, uint64_t *khz);
+
+/** One CPU's line of /proc/stat, in USER_HZ ticks. */
+struct lca_freq_cpu_times {
+	uint64_t user, nice, system, idle, iowait, irq, softirq, steal;
+};
+
+/**
+ * Read @p cpu's line of root/proc/stat.
+ *
+ * @return
+ *   0; -ENOENT when there is no such file or line; -EINVAL when garbled.
+ */
+int lca_freq_procstat_read(const char *root, int cpu, struct lca_freq_cpu_times *out);
+
+/**
+ * Shares of the interval between two readings, in %: non-idle (everything
+ * but idle and iowait), steal, and irq + softirq.
+ *
+ * @return
+ *   0; -EINVAL when no tick passed (the figures are then NAN).
+ */
+int lca_freq_cpu_times_pct(const struct lca_freq_cpu_times *a, const struct lca_freq_cpu_times *b,
+			   double *busy_pct, double *steal_pct, double *irq_pct);
+
+/**
+ * Read @p cpu's cpufreq governor into @p buf (trailing newline removed).
+ *
+ * @return
+ *   0; a negative errno (-ENOENT without cpufreq).
+ */
+int lca_freq_governor_read(const char *root, int cpu, char *buf, size_t len);
+
+/**
+ * Turbo state: intel_pstate/no_turbo when present, else cpufreq/boost.
+ *
+ * @return
+ *   1 on, 0 off; -ENOENT when sysfs says nothing.
+ */
+int lca_freq_turbo_read(const char *root);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LCA_FREQ_H */

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# lca-microbench end to end: a tiny run of every scenario (with bursts and
+# without), the JSON record, and bad arguments.
+set -u
+exe=$1
+eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_mb --log-level 'lib.*:error')
+tiny=(--messages 20000 --runs 1 --timeout 60)
+fail=0
+check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+json=$(mktemp /tmp/lca_test_mb.XXXXXX.json)
+trap 'rm -f "$json"' EXIT
+
+run_re='run 1: 20000 msgs in [0-9.]+ ms = [0-9.]+ M msg/s'
+for burst in 32 1; do
+	out=$("$exe" "${eal[@]}" -- "${tiny[@]}" --burst "$burst" --json "$json" 2>&1); rc=$?
+	check "burst $burst: tiny run exits 0" "[ $rc -eq 0 ]"
+	for sc in same-lcore cross-lcore many-to-one; do
+		check "burst $burst: $sc measured" \
+			"grep -qE '^$sc +burst $burst: $run_re, ENOBUFS retries [0-9]+ \\([0-9]+ msgs re-sent\\)' <<<\"\$out\""
+		check "burst $burst: $sc summary" \
+			"grep -qE '^$sc +burst $burst: mean [0-9.]+ M msg/s, min [0-9.]+, max [0-9.]+ \\(1 runs\\)' <<<\"\$out\""
+	done
+	check "burst $burst: idle alone measured" "grep -qE '^idle +alone: $run_re' <<<\"\$out\""
+	check "burst $burst: idle crowd measured" "grep -qE '^idle +\\+10000 idle: $run_re' <<<\"\$out\""
+	check "burst $burst: idle ratio printed" \
+		"grep -qE '^busy actor keeps [0-9.]+% of its single-actor rate' <<<\"\$out\""
+	check "burst $burst: machine header" "grep -q '^# machine: ' <<<\"\$out\""
+	check "burst $burst: lcore table" "grep -qE '^lcore +cpu +turns +loops +busy%' <<<\"\$out\""
+	check "burst $burst: send errors line" \
+		"grep -qE '^send failures: mailbox full [0-9]+, no actor 0, stopped 0, pool empty 0' <<<\"\$out\""
+	check "burst $burst: every message counted" "grep -q '^result: ok' <<<\"\$out\""
+	check "burst $burst: JSON record written" \
+		"python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[\"ok\"] and d[\"machine\"][\"cpus_online\"] > 0 and len(d[\"results\"]) == 6' \"$json\""
+done
+
+out=$("$exe" "${eal[@]}" -- "${tiny[@]}" --scenario cross-lcore,idle --burst 8 2>&1); rc=$?
+check "--scenario subset exits 0" "[ $rc -eq 0 ]"
+check "--scenario subset runs only those" \
+	"grep -qE '^cross-lcore +burst 8: run 1' <<<\"\$out\" && ! grep -qE '^(same-lcore|many-to-one) ' <<<\"\$out\""
+
+out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
+check "--help exits 0" "[ $rc -eq 0 ] && grep -q -- '--burst N' <<<\"\$out\""
+
+bad() { # name, expected message, args...
+	local name=$1 msg=$2; shift 2
+	out=$("$exe" "${eal[@]}" -- "$@" 2>&1); rc=$?
+	check "$name exits 2" "[ $rc -eq 2 ]"
+	check "$name is named" "grep -qF -- \"$msg\" <<<\"\$out\""
+}
+bad "bad number" "bad value 'lots' for --messages" --messages lots
+bad "zero burst" "bad value '0' for --burst" --burst 0
+bad "unknown scenario" "unknown scenario 'fast'" --scenario same-lcore,fast
+bad "empty scenario item" "bad value 'idle,' for --scenario" --scenario idle,
+bad "mailbox size not a power of two" "bad value '1000' for --mailbox-size" --mailbox-size 1000
+bad "burst above batch" "must not exceed --batch" --burst 64 --batch 32
+bad "unknown option" "unknown option '--bogus'" --bogus
+bad "missing value" "needs a value" --runs
+out=$("$exe" -l 0 --no-huge --no-pci --in-memory --file-prefix lca_test_mb1 -- --scenario cross-lcore 2>&1); rc=$?
+check "cross-lcore on one lcore exits 2" "[ $rc -eq 2 ] && grep -q 'need 2 lcores' <<<\"\$out\""
+exit $fail

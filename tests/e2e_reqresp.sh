@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# lca-reqresp end to end: a short run of both dispatchers at throughput 1
+# and 50, its output parsed (counts, invocation lines, JMH table, efficiency,
+# placement, frequency report) and its JSON checked; then bad arguments.
+set -u
+exe=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_reqresp --log-level 'lib.*:error')
+fail=0
+check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+
+"$exe" "${eal[@]}" -- --queries 2000 --users 5000 -i 1 -wi 1 --invocations 1 \
+	-p throughput=1,50 -p dispatcher=affinity,shared --json "$tmp/out.json" >"$tmp/out" 2>&1
+rc=$?
+out=$(cat "$tmp/out")
+check "short run exits 0" "[ $rc -eq 0 ]"
+# 1 inline + 2 dispatchers x 2 throughputs, each 1 warm-up + 1 measured invocation.
+check "every invocation line counts 16000 messages" \
+	"[ \$(grep -cE '^(# Warmup Iteration +1: |Iteration +1: )?  16000 messages by 8 actors took [0-9]+ ms, [0-9.]+ M msg/s$' <<<\"\$out\") -eq 10 ]"
+check "JMH table header" "grep -qE '^Benchmark +\(dispatcher\) +\(mailbox\) +\(throughPut\) +Mode +Cnt +Score +Error +Units$' <<<\"\$out\""
+for row in "affinity +mp +1" "affinity +mp +50" "shared +mp +1" "shared +mp +50" "inline +- +-"; do
+	check "table row: $row" "grep -qE 'RequestResponseBenchmark.queryUserServiceActor +$row +thrpt +1 +[0-9.]+ +ops/s' <<<\"\$out\""
+done
+check "four efficiency lines" "[ \$(grep -c '^runtime efficiency: [0-9.]*% of inline' <<<\"\$out\") -eq 4 ]"
+check "Result blocks" "[ \$(grep -c '^Result \"lcactor.RequestResponseBenchmark.queryUserServiceActor\":' <<<\"\$out\") -eq 5 ]"
+check "placement of 8 actors" "[ \$(grep -cE '^[0-9]+ +[QS][0-3] +[01] +[0-9]+ +[0-9]+ ' <<<\"\$out\") -eq 8 ]"
+check "service databases on their node" "[ \$(grep -cE '^[0-9]+ +S[0-3] .*100% of sampled pages' <<<\"\$out\") -eq 4 ]"
+check "a frequency verdict per set" "[ \$(grep -cE '^  \(dispatcher = [a-z]+, mailbox = [a-z]+, throughPut = [0-9]+\): ' <<<\"\$out\") -eq 5 ]"
+check "the frequency report and its verdict" "grep -qE '^lcore +cpu +source +samples' <<<\"\$out\" && grep -q '^Clock verdict: ' <<<\"\$out\""
+check "no send failures" "grep -q 'send failures: mailbox full 0, no actor 0, stopped 0, pool empty 0' <<<\"\$out\""
+check "JSON is valid and complete" "python3 - '$tmp/out.json' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['conf']['actors'] == 8 and d['conf']['queries'] == 2000
+assert len(d['sets']) == 5, len(d['sets'])
+for s in d['sets']:
+    for it in s['iterations']:
+        for inv in it['invocations']:
+            assert inv['messages'] == 16000, inv
+    assert s['result']['mean'] > 0
+    assert 'frequency' in s
+assert len(d['placement']) == 8
+assert d['machine']['lcores'] == 2
+PY"
+
+out=$("$exe" "${eal[@]}" -- --queries 500 --users 100 -i 1 -wi 0 --invocations 1 \
+	-p dispatcher=affinity -p mailbox=sp,rts,hts --placement pairs-local --quiet 2>&1); rc=$?
+check "mailbox modes sp, rts, hts with pairs-local run" "[ $rc -eq 0 ] && [ \$(grep -cE 'affinity +(sp|rts|hts) +1 +thrpt' <<<\"\$out\") -eq 3 ]"
+
+for bad in "--actors 7" "--actors 0" "-p throughput=0" "-p throughput=1,,5" "-p dispatcher=fork" \
+	"-p speed=1" "--placement nowhere" "-i abc" "-wi -1" "--mailbox xx" "-r 0" "--frobnicate" "extra"; do
+	out=$("$exe" "${eal[@]}" -- $bad 2>&1); rc=$?
+	check "bad argument '$bad' exits 2 with a message" "[ $rc -eq 2 ] && [ -n \"\$out\" ]"
+done
+out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
+check "--help exits 0 and lists -p" "[ $rc -eq 0 ] && grep -q -- '-p dispatcher=LIST' <<<\"\$out\""
+exit $fail

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* apps/common: argument parsing, statistics and JMH's result format. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lca_cli.h"
+#include "lca_jmh.h"
+#include "lca_stats.h"
+
+static void
+test_cli_uint(void **state)
+{
+	uint64_t v = 7;
+
+	(void)state;
+	assert_int_equal(lca_cli_uint("42", 1, 100, &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(lca_cli_uint("0", 1, 100, &v), -ERANGE);
+	assert_int_equal(lca_cli_uint("101", 1, 100, &v), -ERANGE);
+	assert_int_equal(lca_cli_uint("4x", 1, 100, &v), -EINVAL);
+	assert_int_equal(lca_cli_uint("", 1, 100, &v), -EINVAL);
+	assert_int_equal(lca_cli_uint("-1", 0, 100, &v), -EINVAL);
+	assert_int_equal(lca_cli_uint("99999999999999999999999", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(v, 42); /* untouched by failures */
+}
+
+static void
+test_cli_seconds_and_split(void **state)
+{
+	char list[] = "1,5,50", empty_item[] = "1,,5", many[] = "1,2,3";
+	char *items[3], *two[2];
+	double s;
+
+	(void)state;
+	assert_int_equal(lca_cli_seconds("0.5", &s), 0);
+	assert_true(s == 0.5);
+	assert_int_equal(lca_cli_seconds("0", &s), -EINVAL);
+	assert_int_equal(lca_cli_seconds("1s", &s), -EINVAL);
+	assert_int_equal(lca_cli_seconds("nan", &s), -EINVAL);
+	assert_int_equal(lca_cli_split(list, items, 3), 3);
+	assert_string_equal(items[0], "1");
+	assert_string_equal(items[2], "50");
+	assert_int_equal(lca_cli_split(empty_item, items, 3), -EINVAL);
+	assert_int_equal(lca_cli_split(many, two, 2), -E2BIG);
+}
+
+/* The seed's own JMH run: four iterations give 3634030.863 ± 3728431.081. */
+static void
+test_stats_match_jmh(void **state)
+{
+	const double seed[] = { 2958575.238, 3412542.034, 4295999.523, 3869006.659 };
+	struct lca_stats s;
+
+	(void)state;
+	assert_int_equal(lca_stats_compute(seed, 4, 0.999, &s), 0);
+	assert_true(fabs(s.mean - 3634030.863) < 0.001);
+	assert_true(fabs(s.stdev - 576978.837) < 0.001);
+	assert_true(fabs(s.error - 3728431.081) < 0.01);
+	assert_true(s.min == 2958575.238 && s.max == 4295999.523);
+}
+
+static void
+test_t_quantiles(void **state)
+{
+	(void)state;
+	/* Published two-sided 99.9% critical values. */
+	assert_true(fabs(lca_stats_t_quantile(0.9995, 1) - 636.619) < 0.001);
+	assert_true(fabs(lca_stats_t_quantile(0.9995, 10) - 4.587) < 0.001);
+	assert_true(fabs(lca_stats_t_quantile(0.975, 30) - 2.042) < 0.001);
+	assert_true(fabs(lca_stats_t_cdf(0.0, 5) - 0.5) < 1e-12);
+	assert_true(isnan(lca_stats_t_quantile(1.5, 3)));
+	assert_true(isnan(lca_stats_t_quantile(0.5, 0)));
+}
+
+static void
+test_stats_edges(void **state)
+{
+	const double one[] = { 5.0 };
+	struct lca_stats s;
+
+	(void)state;
+	assert_int_equal(lca_stats_compute(one, 0, 0.999, &s), -EINVAL);
+	assert_int_equal(lca_stats_compute(one, 1, 1.0, &s), -EINVAL);
+	assert_int_equal(lca_stats_compute(one, 1, 0.999, &s), 0);
+	assert_true(s.mean == 5.0 && s.stdev == 0.0 && isnan(s.error));
+}
+
+static char *
+capture(void (*print)(FILE *, const void *), const void *arg)
+{
+	static char buf[4096];
+	FILE *f;
+
+	memset(buf, 0, sizeof(buf));
+	f = fmemopen(buf, sizeof(buf) - 1, "w");
+	assert_non_null(f);
+	print(f, arg);
+	fclose(f);
+	return buf;
+}
+
+static void
+print_seed_result(FILE *f, const void *arg)
+{
+	lca_jmh_result(f, "x.y", arg, "ops/s");
+}
+
+static void
+test_jmh_result_block(void **state)
+{
+	const double seed[] = { 2958575.238, 3412542.034, 4295999.523, 3869006.659 };
+	struct lca_stats s;
+	char *out;
+
+	(void)state;
+	lca_stats_compute(seed, 4, 0.999, &s);
+	out = capture(print_seed_result, &s);
+	assert_non_null(strstr(out, "Result \"x.y\":\n"));
+	assert_non_null(strstr(out, "  3634030.863 ±(99.9%) 3728431.08"));
+	assert_non_null(strstr(out, "(min, avg, max) = (2958575.238, 3634030.863, 4295999.523), "
+				    "stdev = 576978.837"));
+	assert_non_null(strstr(out, "CI (99.9%): [≈ 0, 7362461.94"));
+}
+
+static void
+print_table(FILE *f, const void *arg)
+{
+	static const char *const names[] = { "dispatcher", "throughPut" };
+
+	lca_jmh_table(f, names, 2, arg, 2);
+}
+
+static void
+test_jmh_table(void **state)
+{
+	struct lca_jmh_row rows[2] = {
+		{ .benchmark = "B.q", .params = { "affinity", "1" }, .mode = "thrpt",
+		  .stats = { .n = 4, .mean = 1234.5, .error = 10.25 }, .unit = "ops/s" },
+		{ .benchmark = "B.q", .params = { "shared", "50" }, .mode = "thrpt",
+		  .stats = { .n = 4, .mean = 99.0, .error = 1.0 }, .unit = "ops/s" },
+	};
+	char *out, *line2;
+
+	(void)state;
+	out = capture(print_table, rows);
+	assert_non_null(strstr(out, "Benchmark  (dispatcher)  (throughPut)   Mode  Cnt     Score    "
+				    "Error  Units\n"));
+	line2 = strchr(out, '\n') + 1;
+	assert_memory_equal(line2, "B.q            affinity             1  thrpt    4  1234.500 ± "
+				   "10.250  ops/s\n", 74);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cli_uint),
+		cmocka_unit_test(test_cli_seconds_and_split),
+		cmocka_unit_test(test_stats_match_jmh),
+		cmocka_unit_test(test_t_quantiles),
+		cmocka_unit_test(test_stats_edges),
+		cmocka_unit_test(test_jmh_result_block),
+		cmocka_unit_test(test_jmh_table),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
