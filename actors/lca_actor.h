@@ -111,7 +111,8 @@ struct lca_actor_stats {
 	uint64_t send_failures;   /**< Its own sends that failed, any cause. */
 	uint64_t rejected;        /**< Sends to it refused: mailbox full. */
 	uint64_t dropped_on_stop; /**< Pending messages freed when it stopped. */
-	uint64_t deferred;        /**< Arrivals from other lcores held: mailbox full. */
+	uint64_t deferred;        /**< Times a delivery from another lcore found the
+				   *   mailbox full and waited (nothing is dropped). */
 	uint64_t turns;           /**< Turns run. */
 	uint64_t handler_cycles;  /**< TSC cycles in its handler, over the timed turns. */
 	uint64_t timed_msgs;      /**< Messages of the timed turns (one turn in 16 is

@@ -188,22 +188,33 @@ channel_stage(unsigned int src_lcore, const struct lca_actor *a, struct lca_msg 
 	return 0;
 }
 
-/* Put a message into its actor's mailbox; -ENOBUFS when it is full. */
-static inline int
-deliver(struct lca_msg *m)
+/*
+ * Put the front run of @p msgs that goes to one actor into its mailbox with
+ * one ring operation and one wake.
+ * @return
+ *   How many were taken (delivered, or dropped for a stopped actor); 0 when
+ *   the mailbox was full.
+ */
+static inline unsigned int
+deliver_run(struct lca_msg **msgs, unsigned int n)
 {
-	struct lca_actor *a = actor_lookup(m->to);
+	lca_actor_id_t to = msgs[0]->to;
+	struct lca_actor *a = actor_lookup(to);
+	unsigned int run = 1, done;
 
+	while (run < n && msgs[run]->to == to)
+		run++;
 	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
-		drop_for_stopped(a, m);
-		return 0;
+		for (unsigned int i = 0; i < run; i++)
+			drop_for_stopped(a, msgs[i]);
+		return run;
 	}
-	if (unlikely(rte_ring_enqueue(a->mailbox, m) != 0)) {
+	done = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, run, NULL);
+	if (done > 0)
+		actor_wake(a);
+	if (unlikely(done < run))
 		a->deferred++;
-		return -ENOBUFS;
-	}
-	actor_wake(a);
-	return 0;
+	return done;
 }
 
 static unsigned int
@@ -219,11 +230,13 @@ drain(struct held *h, struct rte_ring *in)
 				return moved;
 		}
 		while (h->n > 0) {
-			if (deliver(h->msgs[h->head]) != 0)
-				return moved; /* its mailbox is full: try again next loop */
-			h->head++;
-			h->n--;
-			moved++;
+			unsigned int done = deliver_run(h->msgs + h->head, h->n);
+
+			h->head += done;
+			h->n -= done;
+			moved += done;
+			if (h->n > 0 && done == 0)
+				return moved; /* a mailbox is full: try again next loop */
 		}
 	}
 }
