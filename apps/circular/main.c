@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lca-circular: tonarino/actor's circular benchmark on lcactor, printed as
+ * criterion prints it (time and thrpt with their confidence intervals,
+ * outliers), plus the median and p99 of a round, the placement of every
+ * actor and the frequency report.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "circular.h"
+#include "lca_cli.h"
+#include "lca_criterion.h"
+#include "lca_eal.h"
+#include "lca_freq.h"
+#include "lca_freq_json.h"
+#include "lca_report.h"
+
+#define MAX_SIZES 16
+#define MAX_ACTORS 16384
+#define MAX_SAMPLES 1000000
+/* Bootstrap work is samples x resamples: keep it near a second. */
+#define BOOTSTRAP_WORK 50000000u
+#define MIN_RESAMPLES 1000u
+#define BOOTSTRAP_SEED 0x5EEDC1Cu
+#define ID_LEN 64
+
+struct app_conf {
+	unsigned int sizes[MAX_SIZES];
+	unsigned int n_sizes;
+	bool sizes_given;
+	uint32_t hops;
+	unsigned int warmup;
+	unsigned int samples;
+	enum lca_placement placement;
+	const char *json_path;
+	bool topology_only;
+};
+
+/* What one ring size measured. */
+struct size_result {
+	unsigned int actors;
+	char id[ID_LEN];
+	struct circ_outcome out;
+	double *ns;
+	struct lca_crit_summary sum;
+	struct lca_freq_report freq;
+	bool freq_ok;
+};
+
+static void
+usage(const char *prog)
+{
+	printf("Usage: %s [EAL args] -- [options]\n"
+	       "tonarino/actor's circular benchmark on lcactor, reported as criterion does:\n"
+	       "N actors in a ring; HOPS is sent to the first, each forwards n - 1 to the\n"
+	       "next; a round ends at 0. One message in flight: the cost of a hop.\n"
+	       "  --actors LIST     ring sizes (default 1,2,3,lcores-1,lcores,50;\n"
+	       "                    duplicates and values < 1 are dropped)\n"
+	       "  --samples N       measured rounds per ring size (default 100)\n"
+	       "  --warmup N        warm-up rounds per ring size (default 50)\n"
+	       "  --hops N          hops per round (default 1000)\n"
+	       "  --placement P     round-robin (default: hops cross lcores), pack (all on\n"
+	       "                    one lcore: the same-lcore cost), pairs-local\n"
+	       "  --json FILE       write every figure as JSON\n"
+	       "  --topology        print the lcores' topology and exit\n"
+	       "  --help            this text\n",
+	       prog);
+}
+
+static int
+bad_value(const char *opt, const char *value)
+{
+	fprintf(stderr, "lca-circular: bad value '%s' for --%s\n", value, opt);
+	return -EINVAL;
+}
+
+static int
+parse_sizes(struct app_conf *c, char *text)
+{
+	char *items[MAX_SIZES];
+	int k = lca_cli_split(text, items, MAX_SIZES);
+
+	if (k < 0)
+		return -EINVAL;
+	for (int i = 0; i < k; i++) {
+		uint64_t v;
+
+		if (lca_cli_uint(items[i], 1, MAX_ACTORS, &v) < 0)
+			return bad_value("actors", items[i]);
+		c->sizes[i] = (unsigned int)v;
+	}
+	c->n_sizes = (unsigned int)k;
+	c->sizes_given = true;
+	return 0;
+}
+
+static int
+parse_option(struct app_conf *c, const char *name, char *val)
+{
+	char copy[256];
+	uint64_t v;
+
+	snprintf(copy, sizeof(copy), "%s", val);
+	if (strcmp(name, "actors") == 0)
+		return parse_sizes(c, val) < 0 ? bad_value(name, copy) : 0;
+	if (strcmp(name, "samples") == 0) {
+		if (lca_cli_uint(val, 2, MAX_SAMPLES, &v) < 0)
+			return bad_value(name, val);
+		c->samples = (unsigned int)v;
+	} else if (strcmp(name, "warmup") == 0) {
+		if (lca_cli_uint(val, 0, MAX_SAMPLES, &v) < 0)
+			return bad_value(name, val);
+		c->warmup = (unsigned int)v;
+	} else if (strcmp(name, "hops") == 0) {
+		if (lca_cli_uint(val, 1, 1000000000, &v) < 0)
+			return bad_value(name, val);
+		c->hops = (uint32_t)v;
+	} else if (strcmp(name, "placement") == 0) {
+		if (lca_placement_parse(val, &c->placement) < 0)
+			return bad_value(name, val);
+	} else if (strcmp(name, "json") == 0) {
+		c->json_path = val;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct app_conf *c)
+{
+	static const struct option opts[] = {
+		{ "actors", required_argument, NULL, 0 },
+		{ "samples", required_argument, NULL, 0 },
+		{ "warmup", required_argument, NULL, 0 },
+		{ "hops", required_argument, NULL, 0 },
+		{ "placement", required_argument, NULL, 0 },
+		{ "json", required_argument, NULL, 0 },
+		{ "topology", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, idx;
+
+	*c = (struct app_conf){
+		.hops = 1000, .warmup = 50, .samples = 100, .placement = LCA_PLACE_ROUND_ROBIN,
+	};
+	optind = 1;
+	opterr = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, &idx)) != -1) {
+		switch (opt) {
+		case 0:
+			if (parse_option(c, opts[idx].name, optarg) < 0)
+				return -EINVAL;
+			break;
+		case 'T':
+			c->topology_only = true;
+			break;
+		case 'h':
+			usage(argv[0]);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "lca-circular: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The ring sizes to run, duplicates and values < 1 dropped; says which. */
+static void
+plan_sizes(struct app_conf *c)
+{
+	unsigned int lcores = rte_lcore_count(), in[MAX_SIZES], n_in, kept = 0, dropped = 0;
+	const char *names[MAX_SIZES] = { NULL };
+
+	if (c->sizes_given) {
+		n_in = c->n_sizes;
+		memcpy(in, c->sizes, sizeof(in[0]) * n_in);
+	} else {
+		const unsigned int def[] = { 1, 2, 3, lcores - 1, lcores, 50 };
+
+		n_in = RTE_DIM(def);
+		memcpy(in, def, sizeof(def));
+		names[3] = "lcores - 1";
+		names[4] = "lcores";
+	}
+	printf("# ring sizes%s: ", c->sizes_given ? " given" : "");
+	for (unsigned int i = 0; i < n_in; i++)
+		printf("%s%s%s%u", i ? ", " : "", names[i] ? names[i] : "", names[i] ? " = " : "",
+		       in[i]);
+	for (unsigned int i = 0; i < n_in; i++) {
+		bool dup = false;
+
+		for (unsigned int j = 0; j < kept; j++)
+			dup |= c->sizes[j] == in[i];
+		if (in[i] >= 1 && !dup) {
+			c->sizes[kept++] = in[i];
+			continue;
+		}
+		printf("%s%u (%s%s%s)", dropped++ ? ", " : "; dropped: ", in[i],
+		       names[i] ? names[i] : "", names[i] ? ", " : "",
+		       dup ? "a duplicate" : "less than 1");
+	}
+	c->n_sizes = kept;
+	printf("\n# run: ");
+	for (unsigned int i = 0; i < kept; i++)
+		printf("%s%u", i ? ", " : "", c->sizes[i]);
+	printf(" actors\n");
+}
+
+/* criterion's 100,000 resamples, fewer when there are many samples. */
+static unsigned int
+resamples(const struct app_conf *c)
+{
+	return RTE_MAX(MIN_RESAMPLES, RTE_MIN(LCA_CRIT_RESAMPLES, BOOTSTRAP_WORK / c->samples));
+}
+
+static void
+print_header(const struct app_conf *c)
+{
+	printf("# lca-circular: N actors in a ring; %" PRIu32 " is sent to the first, each actor "
+	       "forwards n - 1 to the next, a round ends at 0 (one message in flight).\n",
+	       c->hops);
+	printf("# Method: the lcore loops keep running across rounds. The actor that gets 0 "
+	       "reads the TSC, records the\n#   round and sends the next %" PRIu32 " to the "
+	       "first actor itself (same envelope). A round is timed with\n#   rte_rdtsc from "
+	       "its start send to the arrival of 0: %" PRIu64 " deliveries, counted as %" PRIu32
+	       " elements (hops).\n",
+	       c->hops, (uint64_t)c->hops + 1, c->hops);
+	printf("# Per ring size: %u warm-up rounds (one launch of the loops); then, under the "
+	       "frequency monitor, a second\n#   launch: 1 round not counted (it includes the "
+	       "launch of the lcores) and %u measured rounds.\n",
+	       c->warmup, c->samples);
+	printf("# time: [low estimate high] = %.0f%% bootstrap confidence interval of the mean "
+	       "(%u resamples), estimate = mean;\n#   thrpt = %" PRIu32 " elements / time; "
+	       "outliers by Tukey's fences, as criterion.\n",
+	       LCA_CRIT_CONFIDENCE * 100, resamples(c), c->hops);
+	printf("# Placement: %s\n", lca_placement_name(c->placement));
+}
+
+static void
+on_phase(int measured_done, void *arg)
+{
+	struct size_result *r = arg;
+
+	if (!measured_done) {
+		struct lca_freq_conf fc;
+
+		lca_freq_conf_init(&fc);
+		r->freq_ok = lca_freq_monitor_start(&fc) == 0;
+	} else if (r->freq_ok) {
+		r->freq_ok = lca_freq_monitor_stop(&r->freq) == 0;
+	}
+}
+
+static void
+print_placement(const struct size_result *r, enum lca_placement p)
+{
+	unsigned int lcore_id;
+
+	printf("%24splacement (%s):", "", lca_placement_name(p));
+	RTE_LCORE_FOREACH(lcore_id) {
+		unsigned int count = 0, shown = 0;
+
+		for (unsigned int i = 0; i < r->actors; i++)
+			count += r->out.lcore_of[i] == lcore_id;
+		if (count == 0)
+			continue;
+		printf(" lcore %u:", lcore_id);
+		for (unsigned int i = 0; i < r->actors; i++) {
+			if (r->out.lcore_of[i] != lcore_id)
+				continue;
+			if (shown++ < 16)
+				printf(" %u", i);
+		}
+		printf("%s (%u);", shown > 16 ? " ..." : "", count);
+	}
+	printf(" %u of %u ring links cross lcores\n", r->out.cross_links, r->actors);
+}
+
+static void
+print_result(const struct app_conf *c, const struct size_result *r)
+{
+	char med[32], p99[32], hop[32];
+
+	lca_crit_print(stdout, r->id, &r->sum, c->hops);
+	lca_crit_format_time(r->sum.median, med, sizeof(med));
+	lca_crit_format_time(r->sum.p99, p99, sizeof(p99));
+	lca_crit_format_time(r->sum.median / c->hops, hop, sizeof(hop));
+	printf("%24smedian: [%s]  p99: [%s]  (a round of %" PRIu32 " hops; median per hop "
+	       "%s)\n", "", med, p99, c->hops, hop);
+	print_placement(r, c->placement);
+}
+
+static json_t *
+result_json(const struct app_conf *c, const struct size_result *r)
+{
+	json_t *samples = json_array(), *place = json_array();
+
+	for (unsigned int i = 0; i < c->samples; i++)
+		json_array_append_new(samples, json_real(r->ns[i]));
+	for (unsigned int i = 0; i < r->actors; i++)
+		json_array_append_new(place, json_integer(r->out.lcore_of[i]));
+	const struct lca_crit_summary *m = &r->sum;
+	json_t *time, *thrpt, *outliers;
+
+	time = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "mean", m->mean,
+			 "ci_low", m->ci_low, "ci_high", m->ci_high, "confidence", m->confidence,
+			 "stdev", m->stdev, "min", m->min, "median", m->median, "p99", m->p99,
+			 "max", m->max, "per_hop_median", m->median / c->hops);
+	thrpt = json_pack("{s:f, s:f, s:f}", "mean", c->hops * 1e9 / m->mean, "low",
+			  c->hops * 1e9 / m->ci_high, "high", c->hops * 1e9 / m->ci_low);
+	outliers = json_pack("{s:i, s:i, s:i, s:i}", "low_severe", (int)m->low_severe,
+			     "low_mild", (int)m->low_mild, "high_mild", (int)m->high_mild,
+			     "high_severe", (int)m->high_severe);
+	return json_pack("{s:s, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:I, s:I, s:I}", "id", r->id,
+			 "actors", (int)r->actors, "lcore_of_actor", place, "cross_lcore_links",
+			 (int)r->out.cross_links, "time_ns", time, "thrpt_elem_per_s", thrpt,
+			 "outliers", outliers, "samples_ns", samples, "rounds",
+			 (json_int_t)r->out.rounds, "handled", (json_int_t)r->out.handled,
+			 "expected", (json_int_t)r->out.expected);
+}
+
+static int
+run_size(const struct app_conf *c, struct size_result *r)
+{
+	struct circ_conf cc = {
+		.actors = r->actors, .hops = c->hops, .warmup = c->warmup,
+		.samples = c->samples, .placement = c->placement,
+	};
+	double ns_per_cycle = 1e9 / (double)rte_get_tsc_hz();
+	int ret;
+
+	snprintf(r->id, sizeof(r->id), "circular/circular (%u actor%s)", r->actors,
+		 r->actors == 1 ? "" : "s");
+	r->out.cycles = calloc(c->samples, sizeof(uint64_t));
+	r->out.lcore_of = calloc(r->actors, sizeof(unsigned int));
+	r->ns = calloc(c->samples, sizeof(double));
+	if (r->out.cycles == NULL || r->out.lcore_of == NULL || r->ns == NULL)
+		return -ENOMEM;
+	ret = circ_run(&cc, on_phase, r, &r->out);
+	if (ret < 0)
+		return ret;
+	for (unsigned int i = 0; i < c->samples; i++)
+		r->ns[i] = (double)r->out.cycles[i] * ns_per_cycle;
+	ret = lca_crit_summarize(r->ns, c->samples, LCA_CRIT_CONFIDENCE, resamples(c),
+				 BOOTSTRAP_SEED, &r->sum);
+	if (ret == 0)
+		print_result(c, r);
+	return ret;
+}
+
+static void
+print_summary(const struct app_conf *c, const struct size_result *res, unsigned int n)
+{
+	printf("\n%-8s %-12s %11s %12s %12s %12s %12s %14s\n", "actors", "placement",
+	       "cross links", "mean", "median", "p99", "per hop", "thrpt");
+	for (unsigned int i = 0; i < n; i++) {
+		const struct size_result *r = &res[i];
+		char mean[32], med[32], p99[32], hop[32], thr[32];
+
+		lca_crit_format_time(r->sum.mean, mean, sizeof(mean));
+		lca_crit_format_time(r->sum.median, med, sizeof(med));
+		lca_crit_format_time(r->sum.p99, p99, sizeof(p99));
+		lca_crit_format_time(r->sum.median / c->hops, hop, sizeof(hop));
+		lca_crit_format_thrpt(c->hops, r->sum.mean, thr, sizeof(thr));
+		printf("%-8u %-12s %5u of %-3u %12s %12s %12s %12s %14s\n", r->actors,
+		       lca_placement_name(c->placement), r->out.cross_links, r->actors, mean, med,
+		       p99, hop, thr);
+	}
+}
+
+static void
+print_freq(struct size_result *res, unsigned int n, json_t *jres)
+{
+	static struct lca_freq_report all;
+	bool any = false;
+
+	printf("\nFrequency during the measured rounds:\n");
+	memset(&all, 0, sizeof(all));
+	for (unsigned int i = 0; i < n; i++) {
+		printf("  %u actors: %s%s%s\n", res[i].actors,
+		       res[i].freq_ok ? lca_freq_verdict_name(res[i].freq.verdict) :
+					"no report (the monitor could not run)",
+		       res[i].freq_ok && res[i].freq.reason[0] ? ": " : "",
+		       res[i].freq_ok ? res[i].freq.reason : "");
+		if (!res[i].freq_ok)
+			continue;
+		json_object_set_new(json_array_get(jres, i), "frequency",
+				    lca_freq_report_json(&res[i].freq));
+		any |= lca_freq_report_merge(&all, &res[i].freq) == 0;
+	}
+	if (any) {
+		printf("All measured rounds together:\n");
+		lca_freq_report_print(stdout, &all);
+	}
+}
+
+static int
+run_all(struct app_conf *c)
+{
+	static struct size_result res[MAX_SIZES];
+	json_t *root, *jres = json_array(), *jsizes = json_array();
+	unsigned int done = 0;
+	int ret = 0;
+
+	lca_report_machine(stdout);
+	print_header(c);
+	plan_sizes(c);
+	printf("\n");
+	for (unsigned int i = 0; i < c->n_sizes && ret == 0; i++) {
+		res[i] = (struct size_result){ .actors = c->sizes[i] };
+		ret = run_size(c, &res[i]);
+		if (ret == 0) {
+			json_array_append_new(jres, result_json(c, &res[i]));
+			json_array_append_new(jsizes, json_integer(c->sizes[i]));
+			done++;
+		}
+	}
+	if (ret == 0) {
+		print_summary(c, res, done);
+		print_freq(res, done, jres);
+	}
+	root = json_pack("{s:s, s:o, s:{s:I, s:i, s:i, s:s, s:o, s:s}, s:o}", "benchmark",
+			 "circular", "machine", lca_report_machine_json(), "conf", "hops",
+			 (json_int_t)c->hops, "samples", (int)c->samples, "warmup", (int)c->warmup,
+			 "placement", lca_placement_name(c->placement), "actors", jsizes, "method",
+			 "loops keep running; the actor that gets 0 starts the next round; "
+			 "first round after each launch not counted",
+			 "results", jres);
+	if (ret == 0 && c->json_path != NULL && lca_report_write_json(c->json_path, root) < 0)
+		ret = -EIO;
+	json_decref(root);
+	for (unsigned int i = 0; i < c->n_sizes; i++) {
+		free(res[i].out.cycles);
+		free(res[i].out.lcore_of);
+		free(res[i].ns);
+	}
+	return ret;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct app_conf conf;
+	int app_argc, ret;
+	char **app_argv;
+
+	ret = lca_eal_init(argc, argv, &app_argc, &app_argv);
+	if (ret < 0)
+		return 1;
+	if (parse_args(app_argc, app_argv, &conf) < 0) {
+		fprintf(stderr, "Try '%s -- --help'.\n", app_argv[0]);
+		lca_eal_cleanup();
+		return LCA_EXIT_USAGE;
+	}
+	if (conf.topology_only) {
+		ret = lca_topo_print_eal(stdout);
+		lca_eal_cleanup();
+		return ret < 0 ? 1 : 0;
+	}
+	ret = run_all(&conf);
+	lca_eal_cleanup();
+	if (ret == -EINTR)
+		fprintf(stderr, "lca-circular: interrupted\n");
+	else if (ret < 0)
+		fprintf(stderr, "lca-circular: failed: %s\n", strerror(-ret));
+	return ret == 0 ? 0 : 1;
+}

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lca-pinghops: Akka's random ping with hops (the "local" case), printed as
+ * the published run is: one line per run, then the average; then the
+ * message accounting of every run, the placement and the frequency report.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "lca_cli.h"
+#include "lca_eal.h"
+#include "lca_freq.h"
+#include "lca_freq_json.h"
+#include "lca_report.h"
+#include "pinghops.h"
+
+#define MAX_WORKERS 1024
+#define MAX_RUNS 1000
+
+struct app_conf {
+	struct ph_conf ph;
+	const char *json_path;
+	bool topology_only;
+};
+
+static void
+usage(const char *prog)
+{
+	printf("Usage: %s [EAL args] -- [options]\n"
+	       "Akka's random ping with hops on lcactor: a master spreads pings over the\n"
+	       "workers; a worker sends a ping with hops > 0 on, hops - 1, to a random\n"
+	       "worker; at 0 it tells the master. A run ends when the master heard of all.\n"
+	       "  --workers N      workers (default 8)\n"
+	       "  --pings N        initial pings (default 10000)\n"
+	       "  --hops N         hops of each ping (default 100)\n"
+	       "  --runs N         repetitions (default 5)\n"
+	       "  --seed N         seed of the workers' random streams (default 1)\n"
+	       "  --throughput N   messages an actor handles per turn (default 64)\n"
+	       "  --placement P    round-robin (default), pack, pairs-local\n"
+	       "  --json FILE      write every figure as JSON\n"
+	       "  --topology       print the lcores' topology and exit\n"
+	       "  --help           this text\n",
+	       prog);
+}
+
+static int
+parse_option(struct app_conf *c, const char *name, const char *val)
+{
+	uint64_t v;
+	int ret = 0;
+
+	if (strcmp(name, "workers") == 0) {
+		ret = lca_cli_uint(val, 1, MAX_WORKERS, &v);
+		c->ph.workers = (unsigned int)v;
+	} else if (strcmp(name, "pings") == 0) {
+		ret = lca_cli_uint(val, 1, 1000000, &v);
+		c->ph.pings = (uint32_t)v;
+	} else if (strcmp(name, "hops") == 0) {
+		ret = lca_cli_uint(val, 0, 100000000, &v);
+		c->ph.hops = (uint32_t)v;
+	} else if (strcmp(name, "runs") == 0) {
+		ret = lca_cli_uint(val, 1, MAX_RUNS, &v);
+		c->ph.runs = (unsigned int)v;
+	} else if (strcmp(name, "seed") == 0) {
+		ret = lca_cli_uint(val, 0, UINT64_MAX, &c->ph.seed);
+	} else if (strcmp(name, "throughput") == 0) {
+		ret = lca_cli_uint(val, 1, 1024, &v);
+		c->ph.throughput = (unsigned int)v;
+	} else if (strcmp(name, "placement") == 0) {
+		ret = lca_placement_parse(val, &c->ph.placement);
+	} else if (strcmp(name, "json") == 0) {
+		c->json_path = val;
+	} else {
+		return -EINVAL;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "lca-pinghops: bad value '%s' for --%s\n", val, name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct app_conf *c)
+{
+	static const struct option opts[] = {
+		{ "workers", required_argument, NULL, 0 },
+		{ "pings", required_argument, NULL, 0 },
+		{ "hops", required_argument, NULL, 0 },
+		{ "runs", required_argument, NULL, 0 },
+		{ "seed", required_argument, NULL, 0 },
+		{ "throughput", required_argument, NULL, 0 },
+		{ "placement", required_argument, NULL, 0 },
+		{ "json", required_argument, NULL, 0 },
+		{ "topology", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, idx;
+
+	*c = (struct app_conf){
+		.ph = { .workers = 8, .pings = 10000, .hops = 100, .runs = 5, .seed = 1,
+			.throughput = 64, .placement = LCA_PLACE_ROUND_ROBIN },
+	};
+	optind = 1;
+	opterr = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, &idx)) != -1) {
+		switch (opt) {
+		case 0:
+			if (parse_option(c, opts[idx].name, optarg) < 0)
+				return -EINVAL;
+			break;
+		case 'T':
+			c->topology_only = true;
+			break;
+		case 'h':
+			usage(argv[0]);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "lca-pinghops: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The date as the published run shows it (Java's Date.toString()). */
+static void
+print_date(const char *label)
+{
+	char buf[64];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(buf, sizeof(buf), "%a %b %d %H:%M:%S %Z %Y", &tm);
+	printf("%s%s\n", label, buf);
+}
+
+static void
+print_header(const struct ph_conf *c)
+{
+	printf("# lca-pinghops: Akka's random ping with hops, local. The master is an actor; it "
+	       "sends the initial pings\n#   spread over the workers (%u a turn at most), "
+	       "each worker picks the next worker with its own\n#   xorshift64* stream seeded "
+	       "from --seed %" PRIu64 " (the streams are reproducible, their interleaving "
+	       "is not).\n",
+	       PH_START_BATCH, c->seed);
+	printf("# Time of a run: TSC on the master's lcore from its start message to the last "
+	       "report (launching the lcores\n#   is not in it). Throughput %u messages per "
+	       "actor turn; placement %s.\n\n",
+	       c->throughput, lca_placement_name(c->placement));
+	printf("Parameters\nNumber of actors / workers: %u\nNumber of initial messages: %" PRIu32
+	       "\nNumber of hops: %" PRIu32 "\nRepetitions: %u\n\nLocal:\n\n",
+	       c->workers, c->pings, c->hops, c->runs);
+}
+
+static void
+print_accounting(const struct ph_conf *c, const struct ph_run *runs, unsigned int n)
+{
+	printf("\nMessage accounting, checked exactly in every run (handled counters of the "
+	       "runtime):\n"
+	       "  workers = pings x (hops + 1) = %" PRIu64 " x %" PRIu64 " = %" PRIu64
+	       ", + flushes (tokens a worker sends itself\n"
+	       "            to send again what a full channel refused)\n"
+	       "  master  = pings (reports) + 1 (start) + continues (its turns spreading the "
+	       "initial pings)\n"
+	       "  refusals (-ENOBUFS) counted by the runtime = those the actors saw and kept "
+	       "for later (nothing dropped);\n"
+	       "  no other send failure\n",
+	       (uint64_t)c->pings, (uint64_t)c->hops + 1,
+	       (uint64_t)c->pings * ((uint64_t)c->hops + 1));
+	printf("%4s %14s %14s %10s %10s %9s %8s %8s %9s %6s\n", "run", "worker handled",
+	       "expected", "master", "expected", "refusals", "flushes", "master", "continues",
+	       "check");
+	printf("%4s %14s %14s %10s %10s %9s %8s %8s %9s %6s\n", "", "", "", "handled", "", "",
+	       "", "refusals", "", "");
+	for (unsigned int i = 0; i < n; i++)
+		printf("%4u %14" PRIu64 " %14" PRIu64 " %10" PRIu64 " %10" PRIu64 " %9" PRIu64
+		       " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 " %6s\n",
+		       i + 1, runs[i].worker_handled, runs[i].worker_expected,
+		       runs[i].master_handled, runs[i].master_expected, runs[i].worker_refused,
+		       runs[i].flushes, runs[i].master_refused, runs[i].continues, "ok");
+}
+
+/* The lcore's CPU, from its cpuset (rte_lcore_to_cpu_id() is a core id). */
+static int
+lcore_cpu(unsigned int lcore)
+{
+	rte_cpuset_t set = rte_lcore_cpuset(lcore);
+
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			return c;
+	return -1;
+}
+
+static json_t *
+print_placement(const struct ph_bench *b, const struct ph_conf *c)
+{
+	struct ph_place p[MAX_WORKERS + 1];
+	unsigned int n = ph_bench_placement(b, p, RTE_DIM(p));
+	json_t *arr = json_array();
+
+	printf("\nPlacement (%s):\n%-6s %-10s %5s %4s\n", lca_placement_name(c->placement),
+	       "actor", "role", "lcore", "cpu");
+	for (unsigned int i = 0; i < n; i++) {
+		char role[16];
+
+		if (p[i].master)
+			snprintf(role, sizeof(role), "master");
+		else
+			snprintf(role, sizeof(role), "worker %u", p[i].index);
+		printf("%-6u %-10s %5u %4d\n", p[i].id, role, p[i].lcore, lcore_cpu(p[i].lcore));
+		json_array_append_new(arr, json_pack("{s:i, s:s, s:i, s:i}", "actor", (int)p[i].id,
+						     "role", role, "lcore", (int)p[i].lcore, "cpu",
+						     lcore_cpu(p[i].lcore)));
+	}
+	return arr;
+}
+
+static json_t *
+runs_json(const struct ph_run *runs, unsigned int n)
+{
+	json_t *arr = json_array();
+	double ns_per_cycle = 1e9 / (double)rte_get_tsc_hz();
+
+	for (unsigned int i = 0; i < n; i++)
+		json_array_append_new(arr, json_pack("{s:i, s:f, s:I, s:I, s:I, s:I, s:I, s:I, "
+						     "s:I, s:I}",
+						     "run", (int)i + 1, "ms",
+						     (double)runs[i].cycles * ns_per_cycle / 1e6,
+						     "worker_handled",
+						     (json_int_t)runs[i].worker_handled,
+						     "worker_expected",
+						     (json_int_t)runs[i].worker_expected,
+						     "master_handled",
+						     (json_int_t)runs[i].master_handled,
+						     "master_expected",
+						     (json_int_t)runs[i].master_expected,
+						     "worker_refused",
+						     (json_int_t)runs[i].worker_refused,
+						     "flushes", (json_int_t)runs[i].flushes,
+						     "master_refused",
+						     (json_int_t)runs[i].master_refused,
+						     "continues", (json_int_t)runs[i].continues));
+	return arr;
+}
+
+static int
+run_all(const struct app_conf *c)
+{
+	static struct lca_freq_report freq;
+	static struct ph_run runs[MAX_RUNS];
+	const struct ph_conf *pc = &c->ph;
+	struct lca_freq_conf fconf;
+	struct ph_bench *b;
+	double total_ms = 0;
+	unsigned int done = 0;
+	bool freq_ok;
+	json_t *root;
+	int ret;
+
+	lca_report_machine(stdout);
+	print_header(pc);
+	ret = ph_bench_create(pc, &b);
+	if (ret < 0)
+		return ret;
+	print_date("Start pinging around: ");
+	lca_freq_conf_init(&fconf);
+	freq_ok = lca_freq_monitor_start(&fconf) == 0;
+	for (unsigned int i = 0; i < pc->runs && ret == 0; i++) {
+		double ms;
+
+		printf("Master start run #%u\n", i + 1);
+		fflush(stdout);
+		ret = ph_bench_run(b, i, &runs[i]);
+		if (ret < 0)
+			break;
+		ms = (double)runs[i].cycles * 1e3 / (double)rte_get_tsc_hz();
+		total_ms += ms;
+		done++;
+		printf("Run #%u ended! Time = %.3fms\n", i + 1, ms);
+	}
+	if (freq_ok)
+		freq_ok = lca_freq_monitor_stop(&freq) == 0;
+	if (ret < 0) {
+		ph_bench_destroy(b);
+		return ret;
+	}
+	printf("Repetitions reached. Broadcasting shutdown...\n");
+	print_date("End: ");
+	printf("Average execution time = %.4f ms\n", total_ms / done);
+
+	print_accounting(pc, runs, done);
+	root = json_pack("{s:s, s:o, s:{s:i, s:I, s:I, s:i, s:I, s:i, s:s}, s:o, s:f}",
+			 "benchmark", "pinghops", "machine", lca_report_machine_json(), "conf",
+			 "workers", (int)pc->workers, "pings", (json_int_t)pc->pings, "hops",
+			 (json_int_t)pc->hops, "runs", (int)pc->runs, "seed", (json_int_t)pc->seed,
+			 "throughput", (int)pc->throughput, "placement",
+			 lca_placement_name(pc->placement), "runs", runs_json(runs, done),
+			 "average_ms", total_ms / done);
+	json_object_set_new(root, "placement", print_placement(b, pc));
+	printf("\n");
+	lca_report_actors(stdout);
+	printf("\n");
+	lca_report_lcores(stdout);
+	json_object_set_new(root, "lcores", lca_report_lcores_json());
+	printf("\n");
+	lca_report_send_errors(stdout);
+	printf("\nFrequency during the runs:\n");
+	if (freq_ok) {
+		lca_freq_report_print(stdout, &freq);
+		json_object_set_new(root, "frequency", lca_freq_report_json(&freq));
+	} else {
+		printf("no report (the monitor could not run)\n");
+	}
+	ph_bench_destroy(b);
+	if (c->json_path != NULL && lca_report_write_json(c->json_path, root) < 0)
+		ret = -EIO;
+	json_decref(root);
+	return ret;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct app_conf conf;
+	int app_argc, ret;
+	char **app_argv;
+
+	ret = lca_eal_init(argc, argv, &app_argc, &app_argv);
+	if (ret < 0)
+		return 1;
+	if (parse_args(app_argc, app_argv, &conf) < 0) {
+		fprintf(stderr, "Try '%s -- --help'.\n", app_argv[0]);
+		lca_eal_cleanup();
+		return LCA_EXIT_USAGE;
+	}
+	if (conf.topology_only) {
+		ret = lca_topo_print_eal(stdout);
+		lca_eal_cleanup();
+		return ret < 0 ? 1 : 0;
+	}
+	ret = run_all(&conf);
+	lca_eal_cleanup();
+	if (ret == -EINTR)
+		fprintf(stderr, "lca-pinghops: interrupted\n");
+	else if (ret < 0)
+		fprintf(stderr, "lca-pinghops: failed: %s\n", strerror(-ret));
+	return ret == 0 ? 0 : 1;
+}

@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The master and the workers, and one run.
+ *
+ * Nothing is lost: a send that finds a full mailbox or channel (-ENOBUFS)
+ * is retried later, never dropped. The master sends the initial pings in
+ * batches of PH_START_BATCH a turn and, when a send is refused, frees that
+ * envelope and sends the same ping again on its next turn (a "continue"
+ * message to itself keeps it scheduled, and the lcore's loop flushes the
+ * channels in between). A worker whose forward is refused keeps the ping
+ * in a backlog (a list threaded through the envelopes' ptr) and sends
+ * itself one "flush" token; handling the token, it sends the backlog in
+ * order until a send is refused again, and sends the token to itself again
+ * while a backlog remains. Mailboxes hold every ping, so a send to itself
+ * cannot be refused; any other failure stops the run and fails it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+
+#include "pinghops.h"
+
+#define MSG_START 1
+#define MSG_CONTINUE 2
+#define MSG_PING 3
+#define MSG_DONE 4
+#define MSG_FLUSH 5
+
+#define MIN_MAILBOX 16384u
+#define RUN_TIMEOUT_BASE_MS 30000
+
+struct ping {
+	uint32_t hops;
+	lca_actor_id_t to; /* in a backlog: where it goes */
+};
+
+struct worker {
+	uint64_t rng;
+	struct lca_msg *backlog_head; /* refused sends, oldest first */
+	struct lca_msg *backlog_tail;
+	struct lca_msg *token;        /* the flush token, while one is out */
+	uint64_t refused;             /* sends refused with -ENOBUFS */
+	uint64_t flushes;             /* flush tokens sent to itself */
+};
+
+struct master {
+	uint64_t start_tsc;
+	uint64_t end_tsc;
+	uint32_t to_send;     /* initial pings still to send */
+	uint32_t next_worker; /* who gets the next initial ping */
+	uint32_t done;        /* pings heard of */
+	uint64_t continues;
+	uint64_t refused;     /* initial pings refused with -ENOBUFS (sent again) */
+};
+
+struct ph_bench {
+	struct ph_conf conf;
+	lca_actor_id_t master;
+	lca_actor_id_t *workers;
+	bool runtime_up;
+};
+
+/* Read by every handler; written only while the loops are stopped. */
+static const lca_actor_id_t *g_workers;
+static lca_actor_id_t g_master;
+static unsigned int g_n_workers;
+static uint32_t g_pings;
+static uint32_t g_hops;
+static int g_failure; /* atomic: first failed send that was not -ENOBUFS */
+
+static void
+run_failed(int err)
+{
+	int zero = 0;
+
+	__atomic_compare_exchange_n(&g_failure, &zero, err, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+	lca_runtime_stop();
+}
+
+static inline uint64_t
+rng_next(uint64_t *s)
+{
+	/* xorshift64*: fast, and plenty for picking one of a few workers. */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1Dull;
+}
+
+static uint64_t
+splitmix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+/* --- workers ------------------------------------------------------------- */
+
+/* Keep a refused ping; make sure a flush token is on its way. */
+static void
+defer(struct worker *w, lca_actor_id_t self, lca_actor_id_t to, struct lca_msg *msg)
+{
+	((struct ping *)msg->data)->to = to;
+	lca_msg_keep(msg);
+	msg->ptr = NULL;
+	if (w->backlog_tail != NULL)
+		w->backlog_tail->ptr = msg;
+	else
+		w->backlog_head = msg;
+	w->backlog_tail = msg;
+	if (w->token != NULL)
+		return;
+	if (lca_msg_alloc(&w->token) < 0) {
+		run_failed(-ENOMEM);
+		return;
+	}
+	w->token->type = MSG_FLUSH;
+	w->flushes++;
+	if (lca_send(self, w->token) != 0)
+		run_failed(-EIO);
+}
+
+static inline void
+send_or_defer(struct worker *w, lca_actor_id_t self, lca_actor_id_t to, struct lca_msg *msg)
+{
+	int ret = lca_send(to, msg);
+
+	if (likely(ret == 0))
+		return;
+	w->refused += ret == -ENOBUFS;
+	if (ret == -ENOBUFS)
+		defer(w, self, to, msg);
+	else
+		run_failed(ret);
+}
+
+/* The flush token: send the backlog until a send is refused. */
+static void
+flush(struct worker *w, lca_actor_id_t self, struct lca_msg *token)
+{
+	while (w->backlog_head != NULL) {
+		struct lca_msg *m = w->backlog_head;
+		struct lca_msg *next = m->ptr;
+		int ret = lca_send(((struct ping *)m->data)->to, m);
+
+		if (ret == -ENOBUFS) {
+			w->refused++;
+			w->flushes++;
+			if (lca_send(self, token) != 0)
+				run_failed(-EIO);
+			return; /* the token goes round again */
+		}
+		if (ret != 0) {
+			run_failed(ret);
+			return;
+		}
+		w->backlog_head = next;
+	}
+	w->backlog_tail = NULL;
+	w->token = NULL; /* the runtime frees it */
+}
+
+static void
+worker_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct worker *w = state;
+	struct ping *p = (struct ping *)msg->data;
+	lca_actor_id_t to;
+
+	if (unlikely(msg->type == MSG_FLUSH)) {
+		flush(w, self, msg);
+		return;
+	}
+	if (p->hops == 0) {
+		msg->type = MSG_DONE;
+		to = g_master;
+	} else {
+		p->hops--;
+		to = g_workers[((rng_next(&w->rng) >> 32) * g_n_workers) >> 32];
+	}
+	send_or_defer(w, self, to, msg);
+}
+
+/* --- master ---------------------------------------------------------------- */
+
+/* Send up to PH_START_BATCH initial pings; if any are left, come back later. */
+static void
+spread(struct master *m, lca_actor_id_t self, struct lca_msg *msg)
+{
+	for (unsigned int batch = 0; m->to_send > 0 && batch < PH_START_BATCH; batch++) {
+		struct lca_msg *ping;
+		int ret = lca_msg_alloc(&ping);
+
+		if (ret < 0) {
+			run_failed(ret);
+			return;
+		}
+		ping->type = MSG_PING;
+		ping->len = sizeof(struct ping);
+		((struct ping *)ping->data)->hops = g_hops;
+		ret = lca_send(g_workers[m->next_worker], ping);
+		if (ret < 0) {
+			lca_msg_free(ping);
+			if (ret != -ENOBUFS) {
+				run_failed(ret);
+				return;
+			}
+			m->refused++;
+			break; /* the same ping to the same worker, next turn */
+		}
+		m->next_worker = m->next_worker + 1 == g_n_workers ? 0 : m->next_worker + 1;
+		m->to_send--;
+	}
+	if (m->to_send > 0) {
+		m->continues++;
+		msg->type = MSG_CONTINUE;
+		if (lca_send(self, msg) != 0)
+			run_failed(-EIO);
+	}
+}
+
+static void
+master_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct master *m = state;
+
+	switch (msg->type) {
+	case MSG_DONE:
+		if (++m->done == g_pings) {
+			m->end_tsc = rte_rdtsc();
+			lca_runtime_stop();
+		}
+		break;
+	case MSG_START:
+		m->start_tsc = rte_rdtsc();
+		m->to_send = g_pings;
+		/* fall through */
+	case MSG_CONTINUE:
+		spread(m, self, msg);
+		break;
+	default:
+		run_failed(-EINVAL);
+	}
+}
+
+/* --- set-up ----------------------------------------------------------------- */
+
+int
+ph_bench_create(const struct ph_conf *conf, struct ph_bench **out)
+{
+	unsigned int mailbox = RTE_MAX(MIN_MAILBOX, rte_align32pow2(conf->pings + 2));
+	struct lca_runtime_conf rc = {
+		.max_actors = conf->workers + 1,
+		.placement = conf->placement,
+		/* Every ping is an envelope in flight; the rest is cache slack. */
+		.msgs_per_node = rte_align32pow2(conf->pings + 8192) - 1,
+	};
+	struct lca_actor_spec spec = {
+		.lcore = LCA_LCORE_ANY,
+		.mailbox_size = mailbox,
+		.throughput = conf->throughput,
+	};
+	struct ph_bench *b = calloc(1, sizeof(*b));
+	int ret;
+
+	if (b == NULL)
+		return -ENOMEM;
+	b->conf = *conf;
+	b->workers = calloc(conf->workers, sizeof(*b->workers));
+	ret = b->workers == NULL ? -ENOMEM : lca_runtime_init(&rc);
+	if (ret < 0) {
+		fprintf(stderr, "lca-pinghops: runtime init failed: %s\n", strerror(-ret));
+		ph_bench_destroy(b);
+		return ret;
+	}
+	b->runtime_up = true;
+	spec.handler = worker_handler;
+	spec.state_size = sizeof(struct worker);
+	spec.name = "worker";
+	for (unsigned int i = 0; ret == 0 && i < conf->workers; i++)
+		ret = lca_actor_spawn(&spec, &b->workers[i]);
+	if (ret == 0) {
+		spec.handler = master_handler;
+		spec.state_size = sizeof(struct master);
+		spec.name = "master";
+		ret = lca_actor_spawn(&spec, &b->master);
+	}
+	if (ret < 0) {
+		fprintf(stderr, "lca-pinghops: cannot spawn the actors: %s\n", strerror(-ret));
+		ph_bench_destroy(b);
+		return ret;
+	}
+	g_workers = b->workers;
+	g_master = b->master;
+	g_n_workers = conf->workers;
+	g_pings = conf->pings;
+	g_hops = conf->hops;
+	*out = b;
+	return 0;
+}
+
+void
+ph_bench_destroy(struct ph_bench *b)
+{
+	if (b == NULL)
+		return;
+	if (b->runtime_up)
+		lca_runtime_cleanup();
+	free(b->workers);
+	free(b);
+}
+
+unsigned int
+ph_bench_placement(const struct ph_bench *b, struct ph_place *out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i <= b->conf.workers && n < max; i++, n++) {
+		bool master = i == b->conf.workers;
+		lca_actor_id_t id = master ? b->master : b->workers[i];
+
+		out[n] = (struct ph_place){ .id = id, .master = master, .index = i,
+					    .lcore = (unsigned int)lca_actor_lcore(id) };
+	}
+	return n;
+}
+
+/* --- a run ---------------------------------------------------------------- */
+
+static void
+handled_now(const struct ph_bench *b, uint64_t *workers, uint64_t *master)
+{
+	struct lca_actor_stats s;
+
+	*workers = 0;
+	for (unsigned int i = 0; i < b->conf.workers; i++)
+		if (lca_actor_stats_get(b->workers[i], &s) == 0)
+			*workers += s.handled;
+	*master = lca_actor_stats_get(b->master, &s) == 0 ? s.handled : 0;
+}
+
+static void
+reset_states(const struct ph_bench *b, unsigned int run)
+{
+	struct master *m = lca_actor_state(b->master);
+
+	memset(m, 0, sizeof(*m));
+	for (unsigned int i = 0; i < b->conf.workers; i++) {
+		struct worker *w = lca_actor_state(b->workers[i]);
+
+		/* Its own stream per worker and run, reproducible from --seed. */
+		*w = (struct worker){
+			.rng = splitmix64(b->conf.seed ^ splitmix64(((uint64_t)run << 32) | i)) | 1,
+		};
+	}
+}
+
+/* Compare every count with what the run must have done; say what differs. */
+static int
+account(const struct ph_bench *b, unsigned int run, struct ph_run *r)
+{
+	const struct master *m = lca_actor_state(b->master);
+	uint64_t pings = b->conf.pings;
+
+	r->cycles = m->end_tsc - m->start_tsc;
+	r->master_refused = m->refused;
+	r->continues = m->continues;
+	r->worker_refused = 0;
+	r->flushes = 0;
+	for (unsigned int i = 0; i < b->conf.workers; i++) {
+		const struct worker *w = lca_actor_state(b->workers[i]);
+
+		r->worker_refused += w->refused;
+		r->flushes += w->flushes;
+	}
+	r->worker_expected = pings * ((uint64_t)b->conf.hops + 1) + r->flushes;
+	r->master_expected = pings + 1 + r->continues;
+	if (r->worker_handled == r->worker_expected && r->master_handled == r->master_expected &&
+	    m->done == pings && r->mailbox_full == r->worker_refused + r->master_refused &&
+	    r->other_failures == 0)
+		return 0;
+	fprintf(stderr,
+		"lca-pinghops: run %u: count mismatch: workers handled %" PRIu64 " (expected %"
+		PRIu64 "), master handled %" PRIu64 " (expected %" PRIu64 "), pings done %" PRIu32
+		" of %" PRIu64 ", full-mailbox refusals %" PRIu64 " (the actors saw %" PRIu64
+		"), other send failures %" PRIu64 "\n",
+		run, r->worker_handled, r->worker_expected, r->master_handled, r->master_expected,
+		m->done, pings, r->mailbox_full, r->worker_refused + r->master_refused,
+		r->other_failures);
+	return -EIO;
+}
+
+int
+ph_bench_run(struct ph_bench *b, unsigned int run, struct ph_run *out)
+{
+	uint64_t w0, m0, timeout_ms = RUN_TIMEOUT_BASE_MS +
+		(uint64_t)b->conf.pings * ((uint64_t)b->conf.hops + 1) / 1000;
+	struct lca_send_errors e0, e1;
+	struct lca_msg *start;
+	int ret;
+
+	reset_states(b, run);
+	__atomic_store_n(&g_failure, 0, __ATOMIC_RELAXED);
+	handled_now(b, &w0, &m0);
+	lca_send_errors_get(&e0);
+	ret = lca_msg_alloc(&start);
+	if (ret < 0)
+		return ret;
+	start->type = MSG_START;
+	ret = lca_send(b->master, start);
+	if (ret < 0) {
+		lca_msg_free(start);
+		return ret;
+	}
+	ret = lca_runtime_run(timeout_ms > UINT32_MAX ? 0 : (unsigned int)timeout_ms);
+	if (ret == -ETIMEDOUT)
+		fprintf(stderr, "lca-pinghops: run %u did not end in %" PRIu64 " ms\n", run,
+			timeout_ms);
+	if (ret < 0)
+		return ret;
+	ret = __atomic_load_n(&g_failure, __ATOMIC_RELAXED);
+	if (ret != 0) {
+		fprintf(stderr, "lca-pinghops: run %u: a send failed: %s\n", run, strerror(-ret));
+		return -EIO;
+	}
+	handled_now(b, &out->worker_handled, &out->master_handled);
+	out->worker_handled -= w0;
+	out->master_handled -= m0;
+	lca_send_errors_get(&e1);
+	out->mailbox_full = e1.mailbox_full - e0.mailbox_full;
+	out->other_failures = e1.no_actor - e0.no_actor + e1.stopped - e0.stopped +
+			      e1.pool_empty - e0.pool_empty;
+	return account(b, run, out);
+}

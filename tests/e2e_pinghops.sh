@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# lca-pinghops end to end: short runs (100, 1 and 0 hops, one worker, more
+# initial pings than the master sends in a turn), their seed-shaped lines,
+# every message count checked in the JSON; then bad arguments.
+set -u
+exe=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_pinghops --log-level 'lib.*:error')
+fail=0
+check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+
+# counts FILE WORKERS PINGS HOPS RUNS: every run's accounting is exact.
+counts() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, workers, pings, hops, runs = sys.argv[1], *map(int, sys.argv[2:])
+d = json.load(open(path))
+c = d['conf']
+assert (c['workers'], c['pings'], c['hops'], c['runs']) == (workers, pings, hops, runs), c
+assert len(d['runs']) == runs
+for r in d['runs']:
+    assert r['worker_expected'] == pings * (hops + 1) + r['flushes'], r
+    assert r['worker_handled'] == r['worker_expected'], r
+    assert r['master_expected'] == pings + 1 + r['continues'], r
+    assert r['master_handled'] == r['master_expected'], r
+    assert r['continues'] >= (pings - 1) // 1024, r
+    assert r['ms'] > 0
+assert abs(d['average_ms'] - sum(r['ms'] for r in d['runs']) / runs) < 1e-6
+assert len(d['placement']) == workers + 1
+assert d['placement'][-1]['role'] == 'master'
+assert 'frequency' in d and d['machine']['lcores'] == 2
+PY
+}
+
+"$exe" "${eal[@]}" -- --pings 2000 --hops 20 --runs 3 --json "$tmp/out.json" >"$tmp/out" 2>&1
+rc=$?
+out=$(cat "$tmp/out")
+check "short run exits 0" "[ $rc -eq 0 ]"
+check "parameters as the seed prints them" "grep -q '^Number of actors / workers: 8$' <<<\"\$out\" && grep -q '^Number of initial messages: 2000$' <<<\"\$out\" && grep -q '^Number of hops: 20$' <<<\"\$out\" && grep -q '^Repetitions: 3$' <<<\"\$out\""
+check "a start line per run" "[ \$(grep -cE '^Master start run #[1-3]$' <<<\"\$out\") -eq 3 ]"
+check "a result line per run, in the seed's shape" "[ \$(grep -cE '^Run #[1-3] ended! Time = [0-9]+\.[0-9]{3}ms$' <<<\"\$out\") -eq 3 ]"
+check "the average" "grep -qE '^Average execution time = [0-9]+\.[0-9]{4} ms$' <<<\"\$out\""
+check "start, end and shutdown lines" "grep -q '^Start pinging around: ' <<<\"\$out\" && grep -q '^End: ' <<<\"\$out\" && grep -q '^Repetitions reached. Broadcasting shutdown...$' <<<\"\$out\""
+check "accounting: 2000 x 21 worker deliveries" "grep -q 'workers = pings x (hops + 1) = 2000 x 21 = 42000' <<<\"\$out\""
+check "accounting rows all ok" "[ \$(grep -cE '^ +[1-3] +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +ok$' <<<\"\$out\") -eq 3 ]"
+check "placement of 8 workers and the master, round-robin" "[ \$(grep -cE '^[0-9]+ +worker [0-7] +[01] +[0-9]+$' <<<\"\$out\") -eq 8 ] && grep -qE '^8 +master +0 +[0-9]+$' <<<\"\$out\""
+check "the frequency report" "grep -qE '^lcore +cpu +source +samples' <<<\"\$out\" && grep -q '^Clock verdict: ' <<<\"\$out\""
+check "JSON valid, counts exact" "counts '$tmp/out.json' 8 2000 20 3"
+
+for hops in 1 0; do
+	out=$("$exe" "${eal[@]}" -- --pings 500 --hops $hops --runs 2 --json "$tmp/h$hops.json" 2>&1); rc=$?
+	check "$hops hop(s): exits 0" "[ $rc -eq 0 ]"
+	check "$hops hop(s): counts exact" "counts '$tmp/h$hops.json' 8 500 $hops 2"
+done
+out=$("$exe" "${eal[@]}" -- --workers 1 --pings 300 --hops 5 --runs 1 --placement pack \
+	--seed 7 --throughput 1 --json "$tmp/one.json" 2>&1); rc=$?
+check "one worker, pack, throughput 1: exits 0, counts exact" "[ $rc -eq 0 ] && counts '$tmp/one.json' 1 300 5 1"
+check "pack: every actor on lcore 0" "[ \$(grep -cE '^[0-9]+ +(worker 0|master) +0 +[0-9]+$' <<<\"\$out\") -eq 2 ]"
+
+for bad in "--workers 0" "--workers x" "--pings 0" "--pings 1,2" "--hops -1" "--runs 0" \
+	"--seed x" "--throughput 0" "--placement nowhere" "--bogus" "extra" "--json"; do
+	out=$("$exe" "${eal[@]}" -- $bad 2>&1); rc=$?
+	check "bad argument '$bad' exits 2 with a message" "[ $rc -eq 2 ] && [ -n \"\$out\" ]"
+done
+out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
+check "--help exits 0 and lists --hops" "[ $rc -eq 0 ] && grep -q -- '--hops N' <<<\"\$out\""
+out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
+check "--topology exits 0" "[ $rc -eq 0 ] && [ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"
+exit $fail
