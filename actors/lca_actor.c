@@ -115,13 +115,21 @@ actor_drain(struct lca_actor *a)
 	}
 }
 
-/* End of a turn with an empty mailbox: leave the run queue, unless a message
- * arrived meanwhile (see actor_wake for the pairing). */
+/* End of a turn: back to the run queue when mail is waiting (a handler
+ * may have sent to itself), else out of it until the next wake. */
 static inline void
 actor_unschedule(struct lca_actor *a)
 {
 	uint32_t expected = 0;
 
+	if (likely(!actor_is_shared(a))) {
+		/* Only this lcore fills the mailbox: nothing can race. */
+		if (rte_ring_empty(a->mailbox))
+			a->scheduled = 0;
+		else
+			lca_lcore_schedule(a->runq, a);
+		return;
+	}
 	__atomic_store_n(&a->scheduled, 0, __ATOMIC_RELAXED);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (rte_ring_empty(a->mailbox))
@@ -295,8 +303,14 @@ actor_free(struct lca_actor *a)
 void
 lca_runtime_cleanup(void)
 {
+	unsigned int lcore_id;
+
 	if (!rt.up)
 		return;
+	/* Hand every message still between lcores to its mailbox, so that
+	 * stopping the actors counts it. */
+	RTE_LCORE_FOREACH(lcore_id)
+		channels_poll(lcore_id);
 	channels_cleanup();
 	for (unsigned int i = 0; i < lca_actors.count; i++) {
 		struct lca_actor *a = lca_actors.actors[i];
@@ -418,13 +432,20 @@ lca_actor_stop(lca_actor_id_t id)
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return -EALREADY;
 	if (!lca_lcore_running()) {
+		/* Messages on their way to it are pending too: deliver them. */
+		if (!actor_is_shared(a))
+			channels_poll(a->lcore);
 		actor_finish_stop(a);
 		return 0;
 	}
-	/* Its own lcore drains it, as the mailbox has one consumer. A handler
-	 * stopping its own actor is drained at the end of the turn. */
-	if (actor_lcore_here()->self != a)
+	/* Its own lcore drains it, as the mailbox has one consumer; a handler
+	 * stopping its own actor drains it at the end of the turn. */
+	if (actor_lcore_here()->self == a)
+		return 0;
+	if (actor_is_shared(a) || rte_lcore_id() == a->lcore)
 		actor_wake(a);
+	else
+		inbox_push_stop(a);
 	return 0;
 }
 

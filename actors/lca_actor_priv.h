@@ -79,20 +79,39 @@ actor_lookup(lca_actor_id_t id)
 }
 
 /*
- * Make sure a that has a message is in a run queue. Pairs with the end of a
- * turn (actor_unschedule): each side writes (mailbox tail / flag), fences,
- * then reads the other's; so at least one of them sees the other, and a
- * message is never left in an unscheduled mailbox. On the lcore that ends
- * the actor's turns (its home, for affinity) program order does that, and
- * the fence, which waits for every store in flight, is skipped.
+ * Who may put a message into a mailbox, and so who schedules its actor:
+ *
+ * - an affinity actor's mailbox is filled only on its home lcore: by a
+ *   send from that lcore, or by the home lcore's poll, which delivers what
+ *   other lcores staged in channels and what other threads pushed into its
+ *   inbox (lca_channel.c). So its `scheduled` flag and its lcore's run
+ *   queue have one writer: plain loads and stores, no fence, no CAS;
+ * - a shared actor's mailbox is filled by any thread, and any lcore runs
+ *   it: the flag is taken with a CAS, and each side writes (mailbox tail or
+ *   flag), fences, then reads the other's (actor_unschedule), so at least
+ *   one sees the other and no message is left in an unscheduled mailbox.
  */
+static inline bool
+actor_is_shared(const struct lca_actor *a)
+{
+	return a->runq == LCA_LCORE_SHARED;
+}
+
+/* Make sure @p a, which has mail, is in a run queue. For an affinity actor,
+ * only on its home lcore (or while the loops are not running). */
 static inline void
 actor_wake(struct lca_actor *a)
 {
 	uint32_t expected = 0;
 
-	if (a->runq != rte_lcore_id())
-		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (likely(!actor_is_shared(a))) {
+		if (a->scheduled == 0) {
+			a->scheduled = 1;
+			lca_lcore_schedule(a->runq, a);
+		}
+		return;
+	}
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&a->scheduled, __ATOMIC_RELAXED) != 0)
 		return;
 	if (__atomic_compare_exchange_n(&a->scheduled, &expected, 1, false, __ATOMIC_ACQ_REL,
@@ -112,8 +131,14 @@ void channels_cleanup(void);
 /* Stage @p m, sent by a handler on @p src_lcore to actor @p a homed on
  * another lcore; 0, or -ENOBUFS when the channel is full. */
 int channel_stage(unsigned int src_lcore, const struct lca_actor *a, struct lca_msg *m);
+/* Push @p n messages for affinity actor @p a into its home lcore's inbox,
+ * from any thread; returns how many fit. */
+unsigned int inbox_push(const struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
+/* Ask @p a's home lcore to run it (it was stopped from another thread). */
+void inbox_push_stop(struct lca_actor *a);
 /* The lcore poll function: flush this lcore's staged messages, deliver
- * what other lcores sent it. */
+ * what other lcores and threads sent it. Also called by the main thread
+ * for any lcore while the loops are not running. */
 unsigned int channels_poll(unsigned int lcore_id);
 
 #endif /* LCA_ACTOR_PRIV_H */

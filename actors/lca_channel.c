@@ -23,13 +23,18 @@
 #include <string.h>
 
 #include <rte_malloc.h>
+#include <rte_pause.h>
 
 #include "lca_actor_priv.h"
 #include "lca_mempool.h"
 
 #define CHANNEL_SIZE 4096
+#define INBOX_SIZE 16384
 #define OUTBOX_SIZE 256
 #define DRAIN_BURST 64
+/* An inbox entry with this bit set is an actor to run, not a message:
+ * envelopes and actors are cache-line aligned, so the bit is free. */
+#define STOP_TAG ((uintptr_t)1)
 
 struct outbox {
 	unsigned int n;
@@ -47,10 +52,11 @@ struct lcore_links {
 	unsigned int index;          /* dense index among enabled lcores */
 	unsigned int n_dirty;        /* outboxes with staged messages */
 	unsigned int dirty[RTE_MAX_LCORE];
-	struct rte_ring **in;        /* [src index]: channel src -> this lcore */
+	struct rte_ring **in;        /* [src index]: channel src -> this lcore;
+				      * [n_links]: the inbox, from any thread */
 	struct rte_ring **out;       /* [dst index]: channel this lcore -> dst */
 	struct outbox **outbox;      /* [dst index] */
-	struct held **held;          /* [src index] */
+	struct held **held;          /* [src index], and [n_links] for the inbox */
 } __rte_cache_aligned;
 
 static struct lcore_links links[RTE_MAX_LCORE];
@@ -78,12 +84,17 @@ channels_init(void)
 		unsigned int me = lcore_of_index[d];
 
 		l->n_dirty = 0;
-		l->in = zalloc(sizeof(*l->in) * n, me);
+		l->in = zalloc(sizeof(*l->in) * (n + 1), me);
 		l->out = zalloc(sizeof(*l->out) * n, me);
 		l->outbox = zalloc(sizeof(*l->outbox) * n, me);
-		l->held = zalloc(sizeof(*l->held) * n, me);
+		l->held = zalloc(sizeof(*l->held) * (n + 1), me);
 		if (l->in == NULL || l->out == NULL || l->outbox == NULL || l->held == NULL)
 			return -ENOMEM;
+		l->in[n] = zalloc(rte_ring_get_memsize(INBOX_SIZE), me);
+		l->held[n] = zalloc(sizeof(struct held), me);
+		if (l->in[n] == NULL || l->held[n] == NULL)
+			return -ENOMEM;
+		rte_ring_init(l->in[n], "lca_inbox", INBOX_SIZE, RING_F_SC_DEQ);
 		for (unsigned int s = 0; s < n; s++) {
 			size_t ring_bytes = rte_ring_get_memsize(CHANNEL_SIZE);
 
@@ -122,31 +133,39 @@ drop_for_stopped(struct lca_actor *a, struct lca_msg *m)
 	lca_msg_free(m);
 }
 
+/* Free what is still in flight at teardown; a stop request needs nothing. */
+static void
+drop_entry(void *entry)
+{
+	struct lca_msg *m = entry;
+
+	if (!((uintptr_t)entry & STOP_TAG))
+		drop_for_stopped(actor_lookup(m->to), m);
+}
+
 void
 channels_cleanup(void)
 {
 	for (unsigned int i = 0; i < n_links; i++) {
 		struct lcore_links *l = &links[lcore_of_index[i]];
 
-		for (unsigned int j = 0; l->in != NULL && j < n_links; j++) {
-			struct lca_msg *m;
+		for (unsigned int j = 0; l->in != NULL && j <= n_links; j++) {
+			void *entry;
 
-			if (l->outbox != NULL && l->outbox[j] != NULL) {
+			if (j < n_links && l->outbox != NULL && l->outbox[j] != NULL) {
 				for (unsigned int k = 0; k < l->outbox[j]->n; k++)
-					drop_for_stopped(actor_lookup(l->outbox[j]->msgs[k]->to),
-							 l->outbox[j]->msgs[k]);
+					drop_entry(l->outbox[j]->msgs[k]);
 				lca_mempool_free(l->outbox[j]);
 			}
 			if (l->held != NULL && l->held[j] != NULL) {
 				struct held *h = l->held[j];
 
 				for (unsigned int k = 0; k < h->n; k++)
-					drop_for_stopped(actor_lookup(h->msgs[h->head + k]->to),
-							 h->msgs[h->head + k]);
+					drop_entry(h->msgs[h->head + k]);
 				lca_mempool_free(h);
 			}
-			while (l->in[j] != NULL && rte_ring_sc_dequeue(l->in[j], (void **)&m) == 0)
-				drop_for_stopped(actor_lookup(m->to), m);
+			while (l->in[j] != NULL && rte_ring_sc_dequeue(l->in[j], &entry) == 0)
+				drop_entry(entry);
 			lca_mempool_free(l->in[j]);
 		}
 		lca_mempool_free(l->in);
@@ -198,11 +217,18 @@ channel_stage(unsigned int src_lcore, const struct lca_actor *a, struct lca_msg 
 static inline unsigned int
 deliver_run(struct lca_msg **msgs, unsigned int n)
 {
-	lca_actor_id_t to = msgs[0]->to;
-	struct lca_actor *a = actor_lookup(to);
+	lca_actor_id_t to;
+	struct lca_actor *a;
 	unsigned int run = 1, done;
 
-	while (run < n && msgs[run]->to == to)
+	if (unlikely((uintptr_t)msgs[0] & STOP_TAG)) {
+		/* Stopped from another thread: its turn drains the mailbox. */
+		actor_wake((struct lca_actor *)((uintptr_t)msgs[0] & ~STOP_TAG));
+		return 1;
+	}
+	to = msgs[0]->to;
+	a = actor_lookup(to);
+	while (run < n && !((uintptr_t)msgs[run] & STOP_TAG) && msgs[run]->to == to)
 		run++;
 	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
 		for (unsigned int i = 0; i < run; i++)
@@ -255,8 +281,23 @@ channels_poll(unsigned int lcore_id)
 			l->dirty[still++] = d;
 	}
 	l->n_dirty = still;
-	for (unsigned int s = 0; s < n_links; s++)
+	for (unsigned int s = 0; s <= n_links; s++)
 		if (l->in[s] != NULL)
 			moved += drain(l->held[s], l->in[s]);
 	return moved;
+}
+
+unsigned int
+inbox_push(const struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
+{
+	return rte_ring_mp_enqueue_burst(links[a->lcore].in[n_links], (void **)msgs, n, NULL);
+}
+
+void
+inbox_push_stop(struct lca_actor *a)
+{
+	/* The home lcore empties its inbox every loop, and a stopped actor's
+	 * messages are dropped there, so room comes. */
+	while (rte_ring_mp_enqueue(links[a->lcore].in[n_links], (void *)((uintptr_t)a | STOP_TAG)))
+		rte_pause();
 }

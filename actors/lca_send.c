@@ -130,20 +130,40 @@ refusal(const struct lca_actor *a)
 	return 0;
 }
 
+/* How a message reaches a mailbox; see actor_wake() for why. */
+enum route {
+	ROUTE_DIRECT,  /* into the mailbox: a shared actor, or on its home lcore */
+	ROUTE_CHANNEL, /* staged, from a handler of an affinity actor elsewhere */
+	ROUTE_INBOX,   /* the home lcore's inbox: any other thread or sender */
+};
+
 /*
- * Whether a send goes through the sending lcore's channel (lca_channel.c)
- * rather than straight into the mailbox: when a handler of an affinity actor
- * sends to an affinity actor homed on another lcore. Sends from outside
- * handlers go straight in, as nothing would flush them; so do sends from or
- * to shared actors, whose lcore changes from turn to turn.
+ * A sender always takes the same route to a given receiver, so its messages
+ * to it stay in order: a shared actor changes lcore from turn to turn, so
+ * it never sends direct or by channel to an affinity actor.
  */
-static inline bool
-via_channel(const struct actor_lcore *here, const struct lca_actor *a)
+static inline enum route
+route_to(const struct actor_lcore *here, const struct lca_actor *a)
 {
 	const struct lca_actor *self = here->self;
+	bool shared_sender = self != NULL && actor_is_shared(self);
 
-	return self != NULL && self->runq != LCA_LCORE_SHARED && a->runq != LCA_LCORE_SHARED &&
-	       a->lcore != self->lcore;
+	if (actor_is_shared(a))
+		return ROUTE_DIRECT;
+	if (rte_lcore_id() == a->lcore && !shared_sender)
+		return ROUTE_DIRECT;
+	if (self != NULL && !shared_sender)
+		return ROUTE_CHANNEL;
+	return ROUTE_INBOX;
+}
+
+/* Count @p sent messages as the receiver's from now on. */
+static inline void
+handed_over(struct actor_lcore *here, struct lca_msg **msgs, unsigned int sent)
+{
+	for (unsigned int i = 0; i < sent; i++)
+		if (msgs[i] == here->current)
+			here->current = NULL;
 }
 
 static inline unsigned int
@@ -160,31 +180,26 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 			msgs[i]->from = from;
 			msgs[i]->to = to;
 		}
-		if (via_channel(here, a)) {
-			unsigned int lcore = here->self->lcore;
-
-			while (sent < n && channel_stage(lcore, a, msgs[sent]) == 0) {
-				if (msgs[sent] == here->current)
-					here->current = NULL;
-				sent++;
-			}
+		switch (route_to(here, a)) {
+		case ROUTE_DIRECT:
+			sent = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
+			if (sent > 0)
+				actor_wake(a);
 			if (unlikely(sent < n))
-				why = -ENOBUFS;
-			goto out;
+				__atomic_fetch_add(&a->rejected, n - sent, __ATOMIC_RELAXED);
+			break;
+		case ROUTE_CHANNEL:
+			while (sent < n && channel_stage(here->self->lcore, a, msgs[sent]) == 0)
+				sent++;
+			break;
+		case ROUTE_INBOX:
+			sent = inbox_push(a, msgs, n);
+			break;
 		}
-		sent = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
-		if (sent > 0) {
-			for (unsigned int i = 0; i < sent; i++)
-				if (msgs[i] == here->current)
-					here->current = NULL;
-			actor_wake(a);
-		}
-		if (unlikely(sent < n)) {
+		handed_over(here, msgs, sent);
+		if (unlikely(sent < n))
 			why = -ENOBUFS;
-			__atomic_fetch_add(&a->rejected, n - sent, __ATOMIC_RELAXED);
-		}
 	}
-out:
 	if (unlikely(why != 0))
 		send_failed(why);
 	if (err != NULL)

@@ -115,7 +115,9 @@ lca_lcore_init(const struct lca_lcore_conf *conf)
 	memset(lcores, 0, sizeof(lcores));
 	RTE_LCORE_FOREACH(lcore_id) {
 		snprintf(name, sizeof(name), "lca_runq_%u", lcore_id);
-		lcores[lcore_id].runq = create_runq(name, cfg.max_items, RING_F_SC_DEQ);
+		/* Only its own lcore fills it (see lca_lcore_schedule). */
+		lcores[lcore_id].runq = create_runq(name, cfg.max_items,
+						    RING_F_SP_ENQ | RING_F_SC_DEQ);
 		if (lcores[lcore_id].runq == NULL)
 			goto fail;
 	}

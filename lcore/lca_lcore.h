@@ -85,7 +85,9 @@ void lca_lcore_cleanup(void);
 
 /**
  * Put @p item on the run queue of @p lcore_id, or on the shared one when
- * @p lcore_id is LCA_LCORE_SHARED. Safe from any thread.
+ * @p lcore_id is LCA_LCORE_SHARED. The shared queue takes items from any
+ * thread; an lcore's own queue has a single producer, so only that lcore
+ * (or any one thread while the loops are not running) may fill it.
  *
  * @return
  *   0; -EINVAL for an lcore that is not enabled.

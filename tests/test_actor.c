@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Actors: mailboxes, every send error, stop, ordering, no loss, idle cost. */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -590,6 +591,101 @@ test_late_arrivals_to_stopped_actor_are_counted(void **state)
 	assert_int_equal(lca_mempool_avail(), SMALL_POOL);
 }
 
+/* --- other threads ------------------------------------------------------ */
+
+struct stopper {
+	lca_actor_id_t victim;
+	int ret;
+};
+
+static void
+stopper_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct stopper *s = state;
+
+	(void)self;
+	(void)msg;
+	s->ret = lca_actor_stop(s->victim);
+}
+
+/* An actor on lcore 0 stops one on lcore 1 that has mail: the request goes
+ * through lcore 1's inbox, and every message is handled or counted. */
+static void
+test_stop_from_another_lcore(void **state)
+{
+	lca_actor_id_t victim = spawn_recorder(1, 64, 1000);
+	struct lca_actor_spec spec = {
+		.handler = stopper_handler,
+		.state_size = sizeof(struct stopper),
+		.lcore = 0,
+	};
+	struct lca_actor_stats st;
+	lca_actor_id_t stopper;
+
+	(void)state;
+	assert_int_equal(lca_actor_spawn(&spec, &stopper), 0);
+	*(struct stopper *)lca_actor_state(stopper) = (struct stopper){ .victim = victim, .ret = 1 };
+	for (uint32_t i = 0; i < 40; i++)
+		assert_int_equal(lca_send(victim, seq_msg(0, i)), 0);
+	assert_int_equal(lca_send(stopper, seq_msg(0, 0)), 0);
+	assert_int_equal(lca_runtime_run(500), -ETIMEDOUT);
+
+	assert_int_equal(((struct stopper *)lca_actor_state(stopper))->ret, 0);
+	assert_false(lca_actor_alive(victim));
+	assert_int_equal(lca_actor_stats_get(victim, &st), 0);
+	assert_int_equal(st.handled + st.dropped_on_stop, 40);
+	assert_int_equal(lca_mempool_avail(), SMALL_POOL);
+}
+
+struct feeder {
+	lca_actor_id_t to;
+	uint32_t count;
+	uint64_t retries;
+};
+
+static void *
+feed(void *arg)
+{
+	struct feeder *f = arg;
+
+	for (uint32_t i = 0; i < f->count;) {
+		struct lca_msg *m;
+
+		if (lca_msg_alloc(&m) != 0) {
+			f->retries++;
+			continue;
+		}
+		((struct seq_msg *)m->data)->sender = 1;
+		((struct seq_msg *)m->data)->seq = i;
+		if (lca_send(f->to, m) != 0) {
+			lca_msg_free(m);
+			f->retries++;
+			continue;
+		}
+		i++;
+	}
+	return NULL;
+}
+
+/* A thread that is no lcore sends to an actor while the loops run: in
+ * order, none lost. */
+static void
+test_send_from_non_eal_thread(void **state)
+{
+	lca_actor_id_t rx = spawn_recorder(1, 128, 20000);
+	struct feeder f = { .to = rx, .count = 20000 };
+	struct recorder *r = lca_actor_state(rx);
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(pthread_create(&t, NULL, feed, &f), 0);
+	assert_true(lca_test_run(30));
+	pthread_join(t, NULL);
+	assert_int_equal(r->got, 20000);
+	assert_int_equal(r->out_of_order, 0);
+	assert_int_equal(r->next_seq[1], 20000);
+}
+
 /* --- memory ------------------------------------------------------------ */
 
 static void
@@ -677,6 +773,10 @@ main(void)
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_late_arrivals_to_stopped_actor_are_counted,
 						runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_stop_from_another_lcore, runtime_up,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_send_from_non_eal_thread, runtime_up,
+						runtime_down),
 		cmocka_unit_test_setup_teardown(test_one_pool_per_node, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_state_on_home_node, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_mbuf_message, runtime_up, runtime_down),
