@@ -22,6 +22,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "lca_topo.h"
 #include "lca_freq.h"
 
 /* MSR addresses, as the Intel SDM (and AMD, for APERF/MPERF) number them. */
@@ -858,7 +859,7 @@ lcore_cpu(unsigned int lcore_id)
 
 	if (CPU_COUNT(&set) != 1)
 		return -1;
-	return (int)rte_lcore_to_cpu_id((int)lcore_id);
+	return lca_topo_lcore_cpu(lcore_id);
 }
 
 static void

@@ -422,6 +422,17 @@ lca_topo_print(FILE *f, const unsigned int *lcore_ids, const struct lca_topo_cpu
  * An lcore floating over several CPUs is shown at the lowest of them, with
  * only the ids that all of them share.
  */
+int
+lca_topo_lcore_cpu(unsigned int lcore_id)
+{
+	rte_cpuset_t set = rte_lcore_cpuset(lcore_id);
+
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			return cpu;
+	return -1;
+}
+
 static void
 lca_topo_eal_one(const struct lca_topo *topo, unsigned int lcore, struct lca_topo_cpu *out)
 {

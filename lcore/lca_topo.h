@@ -154,6 +154,16 @@ int lca_topo_eal_lcores(const struct lca_topo *topo, unsigned int *lcore_ids,
 			struct lca_topo_cpu *out, unsigned int max);
 
 /**
+ * The OS CPU that lcore @p lcore_id runs on: the lowest CPU of its cpuset.
+ * (rte_lcore_to_cpu_id() gives the sysfs core id instead, which SMT
+ * siblings share and --lcores remapping ignores.)
+ *
+ * @return
+ *   The CPU; -1 when the lcore has no CPU.
+ */
+int lca_topo_lcore_cpu(unsigned int lcore_id);
+
+/**
  * Print the enabled lcores' table for this machine (what `--topology`
  * shows in every app).
  *

@@ -15,6 +15,7 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
+#include "lca_app.h"
 #include "circular.h"
 #include "lca_cli.h"
 #include "lca_criterion.h"
@@ -41,7 +42,6 @@ struct app_conf {
 	unsigned int samples;
 	enum lca_placement placement;
 	const char *json_path;
-	bool topology_only;
 };
 
 /* What one ring size measured. */
@@ -135,8 +135,9 @@ parse_option(struct app_conf *c, const char *name, char *val)
 }
 
 static int
-parse_args(int argc, char **argv, struct app_conf *c)
+parse_args(int argc, char **argv, void *conf)
 {
+	struct app_conf *c = conf;
 	static const struct option opts[] = {
 		{ "actors", required_argument, NULL, 0 },
 		{ "samples", required_argument, NULL, 0 },
@@ -144,7 +145,6 @@ parse_args(int argc, char **argv, struct app_conf *c)
 		{ "hops", required_argument, NULL, 0 },
 		{ "placement", required_argument, NULL, 0 },
 		{ "json", required_argument, NULL, 0 },
-		{ "topology", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -161,12 +161,9 @@ parse_args(int argc, char **argv, struct app_conf *c)
 			if (parse_option(c, opts[idx].name, optarg) < 0)
 				return -EINVAL;
 			break;
-		case 'T':
-			c->topology_only = true;
-			break;
 		case 'h':
 			usage(argv[0]);
-			exit(0);
+			return LCA_APP_DONE;
 		default:
 			return -EINVAL;
 		}
@@ -451,31 +448,19 @@ run_all(struct app_conf *c)
 	return ret;
 }
 
+static int
+run(void *conf)
+{
+	return run_all(conf);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct app_conf conf;
-	int app_argc, ret;
-	char **app_argv;
+	const struct lca_app app = {
+		.name = "lca-circular", .parse = parse_args, .run = run, .conf = &conf,
+	};
 
-	ret = lca_eal_init(argc, argv, &app_argc, &app_argv);
-	if (ret < 0)
-		return 1;
-	if (parse_args(app_argc, app_argv, &conf) < 0) {
-		fprintf(stderr, "Try '%s -- --help'.\n", app_argv[0]);
-		lca_eal_cleanup();
-		return LCA_EXIT_USAGE;
-	}
-	if (conf.topology_only) {
-		ret = lca_topo_print_eal(stdout);
-		lca_eal_cleanup();
-		return ret < 0 ? 1 : 0;
-	}
-	ret = run_all(&conf);
-	lca_eal_cleanup();
-	if (ret == -EINTR)
-		fprintf(stderr, "lca-circular: interrupted\n");
-	else if (ret < 0)
-		fprintf(stderr, "lca-circular: failed: %s\n", strerror(-ret));
-	return ret == 0 ? 0 : 1;
+	return lca_app_main(argc, argv, &app);
 }

@@ -12,6 +12,7 @@
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_report.h"
+#include "lca_topo.h"
 
 void
 lca_report_actors(FILE *f)
@@ -54,7 +55,7 @@ lca_report_lcores(FILE *f)
 		if (lca_lcore_stats_get(lcore_id, &s) != 0)
 			continue;
 		fprintf(f, "%-6u %4d %14" PRIu64 " %14" PRIu64 " %8.1f %10" PRIu64 "\n", lcore_id,
-			rte_lcore_to_cpu_id((int)lcore_id), s.turns, s.loops, busy_percent(&s),
+			lca_topo_lcore_cpu(lcore_id), s.turns, s.loops, busy_percent(&s),
 			s.sleeps);
 	}
 }
@@ -135,7 +136,7 @@ lca_report_lcores_json(void)
 			continue;
 		json_array_append_new(arr, json_pack("{s:i, s:i, s:I, s:I, s:f, s:I}", "lcore",
 						     (int)lcore_id, "cpu",
-						     rte_lcore_to_cpu_id((int)lcore_id), "turns",
+						     lca_topo_lcore_cpu(lcore_id), "turns",
 						     (json_int_t)s.turns, "loops", (json_int_t)s.loops,
 						     "busy_percent", busy_percent(&s), "sleeps",
 						     (json_int_t)s.sleeps));

@@ -23,6 +23,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
 #include "lca_freq.h"
@@ -60,13 +61,15 @@ usage(FILE *f, const char *prog)
 		"  --csv               rows as CSV on stdout (the report goes to stderr)\n"
 		"  --json FILE         write every interval and the report to FILE\n"
 		"  --load              spin every lcore, to show the clock under load\n"
+		"  --topology          print the lcores' topology and exit\n"
 		"  --help              this text\n",
 		prog);
 }
 
 static int
-parse_args(int argc, char **argv, struct freq_opts *o)
+parse_args(int argc, char **argv, void *conf)
 {
+	struct freq_opts *o = conf;
 	static const struct option opts[] = {
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
@@ -110,7 +113,7 @@ parse_args(int argc, char **argv, struct freq_opts *o)
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
-			return 1;
+			return LCA_APP_DONE;
 		case ':':
 			fprintf(stderr, PROG ": option '%s' needs a value\n", argv[optind - 1]);
 			return -EINVAL;
@@ -392,24 +395,19 @@ monitor(const struct freq_opts *o)
 	return ret;
 }
 
+static int
+run(void *conf)
+{
+	return monitor(conf);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct freq_opts opts;
-	int app_argc, ret;
-	char **app_argv;
+	const struct lca_app app = {
+		.name = PROG, .parse = parse_args, .run = run, .conf = &opts,
+	};
 
-	ret = lca_eal_init(argc, argv, &app_argc, &app_argv);
-	if (ret < 0)
-		return 1;
-	ret = parse_args(app_argc, app_argv, &opts);
-	if (ret != 0) {
-		if (ret < 0)
-			fprintf(stderr, "Try '%s [EAL args] -- --help'.\n", app_argv[0]);
-		lca_eal_cleanup();
-		return ret < 0 ? LCA_EXIT_USAGE : 0;
-	}
-	ret = monitor(&opts);
-	lca_eal_cleanup();
-	return ret < 0 ? 1 : 0;
+	return lca_app_main(argc, argv, &app);
 }

@@ -14,6 +14,7 @@
 #include <rte_lcore.h>
 
 #include "lca_actor.h"
+#include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
 #include "lca_report.h"
@@ -23,7 +24,6 @@ struct hello_conf {
 	uint64_t tokens;
 	uint64_t hops;
 	uint64_t per_lcore;
-	bool topology_only;
 };
 
 struct token {
@@ -65,13 +65,13 @@ usage(const char *prog)
 }
 
 static int
-parse_args(int argc, char **argv, struct hello_conf *c)
+parse_args(int argc, char **argv, void *conf)
 {
+	struct hello_conf *c = conf;
 	static const struct option opts[] = {
 		{ "tokens", required_argument, NULL, 't' },
 		{ "hops", required_argument, NULL, 'H' },
 		{ "per-lcore", required_argument, NULL, 'p' },
-		{ "topology", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -92,12 +92,9 @@ parse_args(int argc, char **argv, struct hello_conf *c)
 		case 'p':
 			ret = lca_cli_uint(optarg, 1, 1024, &c->per_lcore);
 			break;
-		case 'T':
-			c->topology_only = true;
-			break;
 		case 'h':
 			usage(argv[0]);
-			exit(0);
+			return LCA_APP_DONE;
 		default:
 			return -EINVAL;
 		}
@@ -184,38 +181,19 @@ check_counts(const struct hello_conf *c)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+static int
+run(void *arg)
 {
+	const struct hello_conf *conf = arg;
 	struct lca_runtime_conf rconf = { 0 };
-	struct hello_conf conf;
-	int app_argc, ret;
-	char **app_argv;
+	int ret = lca_runtime_init(&rconf);
 
-	ret = lca_eal_init(argc, argv, &app_argc, &app_argv);
 	if (ret < 0)
-		return 1;
-	if (parse_args(app_argc, app_argv, &conf) < 0) {
-		usage(app_argv[0]);
-		lca_eal_cleanup();
-		return LCA_EXIT_USAGE;
-	}
-	if (conf.topology_only) {
-		ret = lca_topo_print_eal(stdout);
-		lca_eal_cleanup();
-		return ret < 0 ? 1 : 0;
-	}
-
-	ret = lca_runtime_init(&rconf);
-	if (ret < 0) {
-		fprintf(stderr, "lca-hello: runtime init failed: %s\n", strerror(-ret));
-		lca_eal_cleanup();
-		return 1;
-	}
-	tokens_total = conf.tokens;
-	ret = spawn_ring(&conf);
+		return ret;
+	tokens_total = conf->tokens;
+	ret = spawn_ring(conf);
 	if (ret == 0)
-		ret = send_tokens(&conf);
+		ret = send_tokens(conf);
 	if (ret == 0)
 		ret = lca_runtime_run(0);
 
@@ -225,9 +203,18 @@ main(int argc, char **argv)
 	lca_report_lcores(stdout);
 	lca_report_send_errors(stdout);
 	if (ret == 0)
-		ret = check_counts(&conf);
-
+		ret = check_counts(conf);
 	lca_runtime_cleanup();
-	lca_eal_cleanup();
-	return ret == 0 ? 0 : 1;
+	return ret;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct hello_conf conf;
+	const struct lca_app app = {
+		.name = "lca-hello", .parse = parse_args, .run = run, .conf = &conf,
+	};
+
+	return lca_app_main(argc, argv, &app);
 }

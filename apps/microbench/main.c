@@ -30,6 +30,7 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
+#include "lca_app.h"
 #include "lca_actor.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
@@ -150,6 +151,7 @@ usage(FILE *f, const char *prog)
 		"  --mailbox MODE      receiver's mailbox mode: mp, sp, rts, hts (default mp)\n"
 		"  --timeout SEC       give up on a run after SEC seconds (default 120)\n"
 		"  --json FILE         also write the results as JSON\n"
+		"  --topology          print the lcores' topology and exit\n"
 		"  --help              this text\n",
 		prog, MAX_BURST, MAX_SENDERS);
 }
@@ -184,8 +186,9 @@ parse_scenarios(const char *arg, bool *want)
 }
 
 static int
-parse_args(int argc, char **argv, struct mb_conf *c)
+parse_args(int argc, char **argv, void *conf)
 {
+	struct mb_conf *c = conf;
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 's' },
 		{ "messages", required_argument, NULL, 'm' },
@@ -264,7 +267,7 @@ parse_args(int argc, char **argv, struct mb_conf *c)
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
-			exit(0);
+			return LCA_APP_DONE;
 		case ':':
 			fprintf(stderr, PROG ": option '%s' needs a value\n", argv[optind - 1]);
 			return -EINVAL;
@@ -284,6 +287,11 @@ parse_args(int argc, char **argv, struct mb_conf *c)
 	if (c->burst > c->batch) {
 		fprintf(stderr, PROG ": --burst (%" PRIu64 ") must not exceed --batch (%" PRIu64 ")\n",
 			c->burst, c->batch);
+		return -EINVAL;
+	}
+	if ((c->want[SC_CROSS_LCORE] || c->want[SC_MANY_TO_ONE]) && rte_lcore_count() < 2) {
+		fprintf(stderr, PROG ": cross-lcore and many-to-one need 2 lcores (EAL -l 0-1); "
+				"have %u; choose others with --scenario\n", rte_lcore_count());
 		return -EINVAL;
 	}
 	return 0;
@@ -875,29 +883,14 @@ write_json(const struct mb_conf *c, int status)
 	return ret;
 }
 
-int
-main(int argc, char **argv)
+static int
+run(void *arg)
 {
+	const struct mb_conf *c = arg;
+	struct mb_conf conf = *c;
 	struct lca_runtime_conf rconf = { 0 };
-	struct mb_conf conf;
 	unsigned int avail_before, avail_after;
-	int app_argc, ret = 0;
-	char **app_argv;
-
-	ret = lca_eal_init(argc, argv, &app_argc, &app_argv);
-	if (ret < 0)
-		return 1;
-	if (parse_args(app_argc, app_argv, &conf) < 0) {
-		usage(stderr, app_argv[0]);
-		lca_eal_cleanup();
-		return LCA_EXIT_USAGE;
-	}
-	if ((conf.want[SC_CROSS_LCORE] || conf.want[SC_MANY_TO_ONE]) && rte_lcore_count() < 2) {
-		fprintf(stderr, PROG ": cross-lcore and many-to-one need 2 lcores (EAL -l 0-1); "
-				"have %u; choose others with --scenario\n", rte_lcore_count());
-		lca_eal_cleanup();
-		return LCA_EXIT_USAGE;
-	}
+	int ret;
 
 	/* Every actor of every scenario fits; room in the pool for full
 	 * mailboxes and every sender's bursts in flight. */
@@ -905,11 +898,8 @@ main(int argc, char **argv)
 	rconf.msgs_per_node = (unsigned int)RTE_MAX(65535u, 2 * conf.mailbox_size +
 					     (conf.senders + 1) * conf.batch + 8192);
 	ret = lca_runtime_init(&rconf);
-	if (ret < 0) {
-		fprintf(stderr, PROG ": runtime init failed: %s\n", strerror(-ret));
-		lca_eal_cleanup();
-		return 1;
-	}
+	if (ret < 0)
+		return ret;
 	json_results = json_array();
 
 	lca_report_machine(stdout);
@@ -941,6 +931,16 @@ main(int argc, char **argv)
 
 	json_decref(json_results);
 	lca_runtime_cleanup();
-	lca_eal_cleanup();
-	return ret == 0 ? 0 : 1;
+	return ret;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct mb_conf conf;
+	const struct lca_app app = {
+		.name = PROG, .parse = parse_args, .run = run, .conf = &conf,
+	};
+
+	return lca_app_main(argc, argv, &app);
 }

@@ -15,6 +15,8 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
+#include "lca_topo.h"
+#include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
 #include "lca_freq.h"
@@ -28,7 +30,6 @@
 struct app_conf {
 	struct ph_conf ph;
 	const char *json_path;
-	bool topology_only;
 };
 
 static void
@@ -89,8 +90,9 @@ parse_option(struct app_conf *c, const char *name, const char *val)
 }
 
 static int
-parse_args(int argc, char **argv, struct app_conf *c)
+parse_args(int argc, char **argv, void *conf)
 {
+	struct app_conf *c = conf;
 	static const struct option opts[] = {
 		{ "workers", required_argument, NULL, 0 },
 		{ "pings", required_argument, NULL, 0 },
@@ -100,7 +102,6 @@ parse_args(int argc, char **argv, struct app_conf *c)
 		{ "throughput", required_argument, NULL, 0 },
 		{ "placement", required_argument, NULL, 0 },
 		{ "json", required_argument, NULL, 0 },
-		{ "topology", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -118,12 +119,9 @@ parse_args(int argc, char **argv, struct app_conf *c)
 			if (parse_option(c, opts[idx].name, optarg) < 0)
 				return -EINVAL;
 			break;
-		case 'T':
-			c->topology_only = true;
-			break;
 		case 'h':
 			usage(argv[0]);
-			exit(0);
+			return LCA_APP_DONE;
 		default:
 			return -EINVAL;
 		}
@@ -194,18 +192,6 @@ print_accounting(const struct ph_conf *c, const struct ph_run *runs, unsigned in
 		       runs[i].flushes, runs[i].master_refused, runs[i].continues, "ok");
 }
 
-/* The lcore's CPU, from its cpuset (rte_lcore_to_cpu_id() is a core id). */
-static int
-lcore_cpu(unsigned int lcore)
-{
-	rte_cpuset_t set = rte_lcore_cpuset(lcore);
-
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set))
-			return c;
-	return -1;
-}
-
 static json_t *
 print_placement(const struct ph_bench *b, const struct ph_conf *c)
 {
@@ -222,10 +208,10 @@ print_placement(const struct ph_bench *b, const struct ph_conf *c)
 			snprintf(role, sizeof(role), "master");
 		else
 			snprintf(role, sizeof(role), "worker %u", p[i].index);
-		printf("%-6u %-10s %5u %4d\n", p[i].id, role, p[i].lcore, lcore_cpu(p[i].lcore));
+		printf("%-6u %-10s %5u %4d\n", p[i].id, role, p[i].lcore, lca_topo_lcore_cpu(p[i].lcore));
 		json_array_append_new(arr, json_pack("{s:i, s:s, s:i, s:i}", "actor", (int)p[i].id,
 						     "role", role, "lcore", (int)p[i].lcore, "cpu",
-						     lcore_cpu(p[i].lcore)));
+						     lca_topo_lcore_cpu(p[i].lcore)));
 	}
 	return arr;
 }
@@ -333,31 +319,19 @@ run_all(const struct app_conf *c)
 	return ret;
 }
 
+static int
+run(void *conf)
+{
+	return run_all(conf);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct app_conf conf;
-	int app_argc, ret;
-	char **app_argv;
+	const struct lca_app app = {
+		.name = "lca-pinghops", .parse = parse_args, .run = run, .conf = &conf,
+	};
 
-	ret = lca_eal_init(argc, argv, &app_argc, &app_argv);
-	if (ret < 0)
-		return 1;
-	if (parse_args(app_argc, app_argv, &conf) < 0) {
-		fprintf(stderr, "Try '%s -- --help'.\n", app_argv[0]);
-		lca_eal_cleanup();
-		return LCA_EXIT_USAGE;
-	}
-	if (conf.topology_only) {
-		ret = lca_topo_print_eal(stdout);
-		lca_eal_cleanup();
-		return ret < 0 ? 1 : 0;
-	}
-	ret = run_all(&conf);
-	lca_eal_cleanup();
-	if (ret == -EINTR)
-		fprintf(stderr, "lca-pinghops: interrupted\n");
-	else if (ret < 0)
-		fprintf(stderr, "lca-pinghops: failed: %s\n", strerror(-ret));
-	return ret == 0 ? 0 : 1;
+	return lca_app_main(argc, argv, &app);
 }

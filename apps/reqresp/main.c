@@ -16,6 +16,7 @@
 #include <rte_cycles.h>
 
 #include "lca_actor.h"
+#include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
 #include "lca_freq.h"
@@ -47,7 +48,6 @@ struct app_conf {
 	unsigned int n_mailboxes;
 	const char *json_path;
 	bool quiet;
-	bool topology_only;
 };
 
 /* What one parameter set measured. */
@@ -223,8 +223,9 @@ parse_option(struct app_conf *c, const char *name, char *val)
 }
 
 static int
-parse_args(int argc, char **argv, struct app_conf *c)
+parse_args(int argc, char **argv, void *conf)
 {
+	struct app_conf *c = conf;
 	static const struct option opts[] = {
 		{ "i", required_argument, NULL, 0 },
 		{ "wi", required_argument, NULL, 0 },
@@ -240,7 +241,6 @@ parse_args(int argc, char **argv, struct app_conf *c)
 		{ "seed", required_argument, NULL, 0 },
 		{ "json", required_argument, NULL, 0 },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "topology", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -265,12 +265,9 @@ parse_args(int argc, char **argv, struct app_conf *c)
 		case 'q':
 			c->quiet = true;
 			break;
-		case 'T':
-			c->topology_only = true;
-			break;
 		case 'h':
 			usage(argv[0]);
-			exit(0);
+			return LCA_APP_DONE;
 		default:
 			return -EINVAL;
 		}
@@ -568,29 +565,19 @@ run_all(const struct app_conf *c)
 	return ret;
 }
 
+static int
+run(void *conf)
+{
+	return run_all(conf);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct app_conf conf;
-	int app_argc, ret;
-	char **app_argv;
+	const struct lca_app app = {
+		.name = "lca-reqresp", .parse = parse_args, .run = run, .conf = &conf,
+	};
 
-	ret = lca_eal_init(argc, argv, &app_argc, &app_argv);
-	if (ret < 0)
-		return 1;
-	if (parse_args(app_argc, app_argv, &conf) < 0) {
-		fprintf(stderr, "Try '%s -- --help'.\n", app_argv[0]);
-		lca_eal_cleanup();
-		return LCA_EXIT_USAGE;
-	}
-	if (conf.topology_only) {
-		ret = lca_topo_print_eal(stdout);
-		lca_eal_cleanup();
-		return ret < 0 ? 1 : 0;
-	}
-	ret = run_all(&conf);
-	lca_eal_cleanup();
-	if (ret == -EINTR)
-		fprintf(stderr, "lca-reqresp: interrupted\n");
-	return ret == 0 ? 0 : 1;
+	return lca_app_main(argc, argv, &app);
 }

@@ -503,17 +503,6 @@ rr_bench_invoke(struct rr_bench *b, struct rr_invocation *out)
 	return b->runtime_up ? invoke_actors(b, out) : invoke_inline(b, out);
 }
 
-static int
-lowest_cpu(unsigned int lcore)
-{
-	rte_cpuset_t set = rte_lcore_cpuset(lcore);
-
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set))
-			return c;
-	return -1;
-}
-
 unsigned int
 rr_bench_placement(const struct rr_bench *b, struct rr_placement *out, unsigned int max)
 {
@@ -533,7 +522,7 @@ rr_bench_placement(const struct rr_bench *b, struct rr_placement *out, unsigned 
 			p->lcore = b->runtime_up ? (unsigned int)lca_actor_lcore(p->id) : b->pair_lcore[k];
 			node = (int)rte_lcore_to_socket_id(p->lcore);
 			p->node = node < 0 ? 0 : node;
-			p->cpu = lowest_cpu(p->lcore);
+			p->cpu = lca_topo_lcore_cpu(p->lcore);
 			if (topo != NULL && p->cpu >= 0 && lca_topo_cpu_info(topo, p->cpu, &cpu) == 0)
 				p->node = cpu.numa;
 			p->db_pages_on_node = role == 1 ?

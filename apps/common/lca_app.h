@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_APP_H
+#define LCA_APP_H
+
+/**
+ * @file
+ * The shape every lcactor app has, in one place: EAL up from
+ * `app [EAL args] -- [app args]`, `--topology`, the app's own arguments
+ * (a bad one exits 2), the run, teardown, and an exit status that says how
+ * it went.
+ */
+
+/** What an app's parse function returns to mean "done, exit 0" (--help). */
+#define LCA_APP_DONE 1
+
+/** An app. */
+struct lca_app {
+	const char *name; /**< For messages, e.g. "lca-reqresp". */
+	/**
+	 * Parse the app's arguments (argv[0] is the program) into @p conf.
+	 * @return 0; LCA_APP_DONE; a negative errno for a bad argument, after
+	 * a message on stderr that names it.
+	 */
+	int (*parse)(int argc, char **argv, void *conf);
+	/** Run the app. @return 0; a negative errno (-EINTR on a signal). */
+	int (*run)(void *conf);
+	void *conf; /**< Passed to both. */
+};
+
+/**
+ * Run @p app: lca_eal_init(); `--topology` anywhere in the app's arguments
+ * prints the lcores' topology and exits 0; parse; run; lca_eal_cleanup().
+ *
+ * @return
+ *   The exit status: 0; 1 when EAL or the run failed; LCA_EXIT_USAGE (2)
+ *   for a bad argument.
+ */
+int lca_app_main(int argc, char **argv, const struct lca_app *app);
+
+#endif /* LCA_APP_H */
