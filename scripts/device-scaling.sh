@@ -28,6 +28,12 @@ for lc in 0-1 0-3 0-7 0-$last; do
 	done
 done
 
+# Hop latency over every lcore, and random ping with hops.
+run lca-circular -l 0-$last "${eal[@]}" --file-prefix dc -- --json "$OUT/circular.json" \
+	>"$OUT/circular.txt" 2>&1
+run lca-pinghops -l 0-7 "${eal[@]}" --file-prefix dp -- --json "$OUT/pinghops.json" \
+	>"$OUT/pinghops.txt" 2>&1
+
 # Messages per second between two lcores on this machine.
 run lca-microbench -l 0-1 "${eal[@]}" --file-prefix dm -- --runs 3 \
 	>"$OUT/microbench.txt" 2>&1
