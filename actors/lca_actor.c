@@ -237,9 +237,12 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 	rt.placement = c.placement;
 	rt.placed = 0;
 
+	/* Envelopes freed on an lcore wait in its cache (up to 1.5 x its size)
+	 * where no other lcore can take them: add that room, or a pool sized
+	 * for the messages in flight runs dry on a machine with many lcores. */
 	pool_conf = (struct lca_mempool_conf){
 		.elt_size = sizeof(struct lca_msg),
-		.per_node = c.msgs_per_node,
+		.per_node = c.msgs_per_node + rte_lcore_count() * c.pool_cache * 3 / 2,
 		.cache_size = c.pool_cache,
 	};
 	ret = lca_mempool_init(&pool_conf);

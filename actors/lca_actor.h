@@ -133,7 +133,9 @@ struct lca_send_errors {
 /** Configuration of the runtime. */
 struct lca_runtime_conf {
 	unsigned int max_actors;    /**< Size of the actor table (0: 16384). */
-	unsigned int msgs_per_node; /**< Envelopes in each node's pool (0: 65535). */
+	unsigned int msgs_per_node; /**< Envelopes each node's pool can have out (0: 65535);
+				     *   the runtime adds room for what the per-lcore
+				     *   caches may hold. */
 	unsigned int pool_cache;    /**< Per-lcore envelope cache (0: 512). */
 	enum lca_placement placement; /**< For actors spawned with LCA_LCORE_ANY. */
 	int idle;                   /**< enum lca_idle_policy (0: spin). */

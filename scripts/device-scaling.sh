@@ -8,7 +8,7 @@ mkdir -p "$OUT"
 cd "$(dirname "$0")/.."
 lib=$PWD/.device/lib
 run() { timeout 240 "$lib/ld-linux-x86-64.so.2" --library-path "$lib" ".device/bin/$1" "${@:2}"; }
-eal=(--no-huge --no-pci --in-memory --log-level 'lib.*:error')
+eal=(--no-huge -m 4096 --no-pci --in-memory --log-level 'lib.*:error' -d "$lib/$(cd "$lib" && ls librte_mempool_ring.so.* | head -1)")
 ncpu=$(nproc)
 last=$((ncpu - 1))
 { nproc; lscpu; cat /proc/meminfo | head -3; uname -a; id; } >"$OUT/machine.txt" 2>&1
