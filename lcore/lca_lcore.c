@@ -208,7 +208,10 @@ run_loop(void *arg)
 
 	(void)arg;
 	c->empty_loops = 0;
-	while (!lca_lcore_stopping()) {
+	/* The stop flag is read every loop; a signal, which only ends a run,
+	 * every 1024 loops: that check is a call into another part. */
+	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED) &&
+	       ((c->stats.loops & 1023) != 0 || !lca_eal_stop_requested())) {
 		unsigned int work = cfg.poll != NULL ? cfg.poll(lcore_id) : 0;
 		unsigned int n = rte_ring_sc_dequeue_burst(c->runq, items, cfg.burst, NULL);
 		uint64_t now;
