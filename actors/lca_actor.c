@@ -6,6 +6,7 @@
 
 #include <rte_cycles.h>
 #include <rte_malloc.h>
+#include <rte_mempool.h>
 
 #include "lca_actor_priv.h"
 #include "lca_mempool.h"
@@ -16,6 +17,7 @@
 #define DEFAULT_POOL_CACHE 512
 #define DEFAULT_MAILBOX 1024
 #define MAX_THROUGHPUT 1024
+#define MAX_MAILBOX (1u << 28)
 #define HANDLER_SAMPLE 16 /* a power of two */
 
 struct actor_table lca_actors;
@@ -130,7 +132,8 @@ actor_unschedule(struct lca_actor *a)
 			lca_lcore_schedule(a->runq, a);
 		return;
 	}
-	__atomic_store_n(&a->scheduled, 0, __ATOMIC_RELAXED);
+	/* Release: the lcore that runs it next sees this turn's writes. */
+	__atomic_store_n(&a->scheduled, 0, __ATOMIC_RELEASE);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (rte_ring_empty(a->mailbox))
 		return;
@@ -206,6 +209,7 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 	struct lca_mempool_conf pool_conf;
 	struct lca_lcore_conf lcore_conf;
 	struct lca_topo *topo = NULL;
+	uint64_t cache_room;
 	int n, ret;
 
 	if (rt.up)
@@ -240,9 +244,13 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 	/* Envelopes freed on an lcore wait in its cache (up to 1.5 x its size)
 	 * where no other lcore can take them: add that room, or a pool sized
 	 * for the messages in flight runs dry on a machine with many lcores. */
+	c.pool_cache = RTE_MIN(c.pool_cache, (unsigned int)RTE_MEMPOOL_CACHE_MAX_SIZE);
+	cache_room = (uint64_t)rte_lcore_count() * c.pool_cache * 3 / 2;
+	if (c.msgs_per_node + cache_room > UINT32_MAX / 2)
+		return -EINVAL;
 	pool_conf = (struct lca_mempool_conf){
 		.elt_size = sizeof(struct lca_msg),
-		.per_node = c.msgs_per_node + rte_lcore_count() * c.pool_cache * 3 / 2,
+		.per_node = c.msgs_per_node + (unsigned int)cache_room,
 		.cache_size = c.pool_cache,
 	};
 	ret = lca_mempool_init(&pool_conf);
@@ -264,10 +272,11 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 	}
 
 	lca_actors.actors = rte_zmalloc("lca_actors", sizeof(*lca_actors.actors) * c.max_actors, 0);
-	ret = lca_actors.actors == NULL ? -ENOMEM : channels_init();
+	ret = lca_actors.actors == NULL ? -ENOMEM : channels_init(c.max_actors);
 	if (ret < 0) {
 		channels_cleanup();
 		rte_free(lca_actors.actors);
+		lca_actors.actors = NULL;
 		lca_lcore_cleanup();
 		lca_mempool_cleanup();
 		return ret;
@@ -351,7 +360,8 @@ check_spec(const struct lca_actor_spec *spec)
 
 	if (spec->handler == NULL)
 		return -EINVAL;
-	if (mb != 0 && (!rte_is_power_of_2(mb) || mb < 2))
+	/* The ring holds mb exactly, so it is allocated at 2 x mb slots. */
+	if (mb != 0 && (!rte_is_power_of_2(mb) || mb < 2 || mb > MAX_MAILBOX))
 		return -EINVAL;
 	if ((unsigned int)spec->mailbox_mode > LCA_MAILBOX_HTS ||
 	    (unsigned int)spec->dispatcher > LCA_DISPATCH_SHARED ||
@@ -434,21 +444,24 @@ lca_actor_stop(lca_actor_id_t id)
 	if (!__atomic_compare_exchange_n(&a->life, &alive, ACTOR_STOPPING, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return -EALREADY;
-	if (!lca_lcore_running()) {
-		/* Messages on their way to it are pending too: deliver them. */
+	/* The main lcore alone starts runs, so there, between runs, nothing
+	 * else consumes the queues and the stop can be done at once; messages
+	 * on their way to the actor are pending too: deliver them first. */
+	if (rte_lcore_id() == rte_get_main_lcore() && !lca_lcore_running()) {
 		if (!actor_is_shared(a))
 			channels_poll(a->lcore);
 		actor_finish_stop(a);
 		return 0;
 	}
-	/* Its own lcore drains it, as the mailbox has one consumer; a handler
-	 * stopping its own actor drains it at the end of the turn. */
+	/* Otherwise the lcore that runs it drains it (the mailbox has one
+	 * consumer): at the end of this turn when it stops itself, at its
+	 * next turn otherwise (at the latest in lca_runtime_cleanup). */
 	if (actor_lcore_here()->self == a)
 		return 0;
 	if (actor_is_shared(a) || rte_lcore_id() == a->lcore)
 		actor_wake(a);
 	else
-		inbox_push_stop(a);
+		stop_request(a);
 	return 0;
 }
 

@@ -126,7 +126,7 @@ void actor_drain(struct lca_actor *a);
 void send_failed(int err);
 
 /* Channels between lcores (lca_channel.c). */
-int channels_init(void);
+int channels_init(unsigned int max_actors);
 void channels_cleanup(void);
 /* Stage @p m, sent by a handler on @p src_lcore to actor @p a homed on
  * another lcore; 0, or -ENOBUFS when the channel is full. */
@@ -134,8 +134,8 @@ int channel_stage(unsigned int src_lcore, const struct lca_actor *a, struct lca_
 /* Push @p n messages for affinity actor @p a into its home lcore's inbox,
  * from any thread; returns how many fit. */
 unsigned int inbox_push(const struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
-/* Ask @p a's home lcore to run it (it was stopped from another thread). */
-void inbox_push_stop(struct lca_actor *a);
+/* Ask @p a's home lcore to drain it: it was stopped from another thread. */
+void stop_request(struct lca_actor *a);
 /* The lcore poll function: flush this lcore's staged messages, deliver
  * what other lcores and threads sent it. Also called by the main thread
  * for any lcore while the loops are not running. */

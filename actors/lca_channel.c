@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include <rte_malloc.h>
-#include <rte_pause.h>
 
 #include "lca_actor_priv.h"
 #include "lca_mempool.h"
@@ -32,12 +31,11 @@
 #define INBOX_SIZE 16384
 #define OUTBOX_SIZE 256
 #define DRAIN_BURST 64
-/* An inbox entry with this bit set is an actor to run, not a message:
- * envelopes and actors are cache-line aligned, so the bit is free. */
-#define STOP_TAG ((uintptr_t)1)
+
 
 struct outbox {
 	unsigned int n;
+	bool listed; /* in its lcore's dirty list, to be flushed */
 	struct lca_msg *msgs[OUTBOX_SIZE];
 };
 
@@ -57,6 +55,7 @@ struct lcore_links {
 	struct rte_ring **out;       /* [dst index]: channel this lcore -> dst */
 	struct outbox **outbox;      /* [dst index] */
 	struct held **held;          /* [src index], and [n_links] for the inbox */
+	struct rte_ring *stops;      /* actors stopped from elsewhere, to drain */
 } __rte_cache_aligned;
 
 static struct lcore_links links[RTE_MAX_LCORE];
@@ -70,7 +69,7 @@ zalloc(size_t size, unsigned int lcore)
 }
 
 int
-channels_init(void)
+channels_init(unsigned int max_actors)
 {
 	unsigned int lcore_id, n = 0;
 
@@ -95,6 +94,12 @@ channels_init(void)
 		if (l->in[n] == NULL || l->held[n] == NULL)
 			return -ENOMEM;
 		rte_ring_init(l->in[n], "lca_inbox", INBOX_SIZE, RING_F_SC_DEQ);
+		/* An actor is stopped once: room for all means a stop never
+		 * waits for room. */
+		l->stops = zalloc(rte_ring_get_memsize(rte_align32pow2(max_actors + 1)), me);
+		if (l->stops == NULL)
+			return -ENOMEM;
+		rte_ring_init(l->stops, "lca_stops", max_actors, RING_F_SC_DEQ | RING_F_EXACT_SZ);
 		for (unsigned int s = 0; s < n; s++) {
 			size_t ring_bytes = rte_ring_get_memsize(CHANNEL_SIZE);
 
@@ -133,14 +138,13 @@ drop_for_stopped(struct lca_actor *a, struct lca_msg *m)
 	lca_msg_free(m);
 }
 
-/* Free what is still in flight at teardown; a stop request needs nothing. */
+/* Free a message still in flight at teardown, and count it. */
 static void
 drop_entry(void *entry)
 {
 	struct lca_msg *m = entry;
 
-	if (!((uintptr_t)entry & STOP_TAG))
-		drop_for_stopped(actor_lookup(m->to), m);
+	drop_for_stopped(actor_lookup(m->to), m);
 }
 
 void
@@ -168,6 +172,7 @@ channels_cleanup(void)
 				drop_entry(entry);
 			lca_mempool_free(l->in[j]);
 		}
+		lca_mempool_free(l->stops);
 		lca_mempool_free(l->in);
 		lca_mempool_free(l->out);
 		lca_mempool_free(l->outbox);
@@ -201,8 +206,10 @@ channel_stage(unsigned int src_lcore, const struct lca_actor *a, struct lca_msg 
 		if (o->n == OUTBOX_SIZE)
 			return -ENOBUFS;
 	}
-	if (o->n == 0)
+	if (!o->listed) {
+		o->listed = true;
 		l->dirty[l->n_dirty++] = d;
+	}
 	o->msgs[o->n++] = m;
 	return 0;
 }
@@ -221,14 +228,9 @@ deliver_run(struct lca_msg **msgs, unsigned int n)
 	struct lca_actor *a;
 	unsigned int run = 1, done;
 
-	if (unlikely((uintptr_t)msgs[0] & STOP_TAG)) {
-		/* Stopped from another thread: its turn drains the mailbox. */
-		actor_wake((struct lca_actor *)((uintptr_t)msgs[0] & ~STOP_TAG));
-		return 1;
-	}
 	to = msgs[0]->to;
 	a = actor_lookup(to);
-	while (run < n && !((uintptr_t)msgs[run] & STOP_TAG) && msgs[run]->to == to)
+	while (run < n && msgs[run]->to == to)
 		run++;
 	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
 		for (unsigned int i = 0; i < run; i++)
@@ -272,6 +274,7 @@ channels_poll(unsigned int lcore_id)
 {
 	struct lcore_links *l = &links[lcore_id];
 	unsigned int moved = 0, still = 0;
+	void *stopped;
 
 	for (unsigned int i = 0; i < l->n_dirty; i++) {
 		unsigned int d = l->dirty[i];
@@ -279,11 +282,18 @@ channels_poll(unsigned int lcore_id)
 		moved += flush_outbox(l, d);
 		if (l->outbox[d]->n > 0)
 			l->dirty[still++] = d;
+		else
+			l->outbox[d]->listed = false;
 	}
 	l->n_dirty = still;
 	for (unsigned int s = 0; s <= n_links; s++)
 		if (l->in[s] != NULL)
 			moved += drain(l->held[s], l->in[s]);
+	/* Stopped from elsewhere: their turn drains them. */
+	while (rte_ring_sc_dequeue(l->stops, &stopped) == 0) {
+		actor_wake(stopped);
+		moved++;
+	}
 	return moved;
 }
 
@@ -294,10 +304,8 @@ inbox_push(const struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
 }
 
 void
-inbox_push_stop(struct lca_actor *a)
+stop_request(struct lca_actor *a)
 {
-	/* The home lcore empties its inbox every loop, and a stopped actor's
-	 * messages are dropped there, so room comes. */
-	while (rte_ring_mp_enqueue(links[a->lcore].in[n_links], (void *)((uintptr_t)a | STOP_TAG)))
-		rte_pause();
+	/* Cannot fail: the ring holds every actor, and each is stopped once. */
+	rte_ring_mp_enqueue(links[a->lcore].stops, a);
 }

@@ -88,8 +88,14 @@ lca_msg_alloc(struct lca_msg **msg)
 void
 lca_msg_free(struct lca_msg *msg)
 {
+	struct actor_lcore *here = actor_lcore_here();
+
 	if (msg == NULL)
 		return;
+	/* A handler that frees the message it handles (after a failed send,
+	 * say) must not have the runtime free it again. */
+	if (msg == here->current)
+		here->current = NULL;
 	if (msg->flags & LCA_MSG_F_MBUF)
 		rte_pktmbuf_free(msg->ptr);
 	rte_mempool_put(lca_mempool_by_index(msg->pool), msg);

@@ -98,11 +98,14 @@ has_arg(int argc, char **argv, const char *name)
 {
 	size_t len = strlen(name);
 
+	/* A short option may carry its value attached: -m512. */
+	bool short_opt = name[0] == '-' && name[1] != '-';
+
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			return false;
 		if (strncmp(argv[i], name, len) == 0 &&
-		    (argv[i][len] == '\0' || argv[i][len] == '='))
+		    (short_opt || argv[i][len] == '\0' || argv[i][len] == '='))
 			return true;
 	}
 	return false;

@@ -36,6 +36,7 @@ static bool timed_out;
 /* Set once an item goes to the shared queue, so that loops of apps that
  * never use it do not poll it. */
 static uint32_t shared_in_use;
+static unsigned int n_lcores;
 
 static const char *const idle_names[] = {
 	[LCA_IDLE_SPIN] = "spin",
@@ -125,6 +126,7 @@ lca_lcore_init(const struct lca_lcore_conf *conf)
 	if (shared_runq == NULL)
 		goto fail;
 	__atomic_store_n(&shared_in_use, 0, __ATOMIC_RELAXED);
+	n_lcores = rte_lcore_count();
 	inited = true;
 	warn_oversubscription();
 	return 0;
@@ -198,12 +200,30 @@ lca_lcore_stopping(void)
 	return __atomic_load_n(&stop_flag, __ATOMIC_RELAXED) != 0 || lca_eal_stop_requested();
 }
 
+/*
+ * Take this lcore's share of the runnable shared items: what is queued
+ * divided by the lcores, at least one. One at a time costs a CAS on a line
+ * every lcore fights over per turn; all of them would leave the other
+ * lcores idle.
+ */
+static inline unsigned int
+take_shared(void **items, unsigned int room)
+{
+	unsigned int queued = rte_ring_count(shared_runq);
+	unsigned int share = (queued + n_lcores - 1) / n_lcores;
+
+	if (queued == 0 || room == 0)
+		return 0;
+	return rte_ring_mc_dequeue_burst(shared_runq, items, RTE_MIN(RTE_MAX(share, 1u), room),
+					 NULL);
+}
+
 static int
 run_loop(void *arg)
 {
 	unsigned int lcore_id = rte_lcore_id();
 	struct lcore_ctx *c = &lcores[lcore_id];
-	void *items[MAX_BURST];
+	void *items[MAX_BURST + 1];
 	uint64_t prev = rte_rdtsc();
 
 	(void)arg;
@@ -216,10 +236,8 @@ run_loop(void *arg)
 		unsigned int n = rte_ring_sc_dequeue_burst(c->runq, items, cfg.burst, NULL);
 		uint64_t now;
 
-		/* One at a time from the shared queue, as a fork-join worker
-		 * takes one task: a burst would leave the other lcores idle. */
 		if (__atomic_load_n(&shared_in_use, __ATOMIC_RELAXED))
-			n += rte_ring_mc_dequeue_burst(shared_runq, items + n, 1, NULL);
+			n += take_shared(items + n, cfg.burst - n);
 		for (unsigned int i = 0; i < n; i++)
 			cfg.turn(items[i]);
 

@@ -57,6 +57,7 @@ lca_mempool_init(const struct lca_mempool_conf *conf)
 	if (cache * 3 / 2 > conf->per_node)
 		cache = conf->per_node * 2 / 3;
 
+	pool_size = conf->per_node;
 	RTE_LCORE_FOREACH(lcore_id) {
 		int node = node_of_lcore(lcore_id);
 		char name[RTE_MEMPOOL_NAMESIZE];
@@ -84,7 +85,6 @@ lca_mempool_init(const struct lca_mempool_conf *conf)
 		pool_node[n_pools] = node;
 		n_pools++;
 	}
-	pool_size = conf->per_node;
 	return 0;
 }
 

@@ -234,6 +234,8 @@ test_spawn_rejects_bad_specs(void **state)
 	(void)state;
 	spec.mailbox_size = 100;
 	assert_int_equal(lca_actor_spawn(&spec, &id), -EINVAL);
+	spec.mailbox_size = 1u << 31; /* a power of two, but no ring that big */
+	assert_int_equal(lca_actor_spawn(&spec, &id), -EINVAL);
 	spec.mailbox_size = 64;
 	spec.lcore = 7; /* not enabled: EAL runs lcores 0-1 */
 	assert_int_equal(lca_actor_spawn(&spec, &id), -EINVAL);
@@ -694,6 +696,98 @@ test_send_from_non_eal_thread(void **state)
 	assert_int_equal(r->next_seq[1], 20000);
 }
 
+struct flood {
+	lca_actor_id_t to;
+	uint32_t count;
+	uint32_t sent;
+	uint32_t refused; /* channel full, or no envelope left */
+};
+
+static void
+flood_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
+{
+	struct flood *f = state;
+
+	(void)self;
+	(void)poke;
+	for (uint32_t i = 0; i < f->count; i++) {
+		struct lca_msg *m;
+
+		if (lca_msg_alloc(&m) != 0) {
+			f->refused++;
+			continue;
+		}
+		((struct seq_msg *)m->data)->sender = 2;
+		((struct seq_msg *)m->data)->seq = f->sent;
+		if (lca_send(f->to, m) != 0) {
+			lca_msg_free(m);
+			f->refused++;
+			continue;
+		}
+		f->sent++;
+	}
+	lca_runtime_stop();
+}
+
+/* One turn sends far more than a channel holds to another lcore: the
+ * sender is told when there is no room, and everything sent arrives. */
+static void
+test_flood_to_another_lcore(void **state)
+{
+	lca_actor_id_t rx = spawn_recorder(0, 1024, 0);
+	struct lca_actor_spec spec = {
+		.handler = flood_handler,
+		.state_size = sizeof(struct flood),
+		.lcore = 1,
+	};
+	struct recorder *r = lca_actor_state(rx);
+	struct flood *f;
+	lca_actor_id_t tx;
+
+	(void)state;
+	assert_int_equal(lca_actor_spawn(&spec, &tx), 0);
+	f = lca_actor_state(tx);
+	*f = (struct flood){ .to = rx, .count = 100000 };
+	assert_int_equal(lca_send(tx, seq_msg(0, 0)), 0);
+	assert_true(lca_test_run(30));
+	/* What is still between the lcores arrives in a second run. */
+	assert_int_equal(lca_runtime_run(300), -ETIMEDOUT);
+
+	assert_int_equal(f->sent + f->refused, 100000);
+	assert_int_equal(r->got, f->sent);
+	assert_int_equal(r->out_of_order, 0);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+static void *
+stop_it(void *arg)
+{
+	lca_actor_stop(*(lca_actor_id_t *)arg);
+	return NULL;
+}
+
+/* A thread that is not the main lcore stops an actor between runs: the
+ * stop waits for the actor's lcore, and every message is counted. */
+static void
+test_stop_from_another_thread_between_runs(void **state)
+{
+	lca_actor_id_t victim = spawn_recorder(1, 64, 1000);
+	struct lca_actor_stats st;
+	pthread_t t;
+
+	(void)state;
+	for (uint32_t i = 0; i < 30; i++)
+		assert_int_equal(lca_send(victim, seq_msg(0, i)), 0);
+	assert_int_equal(pthread_create(&t, NULL, stop_it, &victim), 0);
+	pthread_join(t, NULL);
+	assert_false(lca_actor_alive(victim));
+	assert_int_equal(lca_runtime_run(300), -ETIMEDOUT);
+	assert_int_equal(lca_actor_stats_get(victim, &st), 0);
+	assert_int_equal(st.handled, 0);
+	assert_int_equal(st.dropped_on_stop, 30);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
 /* --- memory ------------------------------------------------------------ */
 
 static void
@@ -785,6 +879,10 @@ main(void)
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_send_from_non_eal_thread, runtime_up,
 						runtime_down),
+		cmocka_unit_test_setup_teardown(test_flood_to_another_lcore, runtime_up,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_stop_from_another_thread_between_runs,
+						runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_one_pool_per_node, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_state_on_home_node, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_mbuf_message, runtime_up, runtime_down),
