@@ -287,6 +287,7 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 	lca_send_errors_reset();
 	lca_lcore_stats_reset();
 	rt.up = true;
+	telemetry_runtime_up(true);
 	return 0;
 }
 
@@ -319,6 +320,7 @@ lca_runtime_cleanup(void)
 
 	if (!rt.up)
 		return;
+	telemetry_runtime_up(false);
 	/* Hand every message still between lcores to its mailbox, so that
 	 * stopping the actors counts it. */
 	RTE_LCORE_FOREACH(lcore_id)

@@ -125,6 +125,9 @@ void actor_drain(struct lca_actor *a);
 /* Count a failed send: on the sending actor and in the runtime's causes. */
 void send_failed(int err);
 
+/* Say whether the runtime is up to the telemetry commands (lca_telemetry.c). */
+void telemetry_runtime_up(bool up);
+
 /* Channels between lcores (lca_channel.c). */
 int channels_init(unsigned int max_actors);
 void channels_cleanup(void);

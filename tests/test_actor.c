@@ -2,6 +2,9 @@
 /* Actors: mailboxes, every send error, stop, ordering, no loss, idle cost. */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +12,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
+#include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
@@ -788,6 +793,74 @@ test_stop_from_another_thread_between_runs(void **state)
 	assert_int_equal(lca_mempool_avail(), pool_full);
 }
 
+/* --- telemetry ------------------------------------------------------------ */
+
+/* Ask the app's own telemetry socket, as dpdk-telemetry.py does. */
+static int
+telemetry_query(const char *cmd, char *reply, size_t len)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+	    read(fd, reply, len - 1) <= 0 || /* the greeting */
+	    write(fd, cmd, strlen(cmd)) < 0 || (n = read(fd, reply, len - 1)) <= 0) {
+		close(fd);
+		return -EIO;
+	}
+	reply[n] = '\0';
+	close(fd);
+	return 0;
+}
+
+/* The number @p key of the reply to @p cmd, or -1. */
+static json_int_t
+telemetry_number(const char *cmd, const char *key)
+{
+	char reply[4096];
+	json_t *root, *value;
+	json_int_t v = -1;
+
+	if (telemetry_query(cmd, reply, sizeof(reply)) != 0)
+		return -1;
+	root = json_loads(reply, 0, NULL);
+	value = json_object_get(json_object_get(root, cmd), key);
+	if (json_is_integer(value))
+		v = json_integer_value(value);
+	json_decref(root);
+	return v;
+}
+
+static void
+test_telemetry_commands(void **state)
+{
+	lca_actor_id_t id = spawn_recorder(1, 16, 3);
+	char reply[4096], cmd[64];
+
+	(void)state;
+	for (uint32_t i = 0; i < 3; i++)
+		assert_int_equal(lca_send(id, seq_msg(0, i)), 0);
+	assert_true(lca_test_run(20));
+
+	assert_int_equal(telemetry_number("/lcactor/info", "actors"), 1);
+	assert_int_equal(telemetry_number("/lcactor/info", "send_mailbox_full"), 0);
+	snprintf(cmd, sizeof(cmd), "/lcactor/actor,%u", id);
+	/* The reply is keyed by the command without its parameter. */
+	assert_int_equal(telemetry_query(cmd, reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "\"handled\":3"));
+	assert_non_null(strstr(reply, "\"lcore\":1"));
+	assert_int_equal(telemetry_query("/lcactor/lcores", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "\"1\":{\"turns\":"));
+	/* A bad id is an error reply, not a crash. */
+	assert_int_equal(telemetry_query("/lcactor/actor,zz", reply, sizeof(reply)), 0);
+	assert_null(strstr(reply, "handled"));
+}
+
 /* --- memory ------------------------------------------------------------ */
 
 static void
@@ -883,6 +956,7 @@ main(void)
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_stop_from_another_thread_between_runs,
 						runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_telemetry_commands, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_one_pool_per_node, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_state_on_home_node, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_mbuf_message, runtime_up, runtime_down),
