@@ -15,6 +15,8 @@
 /* Room for the user's EAL args plus what the fallback adds. */
 #define EXTRA_ARGS 4
 
+RTE_LOG_REGISTER(lca_logtype, lcactor, INFO);
+
 static volatile sig_atomic_t stop_requested;
 static bool no_huge_fallback;
 static bool eal_up;
@@ -172,7 +174,7 @@ explain_failure(int err)
 		hint = "see the EAL messages above";
 		break;
 	}
-	fprintf(stderr, "lcactor: EAL init failed: %s (%s)\n", rte_strerror(err), hint);
+	LCA_LOG(ERR, "EAL init failed: %s (%s)\n", rte_strerror(err), hint);
 }
 
 int
@@ -180,7 +182,7 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 {
 	int sep, n_eal, ret;
 	long free_pages;
-	bool no_huge;
+	bool no_huge, in_memory_replaced = false, mem_added = false;
 
 	if (argc < 1 || argv == NULL || app_argc == NULL || app_argv == NULL)
 		return -EINVAL;
@@ -201,27 +203,30 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 		 * are no hugepage files: no files at all. */
 		if ((no_huge || no_huge_fallback) && strcmp(argv[n_eal], "--in-memory") == 0) {
 			eal_argv[n_eal] = (char *)"--no-shconf";
-			fprintf(stderr, "lcactor: --in-memory with --no-huge: using --no-shconf "
-					"(DPDK refuses the pair; no files are kept either way)\n");
+			in_memory_replaced = true;
 		}
 	}
-
-	if (no_huge_fallback) {
+	if (no_huge_fallback)
 		eal_argv[n_eal++] = (char *)"--no-huge";
-		fprintf(stderr, "lcactor: no free hugepages; running with --no-huge "
-			"(reserve some with: echo 256 > /proc/sys/vm/nr_hugepages)\n");
-	}
 	/* Without hugepages EAL takes 64 MB unless told otherwise: too little
 	 * for a pool per node plus the apps' databases. */
 	if ((no_huge || no_huge_fallback) && !has_arg(sep, argv, "-m")) {
 		eal_argv[n_eal++] = (char *)"-m";
 		eal_argv[n_eal++] = (char *)RTE_STR(LCA_EAL_NO_HUGE_MEM_MB);
-		fprintf(stderr, "lcactor: --no-huge without -m: using -m %d\n",
-			LCA_EAL_NO_HUGE_MEM_MB);
+		mem_added = true;
 	}
 	record_args(n_eal, eal_argv);
 
 	ret = rte_eal_init(n_eal, eal_argv);
+	/* Said after rte_eal_init(), so that --log-level applies to it. */
+	if (in_memory_replaced)
+		LCA_LOG(NOTICE, "--in-memory with --no-huge: using --no-shconf "
+				"(DPDK refuses the pair; no files are kept either way)\n");
+	if (no_huge_fallback)
+		LCA_LOG(WARNING, "no free hugepages; running with --no-huge "
+			"(reserve some with: echo 256 > /proc/sys/vm/nr_hugepages)\n");
+	if (mem_added)
+		LCA_LOG(NOTICE, "--no-huge without -m: using -m %d\n", LCA_EAL_NO_HUGE_MEM_MB);
 	if (ret < 0) {
 		int err = rte_errno;
 

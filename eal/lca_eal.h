@@ -17,9 +17,21 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <rte_log.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** The runtime's rte_log type, "lcactor": `--log-level lcactor:debug`. */
+extern int lca_logtype;
+
+/**
+ * Log through rte_log as the runtime does: LCA_LOG(WARNING, "fmt\n", ...).
+ * Messages start with "lcactor: ".
+ */
+#define LCA_LOG(level, ...) \
+	rte_log(RTE_LOG_##level, lca_logtype, "lcactor: " __VA_ARGS__)
 
 /** Memory (MB) given to EAL with the `--no-huge` fallback when no -m was set. */
 #define LCA_EAL_NO_HUGE_MEM_MB 1024

@@ -92,8 +92,8 @@ warn_oversubscription(void)
 		CPU_OR(&seen, &seen, &set);
 	}
 	if ((long)n > cpus || shared_cpu)
-		fprintf(stderr,
-			"lcactor: WARNING: %u busy-polling lcores on %d CPU(s) (%ld online)%s: "
+		LCA_LOG(WARNING,
+			"WARNING: %u busy-polling lcores on %d CPU(s) (%ld online)%s: "
 			"they preempt each other, and figures measured so are not per-core figures\n",
 			n, CPU_COUNT(&seen), cpus, shared_cpu ? ", some sharing a CPU" : "");
 }
@@ -131,7 +131,7 @@ lca_lcore_init(const struct lca_lcore_conf *conf)
 	warn_oversubscription();
 	return 0;
 fail:
-	fprintf(stderr, "lcactor: cannot create a run queue for %u items: %s\n", cfg.max_items,
+	LCA_LOG(ERR, "cannot create a run queue for %u items: %s\n", cfg.max_items,
 		rte_strerror(rte_errno));
 	inited = true;
 	lca_lcore_cleanup();

@@ -12,6 +12,7 @@
 #include <rte_malloc.h>
 #include <rte_mempool.h>
 
+#include "lca_eal.h"
 #include "lca_mempool.h"
 
 #define DEFAULT_CACHE 512
@@ -65,7 +66,7 @@ lca_mempool_init(const struct lca_mempool_conf *conf)
 		if (lca_mempool_index_of_node(node) >= 0)
 			continue;
 		if (n_pools == LCA_MEMPOOL_MAX_NODES) {
-			RTE_LOG(ERR, USER1, "lcactor: more than %d NUMA nodes with lcores\n",
+			LCA_LOG(ERR, "more than %d NUMA nodes with lcores\n",
 				LCA_MEMPOOL_MAX_NODES);
 			lca_mempool_cleanup();
 			return -ENOSPC;
@@ -76,9 +77,12 @@ lca_mempool_init(const struct lca_mempool_conf *conf)
 		if (pools[n_pools] == NULL) {
 			int err = rte_errno;
 
-			fprintf(stderr,
-				"lcactor: cannot create message pool on node %d (%u x %u bytes): %s\n",
-				node, conf->per_node, conf->elt_size, rte_strerror(err));
+			/* EINVAL here is mostly a missing mempool driver: EAL
+			 * loads librte_mempool_ring as a plugin. */
+			LCA_LOG(ERR, "cannot create message pool on node %d (%u x %u bytes): %s%s\n",
+				node, conf->per_node, conf->elt_size, rte_strerror(err),
+				err == EINVAL ? " (is the ring mempool driver loaded? EAL -d "
+						"librte_mempool_ring.so)" : "");
 			lca_mempool_cleanup();
 			return -ENOMEM;
 		}
@@ -95,7 +99,7 @@ lca_mempool_cleanup(void)
 		unsigned int out = pool_size - rte_mempool_avail_count(pools[i]);
 
 		if (out != 0)
-			RTE_LOG(WARNING, USER1, "lcactor: pool of node %d freed with %u objects out\n",
+			LCA_LOG(WARNING, "pool of node %d freed with %u objects out\n",
 				pool_node[i], out);
 		rte_mempool_free(pools[i]);
 		pools[i] = NULL;
