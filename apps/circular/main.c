@@ -103,8 +103,9 @@ parse_sizes(struct app_conf *c, char *text)
 }
 
 static int
-parse_option(struct app_conf *c, const char *name, char *val)
+parse_option(void *conf, const char *name, char *val)
 {
+	struct app_conf *c = conf;
 	char copy[256];
 	uint64_t v;
 
@@ -148,31 +149,10 @@ parse_args(int argc, char **argv, void *conf)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, idx;
-
 	*c = (struct app_conf){
 		.hops = 1000, .warmup = 50, .samples = 100, .placement = LCA_PLACE_ROUND_ROBIN,
 	};
-	optind = 1;
-	opterr = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, &idx)) != -1) {
-		switch (opt) {
-		case 0:
-			if (parse_option(c, opts[idx].name, optarg) < 0)
-				return -EINVAL;
-			break;
-		case 'h':
-			usage(argv[0]);
-			return LCA_APP_DONE;
-		default:
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "lca-circular: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
+	return lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
 }
 
 /* The ring sizes to run, duplicates and values < 1 dropped; says which. */

@@ -18,6 +18,35 @@ wants_topology(int argc, char **argv)
 }
 
 int
+lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
+	       lca_app_option_fn option, void (*usage)(const char *prog), void *conf)
+{
+	int opt, idx = 0;
+
+	optind = 1;
+	opterr = 1;
+	while ((opt = only ? getopt_long_only(argc, argv, "", opts, &idx) :
+			     getopt_long(argc, argv, "", opts, &idx)) != -1) {
+		switch (opt) {
+		case 0:
+			if (option(conf, opts[idx].name, optarg) < 0)
+				return -EINVAL;
+			break;
+		case 'h':
+			usage(argv[0]);
+			return LCA_APP_DONE;
+		default: /* getopt said what was wrong */
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
 lca_app_main(int argc, char **argv, const struct lca_app *app)
 {
 	int app_argc, ret, status;

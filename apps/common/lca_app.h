@@ -10,6 +10,9 @@
  * it went.
  */
 
+#include <getopt.h>
+#include <stdbool.h>
+
 /** What an app's parse function returns to mean "done, exit 0" (--help). */
 #define LCA_APP_DONE 1
 
@@ -26,6 +29,26 @@ struct lca_app {
 	int (*run)(void *conf);
 	void *conf; /**< Passed to both. */
 };
+
+/**
+ * Take one long option by name: @p val is its value, NULL for a flag.
+ * @return 0; a negative errno after a message that names the bad value.
+ */
+typedef int (*lca_app_option_fn)(void *conf, const char *name, char *val);
+
+/**
+ * The option loop every app has: each long option of @p opts whose `val` is
+ * 0 goes to @p option by name; the one whose `val` is 'h' prints @p usage.
+ *
+ * @param only
+ *   Accept long options after a single dash too (JMH's -wi), as
+ *   getopt_long_only() does.
+ * @return
+ *   0; LCA_APP_DONE after --help; -EINVAL for an unknown option, a bad
+ *   value or an argument left over (after a message naming it).
+ */
+int lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
+		   lca_app_option_fn option, void (*usage)(const char *prog), void *conf);
 
 /**
  * Run @p app: lca_eal_init(); `--topology` anywhere in the app's arguments

@@ -53,8 +53,9 @@ usage(const char *prog)
 }
 
 static int
-parse_option(struct app_conf *c, const char *name, const char *val)
+parse_option(void *conf, const char *name, char *val)
 {
+	struct app_conf *c = conf;
 	uint64_t v;
 	int ret = 0;
 
@@ -105,32 +106,11 @@ parse_args(int argc, char **argv, void *conf)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, idx;
-
 	*c = (struct app_conf){
 		.ph = { .workers = 8, .pings = 10000, .hops = 100, .runs = 5, .seed = 1,
 			.throughput = 64, .placement = LCA_PLACE_ROUND_ROBIN },
 	};
-	optind = 1;
-	opterr = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, &idx)) != -1) {
-		switch (opt) {
-		case 0:
-			if (parse_option(c, opts[idx].name, optarg) < 0)
-				return -EINVAL;
-			break;
-		case 'h':
-			usage(argv[0]);
-			return LCA_APP_DONE;
-		default:
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "lca-pinghops: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
+	return lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
 }
 
 /* The date as the published run shows it (Java's Date.toString()). */

@@ -171,8 +171,9 @@ parse_param(struct app_conf *c, char *arg)
 }
 
 static int
-parse_option(struct app_conf *c, const char *name, char *val)
+parse_option(void *conf, const char *name, char *val)
 {
+	struct app_conf *c = conf;
 	uint64_t v;
 
 	if (strcmp(name, "i") == 0 || strcmp(name, "wi") == 0 ||
@@ -216,6 +217,8 @@ parse_option(struct app_conf *c, const char *name, char *val)
 			return bad_value("--seed", val);
 	} else if (strcmp(name, "json") == 0) {
 		c->json_path = val;
+	} else if (strcmp(name, "quiet") == 0) {
+		c->quiet = true;
 	} else {
 		return -EINVAL;
 	}
@@ -240,11 +243,11 @@ parse_args(int argc, char **argv, void *conf)
 		{ "users", required_argument, NULL, 0 },
 		{ "seed", required_argument, NULL, 0 },
 		{ "json", required_argument, NULL, 0 },
-		{ "quiet", no_argument, NULL, 'q' },
+		{ "quiet", no_argument, NULL, 0 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, idx;
+	int ret;
 
 	*c = (struct app_conf){
 		.rr = { .actors = 8, .queries = 400000, .users = 300000,
@@ -254,28 +257,9 @@ parse_args(int argc, char **argv, void *conf)
 		.dispatchers = { LCA_DISPATCH_AFFINITY, LCA_DISPATCH_SHARED }, .n_dispatchers = 2,
 		.mailboxes = { LCA_MAILBOX_MP }, .n_mailboxes = 1,
 	};
-	optind = 1;
-	opterr = 1;
-	while ((opt = getopt_long_only(argc, argv, "", opts, &idx)) != -1) {
-		switch (opt) {
-		case 0:
-			if (parse_option(c, opts[idx].name, optarg) < 0)
-				return -EINVAL;
-			break;
-		case 'q':
-			c->quiet = true;
-			break;
-		case 'h':
-			usage(argv[0]);
-			return LCA_APP_DONE;
-		default:
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "lca-reqresp: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
+	ret = lca_app_getopt(argc, argv, opts, true, parse_option, usage, c);
+	if (ret != 0)
+		return ret;
 	if (c->n_dispatchers * c->n_mailboxes * c->n_throughputs + 1 > MAX_SETS) {
 		fprintf(stderr, "lca-reqresp: more than %d parameter sets; run fewer at a time\n",
 			MAX_SETS - 1);
