@@ -101,6 +101,17 @@ spawn_recorder(unsigned int lcore, unsigned int mailbox, uint64_t expect)
 	return id;
 }
 
+/* An actor of @p handler with zeroed state of @p size on @p lcore. */
+static lca_actor_id_t
+spawn_on(lca_handler_fn handler, size_t size, unsigned int lcore)
+{
+	struct lca_actor_spec spec = { .handler = handler, .state_size = size, .lcore = lcore };
+	lca_actor_id_t id;
+
+	assert_int_equal(lca_actor_spawn(&spec, &id), 0);
+	return id;
+}
+
 static struct lca_msg *
 seq_msg(uint32_t sender, uint32_t seq)
 {
@@ -547,17 +558,12 @@ static void
 test_channel_holds_until_mailbox_has_room(void **state)
 {
 	lca_actor_id_t rx = spawn_recorder(0, 16, 100);
-	struct lca_actor_spec spec = {
-		.handler = burst_sender_handler,
-		.state_size = sizeof(struct burst_sender),
-		.lcore = 1,
-	};
 	struct recorder *r = lca_actor_state(rx);
 	struct lca_actor_stats st;
 	lca_actor_id_t tx;
 
 	(void)state;
-	assert_int_equal(lca_actor_spawn(&spec, &tx), 0);
+	tx = spawn_on(burst_sender_handler, sizeof(struct burst_sender), 1);
 	*(struct burst_sender *)lca_actor_state(tx) = (struct burst_sender){ .to = rx, .count = 100 };
 	assert_int_equal(lca_send(tx, seq_msg(0, 0)), 0);
 	assert_true(lca_test_run(20));
@@ -584,16 +590,11 @@ static void
 test_late_arrivals_to_stopped_actor_are_counted(void **state)
 {
 	lca_actor_id_t rx = spawn_recorder(0, 16, 1000);
-	struct lca_actor_spec spec = {
-		.handler = stopping_sender_handler,
-		.state_size = sizeof(struct burst_sender),
-		.lcore = 1,
-	};
 	struct lca_actor_stats st;
 	lca_actor_id_t tx;
 
 	(void)state;
-	assert_int_equal(lca_actor_spawn(&spec, &tx), 0);
+	tx = spawn_on(stopping_sender_handler, sizeof(struct burst_sender), 1);
 	*(struct burst_sender *)lca_actor_state(tx) = (struct burst_sender){ .to = rx, .count = 50 };
 	assert_int_equal(lca_send(tx, seq_msg(0, 0)), 0);
 	assert_true(lca_test_run(20));
@@ -629,16 +630,11 @@ static void
 test_stop_from_another_lcore(void **state)
 {
 	lca_actor_id_t victim = spawn_recorder(1, 64, 1000);
-	struct lca_actor_spec spec = {
-		.handler = stopper_handler,
-		.state_size = sizeof(struct stopper),
-		.lcore = 0,
-	};
 	struct lca_actor_stats st;
 	lca_actor_id_t stopper;
 
 	(void)state;
-	assert_int_equal(lca_actor_spawn(&spec, &stopper), 0);
+	stopper = spawn_on(stopper_handler, sizeof(struct stopper), 0);
 	*(struct stopper *)lca_actor_state(stopper) = (struct stopper){ .victim = victim, .ret = 1 };
 	for (uint32_t i = 0; i < 40; i++)
 		assert_int_equal(lca_send(victim, seq_msg(0, i)), 0);
@@ -740,17 +736,12 @@ static void
 test_flood_to_another_lcore(void **state)
 {
 	lca_actor_id_t rx = spawn_recorder(0, 1024, 0);
-	struct lca_actor_spec spec = {
-		.handler = flood_handler,
-		.state_size = sizeof(struct flood),
-		.lcore = 1,
-	};
 	struct recorder *r = lca_actor_state(rx);
 	struct flood *f;
 	lca_actor_id_t tx;
 
 	(void)state;
-	assert_int_equal(lca_actor_spawn(&spec, &tx), 0);
+	tx = spawn_on(flood_handler, sizeof(struct flood), 1);
 	f = lca_actor_state(tx);
 	*f = (struct flood){ .to = rx, .count = 100000 };
 	assert_int_equal(lca_send(tx, seq_msg(0, 0)), 0);
