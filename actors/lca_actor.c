@@ -31,8 +31,6 @@ static struct {
 	uint32_t placed;                    /* atomic: actors placed by policy */
 } rt;
 
-void lca_send_errors_reset(void);
-
 static const char *const mailbox_names[] = {
 	[LCA_MAILBOX_MP] = "mp",
 	[LCA_MAILBOX_SP] = "sp",

@@ -125,6 +125,9 @@ void actor_drain(struct lca_actor *a);
 /* Count a failed send: on the sending actor and in the runtime's causes. */
 void send_failed(int err);
 
+/* Zero the runtime-wide counters of failed sends (at runtime init). */
+void lca_send_errors_reset(void);
+
 /* Say whether the runtime is up to the telemetry commands (lca_telemetry.c). */
 void telemetry_runtime_up(bool up);
 
