@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <rte_malloc.h>
+#include <rte_prefetch.h>
 
 #include "lca_actor_priv.h"
 #include "lca_mempool.h"
@@ -256,6 +257,10 @@ drain(struct held *h, struct rte_ring *in)
 			h->n = rte_ring_sc_dequeue_burst(in, (void **)h->msgs, DRAIN_BURST, NULL);
 			if (h->n == 0)
 				return moved;
+			/* The other core wrote them: start fetching every line now,
+			 * not one at a time as deliver_run() reads `to`. */
+			for (unsigned int i = 0; i < h->n; i++)
+				rte_prefetch0(h->msgs[i]);
 		}
 		while (h->n > 0) {
 			unsigned int done = deliver_run(h->msgs + h->head, h->n);
