@@ -32,7 +32,7 @@ check "no send failures" "grep -q 'send failures: mailbox full 0, no actor 0, st
 check "JSON is valid and complete" "python3 - '$tmp/out.json' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d['conf']['actors'] == 8 and d['conf']['queries'] == 2000
+assert d['conf']['actors'] == 8 and d['conf']['queries'] == 2000 and d['conf']['idle'] == 'spin'
 assert len(d['sets']) == 5, len(d['sets'])
 for s in d['sets']:
     for it in s['iterations']:
@@ -45,11 +45,11 @@ assert d['machine']['lcores'] == 2
 PY"
 
 out=$("$exe" "${eal[@]}" -- --queries 500 --users 100 -i 1 -wi 0 --invocations 1 \
-	-p dispatcher=affinity -p mailbox=sp,rts,hts --placement pairs-local --quiet 2>&1); rc=$?
-check "mailbox modes sp, rts, hts with pairs-local run" "[ $rc -eq 0 ] && [ \$(grep -cE 'affinity +(sp|rts|hts) +1 +thrpt' <<<\"\$out\") -eq 3 ]"
+	-p dispatcher=affinity -p mailbox=sp,rts,hts --placement pairs-local --idle pause --quiet 2>&1); rc=$?
+check "mailbox modes sp, rts, hts with pairs-local and --idle pause run" "[ $rc -eq 0 ] && [ \$(grep -cE 'affinity +(sp|rts|hts) +1 +thrpt' <<<\"\$out\") -eq 3 ]"
 
 for bad in "--actors 7" "--actors 0" "-p throughput=0" "-p throughput=1,,5" "-p dispatcher=fork" \
-	"-p speed=1" "--placement nowhere" "-i abc" "-wi -1" "--mailbox xx" "-r 0" "--frobnicate" "extra"; do
+	"-p speed=1" "--placement nowhere" "--idle nap" "-i abc" "-wi -1" "--mailbox xx" "-r 0" "--frobnicate" "extra"; do
 	out=$("$exe" "${eal[@]}" -- $bad 2>&1); rc=$?
 	check "bad argument '$bad' exits 2 with a message" "[ $rc -eq 2 ] && [ -n \"\$out\" ]"
 done

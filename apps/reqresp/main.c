@@ -82,6 +82,8 @@ usage(const char *prog)
 	       "  --queries N         queries per query actor (default 400000)\n"
 	       "  --users N           users per service's database (default 300000)\n"
 	       "  --seed N            random seed (default 1)\n"
+	       "  --idle POLICY       what an lcore does with nothing to run: spin (default),\n"
+	       "                      pause, or sleep (10 us after 1000 empty loops)\n"
 	       "  --json FILE         write every figure as JSON\n"
 	       "  --quiet             no per-invocation lines\n"
 	       "  --topology          print the lcores' topology and exit\n"
@@ -215,6 +217,9 @@ parse_option(void *conf, const char *name, char *val)
 	} else if (strcmp(name, "seed") == 0) {
 		if (lca_cli_uint(val, 0, UINT64_MAX, &c->rr.seed) < 0)
 			return bad_value("--seed", val);
+	} else if (strcmp(name, "idle") == 0) {
+		if (lca_idle_policy_parse(val, &c->rr.idle) < 0)
+			return bad_value("--idle (spin, pause or sleep)", val);
 	} else if (strcmp(name, "json") == 0) {
 		c->json_path = val;
 	} else if (strcmp(name, "quiet") == 0) {
@@ -242,6 +247,7 @@ parse_args(int argc, char **argv, void *conf)
 		{ "queries", required_argument, NULL, 0 },
 		{ "users", required_argument, NULL, 0 },
 		{ "seed", required_argument, NULL, 0 },
+		{ "idle", required_argument, NULL, 0 },
 		{ "json", required_argument, NULL, 0 },
 		{ "quiet", no_argument, NULL, 0 },
 		{ "help", no_argument, NULL, 'h' },
@@ -322,8 +328,9 @@ print_set_header(const struct app_conf *c, const struct rr_set *s)
 	printf("# Benchmark: lcactor.%s\n", BENCH_NAME);
 	printf("# Parameters: (dispatcher = %s, mailbox = %s, throughPut = %u)\n",
 	       rr_dispatcher_name(s->dispatcher), lca_mailbox_mode_name(s->mailbox), s->throughput);
-	printf("# Placement: %s; replies carry a pointer to the immutable user record\n",
-	       lca_placement_name(c->rr.placement));
+	printf("# Placement: %s; idle policy: %s; replies carry a pointer to the immutable "
+	       "user record\n",
+	       lca_placement_name(c->rr.placement), lca_idle_policy_name(c->rr.idle));
 	if (c->invocations)
 		printf("# Warmup: %u iterations, %u invocations each\n"
 		       "# Measurement: %u iterations, %u invocations each\n",
@@ -501,12 +508,13 @@ print_freq_reports(struct set_result *res, unsigned int n)
 static json_t *
 conf_json(const struct app_conf *c)
 {
-	return json_pack("{s:i, s:i, s:f, s:f, s:i, s:i, s:I, s:i, s:s, s:I, s:s}", "iterations",
-			 (int)c->iterations, "warmups", (int)c->warmups, "measure_s", c->measure_s,
-			 "warmup_s", c->warmup_s, "invocations", (int)c->invocations, "actors",
-			 (int)c->rr.actors, "queries", (json_int_t)c->rr.queries, "users",
-			 (int)c->rr.users, "placement", lca_placement_name(c->rr.placement), "seed",
-			 (json_int_t)c->rr.seed, "reply", "pointer to immutable record");
+	return json_pack("{s:i, s:i, s:f, s:f, s:i, s:i, s:I, s:i, s:s, s:s, s:I, s:s}",
+			 "iterations", (int)c->iterations, "warmups", (int)c->warmups, "measure_s",
+			 c->measure_s, "warmup_s", c->warmup_s, "invocations", (int)c->invocations,
+			 "actors", (int)c->rr.actors, "queries", (json_int_t)c->rr.queries, "users",
+			 (int)c->rr.users, "placement", lca_placement_name(c->rr.placement), "idle",
+			 lca_idle_policy_name(c->rr.idle), "seed", (json_int_t)c->rr.seed, "reply",
+			 "pointer to immutable record");
 }
 
 static int

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "lca_actor.h"
+#include "lca_lcore.h"
 
 /* A user record as the benchmark defines it; replies carry a pointer to
  * S's immutable record (48 bytes do not fit the 40-byte inline payload). */
@@ -38,6 +39,7 @@ struct rr_conf {
 	uint64_t queries;      /* per query actor */
 	uint32_t users;        /* per service actor's database */
 	enum lca_placement placement;
+	enum lca_idle_policy idle;
 	uint64_t seed;
 };
 

@@ -210,6 +210,10 @@ spawn_pairs(struct rr_bench *b)
 	struct lca_runtime_conf rc = {
 		.max_actors = b->conf.actors,
 		.placement = b->conf.placement,
+		.idle = (int)b->conf.idle,
+		/* For --idle sleep: after 1000 empty loops, 10 us at a time. */
+		.idle_sleep_after = 1000,
+		.idle_sleep_us = 10,
 		/* Every pair holds 2 x throughput envelopes in flight. */
 		.msgs_per_node = 4095 + b->n_pairs * 2 * b->set.throughput,
 	};
