@@ -386,8 +386,9 @@ print_freq(struct size_result *res, unsigned int n, json_t *jres)
 }
 
 static int
-run_all(struct app_conf *c)
+run(void *conf)
 {
+	struct app_conf *c = conf;
 	static struct size_result res[MAX_SIZES];
 	json_t *root, *jres = json_array(), *jsizes = json_array();
 	unsigned int done = 0;
@@ -426,12 +427,6 @@ run_all(struct app_conf *c)
 		free(res[i].ns);
 	}
 	return ret;
-}
-
-static int
-run(void *conf)
-{
-	return run_all(conf);
 }
 
 int

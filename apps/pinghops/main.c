@@ -225,8 +225,9 @@ runs_json(const struct ph_run *runs, unsigned int n)
 }
 
 static int
-run_all(const struct app_conf *c)
+run(void *conf)
 {
+	const struct app_conf *c = conf;
 	static struct lca_freq_report freq;
 	static struct ph_run runs[MAX_RUNS];
 	const struct ph_conf *pc = &c->ph;
@@ -297,12 +298,6 @@ run_all(const struct app_conf *c)
 		ret = -EIO;
 	json_decref(root);
 	return ret;
-}
-
-static int
-run(void *conf)
-{
-	return run_all(conf);
 }
 
 int

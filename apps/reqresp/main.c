@@ -518,8 +518,9 @@ conf_json(const struct app_conf *c)
 }
 
 static int
-run_all(const struct app_conf *c)
+run(void *conf)
 {
+	const struct app_conf *c = conf;
 	static struct set_result res[MAX_SETS];
 	struct rr_set sets[MAX_SETS];
 	unsigned int n = plan_sets(c, sets);
@@ -555,12 +556,6 @@ run_all(const struct app_conf *c)
 	}
 	json_decref(root);
 	return ret;
-}
-
-static int
-run(void *conf)
-{
-	return run_all(conf);
 }
 
 int
