@@ -21,16 +21,16 @@ test_percentile(void **state)
 	const double one[] = { 7.0 };
 
 	(void)state;
-	assert_true(lca_crit_percentile(x, 4, 0.0) == 1.0);
-	assert_true(lca_crit_percentile(x, 4, 100.0) == 4.0);
-	assert_true(lca_crit_percentile(x, 4, 50.0) == 2.5);
-	assert_true(fabs(lca_crit_percentile(x, 4, 25.0) - 1.75) < 1e-12);
-	assert_true(fabs(lca_crit_percentile(x, 4, 99.0) - 3.97) < 1e-12);
-	assert_true(lca_crit_percentile(one, 1, 99.0) == 7.0);
-	assert_true(isnan(lca_crit_percentile(x, 0, 50.0)));
-	assert_true(isnan(lca_crit_percentile(x, 4, 100.5)));
-	assert_true(isnan(lca_crit_percentile(x, 4, -1.0)));
-	assert_true(isnan(lca_crit_percentile(NULL, 4, 50.0)));
+	assert_true(lca_stats_percentile(x, 4, 0.0) == 1.0);
+	assert_true(lca_stats_percentile(x, 4, 100.0) == 4.0);
+	assert_true(lca_stats_percentile(x, 4, 50.0) == 2.5);
+	assert_true(fabs(lca_stats_percentile(x, 4, 25.0) - 1.75) < 1e-12);
+	assert_true(fabs(lca_stats_percentile(x, 4, 99.0) - 3.97) < 1e-12);
+	assert_true(lca_stats_percentile(one, 1, 99.0) == 7.0);
+	assert_true(isnan(lca_stats_percentile(x, 0, 50.0)));
+	assert_true(isnan(lca_stats_percentile(x, 4, 100.5)));
+	assert_true(isnan(lca_stats_percentile(x, 4, -1.0)));
+	assert_true(isnan(lca_stats_percentile(NULL, 4, 50.0)));
 }
 
 static void

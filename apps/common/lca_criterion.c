@@ -5,48 +5,15 @@
 #include <string.h>
 
 #include "lca_criterion.h"
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-double
-lca_crit_percentile(const double *sorted, size_t n, double pct)
-{
-	double rank, lo;
-	size_t i;
-
-	if (sorted == NULL || n == 0 || !(pct >= 0.0 && pct <= 100.0))
-		return NAN;
-	rank = pct / 100.0 * (double)(n - 1);
-	lo = floor(rank);
-	i = (size_t)lo;
-	if (i + 1 >= n)
-		return sorted[n - 1];
-	return sorted[i] + (sorted[i + 1] - sorted[i]) * (rank - lo);
-}
-
-static inline uint64_t
-rng_next(uint64_t *s)
-{
-	/* splitmix64: any seed, 0 included, gives a good stream. */
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
+#include "lca_rng.h"
+#include "lca_stats.h"
 
 /* Criterion's bootstrap of the mean: percentiles of resampled means. */
 static int
 bootstrap_mean(const double *x, size_t n, double confidence, unsigned int resamples,
 	       uint64_t seed, double *low, double *high)
 {
-	double *means = malloc(sizeof(*means) * resamples);
+	double *means = malloc(sizeof(*means) * resamples), *sorted;
 	uint64_t rng = seed;
 
 	if (means == NULL)
@@ -55,21 +22,24 @@ bootstrap_mean(const double *x, size_t n, double confidence, unsigned int resamp
 		double sum = 0.0;
 
 		for (size_t i = 0; i < n; i++)
-			sum += x[(size_t)(((rng_next(&rng) >> 32) * (uint64_t)n) >> 32)];
+			sum += x[lca_rng_below(&rng, (uint32_t)n)];
 		means[r] = sum / (double)n;
 	}
-	qsort(means, resamples, sizeof(*means), cmp_double);
-	*low = lca_crit_percentile(means, resamples, 50.0 * (1.0 - confidence));
-	*high = lca_crit_percentile(means, resamples, 50.0 * (1.0 + confidence));
+	sorted = lca_stats_sorted_copy(means, resamples);
 	free(means);
+	if (sorted == NULL)
+		return -ENOMEM;
+	*low = lca_stats_percentile(sorted, resamples, 50.0 * (1.0 - confidence));
+	*high = lca_stats_percentile(sorted, resamples, 50.0 * (1.0 + confidence));
+	free(sorted);
 	return 0;
 }
 
 static void
 classify_outliers(const double *sorted, size_t n, struct lca_crit_summary *s)
 {
-	double q1 = lca_crit_percentile(sorted, n, 25.0);
-	double q3 = lca_crit_percentile(sorted, n, 75.0);
+	double q1 = lca_stats_percentile(sorted, n, 25.0);
+	double q3 = lca_stats_percentile(sorted, n, 75.0);
 	double iqr = q3 - q1;
 
 	s->low_severe = s->low_mild = s->high_mild = s->high_severe = 0;
@@ -91,33 +61,24 @@ int
 lca_crit_summarize(const double *samples, size_t n, double confidence, unsigned int resamples,
 		   uint64_t seed, struct lca_crit_summary *out)
 {
-	double sum = 0.0, sq = 0.0, *sorted;
+	struct lca_stats st;
+	double *sorted;
 	int ret;
 
 	if (samples == NULL || out == NULL || n == 0 || resamples == 0 ||
 	    !(confidence > 0.0 && confidence < 1.0))
 		return -EINVAL;
-	sorted = malloc(sizeof(*sorted) * n);
+	ret = lca_stats_compute(samples, n, confidence, &st);
+	sorted = ret == 0 ? lca_stats_sorted_copy(samples, n) : NULL;
 	if (sorted == NULL)
-		return -ENOMEM;
-	memcpy(sorted, samples, sizeof(*sorted) * n);
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
-	for (size_t i = 0; i < n; i++)
-		sum += samples[i];
-	out->n = n;
-	out->mean = sum / (double)n;
-	for (size_t i = 0; i < n; i++)
-		sq += (samples[i] - out->mean) * (samples[i] - out->mean);
-	out->stdev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
-	out->confidence = confidence;
-	out->min = sorted[0];
-	out->max = sorted[n - 1];
-	out->median = lca_crit_percentile(sorted, n, 50.0);
-	out->p99 = lca_crit_percentile(sorted, n, 99.0);
+		return ret < 0 ? ret : -ENOMEM;
+	*out = (struct lca_crit_summary){
+		.n = n, .mean = st.mean, .confidence = confidence, .stdev = st.stdev,
+		.min = st.min, .median = st.p50, .p99 = st.p99, .max = st.max,
+	};
 	classify_outliers(sorted, n, out);
 	free(sorted);
-	ret = bootstrap_mean(samples, n, confidence, resamples, seed, &out->ci_low, &out->ci_high);
-	return ret;
+	return bootstrap_mean(samples, n, confidence, resamples, seed, &out->ci_low, &out->ci_high);
 }
 
 /* criterion's format::short: four significant digits. */

@@ -46,21 +46,6 @@ struct lca_crit_summary {
 };
 
 /**
- * Percentile of sorted samples, by linear interpolation between the two
- * nearest ranks (rank = p / 100 x (n - 1)), as criterion and numpy do.
- *
- * @param sorted
- *   Samples in ascending order.
- * @param n
- *   Their number (> 0).
- * @param pct
- *   Percentile, 0 to 100.
- * @return
- *   The percentile; NaN when @p n is 0 or @p pct is out of range.
- */
-double lca_crit_percentile(const double *sorted, size_t n, double pct);
-
-/**
  * Summarise @p n samples (ns).
  *
  * @param confidence

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "lca_stats.h"
 
@@ -81,32 +83,76 @@ lca_stats_t_quantile(double p, double df)
 	return 0.5 * (lo + hi);
 }
 
-int
-lca_stats_compute(const double *samples, size_t n, double confidence, struct lca_stats *out)
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double *
+lca_stats_sorted_copy(const double *samples, size_t n)
+{
+	double *sorted = n > 0 ? malloc(sizeof(*sorted) * n) : NULL;
+
+	if (sorted == NULL)
+		return NULL;
+	memcpy(sorted, samples, sizeof(*sorted) * n);
+	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	return sorted;
+}
+
+double
+lca_stats_percentile(const double *sorted, size_t n, double pct)
+{
+	double rank, lo;
+	size_t i;
+
+	if (sorted == NULL || n == 0 || !(pct >= 0.0 && pct <= 100.0))
+		return NAN;
+	rank = pct / 100.0 * (double)(n - 1);
+	lo = floor(rank);
+	i = (size_t)lo;
+	if (i + 1 >= n)
+		return sorted[n - 1];
+	return sorted[i] + (sorted[i + 1] - sorted[i]) * (rank - lo);
+}
+
+static void
+moments(const double *samples, size_t n, struct lca_stats *out)
 {
 	double sum = 0.0, sq = 0.0;
 
-	if (samples == NULL || out == NULL || n == 0 || !(confidence > 0.0 && confidence < 1.0))
-		return -EINVAL;
-	out->n = n;
-	out->min = samples[0];
-	out->max = samples[0];
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		sum += samples[i];
-		out->min = fmin(out->min, samples[i]);
-		out->max = fmax(out->max, samples[i]);
-	}
 	out->mean = sum / (double)n;
 	for (size_t i = 0; i < n; i++)
 		sq += (samples[i] - out->mean) * (samples[i] - out->mean);
+	out->stdev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
+}
+
+int
+lca_stats_compute(const double *samples, size_t n, double confidence, struct lca_stats *out)
+{
+	double *sorted;
+
+	if (samples == NULL || out == NULL || n == 0 || !(confidence > 0.0 && confidence < 1.0))
+		return -EINVAL;
+	sorted = lca_stats_sorted_copy(samples, n);
+	if (sorted == NULL)
+		return -ENOMEM;
+	out->n = n;
 	out->confidence = confidence;
-	if (n < 2) {
-		out->stdev = 0.0;
-		out->error = NAN;
-		return 0;
-	}
-	out->stdev = sqrt(sq / (double)(n - 1));
-	out->error = lca_stats_t_quantile(1.0 - (1.0 - confidence) / 2.0, (double)(n - 1)) *
-		     out->stdev / sqrt((double)n);
+	moments(samples, n, out);
+	out->min = sorted[0];
+	out->max = sorted[n - 1];
+	out->p50 = lca_stats_percentile(sorted, n, 50.0);
+	out->p90 = lca_stats_percentile(sorted, n, 90.0);
+	out->p99 = lca_stats_percentile(sorted, n, 99.0);
+	free(sorted);
+	out->error = n < 2 ? NAN :
+		lca_stats_t_quantile(1.0 - (1.0 - confidence) / 2.0, (double)(n - 1)) *
+		out->stdev / sqrt((double)n);
 	return 0;
 }

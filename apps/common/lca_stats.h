@@ -4,9 +4,9 @@
 
 /**
  * @file
- * Summary statistics of benchmark samples, as JMH reports them: mean,
- * min, max, sample standard deviation, and a confidence interval from
- * Student's t distribution.
+ * Summary statistics of benchmark samples, the one routine every app uses:
+ * mean, min, max, sample standard deviation, percentiles, and a confidence
+ * interval from Student's t distribution (as JMH reports it).
  */
 
 #include <stddef.h>
@@ -20,15 +20,35 @@ struct lca_stats {
 	double stdev;  /**< Sample standard deviation (n - 1); 0 when n < 2. */
 	double error;  /**< Half-width of the confidence interval; NaN when n < 2. */
 	double confidence; /**< Confidence level of error, e.g. 0.999. */
+	double p50;    /**< Median. */
+	double p90;    /**< 90th percentile. */
+	double p99;    /**< 99th percentile. */
 };
 
 /**
  * Summarise @p n samples with a two-sided @p confidence interval.
  *
  * @return
- *   0; -EINVAL when @p n is 0 or @p confidence is not in (0, 1).
+ *   0; -EINVAL when @p n is 0 or @p confidence is not in (0, 1); -ENOMEM.
  */
 int lca_stats_compute(const double *samples, size_t n, double confidence, struct lca_stats *out);
+
+/**
+ * Percentile of sorted samples, by linear interpolation between the two
+ * nearest ranks (rank = p / 100 x (n - 1)), as criterion and numpy do.
+ *
+ * @return
+ *   The percentile; NaN when @p n is 0 or @p pct is not in [0, 100].
+ */
+double lca_stats_percentile(const double *sorted, size_t n, double pct);
+
+/**
+ * A sorted copy of @p n samples, for percentiles; the caller frees it.
+ *
+ * @return
+ *   The copy; NULL when out of memory or @p n is 0.
+ */
+double *lca_stats_sorted_copy(const double *samples, size_t n);
 
 /**
  * Quantile of Student's t distribution: the t with P(T <= t) = @p p for

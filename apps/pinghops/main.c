@@ -131,7 +131,7 @@ print_header(const struct ph_conf *c)
 {
 	printf("# lca-pinghops: Akka's random ping with hops, local. The master is an actor; it "
 	       "sends the initial pings\n#   spread over the workers (%u a turn at most), "
-	       "each worker picks the next worker with its own\n#   xorshift64* stream seeded "
+	       "each worker picks the next worker with its own\n#   splitmix64 stream seeded "
 	       "from --seed %" PRIu64 " (the streams are reproducible, their interleaving "
 	       "is not).\n",
 	       PH_START_BATCH, c->seed);

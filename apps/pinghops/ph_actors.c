@@ -23,6 +23,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 
+#include "lca_rng.h"
 #include "pinghops.h"
 
 #define MSG_START 1
@@ -81,25 +82,6 @@ run_failed(int err)
 	__atomic_compare_exchange_n(&g_failure, &zero, err, false, __ATOMIC_RELAXED,
 				    __ATOMIC_RELAXED);
 	lca_runtime_stop();
-}
-
-static inline uint64_t
-rng_next(uint64_t *s)
-{
-	/* xorshift64*: fast, and plenty for picking one of a few workers. */
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545F4914F6CDD1Dull;
-}
-
-static uint64_t
-splitmix64(uint64_t x)
-{
-	x += 0x9E3779B97F4A7C15ull;
-	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-	return x ^ (x >> 31);
 }
 
 /* --- workers ------------------------------------------------------------- */
@@ -184,7 +166,7 @@ worker_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 		to = g_master;
 	} else {
 		p->hops--;
-		to = g_workers[((rng_next(&w->rng) >> 32) * g_n_workers) >> 32];
+		to = g_workers[lca_rng_below(&w->rng, g_n_workers)];
 	}
 	send_or_defer(w, self, to, msg);
 }
@@ -358,7 +340,7 @@ reset_states(const struct ph_bench *b, unsigned int run)
 
 		/* Its own stream per worker and run, reproducible from --seed. */
 		*w = (struct worker){
-			.rng = splitmix64(b->conf.seed ^ splitmix64(((uint64_t)run << 32) | i)) | 1,
+			.rng = lca_rng_stream(b->conf.seed, ((uint64_t)run << 32) | i),
 		};
 	}
 }

@@ -13,6 +13,7 @@
 
 #include "lca_freq.h"
 #include "lca_mempool.h"
+#include "lca_rng.h"
 #include "lca_topo.h"
 #include "reqresp.h"
 
@@ -73,22 +74,6 @@ rr_dispatcher_name(int d)
 	return d == RR_DISPATCH_INLINE ? "inline" : lca_dispatcher_name((enum lca_dispatcher)d);
 }
 
-static inline uint64_t
-rng_next(uint64_t *s)
-{
-	/* xorshift64*: fast, and good enough for uniform ids. */
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545F4914F6CDD1Dull;
-}
-
-static inline uint32_t
-random_id(uint64_t *rng, uint32_t users)
-{
-	return (uint32_t)(((rng_next(rng) >> 32) * users) >> 32);
-}
-
 static void
 report_done(void)
 {
@@ -127,7 +112,7 @@ query_store(struct rr_query *q, const struct rr_user *u, uint32_t asked)
 static inline uint32_t
 query_ask(struct rr_query *q)
 {
-	uint32_t id = random_id(&q->rng, q->users);
+	uint32_t id = lca_rng_below(&q->rng, q->users);
 
 	q->fifo[q->fifo_tail++ & (FIFO_SIZE - 1)] = id;
 	q->sent++;
@@ -187,17 +172,17 @@ static struct rr_user *
 build_db(uint32_t users, unsigned int lcore, uint64_t seed)
 {
 	struct rr_user *db = lca_mempool_alloc_on_lcore("rr_db", sizeof(*db) * users, lcore);
-	uint64_t rng = seed | 1;
+	uint64_t rng = seed;
 
 	if (db == NULL)
 		return NULL;
 	for (uint32_t i = 0; i < users; i++) {
 		db[i].id = i;
-		fill_name(db[i].first, sizeof(db[i].first), rng_next(&rng));
-		fill_name(db[i].last, sizeof(db[i].last), rng_next(&rng));
-		db[i].ssn = rng_next(&rng) % 1000000000ull;
+		fill_name(db[i].first, sizeof(db[i].first), lca_rng_next(&rng));
+		fill_name(db[i].last, sizeof(db[i].last), lca_rng_next(&rng));
+		db[i].ssn = lca_rng_next(&rng) % 1000000000ull;
 		for (int f = 0; f < 5; f++)
-			db[i].friends[f] = random_id(&rng, users);
+			db[i].friends[f] = lca_rng_below(&rng, users);
 	}
 	return db;
 }
@@ -348,8 +333,7 @@ reset_pair(struct rr_bench *b, unsigned int k)
 	q->db_hi = b->db[k] + b->conf.users;
 	q->map = b->map[k];
 	/* A new stream per invocation and pair, reproducible from --seed. */
-	q->rng = (b->conf.seed ^ (b->invocations * 0x9E3779B97F4A7C15ull) ^
-		  ((k + 1) * 0xD1B54A32D192ED03ull)) | 1;
+	q->rng = lca_rng_stream(b->conf.seed, (b->invocations << 32) | k);
 	memset(b->map[k], 0, sizeof(*b->map[k]) * b->conf.users);
 }
 
