@@ -115,29 +115,33 @@ actor_drain(struct lca_actor *a)
 	}
 }
 
-/* End of a turn: back to the run queue when mail is waiting (a handler
- * may have sent to itself), else out of it until the next wake. */
-static inline void
+/*
+ * End of a turn with an empty mailbox as far as this lcore knows.
+ * @return
+ *   Whether the actor wants another turn at once (an affinity actor whose
+ *   handler sent to itself).
+ */
+static inline bool
 actor_unschedule(struct lca_actor *a)
 {
 	uint32_t expected = 0;
 
 	if (likely(!actor_is_shared(a))) {
 		/* Only this lcore fills the mailbox: nothing can race. */
-		if (rte_ring_empty(a->mailbox))
-			a->scheduled = 0;
-		else
-			lca_lcore_schedule(a->runq, a);
-		return;
+		if (!rte_ring_empty(a->mailbox))
+			return true;
+		a->scheduled = 0;
+		return false;
 	}
 	/* Release: the lcore that runs it next sees this turn's writes. */
 	__atomic_store_n(&a->scheduled, 0, __ATOMIC_RELEASE);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (rte_ring_empty(a->mailbox))
-		return;
+		return false;
 	if (__atomic_compare_exchange_n(&a->scheduled, &expected, 1, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_RELAXED))
 		lca_lcore_schedule(a->runq, a);
+	return false;
 }
 
 static void
@@ -147,8 +151,14 @@ actor_finish_stop(struct lca_actor *a)
 	__atomic_store_n(&a->life, ACTOR_STOPPED, __ATOMIC_RELEASE);
 }
 
-/* The lcore turn function: up to throughput messages of one actor. */
-static void
+/*
+ * The lcore turn function: up to throughput messages of one actor.
+ * @return
+ *   Whether it wants another turn: the lcore loop keeps an affinity actor
+ *   that has mail left; a shared one goes back to the shared queue, where
+ *   any lcore may take it.
+ */
+static bool
 actor_turn(void *item)
 {
 	struct lca_actor *a = item;
@@ -160,8 +170,7 @@ actor_turn(void *item)
 
 	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
 		actor_finish_stop(a);
-		actor_unschedule(a);
-		return;
+		return actor_unschedule(a);
 	}
 	n = rte_ring_sc_dequeue_burst(a->mailbox, (void **)msgs, a->throughput, &left);
 	if (n + left > a->mailbox_hwm)
@@ -192,10 +201,12 @@ actor_turn(void *item)
 	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE))
 		actor_finish_stop(a);
 	else if (left > 0) {
+		if (!actor_is_shared(a))
+			return true;
 		lca_lcore_schedule(a->runq, a);
-		return;
+		return false;
 	}
-	actor_unschedule(a);
+	return actor_unschedule(a);
 }
 
 int

@@ -218,12 +218,36 @@ take_shared(void **items, unsigned int room)
 					 NULL);
 }
 
+/* Items whose turn asked for another: they run after what is queued,
+ * without going through the run queue. */
+struct again_list {
+	unsigned int n;
+	void *items[MAX_BURST];
+};
+
+/* Take what is runnable on this lcore: its queue, a share of the shared
+ * queue, then the items that asked for another turn. */
+static inline unsigned int
+take_items(struct lcore_ctx *c, struct again_list *again, void **items)
+{
+	unsigned int room = cfg.burst - again->n;
+	unsigned int n = rte_ring_sc_dequeue_burst(c->runq, items, room, NULL);
+
+	if (__atomic_load_n(&shared_in_use, __ATOMIC_RELAXED))
+		n += take_shared(items + n, room - n);
+	memcpy(items + n, again->items, again->n * sizeof(items[0]));
+	n += again->n;
+	again->n = 0;
+	return n;
+}
+
 static int
 run_loop(void *arg)
 {
 	unsigned int lcore_id = rte_lcore_id();
 	struct lcore_ctx *c = &lcores[lcore_id];
-	void *items[MAX_BURST + 1];
+	void *items[MAX_BURST];
+	struct again_list again = { .n = 0 };
 	uint64_t prev = rte_rdtsc();
 
 	(void)arg;
@@ -233,13 +257,12 @@ run_loop(void *arg)
 	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED) &&
 	       ((c->stats.loops & 1023) != 0 || !lca_eal_stop_requested())) {
 		unsigned int work = cfg.poll != NULL ? cfg.poll(lcore_id) : 0;
-		unsigned int n = rte_ring_sc_dequeue_burst(c->runq, items, cfg.burst, NULL);
+		unsigned int n = take_items(c, &again, items);
 		uint64_t now;
 
-		if (__atomic_load_n(&shared_in_use, __ATOMIC_RELAXED))
-			n += take_shared(items + n, cfg.burst - n);
 		for (unsigned int i = 0; i < n; i++)
-			cfg.turn(items[i]);
+			if (cfg.turn(items[i]))
+				again.items[again.n++] = items[i];
 
 		now = rte_rdtsc();
 		c->stats.loops++;
@@ -260,6 +283,9 @@ run_loop(void *arg)
 		}
 		prev = now;
 	}
+	/* Still runnable: back into the queue, so the next run finds them. */
+	for (unsigned int i = 0; i < again.n; i++)
+		rte_ring_enqueue(c->runq, again.items[i]);
 	/* Hand on what this lcore still holds, so nothing waits in it. */
 	if (cfg.poll != NULL)
 		cfg.poll(lcore_id);

@@ -12,9 +12,10 @@
  * items that were scheduled are ever looked at, so idle items cost nothing.
  *
  * An item is in at most one run queue at a time: whoever makes it runnable
- * schedules it once, and its turn function schedules it again when it still
- * has work. The run queues are sized for every item, so scheduling never
- * fails for want of room.
+ * schedules it once; when it still has work at the end of its turn, the turn
+ * function says so and the loop runs it again, after what else is waiting
+ * (without a run-queue round trip). The run queues are sized for every
+ * item, so scheduling never fails for want of room.
  */
 
 #include <stdbool.h>
@@ -39,8 +40,13 @@ enum lca_idle_policy {
 /**
  * The turn function: runs one item for one turn. Called on the lcore that
  * took the item from a run queue.
+ *
+ * @return
+ *   true when the item wants another turn: the loop keeps it and runs it
+ *   again after the items already waiting on this lcore; false when it is
+ *   done (it is scheduled again by lca_lcore_schedule(), or not at all).
  */
-typedef void (*lca_lcore_turn_fn)(void *item);
+typedef bool (*lca_lcore_turn_fn)(void *item);
 
 /**
  * The poll function: called by every loop once per iteration before it
