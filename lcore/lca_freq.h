@@ -26,7 +26,8 @@
  * Use from an app's main lcore, while the run loops are not running:
  * lca_freq_monitor_start() before the first measured iteration, the loops
  * call lca_freq_poll() (any number of run/stop cycles; samples accumulate),
- * lca_freq_monitor_stop() after the last one, then lca_freq_report_print().
+ * lca_freq_monitor_stop() after the last one; the apps print the report with
+ * lca_freq_report_print() (apps/common/lca_freq_print.h).
  *
  * Every reader takes a root folder (NULL or "" for this machine) under which
  * it finds sys/, proc/stat and dev/cpu/N/msr, so that tests run on fakes.
@@ -35,7 +36,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
@@ -198,12 +198,6 @@ lca_freq_poll(unsigned int lcore_id, uint64_t now_tsc)
 		return;
 	lca_freq_sample(lcore_id, now_tsc);
 }
-
-/**
- * Print @p r as a table, one row per lcore, the overall verdict, and a
- * warning line when it is UNSTABLE.
- */
-void lca_freq_report_print(FILE *f, const struct lca_freq_report *r);
 
 /**
  * Add the samples summarised by @p from into @p into, as if one monitor had

@@ -31,6 +31,7 @@
 
 #include "lca_eal.h"
 #include "lca_freq.h"
+#include "lca_freq_print.h"
 #include "lca_test.h"
 
 static char root[64];

@@ -22,6 +22,7 @@
 #include "lca_eal.h"
 #include "lca_freq.h"
 #include "lca_freq_json.h"
+#include "lca_freq_print.h"
 #include "lca_report.h"
 
 #define MAX_SIZES 16

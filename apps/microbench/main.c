@@ -36,6 +36,7 @@
 #include "lca_eal.h"
 #include "lca_freq.h"
 #include "lca_freq_json.h"
+#include "lca_freq_print.h"
 #include "lca_lcore.h"
 #include "lca_mempool.h"
 #include "lca_report.h"

@@ -21,6 +21,7 @@
 #include "lca_eal.h"
 #include "lca_freq.h"
 #include "lca_freq_json.h"
+#include "lca_freq_print.h"
 #include "lca_jmh.h"
 #include "lca_report.h"
 #include "lca_stats.h"
