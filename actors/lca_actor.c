@@ -88,8 +88,11 @@ lca_dispatcher_parse(const char *name, enum lca_dispatcher *out)
 	return 0;
 }
 
+/* An affinity actor's mailbox has one writer, its home lcore (see
+ * actor_wake()), so it is single-producer whatever mode was asked: no CAS
+ * per send. The mode is the producer side of a shared actor's mailbox. */
 static unsigned int
-mailbox_flags(enum lca_mailbox_mode mode)
+mailbox_flags(enum lca_mailbox_mode mode, enum lca_dispatcher dispatcher)
 {
 	/* One consumer always: an actor runs on one lcore at a time. */
 	static const unsigned int enq[] = {
@@ -98,8 +101,9 @@ mailbox_flags(enum lca_mailbox_mode mode)
 		[LCA_MAILBOX_RTS] = RING_F_MP_RTS_ENQ,
 		[LCA_MAILBOX_HTS] = RING_F_MP_HTS_ENQ,
 	};
+	unsigned int producer = dispatcher == LCA_DISPATCH_AFFINITY ? RING_F_SP_ENQ : enq[mode];
 
-	return enq[mode] | RING_F_SC_DEQ | RING_F_EXACT_SZ;
+	return producer | RING_F_SC_DEQ | RING_F_EXACT_SZ;
 }
 
 void
@@ -424,7 +428,7 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 	/* Ring names are not registered (rte_ring_init), so they need not be
 	 * unique; there is no memzone per actor, so 10,000s of actors fit. */
 	snprintf(name, sizeof(name), "lca_mb_%u", slot);
-	ret = rte_ring_init(a->mailbox, name, mb, mailbox_flags(spec->mailbox_mode));
+	ret = rte_ring_init(a->mailbox, name, mb, mailbox_flags(spec->mailbox_mode, spec->dispatcher));
 	if (ret < 0) {
 		/* The slot stays empty: lookups of it say "no such actor". */
 		actor_free(a);

@@ -134,16 +134,17 @@ void telemetry_runtime_up(bool up);
 /* Channels between lcores (lca_channel.c). */
 int channels_init(unsigned int max_actors);
 void channels_cleanup(void);
-/* Stage @p m, sent by a handler on @p src_lcore to actor @p a homed on
- * another lcore; 0, or -ENOBUFS when the channel is full. */
-int channel_stage(unsigned int src_lcore, const struct lca_actor *a, struct lca_msg *m);
+/* Copy @p m, sent by a handler on @p src_lcore to actor @p a homed on
+ * another lcore, into their channel; 0, or -ENOBUFS when the channel is
+ * full. On 0 the envelope @p m is the sender's to recycle. */
+int channel_put(unsigned int src_lcore, const struct lca_actor *a, const struct lca_msg *m);
 /* Push @p n messages for affinity actor @p a into its home lcore's inbox,
  * from any thread; returns how many fit. */
 unsigned int inbox_push(const struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
 /* Ask @p a's home lcore to drain it: it was stopped from another thread. */
 void stop_request(struct lca_actor *a);
-/* The lcore poll function: flush this lcore's staged messages, deliver
- * what other lcores and threads sent it. Also called by the main thread
+/* The lcore poll function: deliver what other lcores and threads sent
+ * this one. Also called by the main thread
  * for any lcore while the loops are not running. */
 unsigned int channels_poll(unsigned int lcore_id);
 

@@ -2,61 +2,94 @@
 /*
  * Channels: how messages between actors on different lcores cross cores.
  *
- * Moving a cache line between two cores costs hundreds of nanoseconds on
- * some machines (716 ns for a round trip on the 2-core KVM guest this was
- * built on). A send straight into a remote mailbox touches five or so lines
- * the other core owns (ring head and tail, slot, scheduled flag, run queue),
- * each a stall for the sender. So a handler's send to an actor on another
- * lcore is staged in a plain per-destination array on the sending lcore;
- * once per loop the lcore flushes each array into a single-producer,
- * single-consumer rte_ring to that lcore with one burst; the destination
- * lcore drains its channels in bursts and puts each message into its
- * actor's mailbox, where every line is local. Per burst, a few lines cross
- * instead of five per message.
+ * A hop between lcores should cost what the hardware charges for moving the
+ * message's one cache line, nothing more. A ring of pointers costs four
+ * transfers a message: the producer's tail, the slot, the envelope the slot
+ * points to (read only once the slot is), and the consumer's tail the next
+ * enqueue reads. So a channel carries messages by value, one 64-byte
+ * envelope to a 64-byte slot, and a slot says itself whether it is full:
+ * its `to` is LCA_ACTOR_NONE while it is empty and is written last, with
+ * release, by the producer. Neither side reads an index the other writes:
+ *
+ * - the consumer polls the slot at its own tail: while the channel is empty
+ *   that is a hit in its own cache; the producer's write is the one
+ *   transfer a message costs on the critical path. It copies the slot into
+ *   an envelope from its own lcore's pool cache and marks the slot empty;
+ * - the producer writes at its own head into slots it knows are empty: it
+ *   learns that PROBE_AHEAD slots at a time by reading the last of them
+ *   (the consumer empties slots in order, so when that one is empty all
+ *   before it are), one read of a consumer's line per PROBE_AHEAD messages.
+ *   The sender's envelope goes back to its own pool cache at once.
+ *
+ * A send is visible as soon as it is made, with no flush: the loop does not
+ * trade latency for batching. Under load the consumer takes up to
+ * DRAIN_BURST consecutive slots a poll (the hardware prefetcher sees the
+ * stream) and delivers runs to one actor with one mailbox operation.
+ *
+ * Each channel's producer fields and consumer fields are on lines of their
+ * own, touched by one lcore each.
  *
  * Order: one channel per lcore pair, FIFO, and an affinity sender never
  * changes lcore, so a sender's messages to one receiver stay in order.
  * Loss: a message whose mailbox is full when it arrives waits, with the
- * rest of its channel behind it, until the mailbox has room; never dropped.
+ * rest of its channel behind it, until the mailbox has room; so does one
+ * that finds its lcore's pool empty, in its slot. Never dropped.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
-#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
 #include <rte_prefetch.h>
 
 #include "lca_actor_priv.h"
 #include "lca_mempool.h"
 
-#define CHANNEL_SIZE 4096
+#define CHANNEL_SLOTS 1024 /* a power of two; 64 KiB a pair of lcores */
+#define PROBE_AHEAD 32     /* a divisor of CHANNEL_SLOTS */
 #define INBOX_SIZE 16384
-#define OUTBOX_SIZE 256
 #define DRAIN_BURST 64
 
+/* An envelope as it crosses: the same bytes, `to` written last. */
+struct chan_slot {
+	lca_actor_id_t from;
+	lca_actor_id_t to; /* LCA_ACTOR_NONE: empty */
+	uint8_t rest[sizeof(struct lca_msg) - 2 * sizeof(lca_actor_id_t)];
+} __rte_cache_aligned;
 
-struct outbox {
-	unsigned int n;
-	bool listed; /* in its lcore's dirty list, to be flushed */
-	struct lca_msg *msgs[OUTBOX_SIZE];
+_Static_assert(sizeof(struct chan_slot) == sizeof(struct lca_msg) &&
+	       offsetof(struct lca_msg, from) == offsetof(struct chan_slot, from) &&
+	       offsetof(struct lca_msg, to) == offsetof(struct chan_slot, to) &&
+	       offsetof(struct lca_msg, type) == offsetof(struct chan_slot, rest),
+	       "a channel slot is an envelope's bytes");
+
+struct channel {
+	struct {
+		uint32_t head;    /* next slot to fill */
+		uint32_t free_to; /* slots before it are known empty */
+	} prod __rte_cache_aligned;
+	struct {
+		uint32_t tail;    /* next slot to take */
+	} cons __rte_cache_aligned;
+	struct chan_slot slots[CHANNEL_SLOTS];
 };
 
-/* What a destination lcore took from a channel but could not deliver yet. */
+/* What a destination lcore took in but could not put in a mailbox yet. */
 struct held {
 	unsigned int head;
 	unsigned int n;
 	struct lca_msg *msgs[DRAIN_BURST];
 };
 
+/* One lcore's ends of its links; only that lcore touches it once set up. */
 struct lcore_links {
-	unsigned int index;          /* dense index among enabled lcores */
-	unsigned int n_dirty;        /* outboxes with staged messages */
-	unsigned int dirty[RTE_MAX_LCORE];
-	struct rte_ring **in;        /* [src index]: channel src -> this lcore;
-				      * [n_links]: the inbox, from any thread */
-	struct rte_ring **out;       /* [dst index]: channel this lcore -> dst */
-	struct outbox **outbox;      /* [dst index] */
-	struct held **held;          /* [src index], and [n_links] for the inbox */
-	struct rte_ring *stops;      /* actors stopped from elsewhere, to drain */
+	unsigned int index;       /* dense index among enabled lcores */
+	struct channel **out;     /* [dst index]: this lcore -> dst */
+	struct channel **in;      /* [src index]: src -> this lcore */
+	struct held **held;       /* [src index], and [n_links] for the inbox */
+	struct rte_ring *inbox;   /* from any other thread, by pointer */
+	struct rte_ring *stops;   /* actors stopped from elsewhere, to drain */
 } __rte_cache_aligned;
 
 static struct lcore_links links[RTE_MAX_LCORE];
@@ -69,10 +102,46 @@ zalloc(size_t size, unsigned int lcore)
 	return lca_mempool_alloc_on_lcore("lca_channel", size, lcore);
 }
 
+static struct channel *
+channel_create(unsigned int dst_lcore)
+{
+	/* The destination polls its slots most; they live on its node. */
+	struct channel *c = zalloc(sizeof(*c), dst_lcore);
+
+	if (c != NULL)
+		for (unsigned int i = 0; i < CHANNEL_SLOTS; i++)
+			c->slots[i].to = LCA_ACTOR_NONE;
+	return c;
+}
+
+static int
+links_init(struct lcore_links *l, unsigned int me, unsigned int max_actors)
+{
+	l->in = zalloc(sizeof(*l->in) * n_links, me);
+	l->out = zalloc(sizeof(*l->out) * n_links, me);
+	l->held = zalloc(sizeof(*l->held) * (n_links + 1), me);
+	if (l->in == NULL || l->out == NULL || l->held == NULL)
+		return -ENOMEM;
+	for (unsigned int s = 0; s <= n_links; s++) {
+		l->held[s] = zalloc(sizeof(struct held), me);
+		if (l->held[s] == NULL)
+			return -ENOMEM;
+	}
+	l->inbox = zalloc(rte_ring_get_memsize(INBOX_SIZE), me);
+	/* An actor is stopped once: room for all means a stop never waits. */
+	l->stops = zalloc(rte_ring_get_memsize(rte_align32pow2(max_actors + 1)), me);
+	if (l->inbox == NULL || l->stops == NULL)
+		return -ENOMEM;
+	rte_ring_init(l->inbox, "lca_inbox", INBOX_SIZE, RING_F_SC_DEQ);
+	rte_ring_init(l->stops, "lca_stops", max_actors, RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	return 0;
+}
+
 int
 channels_init(unsigned int max_actors)
 {
 	unsigned int lcore_id, n = 0;
+	int ret;
 
 	RTE_LCORE_FOREACH(lcore_id) {
 		links[lcore_id].index = n;
@@ -80,51 +149,20 @@ channels_init(unsigned int max_actors)
 	}
 	n_links = n;
 	for (unsigned int d = 0; d < n; d++) {
-		struct lcore_links *l = &links[lcore_of_index[d]];
-		unsigned int me = lcore_of_index[d];
-
-		l->n_dirty = 0;
-		l->in = zalloc(sizeof(*l->in) * (n + 1), me);
-		l->out = zalloc(sizeof(*l->out) * n, me);
-		l->outbox = zalloc(sizeof(*l->outbox) * n, me);
-		l->held = zalloc(sizeof(*l->held) * (n + 1), me);
-		if (l->in == NULL || l->out == NULL || l->outbox == NULL || l->held == NULL)
-			return -ENOMEM;
-		l->in[n] = zalloc(rte_ring_get_memsize(INBOX_SIZE), me);
-		l->held[n] = zalloc(sizeof(struct held), me);
-		if (l->in[n] == NULL || l->held[n] == NULL)
-			return -ENOMEM;
-		rte_ring_init(l->in[n], "lca_inbox", INBOX_SIZE, RING_F_SC_DEQ);
-		/* An actor is stopped once: room for all means a stop never
-		 * waits for room. */
-		l->stops = zalloc(rte_ring_get_memsize(rte_align32pow2(max_actors + 1)), me);
-		if (l->stops == NULL)
-			return -ENOMEM;
-		rte_ring_init(l->stops, "lca_stops", max_actors, RING_F_SC_DEQ | RING_F_EXACT_SZ);
-		for (unsigned int s = 0; s < n; s++) {
-			size_t ring_bytes = rte_ring_get_memsize(CHANNEL_SIZE);
-
-			if (s == d)
-				continue;
-			/* The destination reads the ring most; it lives there. */
-			l->in[s] = zalloc(ring_bytes, me);
-			l->held[s] = zalloc(sizeof(struct held), me);
-			if (l->in[s] == NULL || l->held[s] == NULL)
-				return -ENOMEM;
-			rte_ring_init(l->in[s], "lca_chan", CHANNEL_SIZE,
-				      RING_F_SP_ENQ | RING_F_SC_DEQ);
-		}
+		ret = links_init(&links[lcore_of_index[d]], lcore_of_index[d], max_actors);
+		if (ret < 0)
+			return ret;
 	}
-	for (unsigned int s = 0; s < n; s++) {
-		struct lcore_links *l = &links[lcore_of_index[s]];
+	for (unsigned int d = 0; d < n; d++) {
+		struct lcore_links *dst = &links[lcore_of_index[d]];
 
-		for (unsigned int d = 0; d < n; d++) {
+		for (unsigned int s = 0; s < n; s++) {
 			if (s == d)
 				continue;
-			l->out[d] = links[lcore_of_index[d]].in[s];
-			l->outbox[d] = zalloc(sizeof(struct outbox), lcore_of_index[s]);
-			if (l->outbox[d] == NULL)
+			dst->in[s] = channel_create(lcore_of_index[d]);
+			if (dst->in[s] == NULL)
 				return -ENOMEM;
+			links[lcore_of_index[s]].out[d] = dst->in[s];
 		}
 	}
 	return 0;
@@ -139,13 +177,38 @@ drop_for_stopped(struct lca_actor *a, struct lca_msg *m)
 	lca_msg_free(m);
 }
 
-/* Free a message still in flight at teardown, and count it. */
+/* Count a message still in a slot at teardown as dropped, and free what it
+ * owns. */
 static void
-drop_entry(void *entry)
+drop_slot(struct chan_slot *s)
 {
-	struct lca_msg *m = entry;
+	struct lca_msg m;
 
-	drop_for_stopped(actor_lookup(m->to), m);
+	memcpy(&m, s, sizeof(m));
+	actor_lookup(m.to)->dropped_on_stop++;
+	if (m.flags & LCA_MSG_F_MBUF)
+		rte_pktmbuf_free(m.ptr);
+	s->to = LCA_ACTOR_NONE;
+}
+
+static void
+channel_destroy(struct channel *c)
+{
+	if (c == NULL)
+		return;
+	for (uint32_t t = c->cons.tail; c->slots[t % CHANNEL_SLOTS].to != LCA_ACTOR_NONE; t++)
+		drop_slot(&c->slots[t % CHANNEL_SLOTS]);
+	lca_mempool_free(c);
+}
+
+static void
+held_destroy(struct held *h)
+{
+	if (h == NULL)
+		return;
+	for (unsigned int k = 0; k < h->n; k++)
+		drop_for_stopped(actor_lookup(h->msgs[h->head + k]->to), h->msgs[h->head + k]);
+	lca_mempool_free(h);
 }
 
 void
@@ -153,65 +216,60 @@ channels_cleanup(void)
 {
 	for (unsigned int i = 0; i < n_links; i++) {
 		struct lcore_links *l = &links[lcore_of_index[i]];
+		void *entry;
 
-		for (unsigned int j = 0; l->in != NULL && j <= n_links; j++) {
-			void *entry;
-
-			if (j < n_links && l->outbox != NULL && l->outbox[j] != NULL) {
-				for (unsigned int k = 0; k < l->outbox[j]->n; k++)
-					drop_entry(l->outbox[j]->msgs[k]);
-				lca_mempool_free(l->outbox[j]);
-			}
-			if (l->held != NULL && l->held[j] != NULL) {
-				struct held *h = l->held[j];
-
-				for (unsigned int k = 0; k < h->n; k++)
-					drop_entry(h->msgs[h->head + k]);
-				lca_mempool_free(h);
-			}
-			while (l->in[j] != NULL && rte_ring_sc_dequeue(l->in[j], &entry) == 0)
-				drop_entry(entry);
-			lca_mempool_free(l->in[j]);
-		}
+		for (unsigned int j = 0; l->in != NULL && j < n_links; j++)
+			channel_destroy(l->in[j]);
+		for (unsigned int j = 0; l->held != NULL && j <= n_links; j++)
+			held_destroy(l->held[j]);
+		while (l->inbox != NULL && rte_ring_sc_dequeue(l->inbox, &entry) == 0)
+			drop_for_stopped(actor_lookup(((struct lca_msg *)entry)->to), entry);
+		lca_mempool_free(l->inbox);
 		lca_mempool_free(l->stops);
 		lca_mempool_free(l->in);
 		lca_mempool_free(l->out);
-		lca_mempool_free(l->outbox);
 		lca_mempool_free(l->held);
 		memset(l, 0, sizeof(*l));
 	}
 	n_links = 0;
 }
 
-static unsigned int
-flush_outbox(struct lcore_links *l, unsigned int d)
+static inline bool
+slot_empty(const struct chan_slot *s)
 {
-	struct outbox *o = l->outbox[d];
-	unsigned int sent = rte_ring_sp_enqueue_burst(l->out[d], (void **)o->msgs, o->n, NULL);
+	return __atomic_load_n(&s->to, __ATOMIC_ACQUIRE) == LCA_ACTOR_NONE;
+}
 
-	if (sent < o->n)
-		memmove(o->msgs, o->msgs + sent, (o->n - sent) * sizeof(o->msgs[0]));
-	o->n -= sent;
-	return sent;
+/* The producer ran out of slots it knows are empty: look again. */
+static bool
+channel_find_room(struct channel *c)
+{
+	uint32_t head = c->prod.head;
+
+	if (slot_empty(&c->slots[(head + PROBE_AHEAD - 1) % CHANNEL_SLOTS])) {
+		c->prod.free_to = head + PROBE_AHEAD;
+		return true;
+	}
+	/* Nearly full: one slot at a time, until the consumer catches up. */
+	if (slot_empty(&c->slots[head % CHANNEL_SLOTS])) {
+		c->prod.free_to = head + 1;
+		return true;
+	}
+	return false;
 }
 
 int
-channel_stage(unsigned int src_lcore, const struct lca_actor *a, struct lca_msg *m)
+channel_put(unsigned int src_lcore, const struct lca_actor *a, const struct lca_msg *m)
 {
-	struct lcore_links *l = &links[src_lcore];
-	unsigned int d = links[a->lcore].index;
-	struct outbox *o = l->outbox[d];
+	struct channel *c = links[src_lcore].out[links[a->lcore].index];
+	struct chan_slot *s;
 
-	if (unlikely(o->n == OUTBOX_SIZE)) {
-		flush_outbox(l, d);
-		if (o->n == OUTBOX_SIZE)
-			return -ENOBUFS;
-	}
-	if (!o->listed) {
-		o->listed = true;
-		l->dirty[l->n_dirty++] = d;
-	}
-	o->msgs[o->n++] = m;
+	if (unlikely(c->prod.head == c->prod.free_to) && !channel_find_room(c))
+		return -ENOBUFS;
+	s = &c->slots[c->prod.head++ % CHANNEL_SLOTS];
+	memcpy(s->rest, (const uint8_t *)m + offsetof(struct lca_msg, type), sizeof(s->rest));
+	s->from = m->from;
+	__atomic_store_n(&s->to, m->to, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -246,31 +304,84 @@ deliver_run(struct lca_msg **msgs, unsigned int n)
 	return done;
 }
 
+/* Deliver what @p h holds. @return how many; stops at a full mailbox. */
 static unsigned int
-drain(struct held *h, struct rte_ring *in)
+deliver_held(struct held *h)
+{
+	unsigned int moved = 0;
+
+	while (h->n > 0) {
+		unsigned int done = deliver_run(h->msgs + h->head, h->n);
+
+		if (done == 0)
+			break; /* a mailbox is full: try again next loop */
+		h->head += done;
+		h->n -= done;
+		moved += done;
+	}
+	return moved;
+}
+
+/* Take up to DRAIN_BURST full slots into envelopes from this lcore's pool.
+ * @return how many; 0 when none is full, or when the pool is empty (they
+ * wait in their slots). */
+static unsigned int
+channel_take(struct channel *c, struct lca_msg **msgs)
+{
+	unsigned int pool = lca_mempool_local_index();
+	uint32_t tail = c->cons.tail;
+	unsigned int n = 0;
+
+	while (n < DRAIN_BURST && !slot_empty(&c->slots[(tail + n) % CHANNEL_SLOTS])) {
+		rte_prefetch0(&c->slots[(tail + n + 1) % CHANNEL_SLOTS]);
+		n++;
+	}
+	if (n == 0 || rte_mempool_get_bulk(lca_mempool_by_index(pool), (void **)msgs, n) != 0)
+		return 0;
+	for (unsigned int i = 0; i < n; i++) {
+		struct chan_slot *s = &c->slots[(tail + i) % CHANNEL_SLOTS];
+
+		memcpy(msgs[i], s, sizeof(*s));
+		msgs[i]->pool = (uint8_t)pool;
+		__atomic_store_n(&s->to, LCA_ACTOR_NONE, __ATOMIC_RELEASE);
+	}
+	c->cons.tail = tail + n;
+	return n;
+}
+
+static unsigned int
+drain_channel(struct held *h, struct channel *c)
 {
 	unsigned int moved = 0;
 
 	for (;;) {
-		if (h->n == 0) {
-			h->head = 0;
-			h->n = rte_ring_sc_dequeue_burst(in, (void **)h->msgs, DRAIN_BURST, NULL);
-			if (h->n == 0)
-				return moved;
-			/* The other core wrote them: start fetching every line now,
-			 * not one at a time as deliver_run() reads `to`. */
-			for (unsigned int i = 0; i < h->n; i++)
-				rte_prefetch0(h->msgs[i]);
-		}
-		while (h->n > 0) {
-			unsigned int done = deliver_run(h->msgs + h->head, h->n);
+		moved += deliver_held(h);
+		if (h->n > 0)
+			return moved;
+		h->head = 0;
+		h->n = channel_take(c, h->msgs);
+		if (h->n == 0)
+			return moved;
+	}
+}
 
-			h->head += done;
-			h->n -= done;
-			moved += done;
-			if (h->n > 0 && done == 0)
-				return moved; /* a mailbox is full: try again next loop */
-		}
+static unsigned int
+drain_inbox(struct held *h, struct rte_ring *inbox)
+{
+	unsigned int moved = 0;
+
+	for (;;) {
+		moved += deliver_held(h);
+		if (h->n > 0)
+			return moved;
+		h->head = 0;
+		h->n = rte_ring_sc_dequeue_burst(inbox, (void **)h->msgs, DRAIN_BURST, NULL);
+		if (h->n == 0)
+			return moved;
+		/* Other threads wrote them: fetch every line now, not one at
+		 * a time as deliver_run() reads `to`. */
+		for (unsigned int i = 0; i < h->n; i++)
+			rte_prefetch0(h->msgs[i]);
 	}
 }
 
@@ -278,22 +389,13 @@ unsigned int
 channels_poll(unsigned int lcore_id)
 {
 	struct lcore_links *l = &links[lcore_id];
-	unsigned int moved = 0, still = 0;
+	unsigned int moved = 0;
 	void *stopped;
 
-	for (unsigned int i = 0; i < l->n_dirty; i++) {
-		unsigned int d = l->dirty[i];
-
-		moved += flush_outbox(l, d);
-		if (l->outbox[d]->n > 0)
-			l->dirty[still++] = d;
-		else
-			l->outbox[d]->listed = false;
-	}
-	l->n_dirty = still;
-	for (unsigned int s = 0; s <= n_links; s++)
+	for (unsigned int s = 0; s < n_links; s++)
 		if (l->in[s] != NULL)
-			moved += drain(l->held[s], l->in[s]);
+			moved += drain_channel(l->held[s], l->in[s]);
+	moved += drain_inbox(l->held[n_links], l->inbox);
 	/* Stopped from elsewhere: their turn drains them. */
 	while (rte_ring_sc_dequeue(l->stops, &stopped) == 0) {
 		actor_wake(stopped);
@@ -305,7 +407,7 @@ channels_poll(unsigned int lcore_id)
 unsigned int
 inbox_push(const struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
 {
-	return rte_ring_mp_enqueue_burst(links[a->lcore].in[n_links], (void **)msgs, n, NULL);
+	return rte_ring_mp_enqueue_burst(links[a->lcore].inbox, (void **)msgs, n, NULL);
 }
 
 void

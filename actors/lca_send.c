@@ -163,6 +163,15 @@ route_to(const struct actor_lcore *here, const struct lca_actor *a)
 	return ROUTE_INBOX;
 }
 
+/* An envelope whose bytes crossed in a channel: back to the pool it came
+ * from, through this lcore's cache. What it owns (ptr) went with the copy. */
+static inline void
+envelopes_recycle(struct lca_msg **msgs, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		rte_mempool_put(lca_mempool_by_index(msgs[i]->pool), msgs[i]);
+}
+
 /* Count @p sent messages as the receiver's from now on. */
 static inline void
 handed_over(struct actor_lcore *here, struct lca_msg **msgs, unsigned int sent)
@@ -195,8 +204,10 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 				__atomic_fetch_add(&a->rejected, n - sent, __ATOMIC_RELAXED);
 			break;
 		case ROUTE_CHANNEL:
-			while (sent < n && channel_stage(here->self->lcore, a, msgs[sent]) == 0)
+			while (sent < n && channel_put(here->self->lcore, a, msgs[sent]) == 0)
 				sent++;
+			handed_over(here, msgs, sent);
+			envelopes_recycle(msgs, sent);
 			break;
 		case ROUTE_INBOX:
 			sent = inbox_push(a, msgs, n);
