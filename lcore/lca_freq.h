@@ -24,8 +24,10 @@
  * verdict: stable, or UNSTABLE with the reasons.
  *
  * Use from an app's main lcore, while the run loops are not running:
- * lca_freq_monitor_start() before the first measured iteration, the loops
- * call lca_freq_poll() (any number of run/stop cycles; samples accumulate),
+ * lca_freq_monitor_start() before the first measured iteration, the run
+ * loops sample through the hook the monitor adds to them (lca_lcore.h; a
+ * loop of an app's own calls lca_freq_poll()) over any number of run/stop
+ * cycles, as samples accumulate,
  * lca_freq_monitor_stop() after the last one; the apps print the report with
  * lca_freq_report_print() (apps/common/lca_freq_print.h).
  *
@@ -139,14 +141,16 @@ void lca_freq_conf_init(struct lca_freq_conf *conf);
 
 /**
  * Start monitoring every enabled lcore: clear the samples, choose each
- * lcore's source, snapshot /proc/stat and make a sample due at once on
- * every lcore. Call from the main lcore while the run loops are not running.
+ * lcore's source, snapshot /proc/stat, add the sampler's hook to every
+ * lcore's run loop and make a sample due at once on every lcore. Call from
+ * the main lcore while the run loops are not running.
  *
  * @param conf
  *   Configuration; NULL for the defaults.
  * @return
- *   0; -EBUSY when already started; -EINVAL for a bad configuration;
- *   -ENOMEM.
+ *   0; -EBUSY when already started or while the run loops run; -EINVAL
+ *   for a bad configuration; -ENOMEM; -ENOSPC when an lcore's loop has no
+ *   room for another hook.
  */
 int lca_freq_monitor_start(const struct lca_freq_conf *conf);
 

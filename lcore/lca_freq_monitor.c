@@ -20,6 +20,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "lca_lcore.h"
 #include "lca_topo.h"
 #include "lca_freq_priv.h"
 
@@ -181,6 +182,53 @@ lcore_start(unsigned int lcore_id)
 	return 0;
 }
 
+/* Sampling is not the app's work: an idle lcore stays idle for the loop's
+ * accounting and its idle policy. */
+static unsigned int
+hook_poll(unsigned int lcore_id, uint64_t now_tsc, void *arg)
+{
+	RTE_SET_USED(arg);
+	lca_freq_poll(lcore_id, now_tsc);
+	return 0;
+}
+
+static const struct lca_lcore_hook sampler_hook = { .poll = hook_poll };
+
+/* The sampler rides the run loops' hook, so that lcore/ needs nothing of
+ * this file. Loops of the apps' own (lca-freq --load) call lca_freq_poll(). */
+static int
+hooks_add(void)
+{
+	unsigned int lcore_id;
+	int ret;
+
+	RTE_LCORE_FOREACH(lcore_id) {
+		ret = lca_lcore_hook_add(lcore_id, &sampler_hook);
+		if (ret < 0 && ret != -EEXIST)
+			return ret;
+	}
+	return 0;
+}
+
+static void
+hooks_remove(void)
+{
+	unsigned int lcore_id;
+
+	RTE_LCORE_FOREACH(lcore_id)
+		lca_lcore_hook_remove(lcore_id, &sampler_hook);
+}
+
+static void
+lcores_close(void)
+{
+	unsigned int lcore_id;
+
+	RTE_LCORE_FOREACH(lcore_id)
+		if (lstate[lcore_id].on || lstate[lcore_id].samples != NULL)
+			lcore_close(&lstate[lcore_id]);
+}
+
 int
 lca_freq_monitor_start(const struct lca_freq_conf *conf)
 {
@@ -215,19 +263,22 @@ lca_freq_monitor_start(const struct lca_freq_conf *conf)
 
 	RTE_LCORE_FOREACH(lcore_id) {
 		ret = lcore_start(lcore_id);
-		if (ret < 0) {
-			RTE_LCORE_FOREACH(lcore_id)
-				if (lstate[lcore_id].on || lstate[lcore_id].samples != NULL)
-					lcore_close(&lstate[lcore_id]);
-			return ret;
-		}
+		if (ret < 0)
+			goto fail;
 	}
+	ret = hooks_add();
+	if (ret < 0)
+		goto fail;
 	mon.start_tsc = rte_rdtsc();
 	mon.active = true;
 	/* Due at once: the first sample is a delta source's baseline. */
 	RTE_LCORE_FOREACH(lcore_id)
 		__atomic_store_n(&lca_freq_deadlines[lcore_id].tsc, 0, __ATOMIC_RELAXED);
 	return 0;
+fail:
+	hooks_remove();
+	lcores_close();
+	return ret;
 }
 
 bool
@@ -373,8 +424,7 @@ lca_freq_monitor_stop(struct lca_freq_report *report)
 				lcore_report(lcore_id, &report->lcores[report->n_lcores++]);
 		lca_freq_report_judge(report);
 	}
-	RTE_LCORE_FOREACH(lcore_id)
-		if (lstate[lcore_id].on)
-			lcore_close(&lstate[lcore_id]);
+	hooks_remove();
+	lcores_close();
 	return 0;
 }

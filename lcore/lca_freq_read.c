@@ -418,4 +418,3 @@ freq_perf_available(void)
 	}
 	return perf_ok == 1;
 }
-

@@ -13,7 +13,6 @@
 #include <rte_ring.h>
 
 #include "lca_eal.h"
-#include "lca_freq.h"
 #include "lca_lcore.h"
 
 #define DEFAULT_BURST 32
@@ -37,6 +36,14 @@ static bool timed_out;
  * never use it do not poll it. */
 static uint32_t shared_in_use;
 static unsigned int n_lcores;
+
+/* Apart from the loop contexts: init clears those, and hooks outlive it. */
+struct hook_set {
+	unsigned int n;
+	struct lca_lcore_hook h[LCA_LCORE_MAX_HOOKS];
+} __rte_cache_aligned;
+
+static struct hook_set hooks[RTE_MAX_LCORE];
 
 static const char *const idle_names[] = {
 	[LCA_IDLE_SPIN] = "spin",
@@ -194,6 +201,79 @@ idle(struct lcore_ctx *c)
 	}
 }
 
+static bool
+hook_valid_lcore(unsigned int lcore_id, const struct lca_lcore_hook *hook)
+{
+	return hook != NULL && lcore_id < RTE_MAX_LCORE && rte_lcore_is_enabled(lcore_id);
+}
+
+static int
+hook_find(const struct hook_set *hs, const struct lca_lcore_hook *hook)
+{
+	for (unsigned int i = 0; i < hs->n; i++)
+		if (hs->h[i].poll == hook->poll && hs->h[i].end == hook->end &&
+		    hs->h[i].arg == hook->arg)
+			return (int)i;
+	return -ENOENT;
+}
+
+int
+lca_lcore_hook_add(unsigned int lcore_id, const struct lca_lcore_hook *hook)
+{
+	struct hook_set *hs;
+
+	if (!hook_valid_lcore(lcore_id, hook) || (hook->poll == NULL && hook->end == NULL))
+		return -EINVAL;
+	/* The loops read the table without a lock: it changes only between runs. */
+	if (lca_lcore_running())
+		return -EBUSY;
+	hs = &hooks[lcore_id];
+	if (hook_find(hs, hook) >= 0)
+		return -EEXIST;
+	if (hs->n == LCA_LCORE_MAX_HOOKS)
+		return -ENOSPC;
+	hs->h[hs->n++] = *hook;
+	return 0;
+}
+
+int
+lca_lcore_hook_remove(unsigned int lcore_id, const struct lca_lcore_hook *hook)
+{
+	struct hook_set *hs;
+	int i;
+
+	if (!hook_valid_lcore(lcore_id, hook))
+		return -EINVAL;
+	if (lca_lcore_running())
+		return -EBUSY;
+	hs = &hooks[lcore_id];
+	i = hook_find(hs, hook);
+	if (i < 0)
+		return i;
+	memmove(&hs->h[i], &hs->h[i + 1], (hs->n - (unsigned int)i - 1) * sizeof(hs->h[0]));
+	hs->n--;
+	return 0;
+}
+
+static inline unsigned int
+hooks_poll(const struct hook_set *hs, unsigned int lcore_id, uint64_t now)
+{
+	unsigned int work = 0;
+
+	for (unsigned int i = 0; i < hs->n; i++)
+		if (hs->h[i].poll != NULL)
+			work += hs->h[i].poll(lcore_id, now, hs->h[i].arg);
+	return work;
+}
+
+static inline void
+hooks_end(const struct hook_set *hs, unsigned int lcore_id)
+{
+	for (unsigned int i = 0; i < hs->n; i++)
+		if (hs->h[i].end != NULL)
+			hs->h[i].end(lcore_id, hs->h[i].arg);
+}
+
 bool
 lca_lcore_stopping(void)
 {
@@ -246,6 +326,7 @@ run_loop(void *arg)
 {
 	unsigned int lcore_id = rte_lcore_id();
 	struct lcore_ctx *c = &lcores[lcore_id];
+	const struct hook_set *hs = &hooks[lcore_id];
 	void *items[MAX_BURST];
 	struct again_list again = { .n = 0 };
 	uint64_t prev = rte_rdtsc();
@@ -257,12 +338,15 @@ run_loop(void *arg)
 	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED) &&
 	       ((c->stats.loops & 1023) != 0 || !lca_eal_stop_requested())) {
 		unsigned int work = cfg.poll != NULL ? cfg.poll(lcore_id) : 0;
-		unsigned int n = take_items(c, &again, items);
+		unsigned int n;
 		uint64_t now;
 
+		work += hooks_poll(hs, lcore_id, prev);
+		n = take_items(c, &again, items);
 		for (unsigned int i = 0; i < n; i++)
 			if (cfg.turn(items[i]))
 				again.items[again.n++] = items[i];
+		hooks_end(hs, lcore_id);
 
 		now = rte_rdtsc();
 		c->stats.loops++;
@@ -276,7 +360,6 @@ run_loop(void *arg)
 				now = rte_rdtsc();
 			c->stats.idle_cycles += now - prev;
 		}
-		lca_freq_poll(lcore_id, now);
 		if (unlikely(now > deadline_tsc) && lcore_id == rte_get_main_lcore()) {
 			timed_out = true;
 			lca_lcore_stop();

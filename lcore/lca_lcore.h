@@ -11,6 +11,11 @@
  * and from the shared run queue, and hands each to the turn function. Only
  * items that were scheduled are ever looked at, so idle items cost nothing.
  *
+ * Other parts add hooks to an lcore's loop (lca_lcore_hook_add()): a poll
+ * function at the start of every iteration, whose return value says whether
+ * the iteration did work, and an end function after the turns, to flush
+ * what they produced.
+ *
  * An item is in at most one run queue at a time: whoever makes it runnable
  * schedules it once; when it still has work at the end of its turn, the turn
  * function says so and the loop runs it again, after what else is waiting
@@ -68,6 +73,76 @@ struct lca_lcore_conf {
 	unsigned int idle_sleep_us;    /**< Sleep length (LCA_IDLE_SLEEP). */
 	unsigned int burst;            /**< Items taken from a run queue at once (0: 32). */
 };
+
+/** Most hooks on one lcore. */
+#define LCA_LCORE_MAX_HOOKS 8
+
+/**
+ * A hook's poll function: called by its lcore's loop once per iteration,
+ * before the loop takes items. A part that is not an actor (a port, the
+ * frequency sampler) does its work here.
+ *
+ * @param lcore_id
+ *   The calling lcore.
+ * @param now_tsc
+ *   rte_rdtsc() at the start of the iteration.
+ * @param arg
+ *   As given in struct lca_lcore_hook.
+ * @return
+ *   How much work it did (packets taken, messages moved); 0 for none. An
+ *   iteration in which no hook, no poll function and no item did any work
+ *   is idle: it counts as idle cycles and the idle policy applies.
+ */
+typedef unsigned int (*lca_lcore_hook_poll_fn)(unsigned int lcore_id, uint64_t now_tsc,
+					       void *arg);
+
+/**
+ * A hook's end function: called by its lcore's loop once per iteration,
+ * after the turns, so that what they produced (sends to a port) leaves in
+ * one burst. The last iteration before the loop returns calls it too.
+ *
+ * @param lcore_id
+ *   The calling lcore.
+ * @param arg
+ *   As given in struct lca_lcore_hook.
+ */
+typedef void (*lca_lcore_hook_end_fn)(unsigned int lcore_id, void *arg);
+
+/** A hook: what lca_lcore_hook_add() puts into an lcore's loop. */
+struct lca_lcore_hook {
+	lca_lcore_hook_poll_fn poll; /**< Start of each iteration; may be NULL. */
+	lca_lcore_hook_end_fn end;   /**< End of each iteration; may be NULL. */
+	void *arg;                   /**< Passed to both. */
+};
+
+/**
+ * Add a hook to the loop of @p lcore_id. Hooks run in the order they were
+ * added. They outlive lca_lcore_init() and lca_lcore_cleanup(): a part may
+ * add its hooks before the runtime starts. Call while the loops are not
+ * running (from the main lcore, between runs).
+ *
+ * @param lcore_id
+ *   An enabled lcore.
+ * @param hook
+ *   The functions and their argument, copied; at least one function.
+ * @return
+ *   0; -EINVAL for a NULL or empty hook or an lcore that is not enabled;
+ *   -EEXIST when the same hook (functions and argument) is there already;
+ *   -ENOSPC when the lcore has LCA_LCORE_MAX_HOOKS; -EBUSY while the loops
+ *   run.
+ */
+int lca_lcore_hook_add(unsigned int lcore_id, const struct lca_lcore_hook *hook);
+
+/**
+ * Remove the hook equal to @p hook (same functions, same argument) from the
+ * loop of @p lcore_id. The hooks after it keep their order. Call while the
+ * loops are not running.
+ *
+ * @return
+ *   0; -EINVAL for a NULL hook or an lcore that is not enabled; -ENOENT
+ *   when there is no such hook; -EBUSY while the loops run.
+ */
+int lca_lcore_hook_remove(unsigned int lcore_id, const struct lca_lcore_hook *hook);
 
 /** Counters of one lcore's loop. Cycles are TSC cycles. */
 struct lca_lcore_stats {
