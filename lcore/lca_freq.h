@@ -77,6 +77,7 @@ struct lca_freq_thresholds {
 struct lca_freq_conf {
 	double period_s;          /**< Time between samples (default 0.01). */
 	unsigned int max_samples; /**< Per lcore; more are counted, not kept (default 4096). */
+	double series_period_s;   /**< Time between points of the time series (default 0.1); 0: none. */
 	unsigned int sources;     /**< LCA_FREQ_SRC_BIT()s allowed; 0: all. The probe always is. */
 	const char *root;         /**< NULL or "": this machine; else a fake root (perf is then off). */
 	struct lca_freq_thresholds thresholds; /**< Verdict limits. */
@@ -122,6 +123,19 @@ struct lca_freq_report {
 };
 
 /**
+ * One point of an lcore's time series: the interval since the point before
+ * (or since the start), at most series_period_s plus one sample period long.
+ * A figure that could not be had is NAN.
+ */
+struct lca_freq_point {
+	double t_s;       /**< End of the interval, seconds since lca_freq_monitor_start(). */
+	double mhz;       /**< Mean of the source's samples in the interval. */
+	double probe_mhz; /**< Mean of the probe's samples in the interval. */
+	double busy_pct;  /**< C0 time (MSR) or non-idle time (/proc/stat), % of the interval. */
+	double steal_pct; /**< Steal time (/proc/stat), % of the interval. */
+};
+
+/**
  * Per-lcore sampling deadline, read on every loop by lca_freq_poll(); one
  * cache line each so that no lcore's loop shares a line with another's.
  * Internal: written only by the monitor.
@@ -134,8 +148,9 @@ struct lca_freq_deadline {
 extern struct lca_freq_deadline lca_freq_deadlines[RTE_MAX_LCORE];
 
 /**
- * Fill @p conf with the defaults: 10 ms period, 4096 samples, every source,
- * this machine, thresholds CV 1 %, range 2 %, steal 1 %.
+ * Fill @p conf with the defaults: 10 ms period, 4096 samples, a series point
+ * every 0.1 s, every source, this machine, thresholds CV 1 %, range 2 %,
+ * steal 1 %.
  */
 void lca_freq_conf_init(struct lca_freq_conf *conf);
 
@@ -167,6 +182,28 @@ int lca_freq_monitor_stop(struct lca_freq_report *report);
 
 /** Whether the monitor is started. */
 bool lca_freq_monitor_active(void);
+
+/**
+ * The time series of lcore @p lcore_id over the last monitor run: a point
+ * every series_period_s while the loops sampled, and a last one at the stop
+ * for the samples after the last point. /proc/stat counts in ticks of
+ * 10 ms, so a point of 0.1 s gives busy and steal to 10 %. The series is
+ * kept from lca_freq_monitor_stop() until the next lca_freq_monitor_start();
+ * while the monitor runs it holds the points so far.
+ *
+ * @param lcore_id
+ *   An lcore the last run monitored.
+ * @param[out] out
+ *   Room for @p n points (may be NULL when @p n is 0).
+ * @param n
+ *   Most points to copy; call with 0 to learn how many there are.
+ * @return
+ *   The number of points the lcore has (more than @p n when @p out was too
+ *   small: the first @p n were copied); -EINVAL for an lcore id out of range
+ *   or a NULL @p out with @p n > 0; -ENOENT when the last run did not
+ *   monitor that lcore, there was none, or it kept no series.
+ */
+int lca_freq_series_get(unsigned int lcore_id, struct lca_freq_point *out, unsigned int n);
 
 /**
  * Take a sample on the calling lcore now and make the next one due a period

@@ -26,6 +26,7 @@
 
 #define DEFAULT_PERIOD_S    0.01
 #define DEFAULT_MAX_SAMPLES 4096
+#define DEFAULT_SERIES_PERIOD_S 0.1
 #define MAX_MAX_SAMPLES     (1u << 24)
 
 /* One sample: the source's figure (NAN for the first reading of a delta
@@ -56,6 +57,16 @@ struct freq_lcore {
 	uint64_t dropped;
 	struct lca_freq_cpu_times stat0;
 	bool stat0_ok;
+	/* The time series: kept after the stop, freed at the next start. */
+	struct lca_freq_point *points;
+	unsigned int n_points;
+	/* The point being gathered. */
+	unsigned int pt_samples;
+	struct freq_acc pt_mhz, pt_probe;
+	uint64_t pt_start_tsc;
+	uint64_t pt_dmperf0, pt_dtsc0; /* sum_dmperf and sum_dtsc at its start */
+	struct lca_freq_cpu_times pt_stat;
+	bool pt_stat_ok;
 } __rte_cache_aligned;
 
 struct lca_freq_deadline lca_freq_deadlines[RTE_MAX_LCORE] = {
@@ -70,6 +81,7 @@ static struct {
 	char root[PATH_MAX];
 	uint64_t tsc_hz;
 	uint64_t period_tsc;
+	uint64_t series_period_tsc;
 	uint64_t start_tsc;
 } mon;
 
@@ -79,6 +91,7 @@ lca_freq_conf_init(struct lca_freq_conf *conf)
 	memset(conf, 0, sizeof(*conf));
 	conf->period_s = DEFAULT_PERIOD_S;
 	conf->max_samples = DEFAULT_MAX_SAMPLES;
+	conf->series_period_s = DEFAULT_SERIES_PERIOD_S;
 	conf->sources = 0;
 	conf->root = NULL;
 	conf->thresholds.max_cv_pct = 1.0;
@@ -159,27 +172,102 @@ lcore_choose_source(struct freq_lcore *s)
 	s->src = LCA_FREQ_SRC_PROBE;
 }
 
+/* On the lcore's own node: it writes every sample and point. */
+static void *
+lcore_alloc(unsigned int lcore_id, size_t size)
+{
+	void *p = rte_malloc_socket("lca_freq", size, RTE_CACHE_LINE_SIZE,
+				    (int)rte_lcore_to_socket_id(lcore_id));
+
+	return p != NULL ? p : rte_malloc("lca_freq", size, RTE_CACHE_LINE_SIZE);
+}
+
 static int
 lcore_start(unsigned int lcore_id)
 {
 	struct freq_lcore *s = &lstate[lcore_id];
-	size_t size = (size_t)mon.conf.max_samples * sizeof(*s->samples);
-	int socket = (int)rte_lcore_to_socket_id(lcore_id);
 
+	rte_free(s->points); /* the last run's series */
 	memset(s, 0, sizeof(*s));
 	s->fd = s->fd2 = -1;
 	s->cpu = lcore_cpu(lcore_id);
-	/* On the lcore's own node: it writes every sample. */
-	s->samples = rte_malloc_socket("lca_freq", size, RTE_CACHE_LINE_SIZE, socket);
-	if (s->samples == NULL)
-		s->samples = rte_malloc("lca_freq", size, RTE_CACHE_LINE_SIZE);
+	s->samples = lcore_alloc(lcore_id, (size_t)mon.conf.max_samples * sizeof(*s->samples));
 	if (s->samples == NULL)
 		return -ENOMEM;
+	/* At most a point per sample, and the last one at the stop. */
+	if (mon.series_period_tsc > 0) {
+		s->points = lcore_alloc(lcore_id,
+					((size_t)mon.conf.max_samples + 1) * sizeof(*s->points));
+		if (s->points == NULL)
+			return -ENOMEM;
+	}
 	lcore_choose_source(s);
 	if (s->cpu >= 0)
 		s->stat0_ok = lca_freq_procstat_read(mon_root(), s->cpu, &s->stat0) == 0;
+	s->pt_stat = s->stat0;
+	s->pt_stat_ok = s->stat0_ok;
+	freq_acc_init(&s->pt_mhz);
+	freq_acc_init(&s->pt_probe);
 	s->on = true;
 	return 0;
+}
+
+/* Close the point being gathered at now_tsc. Runs on the lcore while it
+ * samples, and on the main lcore at the stop: /proc/stat is read once per
+ * point, not per sample (its ticks are 10 ms anyway). */
+static void
+point_close(struct freq_lcore *s, uint64_t now_tsc)
+{
+	struct lca_freq_point *p;
+	struct lca_freq_cpu_times t;
+	uint64_t dtsc = s->sum_dtsc - s->pt_dtsc0;
+	double irq;
+
+	if (s->n_points > mon.conf.max_samples)
+		return;
+	p = &s->points[s->n_points];
+	p->t_s = (double)(now_tsc - mon.start_tsc) / (double)mon.tsc_hz;
+	p->mhz = s->pt_mhz.n > 0 ? s->pt_mhz.mean : NAN;
+	p->probe_mhz = s->pt_probe.n > 0 ? s->pt_probe.mean : NAN;
+	p->busy_pct = p->steal_pct = NAN;
+	if (s->cpu >= 0 && s->pt_stat_ok &&
+	    lca_freq_procstat_read(mon_root(), s->cpu, &t) == 0) {
+		lca_freq_cpu_times_pct(&s->pt_stat, &t, &p->busy_pct, &p->steal_pct, &irq);
+		s->pt_stat = t;
+	}
+	if (s->src == LCA_FREQ_SRC_MSR && dtsc > 0)
+		p->busy_pct = 100.0 * (double)(s->sum_dmperf - s->pt_dmperf0) / (double)dtsc;
+	s->n_points++;
+	s->pt_samples = 0;
+	freq_acc_init(&s->pt_mhz);
+	freq_acc_init(&s->pt_probe);
+	s->pt_start_tsc = now_tsc;
+	s->pt_dmperf0 = s->sum_dmperf;
+	s->pt_dtsc0 = s->sum_dtsc;
+}
+
+static void
+point_add(struct freq_lcore *s, const struct freq_sample *smp, uint64_t now_tsc)
+{
+	freq_acc_add(&s->pt_mhz, smp->mhz);
+	freq_acc_add(&s->pt_probe, smp->probe_mhz);
+	s->pt_samples++;
+	if (now_tsc - s->pt_start_tsc >= mon.series_period_tsc)
+		point_close(s, now_tsc);
+}
+
+int
+lca_freq_series_get(unsigned int lcore_id, struct lca_freq_point *out, unsigned int n)
+{
+	const struct freq_lcore *s;
+
+	if (lcore_id >= RTE_MAX_LCORE || (out == NULL && n > 0))
+		return -EINVAL;
+	s = &lstate[lcore_id];
+	if (s->points == NULL)
+		return -ENOENT;
+	memcpy(out, s->points, (size_t)RTE_MIN(n, s->n_points) * sizeof(*out));
+	return (int)s->n_points;
 }
 
 /* Sampling is not the app's work: an idle lcore stays idle for the loop's
@@ -246,6 +334,7 @@ lca_freq_monitor_start(const struct lca_freq_conf *conf)
 	th = &conf->thresholds;
 	if (!(conf->period_s > 0 && conf->period_s <= 3600) || conf->max_samples == 0 ||
 	    conf->max_samples > MAX_MAX_SAMPLES ||
+	    !(conf->series_period_s >= 0 && conf->series_period_s <= 3600) ||
 	    (conf->sources & ~(LCA_FREQ_SRC_BIT(LCA_FREQ_SRC_MAX) - 1)) != 0 ||
 	    !(th->max_cv_pct >= 0) || !(th->max_range_pct >= 0) || !(th->max_steal_pct >= 0))
 		return -EINVAL;
@@ -260,6 +349,9 @@ lca_freq_monitor_start(const struct lca_freq_conf *conf)
 	mon.period_tsc = (uint64_t)(conf->period_s * (double)mon.tsc_hz);
 	if (mon.period_tsc == 0)
 		mon.period_tsc = 1;
+	mon.series_period_tsc = (uint64_t)(conf->series_period_s * (double)mon.tsc_hz);
+	if (mon.series_period_tsc == 0 && conf->series_period_s > 0)
+		mon.series_period_tsc = 1;
 
 	RTE_LCORE_FOREACH(lcore_id) {
 		ret = lcore_start(lcore_id);
@@ -270,6 +362,8 @@ lca_freq_monitor_start(const struct lca_freq_conf *conf)
 	if (ret < 0)
 		goto fail;
 	mon.start_tsc = rte_rdtsc();
+	RTE_LCORE_FOREACH(lcore_id)
+		lstate[lcore_id].pt_start_tsc = mon.start_tsc;
 	mon.active = true;
 	/* Due at once: the first sample is a delta source's baseline. */
 	RTE_LCORE_FOREACH(lcore_id)
@@ -278,6 +372,10 @@ lca_freq_monitor_start(const struct lca_freq_conf *conf)
 fail:
 	hooks_remove();
 	lcores_close();
+	RTE_LCORE_FOREACH(lcore_id) {
+		rte_free(lstate[lcore_id].points);
+		lstate[lcore_id].points = NULL;
+	}
 	return ret;
 }
 
@@ -361,6 +459,8 @@ lca_freq_sample(unsigned int lcore_id, uint64_t now_tsc)
 		s->samples[s->n++] = smp;
 	else
 		s->dropped++;
+	if (s->points != NULL)
+		point_add(s, &smp, now_tsc);
 	__atomic_store_n(&lca_freq_deadlines[lcore_id].tsc, now_tsc + mon.period_tsc,
 			 __ATOMIC_RELAXED);
 }
@@ -409,6 +509,11 @@ lca_freq_monitor_stop(struct lca_freq_report *report)
 	RTE_LCORE_FOREACH(lcore_id)
 		__atomic_store_n(&lca_freq_deadlines[lcore_id].tsc, UINT64_MAX, __ATOMIC_RELAXED);
 
+	/* The samples since the last point make a last, shorter one. */
+	RTE_LCORE_FOREACH(lcore_id)
+		if (lstate[lcore_id].on && lstate[lcore_id].points != NULL &&
+		    lstate[lcore_id].pt_samples > 0)
+			point_close(&lstate[lcore_id], end_tsc);
 	if (report != NULL) {
 		memset(report, 0, offsetof(struct lca_freq_report, lcores));
 		report->tsc_hz = mon.tsc_hz;

@@ -12,6 +12,8 @@ packages=(
 	libcmocka-dev             # unit tests
 	libjansson-dev            # the apps' --json records
 	valgrind                  # leak check of the smoke app in `make test`
+	python3-jsonschema        # e2e tests check every app's --json against docs/lcactor-result.schema.json
+	python3-matplotlib        # scripts/lca-plot: the SVG of a run (`make run`, e2e tests)
 )
 
 missing=()

@@ -8,7 +8,7 @@ eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_freqstat --log
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+. "$(dirname "$0")/e2e_lib.sh"
 
 "$exe" "${eal[@]}" -- --count 2 --interval 0.2 --csv >"$tmp/out.csv" 2>"$tmp/err"; rc=$?
 check "--count 2 --csv exits 0" "[ $rc -eq 0 ]"
@@ -33,10 +33,14 @@ check "--load samples many times per interval" "awk '/^ *lcore +cpu +source +sam
 check "JSON: 2 intervals, 2 lcores, probe cost, verdict" "python3 - '$tmp/f.json' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d['intervals']) == 2 and len(d['freq']['lcores']) == 2
-assert isinstance(d['probe_cost_us'], (int, float))
-assert d['freq']['verdict'] in ('stable', 'unstable', 'no_data') and d['load'] is True
+intervals = [r for r in d['results'] if r['name'].startswith('interval ')]
+assert len(intervals) == 2 and len(d['frequency']['lcores']) == 2
+assert all(len(r['frequency']['lcores']) == 2 for r in intervals)
+assert isinstance(d['results'][0]['probe_cost_us'], (int, float))
+assert d['frequency']['verdict'] in ('stable', 'unstable', 'no_data') and d['conf']['load'] is True
 PY"
+record_checks "$tmp/f.json" lca-freq
+harness_checks "$exe" lca-freq
 
 out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
 check "--help exits 0 with usage" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""

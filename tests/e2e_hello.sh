@@ -4,13 +4,26 @@ set -u
 exe=$1
 eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_hello --log-level 'lib.*:error')
 fail=0
-check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+. "$(dirname "$0")/e2e_lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-out=$("$exe" "${eal[@]}" -- --tokens 16 --hops 2000 2>&1); rc=$?
+out=$("$exe" "${eal[@]}" -- --tokens 16 --hops 2000 --json "$tmp/hello.json" 2>&1); rc=$?
 check "smoke run exits 0" "[ $rc -eq 0 ]"
 check "every token counted" "grep -q 'messages handled: 32016 (expected 32016)' <<<\"\$out\""
 check "topology table printed" "grep -q '^lcore  *cpu  *core' <<<\"\$out\""
 check "no send failures" "grep -q 'send failures: mailbox full 0, no actor 0, stopped 0, pool empty 0' <<<\"\$out\""
+record_checks "$tmp/hello.json" lca-hello
+check "JSON: the ring's counts and every actor's lcore" "python3 - '$tmp/hello.json' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d['results'][0]
+assert r['name'] == 'ring' and r['handled'] == r['expected'] == 32016, r
+assert len(d['placement']) == 4 and d['ok'] is True
+assert d['frequency']['monitor'] == 'did not run'
+assert d['app_args'][:2] == ['--tokens', '16'], d['app_args']
+PY"
+harness_checks "$exe" lca-hello
 
 out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
 check "--topology exits 0" "[ $rc -eq 0 ]"

@@ -6,9 +6,10 @@ exe=$1
 eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_mb --log-level 'lib.*:error')
 tiny=(--messages 20000 --runs 1 --timeout 60)
 fail=0
-check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
-json=$(mktemp /tmp/lca_test_mb.XXXXXX.json)
-trap 'rm -f "$json"' EXIT
+. "$(dirname "$0")/e2e_lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+json=$tmp/mb.json
 
 run_re='run 1: 20000 msgs in [0-9.]+ ms = [0-9.]+ M msg/s'
 for burst in 32 1; do
@@ -31,6 +32,18 @@ for burst in 32 1; do
 	check "burst $burst: every message counted" "grep -q '^result: ok' <<<\"\$out\""
 	check "burst $burst: JSON record written" \
 		"python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[\"ok\"] and d[\"machine\"][\"cpus_online\"] > 0 and len(d[\"results\"]) == 6' \"$json\""
+	check "burst $burst: a measure and a frequency record per series" "python3 - '$json' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+series = [r for r in d['results'] if r['name'] != 'idle-ratio']
+assert len(series) == 5
+for r in series:
+    assert r['throughput']['n'] == 1 and r['throughput']['unit'] == 'Mmsg/s', r['throughput']
+    assert r['time']['values'][0] > 0
+    assert r['frequency']['monitor'] in ('ran', 'did not run')
+assert d['frequency']['verdict'] in ('stable', 'unstable', 'no_data')
+PY"
+	record_checks "$json" lca-microbench
 done
 
 out=$("$exe" "${eal[@]}" -- "${tiny[@]}" --scenario cross-lcore,idle --burst 8 2>&1); rc=$?
@@ -40,6 +53,7 @@ check "--scenario subset runs only those" \
 
 out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
 check "--help exits 0" "[ $rc -eq 0 ] && grep -q -- '--burst N' <<<\"\$out\""
+harness_checks "$exe" lca-microbench
 
 bad() { # name, expected message, args...
 	local name=$1 msg=$2; shift 2

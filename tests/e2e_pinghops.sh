@@ -8,7 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_pinghops --log-level 'lib.*:error')
 fail=0
-check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+. "$(dirname "$0")/e2e_lib.sh"
 
 # counts FILE WORKERS PINGS HOPS RUNS: every run's accounting is exact.
 counts() {
@@ -18,18 +18,19 @@ path, workers, pings, hops, runs = sys.argv[1], *map(int, sys.argv[2:])
 d = json.load(open(path))
 c = d['conf']
 assert (c['workers'], c['pings'], c['hops'], c['runs']) == (workers, pings, hops, runs), c
-assert len(d['runs']) == runs
-for r in d['runs']:
+res = d['results'][0]
+assert len(res['runs']) == runs and res['time']['n'] == runs
+for r in res['runs']:
     assert r['worker_expected'] == pings * (hops + 1) + r['flushes'], r
     assert r['worker_handled'] == r['worker_expected'], r
     assert r['master_expected'] == pings + 1 + r['continues'], r
     assert r['master_handled'] == r['master_expected'], r
     assert r['continues'] >= (pings - 1) // 1024, r
     assert r['ms'] > 0
-assert abs(d['average_ms'] - sum(r['ms'] for r in d['runs']) / runs) < 1e-6
+assert abs(res['average_ms'] - sum(r['ms'] for r in res['runs']) / runs) < 1e-6
 assert len(d['placement']) == workers + 1
 assert d['placement'][-1]['role'] == 'master'
-assert 'frequency' in d and d['machine']['lcores'] == 2
+assert res['frequency']['monitor'] in ('ran', 'did not run') and d['machine']['lcores'] == 2
 PY
 }
 
@@ -47,6 +48,7 @@ check "accounting rows all ok" "[ \$(grep -cE '^ +[1-3] +[0-9]+ +[0-9]+ +[0-9]+ 
 check "placement of 8 workers and the master, round-robin" "[ \$(grep -cE '^[0-9]+ +worker [0-7] +[01] +[0-9]+$' <<<\"\$out\") -eq 8 ] && grep -qE '^8 +master +0 +[0-9]+$' <<<\"\$out\""
 check "the frequency report" "grep -qE '^lcore +cpu +source +samples' <<<\"\$out\" && grep -q '^Clock verdict: ' <<<\"\$out\""
 check "JSON valid, counts exact" "counts '$tmp/out.json' 8 2000 20 3"
+record_checks "$tmp/out.json" lca-pinghops
 
 for hops in 1 0; do
 	out=$("$exe" "${eal[@]}" -- --pings 500 --hops $hops --runs 2 --json "$tmp/h$hops.json" 2>&1); rc=$?
@@ -65,6 +67,7 @@ for bad in "--workers 0" "--workers x" "--pings 0" "--pings 1,2" "--hops -1" "--
 done
 out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
 check "--help exits 0 and lists --hops" "[ $rc -eq 0 ] && grep -q -- '--hops N' <<<\"\$out\""
+harness_checks "$exe" lca-pinghops
 out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
 check "--topology exits 0" "[ $rc -eq 0 ] && [ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"
 exit $fail

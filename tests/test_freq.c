@@ -31,6 +31,7 @@
 
 #include "lca_eal.h"
 #include "lca_freq.h"
+#include "lca_freq_json.h"
 #include "lca_freq_print.h"
 #include "lca_test.h"
 
@@ -663,6 +664,86 @@ test_monitor_fake_root(void **state)
 	fake_remove("proc/stat");
 }
 
+/* The time series: a point per series period, with busy and steal of that
+ * point's own interval from /proc/stat, and a last point at the stop. The
+ * samples are given TSC stamps 10 ms apart, so the points fall at known
+ * samples whatever the machine's load. */
+static void
+test_monitor_series(void **state)
+{
+	static struct lca_freq_report rep;
+	const uint64_t hz = rte_get_tsc_hz(), step = hz / 100;
+	unsigned int main_lcore = rte_get_main_lcore();
+	struct lca_freq_point pts[4];
+	struct lca_freq_conf conf;
+	uint64_t t0;
+	int k;
+
+	(void)state;
+	fake_write("sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "2400000\n");
+	fake_stat(100, 100, 0, 0, 0);
+	lca_freq_conf_init(&conf);
+	conf.root = root;
+	assert_true(conf.series_period_s == 0.1);
+	assert_int_equal(lca_freq_monitor_start(&conf), 0);
+	assert_int_equal(lca_freq_series_get(main_lcore, NULL, 0), 0);
+	t0 = rte_rdtsc();
+	for (k = 0; k < 25; k++) {
+		if (k == 5) /* first point: 100 ticks, 40 idle, 20 stolen */
+			fake_stat(140, 140, 0, 0, 20);
+		if (k == 15) /* second point: 100 ticks, all idle */
+			fake_stat(140, 240, 0, 0, 20);
+		lca_freq_sample(main_lcore, t0 + (uint64_t)k * step);
+	}
+	assert_int_equal(lca_freq_monitor_stop(&rep), 0);
+
+	/* Kept after the stop; a short buffer gets the first points only. */
+	memset(pts, 0, sizeof(pts));
+	assert_int_equal(lca_freq_series_get(main_lcore, pts, 1), 3);
+	assert_true(pts[0].mhz == 2400.0 && pts[1].t_s == 0.0);
+	assert_int_equal(lca_freq_series_get(main_lcore, pts, 4), 3);
+	assert_true(pts[0].t_s >= 0.09 && fabs(pts[1].t_s - pts[0].t_s - 0.1) < 1e-6);
+	assert_true(pts[0].busy_pct == 60.0 && pts[0].steal_pct == 20.0);
+	assert_true(pts[0].probe_mhz > 0);
+	assert_true(pts[1].mhz == 2400.0);
+	assert_true(pts[1].busy_pct == 0.0 && pts[1].steal_pct == 0.0);
+	/* The stop's point: no tick passed, so no busy or steal figure. */
+	assert_true(pts[2].mhz == 2400.0);
+	assert_true(isnan(pts[2].busy_pct) && isnan(pts[2].steal_pct));
+	/* The same in the apps' JSON, under each lcore's record. */
+	json_t *j = lca_freq_report_json(&rep);
+
+	assert_non_null(j);
+	assert_int_equal(lca_freq_json_add_series(j), 0);
+	json_t *ser = json_object_get(json_array_get(json_object_get(j, "lcores"), 0), "series");
+
+	assert_int_equal(json_array_size(json_object_get(ser, "t_s")), 3);
+	assert_true(json_real_value(json_array_get(json_object_get(ser, "steal_pct"), 0)) == 20.0);
+	assert_true(json_is_null(json_array_get(json_object_get(ser, "steal_pct"), 2)));
+	assert_true(json_real_value(json_array_get(json_object_get(ser, "mhz"), 1)) == 2400.0);
+	json_decref(j);
+	j = json_object();
+	assert_int_equal(lca_freq_json_add_series(j), -EINVAL);
+	json_decref(j);
+	/* The worker never sampled: monitored, with no point. */
+	assert_int_equal(lca_freq_series_get(rte_get_next_lcore(main_lcore, 1, 0), NULL, 0), 0);
+
+	assert_int_equal(lca_freq_series_get(RTE_MAX_LCORE, NULL, 0), -EINVAL);
+	assert_int_equal(lca_freq_series_get(main_lcore, NULL, 1), -EINVAL);
+	assert_int_equal(lca_freq_series_get(RTE_MAX_LCORE - 1, NULL, 0), -ENOENT);
+	conf.series_period_s = -1;
+	assert_int_equal(lca_freq_monitor_start(&conf), -EINVAL);
+	conf.series_period_s = NAN;
+	assert_int_equal(lca_freq_monitor_start(&conf), -EINVAL);
+	/* No series asked for: the last run's is gone, none is kept. */
+	conf.series_period_s = 0;
+	assert_int_equal(lca_freq_monitor_start(&conf), 0);
+	assert_int_equal(lca_freq_series_get(main_lcore, NULL, 0), -ENOENT);
+	assert_int_equal(lca_freq_monitor_stop(NULL), 0);
+	fake_remove("sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq");
+	fake_remove("proc/stat");
+}
+
 /* With no source in the fake root but the probe, and a full buffer. */
 static void
 test_monitor_probe_overflow(void **state)
@@ -786,6 +867,7 @@ main(void)
 		cmocka_unit_test(test_report_merge),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_monitor_fake_root),
+		cmocka_unit_test(test_monitor_series),
 		cmocka_unit_test(test_monitor_probe_overflow),
 		cmocka_unit_test(test_monitor_bad_conf),
 		cmocka_unit_test(test_monitor_machine),

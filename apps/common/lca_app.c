@@ -6,15 +6,17 @@
 #include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
+#include "lca_result.h"
 #include "lca_topo.h"
 
-static bool
-wants_topology(int argc, char **argv)
+/* Index of @p word in argv[from..argc), or -1. */
+static int
+find_arg(int argc, char **argv, int from, const char *word)
 {
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--topology") == 0)
-			return true;
-	return false;
+	for (int i = from; i < argc; i++)
+		if (strcmp(argv[i], word) == 0)
+			return i;
+	return -1;
 }
 
 int
@@ -24,9 +26,9 @@ lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
 	int opt, idx = 0;
 
 	optind = 1;
-	opterr = 1;
-	while ((opt = only ? getopt_long_only(argc, argv, "", opts, &idx) :
-			     getopt_long(argc, argv, "", opts, &idx)) != -1) {
+	opterr = 0; /* our own messages, in the words of every app's tests */
+	while ((opt = only ? getopt_long_only(argc, argv, ":", opts, &idx) :
+			     getopt_long(argc, argv, ":", opts, &idx)) != -1) {
 		switch (opt) {
 		case 0:
 			if (option(conf, opts[idx].name, optarg) < 0)
@@ -35,7 +37,11 @@ lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
 		case 'h':
 			usage(argv[0]);
 			return LCA_APP_DONE;
-		default: /* getopt said what was wrong */
+		case ':':
+			fprintf(stderr, "%s: option '%s' needs a value\n", argv[0], argv[optind - 1]);
+			return -EINVAL;
+		default:
+			fprintf(stderr, "%s: unknown option '%s'\n", argv[0], argv[optind - 1]);
 			return -EINVAL;
 		}
 	}
@@ -52,9 +58,22 @@ lca_app_main(int argc, char **argv, const struct lca_app *app)
 	int app_argc, ret, status;
 	char **app_argv;
 
+	/* Help must work where EAL cannot come up (no hugepages, a busy
+	 * prefix), and asks for nothing else. */
+	if (app->usage != NULL && find_arg(argc, argv, 1, "--help") >= 0) {
+		app->usage(argv[0]);
+		return 0;
+	}
+	if (find_arg(argc, argv, 1, "--") < 0) {
+		fprintf(stderr, "%s: no '--' on the command line: give EAL's arguments, then '--', "
+				"then the app's (none for the defaults), e.g.\n  %s -l 0-1 -- --help\n",
+			app->name, argv[0]);
+		return LCA_EXIT_USAGE;
+	}
 	if (lca_eal_init(argc, argv, &app_argc, &app_argv) < 0)
 		return 1;
-	if (wants_topology(app_argc, app_argv)) {
+	lca_result_context(app->name, app_argc, app_argv);
+	if (find_arg(app_argc, app_argv, 1, "--topology") >= 0) {
 		ret = lca_topo_print_eal(stdout);
 		lca_eal_cleanup();
 		return ret < 0 ? 1 : 0;

@@ -4,10 +4,10 @@
 
 /**
  * @file
- * The shape every lcactor app has, in one place: EAL up from
- * `app [EAL args] -- [app args]`, `--topology`, the app's own arguments
- * (a bad one exits 2), the run, teardown, and an exit status that says how
- * it went.
+ * The shape every lcactor app has, in one place: `--help` before anything
+ * else, EAL up from `app [EAL args] -- [app args]` (no `--` exits 2),
+ * `--topology`, the app's own arguments (a bad one exits 2), the run,
+ * teardown, and an exit status that says how it went.
  */
 
 #include <getopt.h>
@@ -25,6 +25,9 @@ struct lca_app {
 	 * a message on stderr that names it.
 	 */
 	int (*parse)(int argc, char **argv, void *conf);
+	/** Print the app's help on stdout; @p prog is argv[0]. NULL: --help
+	 *  reaches the parser only, after EAL is up. */
+	void (*usage)(const char *prog);
 	/** Run the app. @return 0; a negative errno (-EINTR on a signal). */
 	int (*run)(void *conf);
 	void *conf; /**< Passed to both. */
@@ -51,12 +54,16 @@ int lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
 		   lca_app_option_fn option, void (*usage)(const char *prog), void *conf);
 
 /**
- * Run @p app: lca_eal_init(); `--topology` anywhere in the app's arguments
- * prints the lcores' topology and exits 0; parse; run; lca_eal_cleanup().
+ * Run @p app: `--help` anywhere on the command line prints the app's help
+ * and exits 0 without bringing EAL up (EAL's own help is `--help` of any
+ * DPDK app before `--`, e.g. dpdk-testpmd); a command line without `--`
+ * exits 2, since the app could not tell its arguments from EAL's; then
+ * lca_eal_init(); `--topology` anywhere in the app's arguments prints the
+ * lcores' topology and exits 0; parse; run; lca_eal_cleanup().
  *
  * @return
  *   The exit status: 0; 1 when EAL or the run failed; LCA_EXIT_USAGE (2)
- *   for a bad argument.
+ *   for a bad argument or no `--`.
  */
 int lca_app_main(int argc, char **argv, const struct lca_app *app);
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "lca_freq_json.h"
 
@@ -99,4 +102,90 @@ lca_freq_report_json(const struct lca_freq_report *r)
 		return NULL;
 	}
 	return o;
+}
+
+/* One array per figure, of the same length: what a plot reads. */
+static const struct {
+	const char *key;
+	size_t off;
+} series_keys[] = {
+	{ "t_s", offsetof(struct lca_freq_point, t_s) },
+	{ "mhz", offsetof(struct lca_freq_point, mhz) },
+	{ "probe_mhz", offsetof(struct lca_freq_point, probe_mhz) },
+	{ "busy_pct", offsetof(struct lca_freq_point, busy_pct) },
+	{ "steal_pct", offsetof(struct lca_freq_point, steal_pct) },
+};
+
+static json_t *
+series_array(const struct lca_freq_point *pts, unsigned int n, size_t off)
+{
+	json_t *a = json_array();
+	unsigned int i;
+
+	for (i = 0; a != NULL && i < n; i++) {
+		double v;
+
+		memcpy(&v, (const char *)&pts[i] + off, sizeof(v));
+		if (json_array_append_new(a, real_or_null(v)) < 0) {
+			json_decref(a);
+			a = NULL;
+		}
+	}
+	return a;
+}
+
+json_t *
+lca_freq_series_json(unsigned int lcore_id)
+{
+	struct lca_freq_point *pts = NULL;
+	json_t *o = NULL;
+	int n, err = 0;
+	size_t k;
+
+	n = lca_freq_series_get(lcore_id, NULL, 0);
+	if (n < 0)
+		return NULL;
+	if (n > 0) {
+		pts = calloc((size_t)n, sizeof(*pts));
+		if (pts == NULL || lca_freq_series_get(lcore_id, pts, (unsigned int)n) != n)
+			goto out;
+	}
+	o = json_object();
+	for (k = 0; o != NULL && k < RTE_DIM(series_keys); k++)
+		set(o, series_keys[k].key, series_array(pts, (unsigned int)n, series_keys[k].off),
+		    &err);
+	if (err != 0) {
+		json_decref(o);
+		o = NULL;
+	}
+out:
+	free(pts);
+	return o;
+}
+
+int
+lca_freq_json_add_series(json_t *freq)
+{
+	json_t *lcores = json_object_get(freq, "lcores"), *l;
+	size_t i;
+
+	if (!json_is_array(lcores))
+		return -EINVAL;
+	json_array_foreach(lcores, i, l) {
+		json_t *id = json_object_get(l, "lcore");
+		json_t *series;
+
+		if (!json_is_integer(id) || json_integer_value(id) < 0)
+			continue;
+		series = lca_freq_series_json((unsigned int)json_integer_value(id));
+		if (series == NULL) {
+			/* No series is no error; a series not built is. */
+			if (lca_freq_series_get((unsigned int)json_integer_value(id), NULL, 0) >= 0)
+				return -ENOMEM;
+			continue;
+		}
+		if (json_object_set_new(l, "series", series) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }

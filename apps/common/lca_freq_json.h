@@ -37,6 +37,32 @@ extern "C" {
  */
 json_t *lca_freq_report_json(const struct lca_freq_report *r);
 
+/**
+ * The time series of @p lcore_id over the last monitor run
+ * (lca_freq_series_get()) as arrays of one length, a point each:
+ *
+ *     { "t_s", "mhz", "probe_mhz", "busy_pct", "steal_pct" }
+ *
+ * with an unknown figure null. The library keeps the series from
+ * lca_freq_monitor_stop() to the next lca_freq_monitor_start(): build it in
+ * between.
+ *
+ * @return
+ *   A new reference; NULL when the lcore has no series, or out of memory.
+ */
+json_t *lca_freq_series_json(unsigned int lcore_id);
+
+/**
+ * Add "series" (lca_freq_series_json()) to every record in the "lcores"
+ * array of @p freq, an object lca_freq_report_json() built from the report
+ * of the last monitor run. A record whose lcore has no series gets none.
+ * Call between lca_freq_monitor_stop() and the next start.
+ *
+ * @return
+ *   0; -EINVAL when @p freq has no "lcores" array; -ENOMEM.
+ */
+int lca_freq_json_add_series(json_t *freq);
+
 /** JSON name of a verdict: "stable", "unstable", "no_data". */
 const char *lca_freq_verdict_json_name(enum lca_freq_verdict v);
 

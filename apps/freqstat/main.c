@@ -11,7 +11,6 @@
  * does, so the rows show the clock under load.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +29,8 @@
 #include "lca_freq_json.h"
 #include "lca_freq_print.h"
 #include "lca_report.h"
+#include "lca_result.h"
+#include "lca_series.h"
 
 #define PROG "lca-freq"
 
@@ -51,20 +52,47 @@ struct freq_opts {
 };
 
 static void
-usage(FILE *f, const char *prog)
+usage(const char *prog)
 {
-	fprintf(f,
-		"Usage: %s [EAL args] -- [options]\n"
-		"Show every enabled lcore's clock, busy, steal and irq time, interval by\n"
-		"interval, then the stability report over the whole run.\n"
-		"  --interval SECONDS  time between rows (default 1; fractions allowed)\n"
-		"  --count N           rows per lcore, then stop (default 0: until Ctrl-C)\n"
-		"  --csv               rows as CSV on stdout (the report goes to stderr)\n"
-		"  --json FILE         write every interval and the report to FILE\n"
-		"  --load              spin every lcore, to show the clock under load\n"
-		"  --topology          print the lcores' topology and exit\n"
-		"  --help              this text\n",
-		prog);
+	printf("Usage: %s [EAL args] -- [options]\n"
+	       "Show every enabled lcore's clock, busy, steal and irq time, interval by\n"
+	       "interval, then the stability report over the whole run.\n"
+	       "  --interval SECONDS  time between rows (default 1; fractions allowed)\n"
+	       "  --count N           rows per lcore, then stop (default 0: until Ctrl-C)\n"
+	       "  --csv               rows as CSV on stdout (the report goes to stderr)\n"
+	       "  --json FILE         write every interval and the report to FILE\n"
+	       "  --load              spin every lcore, to show the clock under load\n"
+	       "  --topology          print the lcores' topology and exit\n"
+	       "  --help              this text\n",
+	       prog);
+}
+
+static int
+bad_value(const char *name, const char *val, const char *why)
+{
+	fprintf(stderr, PROG ": bad value '%s' for --%s%s\n", val, name, why);
+	return -EINVAL;
+}
+
+static int
+parse_option(void *conf, const char *name, char *val)
+{
+	struct freq_opts *o = conf;
+
+	if (strcmp(name, "interval") == 0) {
+		if (lca_cli_seconds(val, &o->interval_s) < 0 || o->interval_s > MAX_INTERVAL_S)
+			return bad_value(name, val, " (seconds, more than 0, at most 3600)");
+	} else if (strcmp(name, "count") == 0) {
+		if (lca_cli_uint(val, 0, UINT32_MAX, &o->count) < 0)
+			return bad_value(name, val, " (a whole number, 0 for no limit)");
+	} else if (strcmp(name, "json") == 0) {
+		if (*val == '\0')
+			return bad_value(name, val, "");
+		o->json_path = val;
+	} else {
+		*(strcmp(name, "csv") == 0 ? &o->csv : &o->load) = true;
+	}
+	return 0;
 }
 
 static int
@@ -72,69 +100,17 @@ parse_args(int argc, char **argv, void *conf)
 {
 	struct freq_opts *o = conf;
 	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "load", no_argument, NULL, 'l' },
+		{ "interval", required_argument, NULL, 0 },
+		{ "count", required_argument, NULL, 0 },
+		{ "csv", no_argument, NULL, 0 },
+		{ "json", required_argument, NULL, 0 },
+		{ "load", no_argument, NULL, 0 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, idx;
 
 	*o = (struct freq_opts){ .interval_s = 1.0 };
-	optind = 1;
-	opterr = 0; /* our own messages, which name the option */
-	for (;;) {
-		int ret = 0;
-
-		idx = -1;
-		opt = getopt_long(argc, argv, ":", opts, &idx);
-		if (opt == -1)
-			break;
-		switch (opt) {
-		case 'i':
-			ret = lca_cli_seconds(optarg, &o->interval_s);
-			if (ret == 0 && o->interval_s > MAX_INTERVAL_S)
-				ret = -ERANGE;
-			break;
-		case 'n':
-			ret = lca_cli_uint(optarg, 0, UINT32_MAX, &o->count);
-			break;
-		case 'c':
-			o->csv = true;
-			break;
-		case 'j':
-			if (*optarg == '\0')
-				ret = -EINVAL;
-			o->json_path = optarg;
-			break;
-		case 'l':
-			o->load = true;
-			break;
-		case 'h':
-			usage(stdout, argv[0]);
-			return LCA_APP_DONE;
-		case ':':
-			fprintf(stderr, PROG ": option '%s' needs a value\n", argv[optind - 1]);
-			return -EINVAL;
-		default:
-			fprintf(stderr, PROG ": unknown option '%s'\n", argv[optind - 1]);
-			return -EINVAL;
-		}
-		if (ret < 0) {
-			fprintf(stderr, PROG ": bad value '%s' for --%s%s\n", optarg,
-				opts[idx].name,
-				opt == 'i' ? " (seconds, more than 0, at most 3600)" :
-				opt == 'n' ? " (a whole number, 0 for no limit)" : "");
-			return ret;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
+	return lca_app_getopt(argc, argv, opts, false, parse_option, usage, o);
 }
 
 /* --- sampling on the lcores ---------------------------------------------- */
@@ -307,22 +283,25 @@ static int
 write_json(const struct freq_opts *o, double cost_us, json_t *intervals,
 	   const struct lca_freq_report *total)
 {
-	json_t *root = json_object();
+	json_t *rec = lca_result_new(json_pack("{s:f, s:I, s:b, s:b}", "interval_s",
+					       o->interval_s, "count", (json_int_t)o->count,
+					       "load", o->load, "csv", o->csv));
+	json_t *results, *freq = lca_freq_ran_json(total);
 	int ret;
 
-	if (root == NULL)
+	if (rec == NULL || freq == NULL) {
+		json_decref(rec);
+		json_decref(freq);
 		return -ENOMEM;
-	json_object_set_new(root, "tool", json_string(PROG));
-	json_object_set_new(root, "machine", lca_report_machine_json());
-	json_object_set_new(root, "interval_s", json_real(o->interval_s));
-	json_object_set_new(root, "count", json_integer((json_int_t)o->count));
-	json_object_set_new(root, "load", json_boolean(o->load));
-	json_object_set_new(root, "probe_cost_us", isnan(cost_us) ? json_null() :
-							    json_real(cost_us));
-	json_object_set_new(root, "intervals", json_incref(intervals));
-	json_object_set_new(root, "freq", lca_freq_report_json(total));
-	ret = lca_report_write_json(o->json_path, root);
-	json_decref(root);
+	}
+	results = json_object_get(rec, "results");
+	json_array_append_new(results, json_pack("{s:s, s:o}", "name", "probe cost",
+						 "probe_cost_us", isnan(cost_us) ? json_null() :
+						 json_real(cost_us)));
+	json_array_extend(results, intervals);
+	json_object_set_new(rec, "frequency", freq);
+	ret = lca_result_write(rec, true, o->json_path);
+	json_decref(rec);
 	return ret;
 }
 
@@ -371,13 +350,13 @@ monitor(const struct freq_opts *o)
 		print_rows(o, i, t, &interval_rep);
 		lca_freq_report_merge(&total_rep, &interval_rep);
 		if (intervals != NULL) {
-			json_t *j = lca_freq_report_json(&interval_rep);
+			json_t *j = lca_freq_ran_json(&interval_rep), *r;
+			char name[32];
 
-			if (j != NULL) {
-				json_object_set_new(j, "interval", json_integer((json_int_t)i));
-				json_object_set_new(j, "time_s", json_real(t));
-			}
-			if (j == NULL || json_array_append_new(intervals, j) < 0)
+			snprintf(name, sizeof(name), "interval %" PRIu64, i);
+			r = json_pack("{s:s, s:I, s:f, s:o?}", "name", name, "interval",
+				      (json_int_t)i, "time_s", t, "frequency", j);
+			if (j == NULL || r == NULL || json_array_append_new(intervals, r) < 0)
 				ret = -ENOMEM;
 		}
 		if (ret < 0 || lca_eal_stop_requested())
@@ -407,7 +386,7 @@ main(int argc, char **argv)
 {
 	struct freq_opts opts;
 	const struct lca_app app = {
-		.name = PROG, .parse = parse_args, .run = run, .conf = &opts,
+		.name = PROG, .parse = parse_args, .usage = usage, .run = run, .conf = &opts,
 	};
 
 	return lca_app_main(argc, argv, &app);

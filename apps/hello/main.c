@@ -5,7 +5,6 @@
  * counters are printed, and the message count is checked exactly.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +17,14 @@
 #include "lca_cli.h"
 #include "lca_eal.h"
 #include "lca_report.h"
+#include "lca_result.h"
 #include "lca_topo.h"
 
 struct hello_conf {
 	uint64_t tokens;
 	uint64_t hops;
 	uint64_t per_lcore;
+	const char *json_path;
 };
 
 struct token {
@@ -59,9 +60,29 @@ usage(const char *prog)
 	       "  --tokens N      tokens in flight (default 64)\n"
 	       "  --hops N        hops per token (default 10000)\n"
 	       "  --per-lcore N   actors per lcore (default 2)\n"
+	       "  --json FILE     write the counts as JSON (docs/json.md)\n"
 	       "  --topology      print the lcores' topology and exit\n"
 	       "  --help          this text\n",
 	       prog);
+}
+
+static int
+parse_option(void *conf, const char *name, char *val)
+{
+	struct hello_conf *c = conf;
+	int ret = -EINVAL;
+
+	if (strcmp(name, "tokens") == 0)
+		ret = lca_cli_uint(val, 1, 1u << 20, &c->tokens);
+	else if (strcmp(name, "hops") == 0)
+		ret = lca_cli_uint(val, 0, UINT32_MAX, &c->hops);
+	else if (strcmp(name, "per-lcore") == 0)
+		ret = lca_cli_uint(val, 1, 1024, &c->per_lcore);
+	else if (strcmp(name, "json") == 0)
+		ret = *val != '\0' ? (c->json_path = val, 0) : -EINVAL;
+	if (ret < 0)
+		fprintf(stderr, "lca-hello: bad value '%s' for --%s\n", val, name);
+	return ret;
 }
 
 static int
@@ -69,46 +90,16 @@ parse_args(int argc, char **argv, void *conf)
 {
 	struct hello_conf *c = conf;
 	static const struct option opts[] = {
-		{ "tokens", required_argument, NULL, 't' },
-		{ "hops", required_argument, NULL, 'H' },
-		{ "per-lcore", required_argument, NULL, 'p' },
+		{ "tokens", required_argument, NULL, 0 },
+		{ "hops", required_argument, NULL, 0 },
+		{ "per-lcore", required_argument, NULL, 0 },
+		{ "json", required_argument, NULL, 0 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, idx = 0;
 
 	*c = (struct hello_conf){ .tokens = 64, .hops = 10000, .per_lcore = 2 };
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, &idx)) != -1) {
-		int ret = 0;
-
-		switch (opt) {
-		case 't':
-			ret = lca_cli_uint(optarg, 1, 1u << 20, &c->tokens);
-			break;
-		case 'H':
-			ret = lca_cli_uint(optarg, 0, UINT32_MAX, &c->hops);
-			break;
-		case 'p':
-			ret = lca_cli_uint(optarg, 1, 1024, &c->per_lcore);
-			break;
-		case 'h':
-			usage(argv[0]);
-			return LCA_APP_DONE;
-		default:
-			return -EINVAL;
-		}
-		if (ret < 0) {
-			fprintf(stderr, "lca-hello: bad value '%s' for --%s\n", optarg,
-				opts[idx].name);
-			return ret;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "lca-hello: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
+	return lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
 }
 
 static int
@@ -160,11 +151,10 @@ send_tokens(const struct hello_conf *c)
 	return 0;
 }
 
-/* Every token made hops + 1 deliveries; nothing else was sent. */
-static int
-check_counts(const struct hello_conf *c)
+static uint64_t
+handled_total(void)
 {
-	uint64_t handled = 0, expected = c->tokens * (c->hops + 1);
+	uint64_t handled = 0;
 
 	for (unsigned int i = 0; i < n_actors; i++) {
 		struct lca_actor_stats s;
@@ -172,6 +162,15 @@ check_counts(const struct hello_conf *c)
 		lca_actor_stats_get(i, &s);
 		handled += s.handled;
 	}
+	return handled;
+}
+
+/* Every token made hops + 1 deliveries; nothing else was sent. */
+static int
+check_counts(const struct hello_conf *c)
+{
+	uint64_t handled = handled_total(), expected = c->tokens * (c->hops + 1);
+
 	printf("messages handled: %" PRIu64 " (expected %" PRIu64 ")\n", handled, expected);
 	if (handled != expected || tokens_done != c->tokens) {
 		fprintf(stderr, "lca-hello: count mismatch: handled %" PRIu64 ", tokens done %" PRIu64
@@ -179,6 +178,27 @@ check_counts(const struct hello_conf *c)
 		return -EIO;
 	}
 	return 0;
+}
+
+/* No measured series: the smoke app records its counts and placement. */
+static int
+write_json(const struct hello_conf *c, bool ok)
+{
+	json_t *rec = lca_result_new(json_pack("{s:I, s:I, s:I}", "tokens", (json_int_t)c->tokens,
+					       "hops", (json_int_t)c->hops, "per_lcore",
+					       (json_int_t)c->per_lcore));
+	json_t *place = json_object_get(rec, "placement");
+	int ret;
+
+	for (unsigned int i = 0; i < n_actors; i++)
+		json_array_append_new(place, json_pack("{s:i, s:i}", "actor", (int)i, "lcore",
+						       lca_actor_lcore(i)));
+	lca_result_add(rec, json_pack("{s:s, s:I, s:I}", "name", "ring", "handled",
+				      (json_int_t)handled_total(), "expected",
+				      (json_int_t)(c->tokens * (c->hops + 1))));
+	ret = lca_result_write(rec, ok, c->json_path);
+	json_decref(rec);
+	return ret;
 }
 
 static int
@@ -204,6 +224,8 @@ run(void *arg)
 	lca_report_send_errors(stdout);
 	if (ret == 0)
 		ret = check_counts(conf);
+	if (conf->json_path != NULL && write_json(conf, ret == 0) < 0 && ret == 0)
+		ret = -EIO;
 	lca_runtime_cleanup();
 	return ret;
 }
@@ -213,7 +235,8 @@ main(int argc, char **argv)
 {
 	struct hello_conf conf;
 	const struct lca_app app = {
-		.name = "lca-hello", .parse = parse_args, .run = run, .conf = &conf,
+		.name = "lca-hello", .parse = parse_args, .usage = usage, .run = run,
+		.conf = &conf,
 	};
 
 	return lca_app_main(argc, argv, &app);

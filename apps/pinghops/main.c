@@ -23,10 +23,13 @@
 #include "lca_freq_json.h"
 #include "lca_freq_print.h"
 #include "lca_report.h"
+#include "lca_result.h"
+#include "lca_series.h"
 #include "pinghops.h"
 
 #define MAX_WORKERS 1024
 #define MAX_RUNS 1000
+#define CONFIDENCE 0.999
 
 struct app_conf {
 	struct ph_conf ph;
@@ -225,77 +228,93 @@ runs_json(const struct ph_run *runs, unsigned int n)
 	return arr;
 }
 
+/* The runs of a series, as lca_series_run() calls them. */
+struct runs {
+	struct ph_bench *b;
+	struct ph_run *runs;
+	double ms[MAX_RUNS];
+	double msgs_per_s[MAX_RUNS];
+};
+
+static int
+run_one(void *arg, unsigned int i)
+{
+	struct runs *r = arg;
+	struct ph_run *pr = &r->runs[i];
+	int ret;
+
+	printf("Master start run #%u\n", i + 1);
+	fflush(stdout);
+	ret = ph_bench_run(r->b, i, pr);
+	if (ret < 0)
+		return ret;
+	r->ms[i] = (double)pr->cycles * 1e3 / (double)rte_get_tsc_hz();
+	r->msgs_per_s[i] = (double)(pr->worker_handled + pr->master_handled) / r->ms[i] * 1e3;
+	printf("Run #%u ended! Time = %.3fms\n", i + 1, r->ms[i]);
+	return 0;
+}
+
+static json_t *
+result_json(const struct ph_conf *pc, const struct runs *r, double average_ms)
+{
+	return json_pack("{s:s, s:o, s:o, s:o, s:f}", "name", "pinghops", "time",
+			 lca_result_measure_of(r->ms, pc->runs, CONFIDENCE, "ms"), "throughput",
+			 lca_result_measure_of(r->msgs_per_s, pc->runs, CONFIDENCE, "msg/s"),
+			 "runs", runs_json(r->runs, pc->runs), "average_ms", average_ms);
+}
+
 static int
 run(void *conf)
 {
 	const struct app_conf *c = conf;
-	static struct lca_freq_report freq;
 	static struct ph_run runs[MAX_RUNS];
+	static struct lca_series series;
+	static struct runs r;
 	const struct ph_conf *pc = &c->ph;
-	struct lca_freq_conf fconf;
-	struct ph_bench *b;
 	double total_ms = 0;
-	unsigned int done = 0;
-	bool freq_ok;
-	json_t *root;
+	json_t *root, *result;
 	int ret;
 
 	lca_report_machine(stdout);
 	print_header(pc);
-	ret = ph_bench_create(pc, &b);
+	ret = ph_bench_create(pc, &r.b);
 	if (ret < 0)
 		return ret;
+	r.runs = runs;
 	print_date("Start pinging around: ");
-	lca_freq_conf_init(&fconf);
-	freq_ok = lca_freq_monitor_start(&fconf) == 0;
-	for (unsigned int i = 0; i < pc->runs && ret == 0; i++) {
-		double ms;
-
-		printf("Master start run #%u\n", i + 1);
-		fflush(stdout);
-		ret = ph_bench_run(b, i, &runs[i]);
-		if (ret < 0)
-			break;
-		ms = (double)runs[i].cycles * 1e3 / (double)rte_get_tsc_hz();
-		total_ms += ms;
-		done++;
-		printf("Run #%u ended! Time = %.3fms\n", i + 1, ms);
-	}
-	if (freq_ok)
-		freq_ok = lca_freq_monitor_stop(&freq) == 0;
+	ret = lca_series_run(&series, "pinghops", pc->runs, run_one, &r);
 	if (ret < 0) {
-		ph_bench_destroy(b);
+		ph_bench_destroy(r.b);
 		return ret;
 	}
+	for (unsigned int i = 0; i < pc->runs; i++)
+		total_ms += r.ms[i];
 	printf("Repetitions reached. Broadcasting shutdown...\n");
 	print_date("End: ");
-	printf("Average execution time = %.4f ms\n", total_ms / done);
+	printf("Average execution time = %.4f ms\n", total_ms / pc->runs);
 
-	print_accounting(pc, runs, done);
-	root = json_pack("{s:s, s:o, s:{s:i, s:I, s:I, s:i, s:I, s:i, s:s}, s:o, s:f}",
-			 "benchmark", "pinghops", "machine", lca_report_machine_json(), "conf",
-			 "workers", (int)pc->workers, "pings", (json_int_t)pc->pings, "hops",
-			 (json_int_t)pc->hops, "runs", (int)pc->runs, "seed", (json_int_t)pc->seed,
-			 "throughput", (int)pc->throughput, "placement",
-			 lca_placement_name(pc->placement), "runs", runs_json(runs, done),
-			 "average_ms", total_ms / done);
-	json_object_set_new(root, "placement", print_placement(b, pc));
+	print_accounting(pc, runs, pc->runs);
+	root = lca_result_new(json_pack("{s:s, s:i, s:I, s:I, s:i, s:I, s:i, s:s}", "benchmark",
+					"pinghops", "workers", (int)pc->workers, "pings",
+					(json_int_t)pc->pings, "hops", (json_int_t)pc->hops, "runs",
+					(int)pc->runs, "seed", (json_int_t)pc->seed, "throughput",
+					(int)pc->throughput, "placement",
+					lca_placement_name(pc->placement)));
+	result = result_json(pc, &r, total_ms / pc->runs);
+	json_object_set_new(root, "placement", print_placement(r.b, pc));
 	printf("\n");
 	lca_report_actors(stdout);
 	printf("\n");
 	lca_report_lcores(stdout);
-	json_object_set_new(root, "lcores", lca_report_lcores_json());
 	printf("\n");
 	lca_report_send_errors(stdout);
 	printf("\nFrequency during the runs:\n");
-	if (freq_ok) {
-		lca_freq_report_print(stdout, &freq);
-		json_object_set_new(root, "frequency", lca_freq_report_json(&freq));
-	} else {
-		printf("no report (the monitor could not run)\n");
-	}
-	ph_bench_destroy(b);
-	if (c->json_path != NULL && lca_report_write_json(c->json_path, root) < 0)
+	lca_series_print_freq(stdout, &series);
+	json_object_set_new(result, "frequency", lca_series_freq_json(&series));
+	json_object_set_new(root, "frequency", lca_series_freq_json(&series));
+	lca_result_add(root, result);
+	ph_bench_destroy(r.b);
+	if (c->json_path != NULL && lca_result_write(root, true, c->json_path) < 0)
 		ret = -EIO;
 	json_decref(root);
 	return ret;
@@ -306,7 +325,8 @@ main(int argc, char **argv)
 {
 	struct app_conf conf;
 	const struct lca_app app = {
-		.name = "lca-pinghops", .parse = parse_args, .run = run, .conf = &conf,
+		.name = "lca-pinghops", .parse = parse_args, .usage = usage, .run = run,
+		.conf = &conf,
 	};
 
 	return lca_app_main(argc, argv, &app);

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lca_freq_json.h"
+#include "lca_freq_print.h"
+#include "lca_series.h"
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void
+lca_progress_start(struct lca_progress *p, const char *label, unsigned int n)
+{
+	*p = (struct lca_progress){ .label = label, .n = n, .t0_ns = now_ns() };
+}
+
+void
+lca_progress_step(struct lca_progress *p, unsigned int k)
+{
+	double s = (double)(now_ns() - p->t0_ns) / 1e9;
+
+	/* A pipe or a log file gets results only: no carriage returns. */
+	if (!isatty(STDERR_FILENO))
+		return;
+	if (p->n > 0)
+		fprintf(stderr, "\r\033[K%s: iteration %u of %u, %.1f s elapsed", p->label, k, p->n,
+			s);
+	else
+		fprintf(stderr, "\r\033[K%s: iteration %u, %.1f s elapsed", p->label, k, s);
+	fflush(stderr);
+	p->shown = true;
+}
+
+void
+lca_progress_done(struct lca_progress *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r\033[K");
+	p->shown = false;
+}
+
+void
+lca_series_begin(struct lca_series *s, const char *label, unsigned int n)
+{
+	struct lca_freq_conf conf;
+
+	lca_freq_conf_init(&conf);
+	s->freq_err = lca_freq_monitor_start(&conf);
+	if (s->freq_err < 0)
+		fprintf(stderr, "%s: the frequency monitor could not start (%s); measuring "
+				"without it\n", label, strerror(-s->freq_err));
+	lca_progress_start(&s->progress, label, n);
+}
+
+void
+lca_series_end(struct lca_series *s)
+{
+	lca_progress_done(&s->progress);
+	if (s->freq_err == 0)
+		s->freq_err = lca_freq_monitor_stop(&s->freq);
+}
+
+int
+lca_series_run(struct lca_series *s, const char *label, unsigned int n, lca_series_fn one,
+	       void *arg)
+{
+	int ret = 0;
+
+	lca_series_begin(s, label, n);
+	for (unsigned int k = 0; ret == 0 && k < n; k++) {
+		lca_progress_step(&s->progress, k + 1);
+		ret = one(arg, k);
+	}
+	lca_series_end(s);
+	return ret;
+}
+
+void
+lca_series_verdict_text(const struct lca_series *s, char *buf, size_t len)
+{
+	if (s->freq_err < 0)
+		snprintf(buf, len, "no frequency report (the monitor did not run: %s)",
+			 strerror(-s->freq_err));
+	else
+		snprintf(buf, len, "%s%s%s", lca_freq_verdict_name(s->freq.verdict),
+			 s->freq.reason[0] ? ": " : "", s->freq.reason);
+}
+
+void
+lca_series_print_freq(FILE *f, const struct lca_series *s)
+{
+	char text[256];
+
+	if (lca_series_has_report(s)) {
+		lca_freq_report_print(f, &s->freq);
+		return;
+	}
+	lca_series_verdict_text(s, text, sizeof(text));
+	fprintf(f, "%s\n", text);
+}
+
+json_t *
+lca_freq_none_json(const char *why)
+{
+	return json_pack("{s:s, s:s, s:s, s:[]}", "monitor", "did not run", "verdict", "no_data",
+			 "reason", why, "lcores");
+}
+
+json_t *
+lca_freq_ran_json(const struct lca_freq_report *r)
+{
+	json_t *j = lca_freq_report_json(r);
+
+	if (j != NULL)
+		json_object_set_new(j, "monitor", json_string("ran"));
+	return j;
+}
+
+json_t *
+lca_series_freq_json(const struct lca_series *s)
+{
+	char why[160];
+
+	if (!lca_series_has_report(s)) {
+		snprintf(why, sizeof(why), "the monitor did not run: %s",
+			 strerror(-s->freq_err));
+		return lca_freq_none_json(why);
+	}
+	return lca_freq_ran_json(&s->freq);
+}
+
+void
+lca_freq_total_add(struct lca_freq_total *t, const struct lca_series *s)
+{
+	t->series++;
+	if (lca_series_has_report(s) && lca_freq_report_merge(&t->all, &s->freq) == 0)
+		t->merged++;
+}
+
+void
+lca_freq_total_print(FILE *f, const char *title, const struct lca_freq_total *t)
+{
+	if (t->merged == 0) {
+		fprintf(f, "no frequency report: the monitor ran in none of the %u series\n",
+			t->series);
+		return;
+	}
+	fprintf(f, "%s\n", title);
+	lca_freq_report_print(f, &t->all);
+}
+
+json_t *
+lca_freq_total_json(const struct lca_freq_total *t)
+{
+	if (t->merged == 0)
+		return lca_freq_none_json("the monitor ran in none of the measured series");
+	return lca_freq_ran_json(&t->all);
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_SERIES_H
+#define LCA_SERIES_H
+
+/**
+ * @file
+ * A series of measured iterations under the frequency monitor, the same way
+ * in every app. When the monitor cannot start (no lcore may sample, the
+ * monitor already runs, ...) the series is still measured: the apps carry
+ * on, print "no frequency report (...)" where the report would be, and
+ * write a "frequency" record whose "monitor" says "did not run" and whose
+ * "reason" says why.
+ *
+ * While a series runs, a progress line (label, iteration k of n, elapsed
+ * time) is kept up to date on stderr when stderr is a terminal, and never
+ * otherwise, so that logs and pipes see only the results.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "lca_freq.h"
+
+/** Progress of a long run, on stderr when it is a terminal. */
+struct lca_progress {
+	const char *label; /**< e.g. "same-lcore burst 32". */
+	unsigned int n;    /**< Steps in all; 0 when unknown. */
+	uint64_t t0_ns;    /**< When it started (CLOCK_MONOTONIC). */
+	bool shown;        /**< A line is on the terminal, to be cleared. */
+};
+
+/** Start @p p: nothing is printed until the first step. */
+void lca_progress_start(struct lca_progress *p, const char *label, unsigned int n);
+
+/** Show "label: iteration k of n, S s elapsed" (k counts from 1). */
+void lca_progress_step(struct lca_progress *p, unsigned int k);
+
+/** Clear the line, so that results print on a clean one. */
+void lca_progress_done(struct lca_progress *p);
+
+/** A series of iterations measured under the frequency monitor. */
+struct lca_series {
+	struct lca_progress progress;
+	int freq_err;                /**< 0, or why the monitor gave no report (-errno). */
+	struct lca_freq_report freq; /**< The report, when freq_err is 0 after the end. */
+};
+
+/**
+ * Start the monitor (default configuration) and the progress line. A
+ * monitor that will not start is reported on stderr, not returned.
+ */
+void lca_series_begin(struct lca_series *s, const char *label, unsigned int n);
+
+/** Stop the monitor into s->freq, and clear the progress line. */
+void lca_series_end(struct lca_series *s);
+
+/** Run one iteration (@p k from 0); @return 0 or a negative errno. */
+typedef int (*lca_series_fn)(void *arg, unsigned int k);
+
+/**
+ * lca_series_begin(), @p n iterations of @p one with progress, then
+ * lca_series_end().
+ *
+ * @return
+ *   0; the first iteration's error, which ends the series.
+ */
+int lca_series_run(struct lca_series *s, const char *label, unsigned int n, lca_series_fn one,
+		   void *arg);
+
+/** Whether the series has a frequency report. */
+static inline bool
+lca_series_has_report(const struct lca_series *s)
+{
+	return s->freq_err == 0;
+}
+
+/**
+ * The verdict in a few words: "stable", "unstable: REASON", or "no
+ * frequency report (the monitor did not run: ERROR)".
+ */
+void lca_series_verdict_text(const struct lca_series *s, char *buf, size_t len);
+
+/** Print the full frequency report, or the one line that says why there is none. */
+void lca_series_print_freq(FILE *f, const struct lca_series *s);
+
+/**
+ * The "frequency" record of the series (docs/json.md): the report, with
+ * "monitor": "ran"; or, without one, "monitor": "did not run", verdict
+ * "no_data", the reason and no lcores.
+ */
+json_t *lca_series_freq_json(const struct lca_series *s);
+
+/** The "frequency" record of a report the monitor gave ("monitor": "ran"). */
+json_t *lca_freq_ran_json(const struct lca_freq_report *r);
+
+/** The "frequency" record for a run without a report, saying @p why. */
+json_t *lca_freq_none_json(const char *why);
+
+/** The frequency over several series: their reports merged. */
+struct lca_freq_total {
+	struct lca_freq_report all; /**< Merged reports. */
+	unsigned int merged;        /**< Series merged into it. */
+	unsigned int series;        /**< Series added, with a report or not. */
+};
+
+/** Merge the report of @p s into @p t, when it has one. */
+void lca_freq_total_add(struct lca_freq_total *t, const struct lca_series *s);
+
+/** Print @p title and the merged report, or a line saying there is none. */
+void lca_freq_total_print(FILE *f, const char *title, const struct lca_freq_total *t);
+
+/** The record's top-level "frequency": the merged report, or why there is none. */
+json_t *lca_freq_total_json(const struct lca_freq_total *t);
+
+#endif /* LCA_SERIES_H */

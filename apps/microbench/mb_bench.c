@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The microbenchmark's actors and scenarios.
+ *
+ * A sender is poked: each turn it sends a batch (in bursts of --burst, with
+ * lca_msg_alloc_bulk + lca_send_burst, or lca_msg_alloc + lca_send for a
+ * burst of 1), then sends the poke envelope to itself to be run again. When
+ * a send returns -ENOBUFS (the receiver's mailbox is full, or for a send to
+ * another lcore the channel to it) it frees what was not sent and retries
+ * next turn; every such retry is counted and printed. A run is timed from
+ * the first send to the receiver counting the last message, and every count
+ * is checked exactly: any mismatch, leak or timeout fails the run.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "lca_actor.h"
+#include "lca_lcore.h"
+#include "microbench.h"
+
+#define PROG MB_PROG
+
+/* A poked sender's state (on its home node; touched only by its lcore
+ * while the loops run, by main between runs). */
+struct sender {
+	lca_actor_id_t to;
+	unsigned int burst;
+	unsigned int batch;
+	uint64_t left;        /* messages still to send this run */
+	uint64_t sent;        /* sent this run */
+	uint64_t full_retries; /* turns cut short by -ENOBUFS */
+	uint64_t full_msgs;   /* messages freed unsent because of it (re-sent later) */
+	uint64_t pool_retries; /* turns cut short by an empty pool */
+};
+
+/* The receiver's state. */
+struct receiver {
+	uint64_t count;
+	uint64_t expected;
+	uint64_t t_end;
+};
+
+/* The busy actor of the idle scenario: forwards its messages to itself. */
+struct busy {
+	uint64_t handled;
+	uint64_t expected;
+	uint64_t to_forward;
+	uint64_t send_errors;
+	uint64_t t_first;
+	uint64_t t_end;
+};
+
+/* Time of the first send of a run (the earliest sender sets it). */
+static uint64_t t_start;
+/* Messages handled by idle actors (their warm-up message each). */
+static uint64_t idle_handled;
+static uint64_t idle_expected;
+
+/* --- actors ------------------------------------------------------------ */
+
+/* Send up to a batch; poke itself while there is more to send. */
+static void
+sender_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
+{
+	struct sender *s = state;
+	struct lca_msg *msgs[MB_MAX_BURST];
+	uint64_t quota = RTE_MIN(s->left, (uint64_t)s->batch);
+	uint64_t now = rte_rdtsc();
+	uint64_t zero = 0;
+
+	__atomic_compare_exchange_n(&t_start, &zero, now, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+	while (quota > 0) {
+		unsigned int n = (unsigned int)RTE_MIN(quota, (uint64_t)s->burst);
+		unsigned int sent;
+		int err;
+
+		if (n == 1 && s->burst == 1) {
+			if (lca_msg_alloc(&msgs[0]) != 0) {
+				s->pool_retries++;
+				break;
+			}
+			err = lca_send(s->to, msgs[0]);
+			sent = err == 0 ? 1 : 0;
+		} else {
+			if (lca_msg_alloc_bulk(msgs, n) != 0) {
+				s->pool_retries++;
+				break;
+			}
+			sent = lca_send_burst(s->to, msgs, n, &err);
+		}
+		s->sent += sent;
+		s->left -= sent;
+		quota -= sent;
+		if (sent < n) {
+			/* Still ours: free them and retry next turn. */
+			for (unsigned int i = sent; i < n; i++)
+				lca_msg_free(msgs[i]);
+			if (err == -ENOBUFS) {
+				s->full_retries++;
+				s->full_msgs += n - sent;
+			} else {
+				fprintf(stderr, PROG ": sender %u: send failed: %s\n", self,
+					strerror(-err));
+				s->left = 0; /* the run will fail its count check */
+			}
+			break;
+		}
+	}
+	/* Keep going: the poke envelope goes back to us (no allocation). */
+	if (s->left > 0 && lca_send(self, poke) != 0) {
+		fprintf(stderr, PROG ": sender %u: cannot poke itself\n", self);
+		lca_runtime_stop();
+	}
+}
+
+static void
+receiver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct receiver *r = state;
+
+	(void)self;
+	(void)msg;
+	if (++r->count == r->expected) {
+		r->t_end = rte_rdtsc();
+		lca_runtime_stop();
+	}
+}
+
+static void
+busy_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct busy *b = state;
+
+	if (b->handled++ == 0)
+		b->t_first = rte_rdtsc();
+	if (b->to_forward > 0) {
+		if (lca_send(self, msg) == 0)
+			b->to_forward--;
+		else
+			b->send_errors++;
+	}
+	if (b->handled == b->expected) {
+		b->t_end = rte_rdtsc();
+		lca_runtime_stop();
+	}
+}
+
+static void
+idle_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	(void)self;
+	(void)state;
+	(void)msg;
+	if (__atomic_add_fetch(&idle_handled, 1, __ATOMIC_RELAXED) == idle_expected)
+		lca_runtime_stop();
+}
+
+static int
+spawn(lca_handler_fn h, size_t state_size, unsigned int lcore, unsigned int mailbox,
+      enum lca_mailbox_mode mode, unsigned int throughput, const char *name, lca_actor_id_t *id)
+{
+	struct lca_actor_spec spec = {
+		.handler = h,
+		.state_size = state_size,
+		.lcore = lcore,
+		.mailbox_size = mailbox,
+		.mailbox_mode = mode,
+		.throughput = throughput,
+		.name = name,
+	};
+	int ret = lca_actor_spawn(&spec, id);
+
+	if (ret < 0)
+		fprintf(stderr, PROG ": cannot spawn %s on lcore %u: %s\n", name, lcore,
+			strerror(-ret));
+	return ret;
+}
+
+/* Send a fresh envelope from outside any actor. */
+static int
+inject(lca_actor_id_t to)
+{
+	struct lca_msg *m;
+	int ret = lca_msg_alloc(&m);
+
+	if (ret == 0) {
+		ret = lca_send(to, m);
+		if (ret < 0)
+			lca_msg_free(m);
+	}
+	if (ret < 0)
+		fprintf(stderr, PROG ": cannot send to actor %u: %s\n", to, strerror(-ret));
+	return ret;
+}
+
+/* Run the loops once, within --timeout. */
+static int
+run_loops(const struct mb_conf *c)
+{
+	int ret = lca_runtime_run((unsigned int)(c->timeout_s * 1000));
+
+	if (ret == -ETIMEDOUT)
+		fprintf(stderr, PROG ": run did not finish within %" PRIu64 " s (--timeout)\n",
+			c->timeout_s);
+	else if (ret == -EINTR)
+		fprintf(stderr, PROG ": interrupted\n");
+	else if (ret < 0)
+		fprintf(stderr, PROG ": runtime run failed: %s\n", strerror(-ret));
+	return ret;
+}
+
+static double
+tsc_ms(uint64_t cycles)
+{
+	return (double)cycles * 1e3 / (double)rte_get_tsc_hz();
+}
+
+/* --- streaming scenarios (1-3) ------------------------------------------ */
+
+static int
+actor_stats_mark(lca_actor_id_t a, struct lca_actor_stats *sa, lca_actor_id_t b,
+		 struct lca_actor_stats *sb)
+{
+	return lca_actor_stats_get(a, sa) == 0 && lca_actor_stats_get(b, sb) == 0 ? 0 : -EIO;
+}
+
+/* What the measured runs cost one actor, from the runtime's counters. */
+static void
+print_actor_costs(const char *what, lca_actor_id_t id, const struct lca_actor_stats *before)
+{
+	struct lca_actor_stats now;
+	uint64_t turns, handled, cycles, timed;
+
+	if (lca_actor_stats_get(id, &now) != 0)
+		return;
+	turns = now.turns - before->turns;
+	handled = now.handled - before->handled;
+	cycles = now.handler_cycles - before->handler_cycles;
+	timed = now.timed_msgs - before->timed_msgs;
+	printf("   %s actor %u: %" PRIu64 " turns, %.1f msgs/turn, %.1f cycles/msg in its "
+	       "handler (frees included), mailbox high-water %u, deferred %" PRIu64 "\n",
+	       what, id, turns, turns ? (double)handled / (double)turns : 0.0,
+	       timed ? (double)cycles / (double)timed : 0.0, now.mailbox_hwm,
+	       now.deferred - before->deferred);
+}
+
+/* The actors of a streaming scenario, and where its figures go. */
+struct stream {
+	const struct mb_conf *c;
+	lca_actor_id_t senders[MB_MAX_SENDERS];
+	unsigned int n_senders;
+	lca_actor_id_t recv;
+	struct mb_result *r;
+};
+
+/* One run of senders -> receiver; figures into r (NULL: warm-up). */
+static int
+stream_run(const struct mb_conf *c, const struct stream *st, uint64_t msgs, struct mb_result *r,
+	   unsigned int run)
+{
+	const lca_actor_id_t *senders = st->senders, recv = st->recv;
+	unsigned int n_senders = st->n_senders;
+	struct receiver *rs = lca_actor_state(recv);
+	struct lca_actor_stats before, after;
+	uint64_t sent = 0, full = 0, full_msgs = 0, pool = 0;
+	int ret;
+
+	lca_actor_stats_get(recv, &before);
+	rs->count = 0;
+	rs->expected = msgs;
+	rs->t_end = 0;
+	t_start = 0;
+	for (unsigned int i = 0; i < n_senders; i++) {
+		struct sender *s = lca_actor_state(senders[i]);
+
+		s->left = msgs / n_senders + (i < msgs % n_senders ? 1 : 0);
+		s->sent = s->full_retries = s->full_msgs = s->pool_retries = 0;
+		if (s->left > 0 && inject(senders[i]) < 0)
+			return -EIO;
+	}
+	ret = run_loops(c);
+	if (ret < 0)
+		return ret;
+
+	lca_actor_stats_get(recv, &after);
+	for (unsigned int i = 0; i < n_senders; i++) {
+		struct sender *s = lca_actor_state(senders[i]);
+
+		sent += s->sent;
+		full += s->full_retries;
+		full_msgs += s->full_msgs;
+		pool += s->pool_retries;
+	}
+	if (rs->count != msgs || sent != msgs || after.handled - before.handled != msgs ||
+	    after.received - before.received != msgs) {
+		fprintf(stderr,
+			PROG ": count mismatch: sent %" PRIu64 ", received %" PRIu64
+			     ", handled %" PRIu64 ", counted %" PRIu64 ", expected %" PRIu64 "\n",
+			sent, after.received - before.received, after.handled - before.handled,
+			rs->count, msgs);
+		return -EIO;
+	}
+	if (r != NULL) {
+		r->ms[run] = tsc_ms(rs->t_end - t_start);
+		r->mps[run] = (double)msgs / (r->ms[run] * 1e3);
+		r->full_retries[run] = full;
+		r->full_msgs[run] = full_msgs;
+		r->pool_retries[run] = pool;
+		r->runs = run + 1;
+		mb_print_run(r, run);
+	} else {
+		printf("   warm-up (not measured): %" PRIu64 " msgs, ENOBUFS retries %" PRIu64
+		       " (%" PRIu64 " msgs re-sent), pool-empty retries %" PRIu64 "\n",
+		       msgs, full, full_msgs, pool);
+	}
+	return 0;
+}
+
+static int
+stream_one(void *arg, unsigned int k)
+{
+	const struct stream *st = arg;
+
+	return stream_run(st->c, st, st->c->messages, st->r, k);
+}
+
+int
+mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
+{
+	unsigned int main_lc = rte_get_main_lcore();
+	unsigned int other = rte_get_next_lcore(main_lc, 1, 0);
+	unsigned int recv_lc = sc == MB_SAME_LCORE ? main_lc : other;
+	unsigned int n_senders = sc == MB_MANY_TO_ONE ? (unsigned int)c->senders : 1;
+	struct lca_actor_stats recv_before, send_before;
+	struct mb_result *r = calloc(1, sizeof(*r));
+	struct stream run = { .c = c, .n_senders = n_senders, .r = r };
+	lca_actor_id_t *senders = run.senders, recv;
+	int ret;
+
+	if (r == NULL)
+		return -ENOMEM;
+	r->scenario = mb_scenario_names[sc];
+	r->messages = c->messages;
+	snprintf(r->variant, sizeof(r->variant), "burst %" PRIu64, c->burst);
+	snprintf(r->label, sizeof(r->label), "%s %s", r->scenario, r->variant);
+
+	ret = spawn(receiver_handler, sizeof(struct receiver), recv_lc,
+		    (unsigned int)c->mailbox_size, c->mailbox_mode, (unsigned int)c->throughput,
+		    "receiver", &recv);
+	run.recv = recv;
+	for (unsigned int i = 0; ret == 0 && i < n_senders; i++) {
+		unsigned int lc = sc == MB_MANY_TO_ONE && (i % 2) ? other : main_lc;
+
+		ret = spawn(sender_handler, sizeof(struct sender), lc, 16, LCA_MAILBOX_MP, 1,
+			    "sender", &senders[i]);
+		if (ret == 0) {
+			struct sender *s = lca_actor_state(senders[i]);
+
+			s->to = recv;
+			s->burst = (unsigned int)c->burst;
+			s->batch = (unsigned int)c->batch;
+		}
+	}
+	if (ret < 0)
+		goto out;
+
+	printf("\n== %s: %u sender(s) -> 1 receiver; burst %" PRIu64 ", batch %" PRIu64
+	       ", receiver throughput %" PRIu64 ", mailbox %" PRIu64 " (%s)\n",
+	       r->scenario, n_senders, c->burst, c->batch, c->throughput, c->mailbox_size,
+	       lca_mailbox_mode_name(c->mailbox_mode));
+	printf("   receiver: actor %u on lcore %u; senders:", recv, recv_lc);
+	for (unsigned int i = 0; i < n_senders; i++)
+		printf(" actor %u on lcore %d%s", senders[i], lca_actor_lcore(senders[i]),
+		       i + 1 < n_senders ? "," : "\n");
+
+	/* Warm-up: fault pages in, fill the pool caches; not measured. */
+	ret = stream_run(c, &run, RTE_MIN(c->messages, (uint64_t)MB_WARMUP_MAX), NULL, 0);
+	if (ret == 0)
+		ret = actor_stats_mark(recv, &recv_before, senders[0], &send_before);
+	if (ret == 0)
+		ret = lca_series_run(&r->series, r->label, (unsigned int)c->runs, stream_one, &run);
+	if (ret == 0) {
+		mb_report_series(r);
+		print_actor_costs("receiver", recv, &recv_before);
+		print_actor_costs("sender", senders[0], &send_before);
+	}
+out:
+	free(r);
+	return ret;
+}
+
+/* --- idle scenario (4) --------------------------------------------------- */
+
+static int
+busy_run(const struct mb_conf *c, lca_actor_id_t busy, uint64_t msgs, struct mb_result *r,
+	 unsigned int run)
+{
+	struct busy *b = lca_actor_state(busy);
+	uint64_t window = RTE_MIN(c->throughput, msgs);
+	struct lca_actor_stats before, after;
+	int ret;
+
+	lca_actor_stats_get(busy, &before);
+	*b = (struct busy){ .expected = msgs, .to_forward = msgs - window };
+	for (uint64_t i = 0; i < window; i++)
+		if (inject(busy) < 0)
+			return -EIO;
+	ret = run_loops(c);
+	if (ret < 0)
+		return ret;
+	lca_actor_stats_get(busy, &after);
+	if (b->handled != msgs || b->to_forward != 0 || b->send_errors != 0 ||
+	    after.handled - before.handled != msgs) {
+		fprintf(stderr,
+			PROG ": count mismatch: busy actor handled %" PRIu64 " (runtime says %" PRIu64
+			     "), expected %" PRIu64 ", %" PRIu64 " forwards failed\n",
+			b->handled, after.handled - before.handled, msgs, b->send_errors);
+		return -EIO;
+	}
+	if (r != NULL) {
+		r->ms[run] = tsc_ms(b->t_end - b->t_first);
+		r->mps[run] = (double)msgs / (r->ms[run] * 1e3);
+		r->runs = run + 1;
+		mb_print_run(r, run);
+	}
+	return 0;
+}
+
+/* The busy actor of the idle scenario, and where its figures go. */
+struct busy_runs {
+	const struct mb_conf *c;
+	lca_actor_id_t busy;
+	struct mb_result *r;
+};
+
+static int
+busy_one(void *arg, unsigned int k)
+{
+	const struct busy_runs *b = arg;
+
+	return busy_run(b->c, b->busy, b->c->messages, b->r, k);
+}
+
+static int
+busy_series(const struct mb_conf *c, lca_actor_id_t busy, struct mb_result *r)
+{
+	struct busy_runs b = { .c = c, .busy = busy, .r = r };
+	int ret = busy_run(c, busy, RTE_MIN(c->messages, (uint64_t)MB_WARMUP_MAX), NULL, 0);
+
+	if (ret == 0)
+		ret = lca_series_run(&r->series, r->label, (unsigned int)c->runs, busy_one, &b);
+	if (ret == 0)
+		mb_report_series(r);
+	return ret;
+}
+
+int
+mb_idle_scenario(const struct mb_conf *c)
+{
+	unsigned int lc = rte_get_main_lcore();
+	struct mb_result *alone = calloc(1, sizeof(*alone));
+	struct mb_result *crowd = calloc(1, sizeof(*crowd));
+	struct lca_lcore_stats st;
+	lca_actor_id_t busy, first_idle = 0, id;
+	uint64_t turns_before;
+	int ret;
+
+	if (alone == NULL || crowd == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	alone->scenario = crowd->scenario = "idle";
+	alone->messages = crowd->messages = c->messages;
+	snprintf(alone->variant, sizeof(alone->variant), "alone");
+	snprintf(crowd->variant, sizeof(crowd->variant), "+%" PRIu64 " idle", c->idle);
+	snprintf(alone->label, sizeof(alone->label), "idle alone");
+	snprintf(crowd->label, sizeof(crowd->label), "idle %s", crowd->variant);
+
+	ret = spawn(busy_handler, sizeof(struct busy), lc, (unsigned int)c->mailbox_size,
+		    c->mailbox_mode, (unsigned int)c->throughput, "busy", &busy);
+	if (ret < 0)
+		goto out;
+	printf("\n== idle: busy actor %u on lcore %u forwards a window of %" PRIu64
+	       " messages to itself (throughput %" PRIu64 ", mailbox %" PRIu64 " (%s)); "
+	       "first alone, then among %" PRIu64 " idle actors on the same lcore\n",
+	       busy, lc, RTE_MIN(c->throughput, c->messages), c->throughput, c->mailbox_size,
+	       lca_mailbox_mode_name(c->mailbox_mode), c->idle);
+	ret = busy_series(c, busy, alone);
+	if (ret < 0)
+		goto out;
+
+	/* The crowd: each idle actor handles one message, then never again. */
+	for (uint64_t i = 0; i < c->idle; i++) {
+		ret = spawn(idle_handler, 0, lc, 2, LCA_MAILBOX_MP, 1, "idle", &id);
+		if (ret < 0)
+			goto out;
+		if (i == 0)
+			first_idle = id;
+	}
+	idle_handled = 0;
+	idle_expected = c->idle;
+	for (uint64_t i = 0; i < c->idle; i++) {
+		ret = inject(first_idle + (lca_actor_id_t)i);
+		if (ret < 0)
+			goto out;
+	}
+	ret = run_loops(c);
+	if (ret < 0)
+		goto out;
+	if (idle_handled != c->idle) {
+		fprintf(stderr, PROG ": idle actors handled %" PRIu64 " of %" PRIu64 " messages\n",
+			idle_handled, c->idle);
+		ret = -EIO;
+		goto out;
+	}
+	printf("   %" PRIu64 " idle actors (ids %u..%" PRIu64 ") on lcore %u, each ran once\n",
+	       c->idle, first_idle, first_idle + c->idle - 1, lc);
+
+	lca_lcore_stats_get(lc, &st);
+	turns_before = st.turns;
+	ret = busy_series(c, busy, crowd);
+	if (ret < 0)
+		goto out;
+	/* No idle actor may have run meanwhile: they had no mail. */
+	for (uint64_t i = 0; i < c->idle; i++) {
+		struct lca_actor_stats s;
+
+		lca_actor_stats_get(first_idle + (lca_actor_id_t)i, &s);
+		if (s.turns != 1) {
+			fprintf(stderr, PROG ": idle actor %" PRIu64 " ran %" PRIu64 " turns\n",
+				first_idle + i, s.turns);
+			ret = -EIO;
+			goto out;
+		}
+	}
+	lca_lcore_stats_get(lc, &st);
+	printf("   lcore %u ran %" PRIu64 " turns during the crowded runs (all the busy actor's)\n",
+	       lc, st.turns - turns_before);
+	mb_report_idle_ratio(c, alone, crowd);
+out:
+	free(alone);
+	free(crowd);
+	return ret;
+}
+

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef MICROBENCH_H
+#define MICROBENCH_H
+
+/*
+ * lca-microbench: messages per second through the runtime's hot path.
+ * mb_bench.c holds the actors and the scenarios, main.c the options and
+ * every line and record they print.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lca_actor.h"
+#include "lca_series.h"
+#include "lca_stats.h"
+
+#define MB_PROG "lca-microbench"
+
+#define MB_MAX_SENDERS 64
+#define MB_MAX_BURST 256
+#define MB_MAX_RUNS 1024
+#define MB_WARMUP_MAX 1000000u /* messages of each scenario's unmeasured warm-up run */
+#define MB_CONFIDENCE 0.999
+
+enum mb_scenario {
+	MB_SAME_LCORE,
+	MB_CROSS_LCORE,
+	MB_MANY_TO_ONE,
+	MB_IDLE,
+	MB_SCENARIOS,
+};
+
+extern const char *const mb_scenario_names[MB_SCENARIOS];
+
+struct mb_conf {
+	uint64_t messages;
+	uint64_t runs;
+	uint64_t burst;
+	uint64_t batch;
+	uint64_t senders;
+	uint64_t idle;
+	uint64_t throughput;
+	uint64_t mailbox_size;
+	uint64_t timeout_s;
+	enum lca_mailbox_mode mailbox_mode;
+	bool want[MB_SCENARIOS];
+	const char *json_path;
+};
+
+/* One measured series of a scenario: its runs and their frequency report. */
+struct mb_result {
+	const char *scenario;
+	char variant[32];
+	char label[64];       /* "scenario variant", for progress and records */
+	uint64_t messages;    /* per run */
+	unsigned int runs;
+	double mps[MB_MAX_RUNS];
+	double ms[MB_MAX_RUNS];
+	uint64_t full_retries[MB_MAX_RUNS];
+	uint64_t full_msgs[MB_MAX_RUNS];
+	uint64_t pool_retries[MB_MAX_RUNS];
+	struct lca_stats stats; /* of mps */
+	struct lca_series series;
+};
+
+/* The scenarios (mb_bench.c). */
+int mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc);
+int mb_idle_scenario(const struct mb_conf *c);
+
+/* What they print and record (main.c). */
+void mb_print_run(const struct mb_result *r, unsigned int i);
+void mb_report_series(struct mb_result *r);
+void mb_report_idle_ratio(const struct mb_conf *c, const struct mb_result *alone,
+			  const struct mb_result *crowd);
+
+#endif /* MICROBENCH_H */

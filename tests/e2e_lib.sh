@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# What every app's end-to-end test checks the same way; sourced by the
+# e2e_*.sh scripts, which set fail=0 first.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+
+# The shared harness (apps/common/lca_app.c): help without EAL, and no "--".
+# harness_checks EXE APP
+harness_checks() {
+	local exe=$1 app=$2 out rc
+	# -l 0-9999 would fail EAL init: exit 0 with the help shows EAL never came up.
+	out=$("$exe" -l 0-9999 -- --help 2>&1); rc=$?
+	check "$app: -- --help prints the help without EAL" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\" && ! grep -qE '^EAL: |EAL init failed' <<<\"\$out\""
+	out=$("$exe" --help 2>&1); rc=$?
+	check "$app: --help without -- prints the help" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
+	out=$("$exe" -l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_nosep 2>&1); rc=$?
+	check "$app: no -- exits 2 and says so" "[ $rc -eq 2 ] && grep -q \"no '--' on the command line\" <<<\"\$out\""
+}
+
+# The record validates against docs/lcactor-result.schema.json, and
+# scripts/lca-plot renders it into a well-formed, non-empty SVG.
+# record_checks JSON APP
+record_checks() {
+	check "$2: JSON record validates against the schema" "/usr/bin/python3 '$here/check_result.py' '$1' '$2'"
+	check "$2: lca-plot renders the record as SVG" "/usr/bin/python3 '$here/check_result.py' '$1' '$2' --plot '${1%.json}.svg'"
+}
