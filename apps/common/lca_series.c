@@ -67,6 +67,19 @@ lca_series_end(struct lca_series *s)
 	lca_progress_done(&s->progress);
 	if (s->freq_err == 0)
 		s->freq_err = lca_freq_monitor_stop(&s->freq);
+	if (s->freq_err == 0) {
+		json_decref(s->freq_json);
+		s->freq_json = lca_freq_ran_json(&s->freq);
+		if (s->freq_json != NULL)
+			lca_freq_json_add_series(s->freq_json);
+	}
+}
+
+void
+lca_series_release(struct lca_series *s)
+{
+	json_decref(s->freq_json);
+	s->freq_json = NULL;
 }
 
 int
@@ -135,7 +148,7 @@ lca_series_freq_json(const struct lca_series *s)
 			 strerror(-s->freq_err));
 		return lca_freq_none_json(why);
 	}
-	return lca_freq_ran_json(&s->freq);
+	return s->freq_json != NULL ? json_incref(s->freq_json) : lca_freq_ran_json(&s->freq);
 }
 
 void

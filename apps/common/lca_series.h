@@ -46,6 +46,9 @@ struct lca_series {
 	struct lca_progress progress;
 	int freq_err;                /**< 0, or why the monitor gave no report (-errno). */
 	struct lca_freq_report freq; /**< The report, when freq_err is 0 after the end. */
+	/** The report's record with each lcore's time series, built at the end:
+	 *  the library keeps a series only until the monitor starts again. */
+	json_t *freq_json;
 };
 
 /**
@@ -54,8 +57,11 @@ struct lca_series {
  */
 void lca_series_begin(struct lca_series *s, const char *label, unsigned int n);
 
-/** Stop the monitor into s->freq, and clear the progress line. */
+/** Stop the monitor into s->freq and s->freq_json, and clear the progress line. */
 void lca_series_end(struct lca_series *s);
+
+/** Drop what lca_series_end() built; @p s may be begun again. */
+void lca_series_release(struct lca_series *s);
 
 /** Run one iteration (@p k from 0); @return 0 or a negative errno. */
 typedef int (*lca_series_fn)(void *arg, unsigned int k);
@@ -88,8 +94,9 @@ void lca_series_print_freq(FILE *f, const struct lca_series *s);
 
 /**
  * The "frequency" record of the series (docs/json.md): the report, with
- * "monitor": "ran"; or, without one, "monitor": "did not run", verdict
- * "no_data", the reason and no lcores.
+ * "monitor": "ran" and each lcore's "series"; or, without one, "monitor":
+ * "did not run", verdict "no_data", the reason and no lcores. A new
+ * reference each call.
  */
 json_t *lca_series_freq_json(const struct lca_series *s);
 

@@ -353,6 +353,10 @@ monitor(const struct freq_opts *o)
 			json_t *j = lca_freq_ran_json(&interval_rep), *r;
 			char name[32];
 
+			/* The monitor keeps this interval's series until the next start. */
+			if (j != NULL)
+				lca_freq_json_add_series(j);
+
 			snprintf(name, sizeof(name), "interval %" PRIu64, i);
 			r = json_pack("{s:s, s:I, s:f, s:o?}", "name", name, "interval",
 				      (json_int_t)i, "time_s", t, "frequency", j);

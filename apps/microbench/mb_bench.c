@@ -392,6 +392,8 @@ mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 		print_actor_costs("sender", senders[0], &send_before);
 	}
 out:
+	if (r != NULL)
+		lca_series_release(&r->series);
 	free(r);
 	return ret;
 }
@@ -545,6 +547,10 @@ mb_idle_scenario(const struct mb_conf *c)
 	       lc, st.turns - turns_before);
 	mb_report_idle_ratio(c, alone, crowd);
 out:
+	if (alone != NULL)
+		lca_series_release(&alone->series);
+	if (crowd != NULL)
+		lca_series_release(&crowd->series);
 	free(alone);
 	free(crowd);
 	return ret;

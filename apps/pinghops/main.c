@@ -314,6 +314,7 @@ run(void *conf)
 	json_object_set_new(root, "frequency", lca_series_freq_json(&series));
 	lca_result_add(root, result);
 	ph_bench_destroy(r.b);
+	lca_series_release(&series);
 	if (c->json_path != NULL && lca_result_write(root, true, c->json_path) < 0)
 		ret = -EIO;
 	json_decref(root);
