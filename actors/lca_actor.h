@@ -25,6 +25,7 @@
 
 #include <rte_common.h>
 
+#include "lca_api.h"
 #include "lca_topo.h"
 
 #ifdef __cplusplus
@@ -150,7 +151,7 @@ struct lca_runtime_conf {
  * @return
  *   0; -EINVAL; -ENOMEM; -EEXIST when already running.
  */
-int lca_runtime_init(const struct lca_runtime_conf *conf);
+LCA_API int lca_runtime_init(const struct lca_runtime_conf *conf);
 
 /**
  * Run every lcore's loop until lca_runtime_stop(), a signal or the time
@@ -162,16 +163,16 @@ int lca_runtime_init(const struct lca_runtime_conf *conf);
  *   0; -ETIMEDOUT; -EINTR on SIGINT/SIGTERM; another negative errno from
  *   lca_lcore_run().
  */
-int lca_runtime_run(unsigned int timeout_ms);
+LCA_API int lca_runtime_run(unsigned int timeout_ms);
 
 /** Make lca_runtime_run() return. Safe from handlers and any thread. */
-void lca_runtime_stop(void);
+LCA_API void lca_runtime_stop(void);
 
 /**
  * Stop every actor (their pending messages freed and counted), then free
  * the table, run queues and pools. The loops must not be running.
  */
-void lca_runtime_cleanup(void);
+LCA_API void lca_runtime_cleanup(void);
 
 /**
  * Create an actor.
@@ -184,7 +185,7 @@ void lca_runtime_cleanup(void);
  *   0; -EINVAL for a bad spec (no handler, mailbox size not a power of two,
  *   an lcore that is not enabled); -ENOSPC when the table is full; -ENOMEM.
  */
-int lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id);
+LCA_API int lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id);
 
 /**
  * Stop an actor. Sends to it fail with -EPIPE from now on; messages already
@@ -195,19 +196,19 @@ int lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id);
  * @return
  *   0; -ESRCH for an unknown id; -EALREADY when already stopped.
  */
-int lca_actor_stop(lca_actor_id_t id);
+LCA_API int lca_actor_stop(lca_actor_id_t id);
 
 /** Whether @p id names a live (spawned, not stopped) actor. */
-bool lca_actor_alive(lca_actor_id_t id);
+LCA_API bool lca_actor_alive(lca_actor_id_t id);
 
 /** Home lcore of @p id, or -ESRCH. */
-int lca_actor_lcore(lca_actor_id_t id);
+LCA_API int lca_actor_lcore(lca_actor_id_t id);
 
 /** State of @p id (read it only when its lcore is not running it), or NULL. */
-void *lca_actor_state(lca_actor_id_t id);
+LCA_API void *lca_actor_state(lca_actor_id_t id);
 
 /** Name given at spawn, or "" . */
-const char *lca_actor_name(lca_actor_id_t id);
+LCA_API const char *lca_actor_name(lca_actor_id_t id);
 
 /**
  * Counters of @p id.
@@ -215,16 +216,16 @@ const char *lca_actor_name(lca_actor_id_t id);
  * @return
  *   0; -ESRCH.
  */
-int lca_actor_stats_get(lca_actor_id_t id, struct lca_actor_stats *out);
+LCA_API int lca_actor_stats_get(lca_actor_id_t id, struct lca_actor_stats *out);
 
 /** Runtime-wide counters of failed sends. */
-void lca_send_errors_get(struct lca_send_errors *out);
+LCA_API void lca_send_errors_get(struct lca_send_errors *out);
 
 /** The actor whose handler is running on this lcore, or LCA_ACTOR_NONE. */
-lca_actor_id_t lca_actor_self(void);
+LCA_API lca_actor_id_t lca_actor_self(void);
 
 /** Number of actors spawned so far (ids are 0 .. count-1). */
-unsigned int lca_actor_count(void);
+LCA_API unsigned int lca_actor_count(void);
 
 /**
  * Allocate an envelope from the calling lcore's node pool (its per-lcore
@@ -236,7 +237,7 @@ unsigned int lca_actor_count(void);
  * @return
  *   0; -ENOMEM when the pool is empty (counted).
  */
-int lca_msg_alloc(struct lca_msg **msg);
+LCA_API int lca_msg_alloc(struct lca_msg **msg);
 
 /**
  * Allocate @p n envelopes at once; all or none.
@@ -244,16 +245,16 @@ int lca_msg_alloc(struct lca_msg **msg);
  * @return
  *   0; -ENOMEM (counted).
  */
-int lca_msg_alloc_bulk(struct lca_msg **msgs, unsigned int n);
+LCA_API int lca_msg_alloc_bulk(struct lca_msg **msgs, unsigned int n);
 
 /** Give an envelope back to its pool (and its mbuf, if it carries one). */
-void lca_msg_free(struct lca_msg *msg);
+LCA_API void lca_msg_free(struct lca_msg *msg);
 
 /**
  * Keep the message being handled: the runtime will not free it when the
  * handler returns; the handler's actor must free or send it later.
  */
-void lca_msg_keep(struct lca_msg *msg);
+LCA_API void lca_msg_keep(struct lca_msg *msg);
 
 /**
  * Send @p msg to @p to. The sender is the running actor (or
@@ -265,7 +266,7 @@ void lca_msg_keep(struct lca_msg *msg);
  *   stopped. -EINVAL: @p msg is NULL. On error the message is still the
  *   sender's, and the failure is counted on both sides.
  */
-int lca_send(lca_actor_id_t to, struct lca_msg *msg);
+LCA_API int lca_send(lca_actor_id_t to, struct lca_msg *msg);
 
 /**
  * Send @p msg to @p to on behalf of @p from, as Akka's tell(msg, sender):
@@ -275,7 +276,7 @@ int lca_send(lca_actor_id_t to, struct lca_msg *msg);
  * @return
  *   As lca_send().
  */
-int lca_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg);
+LCA_API int lca_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg);
 
 /**
  * Send up to @p n messages to one actor with one ring operation.
@@ -286,7 +287,7 @@ int lca_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg);
  *   How many were sent, from the front of @p msgs; the rest stay the
  *   sender's.
  */
-unsigned int lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *err);
+LCA_API unsigned int lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *err);
 
 /**
  * Send @p msg back to the sender of the message being handled (msg->from),
@@ -295,7 +296,7 @@ unsigned int lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned i
  * @return
  *   As lca_send(); -ESRCH when the message came from outside any actor.
  */
-int lca_reply(struct lca_msg *msg);
+LCA_API int lca_reply(struct lca_msg *msg);
 
 /**
  * Wrap an rte_mbuf in an envelope without copying it: the envelope owns
@@ -304,19 +305,19 @@ int lca_reply(struct lca_msg *msg);
  * @return
  *   0; -ENOMEM.
  */
-int lca_msg_from_mbuf(struct rte_mbuf *m, struct lca_msg **msg);
+LCA_API int lca_msg_from_mbuf(struct rte_mbuf *m, struct lca_msg **msg);
 
 /** Name of a mailbox mode ("mp", "sp", "rts", "hts"). */
-const char *lca_mailbox_mode_name(enum lca_mailbox_mode m);
+LCA_API const char *lca_mailbox_mode_name(enum lca_mailbox_mode m);
 
 /** Parse a mailbox mode name. @return 0 or -EINVAL. */
-int lca_mailbox_mode_parse(const char *name, enum lca_mailbox_mode *out);
+LCA_API int lca_mailbox_mode_parse(const char *name, enum lca_mailbox_mode *out);
 
 /** Name of a dispatcher ("affinity", "shared"). */
-const char *lca_dispatcher_name(enum lca_dispatcher d);
+LCA_API const char *lca_dispatcher_name(enum lca_dispatcher d);
 
 /** Parse a dispatcher name. @return 0 or -EINVAL. */
-int lca_dispatcher_parse(const char *name, enum lca_dispatcher *out);
+LCA_API int lca_dispatcher_parse(const char *name, enum lca_dispatcher *out);
 
 #ifdef __cplusplus
 }

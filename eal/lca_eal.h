@@ -19,12 +19,14 @@
 
 #include <rte_log.h>
 
+#include "lca_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /** The runtime's rte_log type, "lcactor": `--log-level lcactor:debug`. */
-extern int lca_logtype;
+extern LCA_API int lca_logtype;
 
 /**
  * Log through rte_log as the runtime does: LCA_LOG(WARNING, "fmt\n", ...).
@@ -52,30 +54,30 @@ extern int lca_logtype;
  *   0 on success; a negative errno when EAL could not start, after a message
  *   on stderr that names the cause and the fix.
  */
-int lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv);
+LCA_API int lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv);
 
 /**
  * Whether lca_eal_init() had to add `--no-huge` because no hugepages were free.
  */
-bool lca_eal_no_huge_fallback(void);
+LCA_API bool lca_eal_no_huge_fallback(void);
 
 /**
  * The EAL arguments that were actually passed to rte_eal_init(), joined by
  * spaces, for the record that every benchmark prints.
  */
-const char *lca_eal_args(void);
+LCA_API const char *lca_eal_args(void);
 
 /**
  * Whether SIGINT or SIGTERM has been received since lca_eal_init().
  *
  * The schedulers poll this, so a signal stops every lcore at its next loop.
  */
-bool lca_eal_stop_requested(void);
+LCA_API bool lca_eal_stop_requested(void);
 
 /**
  * Ask every lcore to stop, as a signal does. Safe from any thread.
  */
-void lca_eal_request_stop(void);
+LCA_API void lca_eal_request_stop(void);
 
 /**
  * Count of free hugepages of every size, read from @p sysfs_root (normally
@@ -84,7 +86,7 @@ void lca_eal_request_stop(void);
  * @return
  *   Number of free hugepages, or a negative errno when the folder is missing.
  */
-long lca_eal_free_hugepages(const char *sysfs_root);
+LCA_API long lca_eal_free_hugepages(const char *sysfs_root);
 
 /**
  * Release everything that lca_eal_init() set up, EAL included.
@@ -92,7 +94,7 @@ long lca_eal_free_hugepages(const char *sysfs_root);
  * @return
  *   0 on success, or the negative errno of rte_eal_cleanup().
  */
-int lca_eal_cleanup(void);
+LCA_API int lca_eal_cleanup(void);
 
 #ifdef __cplusplus
 }

@@ -43,6 +43,8 @@
 #include <rte_common.h>
 #include <rte_lcore.h>
 
+#include "lca_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -145,14 +147,14 @@ struct lca_freq_deadline {
 } __rte_cache_aligned;
 
 /** @internal Deadlines of every lcore, indexed by lcore id. */
-extern struct lca_freq_deadline lca_freq_deadlines[RTE_MAX_LCORE];
+extern LCA_API struct lca_freq_deadline lca_freq_deadlines[RTE_MAX_LCORE];
 
 /**
  * Fill @p conf with the defaults: 10 ms period, 4096 samples, a series point
  * every 0.1 s, every source, this machine, thresholds CV 1 %, range 2 %,
  * steal 1 %.
  */
-void lca_freq_conf_init(struct lca_freq_conf *conf);
+LCA_API void lca_freq_conf_init(struct lca_freq_conf *conf);
 
 /**
  * Start monitoring every enabled lcore: clear the samples, choose each
@@ -167,7 +169,7 @@ void lca_freq_conf_init(struct lca_freq_conf *conf);
  *   for a bad configuration; -ENOMEM; -ENOSPC when an lcore's loop has no
  *   room for another hook.
  */
-int lca_freq_monitor_start(const struct lca_freq_conf *conf);
+LCA_API int lca_freq_monitor_start(const struct lca_freq_conf *conf);
 
 /**
  * Stop monitoring, snapshot /proc/stat and compute the figures and verdicts.
@@ -178,10 +180,10 @@ int lca_freq_monitor_start(const struct lca_freq_conf *conf);
  * @return
  *   0; -EINVAL when not started.
  */
-int lca_freq_monitor_stop(struct lca_freq_report *report);
+LCA_API int lca_freq_monitor_stop(struct lca_freq_report *report);
 
 /** Whether the monitor is started. */
-bool lca_freq_monitor_active(void);
+LCA_API bool lca_freq_monitor_active(void);
 
 /**
  * The time series of lcore @p lcore_id over the last monitor run: a point
@@ -203,7 +205,7 @@ bool lca_freq_monitor_active(void);
  *   or a NULL @p out with @p n > 0; -ENOENT when the last run did not
  *   monitor that lcore, there was none, or it kept no series.
  */
-int lca_freq_series_get(unsigned int lcore_id, struct lca_freq_point *out, unsigned int n);
+LCA_API int lca_freq_series_get(unsigned int lcore_id, struct lca_freq_point *out, unsigned int n);
 
 /**
  * Take a sample on the calling lcore now and make the next one due a period
@@ -218,7 +220,7 @@ int lca_freq_series_get(unsigned int lcore_id, struct lca_freq_point *out, unsig
  * @param now_tsc
  *   rte_rdtsc() now.
  */
-void lca_freq_sample(unsigned int lcore_id, uint64_t now_tsc);
+LCA_API void lca_freq_sample(unsigned int lcore_id, uint64_t now_tsc);
 
 /**
  * Sample if one is due. The run loop calls this every iteration: when no
@@ -249,14 +251,14 @@ lca_freq_poll(unsigned int lcore_id, uint64_t now_tsc)
  * @return
  *   0; -EINVAL when the two do not cover the same lcores.
  */
-int lca_freq_report_merge(struct lca_freq_report *into, const struct lca_freq_report *from);
+LCA_API int lca_freq_report_merge(struct lca_freq_report *into, const struct lca_freq_report *from);
 
 /**
  * Compute one lcore's figures from its MHz samples and judge them against
  * @p th. Uses r->steal_pct (NAN: not judged); sets n_samples, min, mean,
  * max, stdev, cv, range, verdict and reason.
  */
-void lca_freq_lcore_figures(struct lca_freq_lcore_report *r, const double *mhz,
+LCA_API void lca_freq_lcore_figures(struct lca_freq_lcore_report *r, const double *mhz,
 			    unsigned int n, const struct lca_freq_thresholds *th);
 
 /**
@@ -264,13 +266,13 @@ void lca_freq_lcore_figures(struct lca_freq_lcore_report *r, const double *mhz,
  * then set the overall verdict: UNSTABLE when any lcore is, STABLE when all
  * are, NO_DATA otherwise.
  */
-void lca_freq_report_judge(struct lca_freq_report *r);
+LCA_API void lca_freq_report_judge(struct lca_freq_report *r);
 
 /** Name of a source: "msr", "perf", "cpufreq", "probe". */
-const char *lca_freq_source_name(enum lca_freq_source s);
+LCA_API const char *lca_freq_source_name(enum lca_freq_source s);
 
 /** Name of a verdict: "n/a", "stable", "UNSTABLE". */
-const char *lca_freq_verdict_name(enum lca_freq_verdict v);
+LCA_API const char *lca_freq_verdict_name(enum lca_freq_verdict v);
 
 /**
  * Run the probe on the calling core: a chain of dependent register adds (one
@@ -285,7 +287,7 @@ const char *lca_freq_verdict_name(enum lca_freq_verdict v);
  *   0; -ENOTSUP on an architecture without the probe; -EIO when the TSC did
  *   not advance.
  */
-int lca_freq_probe(uint64_t tsc_hz, double *mhz);
+LCA_API int lca_freq_probe(uint64_t tsc_hz, double *mhz);
 
 /** One reading of a CPU's counters from its MSR device. */
 struct lca_freq_msr {
@@ -308,7 +310,7 @@ struct lca_freq_msr_figures {
  *   0; a negative errno (-ENOENT without the msr module, -EACCES without
  *   root, -EIO when the CPU lacks the MSR).
  */
-int lca_freq_msr_read(const char *root, int cpu, struct lca_freq_msr *out);
+LCA_API int lca_freq_msr_read(const char *root, int cpu, struct lca_freq_msr *out);
 
 /**
  * Figures between two MSR readings, with MPERF ticking at @p base_hz (the
@@ -317,7 +319,7 @@ int lca_freq_msr_read(const char *root, int cpu, struct lca_freq_msr *out);
  * @return
  *   0; -EINVAL when MPERF or the TSC did not advance.
  */
-int lca_freq_msr_compute(const struct lca_freq_msr *prev, const struct lca_freq_msr *cur,
+LCA_API int lca_freq_msr_compute(const struct lca_freq_msr *prev, const struct lca_freq_msr *cur,
 			 uint64_t base_hz, struct lca_freq_msr_figures *out);
 
 /**
@@ -327,7 +329,7 @@ int lca_freq_msr_compute(const struct lca_freq_msr *prev, const struct lca_freq_
  * @return
  *   MHz; NAN when @p d_task_ns is 0.
  */
-double lca_freq_perf_mhz(uint64_t d_cycles, uint64_t d_task_ns);
+LCA_API double lca_freq_perf_mhz(uint64_t d_cycles, uint64_t d_task_ns);
 
 /**
  * Read root/sys/devices/system/cpu/cpu@p cpu/cpufreq/scaling_cur_freq.
@@ -337,7 +339,7 @@ double lca_freq_perf_mhz(uint64_t d_cycles, uint64_t d_task_ns);
  * @return
  *   0; a negative errno (-ENOENT without cpufreq, -EINVAL when garbled).
  */
-int lca_freq_cpufreq_read(const char *root, int cpu, uint64_t *khz);
+LCA_API int lca_freq_cpufreq_read(const char *root, int cpu, uint64_t *khz);
 
 /** One CPU's line of /proc/stat, in USER_HZ ticks. */
 struct lca_freq_cpu_times {
@@ -350,7 +352,7 @@ struct lca_freq_cpu_times {
  * @return
  *   0; -ENOENT when there is no such file or line; -EINVAL when garbled.
  */
-int lca_freq_procstat_read(const char *root, int cpu, struct lca_freq_cpu_times *out);
+LCA_API int lca_freq_procstat_read(const char *root, int cpu, struct lca_freq_cpu_times *out);
 
 /**
  * Shares of the interval between two readings, in %: non-idle (everything
@@ -359,7 +361,7 @@ int lca_freq_procstat_read(const char *root, int cpu, struct lca_freq_cpu_times 
  * @return
  *   0; -EINVAL when no tick passed (the figures are then NAN).
  */
-int lca_freq_cpu_times_pct(const struct lca_freq_cpu_times *a, const struct lca_freq_cpu_times *b,
+LCA_API int lca_freq_cpu_times_pct(const struct lca_freq_cpu_times *a, const struct lca_freq_cpu_times *b,
 			   double *busy_pct, double *steal_pct, double *irq_pct);
 
 /**
@@ -368,7 +370,7 @@ int lca_freq_cpu_times_pct(const struct lca_freq_cpu_times *a, const struct lca_
  * @return
  *   0; a negative errno (-ENOENT without cpufreq).
  */
-int lca_freq_governor_read(const char *root, int cpu, char *buf, size_t len);
+LCA_API int lca_freq_governor_read(const char *root, int cpu, char *buf, size_t len);
 
 /**
  * Turbo state: intel_pstate/no_turbo when present, else cpufreq/boost.
@@ -376,7 +378,7 @@ int lca_freq_governor_read(const char *root, int cpu, char *buf, size_t len);
  * @return
  *   1 on, 0 off; -ENOENT when sysfs says nothing.
  */
-int lca_freq_turbo_read(const char *root);
+LCA_API int lca_freq_turbo_read(const char *root);
 
 #ifdef __cplusplus
 }

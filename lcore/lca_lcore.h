@@ -28,6 +28,8 @@
 
 #include <rte_lcore.h>
 
+#include "lca_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -131,7 +133,7 @@ struct lca_lcore_hook {
  *   -ENOSPC when the lcore has LCA_LCORE_MAX_HOOKS; -EBUSY while the loops
  *   run.
  */
-int lca_lcore_hook_add(unsigned int lcore_id, const struct lca_lcore_hook *hook);
+LCA_API int lca_lcore_hook_add(unsigned int lcore_id, const struct lca_lcore_hook *hook);
 
 /**
  * Remove the hook equal to @p hook (same functions, same argument) from the
@@ -142,7 +144,7 @@ int lca_lcore_hook_add(unsigned int lcore_id, const struct lca_lcore_hook *hook)
  *   0; -EINVAL for a NULL hook or an lcore that is not enabled; -ENOENT
  *   when there is no such hook; -EBUSY while the loops run.
  */
-int lca_lcore_hook_remove(unsigned int lcore_id, const struct lca_lcore_hook *hook);
+LCA_API int lca_lcore_hook_remove(unsigned int lcore_id, const struct lca_lcore_hook *hook);
 
 /** Counters of one lcore's loop. Cycles are TSC cycles. */
 struct lca_lcore_stats {
@@ -159,10 +161,10 @@ struct lca_lcore_stats {
  * @return
  *   0; -EINVAL for a bad configuration; -ENOMEM; -EEXIST when already done.
  */
-int lca_lcore_init(const struct lca_lcore_conf *conf);
+LCA_API int lca_lcore_init(const struct lca_lcore_conf *conf);
 
 /** Free the run queues. The loops must not be running. */
-void lca_lcore_cleanup(void);
+LCA_API void lca_lcore_cleanup(void);
 
 /**
  * Put @p item on the run queue of @p lcore_id, or on the shared one when
@@ -173,7 +175,7 @@ void lca_lcore_cleanup(void);
  * @return
  *   0; -EINVAL for an lcore that is not enabled.
  */
-int lca_lcore_schedule(unsigned int lcore_id, void *item);
+LCA_API int lca_lcore_schedule(unsigned int lcore_id, void *item);
 
 /**
  * Run the loop on every enabled lcore, the calling (main) lcore included,
@@ -188,18 +190,18 @@ int lca_lcore_schedule(unsigned int lcore_id, void *item);
  *   -EBUSY when the loops are already running; -EINVAL before init;
  *   -EPERM when not called from the main lcore.
  */
-int lca_lcore_run(unsigned int timeout_ms);
+LCA_API int lca_lcore_run(unsigned int timeout_ms);
 
 /**
  * Ask every loop to return. Safe from any thread and from a turn function.
  */
-void lca_lcore_stop(void);
+LCA_API void lca_lcore_stop(void);
 
 /** Whether the loops are running (between lca_lcore_run()'s start and return). */
-bool lca_lcore_running(void);
+LCA_API bool lca_lcore_running(void);
 
 /** Whether the loops have been asked to stop (or a signal came). */
-bool lca_lcore_stopping(void);
+LCA_API bool lca_lcore_stopping(void);
 
 /**
  * Counters of @p lcore_id, since init or the last lca_lcore_stats_reset().
@@ -207,13 +209,13 @@ bool lca_lcore_stopping(void);
  * @return
  *   0; -EINVAL for an lcore that is not enabled.
  */
-int lca_lcore_stats_get(unsigned int lcore_id, struct lca_lcore_stats *out);
+LCA_API int lca_lcore_stats_get(unsigned int lcore_id, struct lca_lcore_stats *out);
 
 /** Zero every lcore's counters. The loops must not be running. */
-void lca_lcore_stats_reset(void);
+LCA_API void lca_lcore_stats_reset(void);
 
 /** Name of an idle policy ("spin", "pause", "sleep"). */
-const char *lca_idle_policy_name(enum lca_idle_policy p);
+LCA_API const char *lca_idle_policy_name(enum lca_idle_policy p);
 
 /**
  * Parse an idle policy name.
@@ -221,7 +223,7 @@ const char *lca_idle_policy_name(enum lca_idle_policy p);
  * @return
  *   0 and the policy in @p out; -EINVAL for an unknown name.
  */
-int lca_idle_policy_parse(const char *name, enum lca_idle_policy *out);
+LCA_API int lca_idle_policy_parse(const char *name, enum lca_idle_policy *out);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lca_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -60,16 +62,16 @@ enum lca_placement {
  *   0; -EINVAL for a NULL @p topo or a bad synthetic description; -ENOMEM;
  *   -EIO when hwloc could not read the machine.
  */
-int lca_topo_load(struct lca_topo **topo, const char *synthetic);
+LCA_API int lca_topo_load(struct lca_topo **topo, const char *synthetic);
 
 /** Free a topology. NULL is ignored. */
-void lca_topo_free(struct lca_topo *topo);
+LCA_API void lca_topo_free(struct lca_topo *topo);
 
 /** Number of CPUs (PUs) in the topology; 0 for NULL. */
-unsigned int lca_topo_cpu_count(const struct lca_topo *topo);
+LCA_API unsigned int lca_topo_cpu_count(const struct lca_topo *topo);
 
 /** Number of NUMA nodes in the topology (1 when hwloc reports none); 0 for NULL. */
-unsigned int lca_topo_numa_count(const struct lca_topo *topo);
+LCA_API unsigned int lca_topo_numa_count(const struct lca_topo *topo);
 
 /**
  * Where CPU @p cpu sits.
@@ -77,7 +79,7 @@ unsigned int lca_topo_numa_count(const struct lca_topo *topo);
  * @return
  *   0; -ENOENT when the topology has no such CPU; -EINVAL for NULL pointers.
  */
-int lca_topo_cpu_info(const struct lca_topo *topo, int cpu, struct lca_topo_cpu *out);
+LCA_API int lca_topo_cpu_info(const struct lca_topo *topo, int cpu, struct lca_topo_cpu *out);
 
 /**
  * Order lcores so that consecutive entries spread across NUMA nodes first,
@@ -96,7 +98,7 @@ int lca_topo_cpu_info(const struct lca_topo *topo, int cpu, struct lca_topo_cpu 
  *   n indices into @p cpus; the input order when out of memory. Nothing is
  *   written when @p cpus or @p order is NULL.
  */
-void lca_topo_spread_order(const struct lca_topo_cpu *cpus, unsigned int n, unsigned int *order);
+LCA_API void lca_topo_spread_order(const struct lca_topo_cpu *cpus, unsigned int n, unsigned int *order);
 
 /**
  * Which slot of the spread order the @p actor_index-th placed actor gets.
@@ -104,13 +106,13 @@ void lca_topo_spread_order(const struct lca_topo_cpu *cpus, unsigned int n, unsi
  * @return
  *   An index in 0 .. n_lcores-1 (0 when @p n_lcores is 0).
  */
-unsigned int lca_place_slot(enum lca_placement policy, unsigned int n_lcores, unsigned int actor_index);
+LCA_API unsigned int lca_place_slot(enum lca_placement policy, unsigned int n_lcores, unsigned int actor_index);
 
 /** Name of a placement policy ("round-robin", "pack", "pairs-local"; "unknown"). */
-const char *lca_placement_name(enum lca_placement p);
+LCA_API const char *lca_placement_name(enum lca_placement p);
 
 /** Parse a placement policy name, exactly. @return 0 or -EINVAL (NULL included). */
-int lca_placement_parse(const char *name, enum lca_placement *out);
+LCA_API int lca_placement_parse(const char *name, enum lca_placement *out);
 
 /**
  * Print a table of the given lcores: lcore, CPU, core, SMT siblings,
@@ -126,7 +128,7 @@ int lca_placement_parse(const char *name, enum lca_placement *out);
  * @param n
  *   Their number.
  */
-void lca_topo_print(FILE *f, const unsigned int *lcore_ids, const struct lca_topo_cpu *cpus,
+LCA_API void lca_topo_print(FILE *f, const unsigned int *lcore_ids, const struct lca_topo_cpu *cpus,
 		    unsigned int n);
 
 /**
@@ -150,7 +152,7 @@ void lca_topo_print(FILE *f, const unsigned int *lcore_ids, const struct lca_top
  *   Number filled; -EINVAL for NULL pointers; -ENODEV before rte_eal_init();
  *   -ENOSPC when @p max is too small.
  */
-int lca_topo_eal_lcores(const struct lca_topo *topo, unsigned int *lcore_ids,
+LCA_API int lca_topo_eal_lcores(const struct lca_topo *topo, unsigned int *lcore_ids,
 			struct lca_topo_cpu *out, unsigned int max);
 
 /**
@@ -161,7 +163,7 @@ int lca_topo_eal_lcores(const struct lca_topo *topo, unsigned int *lcore_ids,
  * @return
  *   The CPU; -1 when the lcore has no CPU.
  */
-int lca_topo_lcore_cpu(unsigned int lcore_id);
+LCA_API int lca_topo_lcore_cpu(unsigned int lcore_id);
 
 /**
  * Print the enabled lcores' table for this machine (what `--topology`
@@ -171,7 +173,7 @@ int lca_topo_lcore_cpu(unsigned int lcore_id);
  *   0; -EINVAL for a NULL @p f; a negative errno from loading the topology
  *   or from lca_topo_eal_lcores().
  */
-int lca_topo_print_eal(FILE *f);
+LCA_API int lca_topo_print_eal(FILE *f);
 
 #ifdef __cplusplus
 }

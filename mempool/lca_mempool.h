@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lca_api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,33 +41,33 @@ struct lca_mempool_conf {
  *   0 on success; -EEXIST when already created; -ENOMEM when a node's pool
  *   could not be created (the message names the node and the size).
  */
-int lca_mempool_init(const struct lca_mempool_conf *conf);
+LCA_API int lca_mempool_init(const struct lca_mempool_conf *conf);
 
 /** Free every pool. Objects still out are the caller's leak: counted and logged. */
-void lca_mempool_cleanup(void);
+LCA_API void lca_mempool_cleanup(void);
 
 /** Number of pools created (one per node with lcores). */
-unsigned int lca_mempool_count(void);
+LCA_API unsigned int lca_mempool_count(void);
 
 /**
  * The pool of NUMA node @p node, or NULL when that node has no lcores.
  */
-struct rte_mempool *lca_mempool_of_node(int node);
+LCA_API struct rte_mempool *lca_mempool_of_node(int node);
 
 /**
  * Index (0..lca_mempool_count()-1) of the pool of @p node, or -ENOENT.
  * Envelopes store this index so that freeing one needs no lookup.
  */
-int lca_mempool_index_of_node(int node);
+LCA_API int lca_mempool_index_of_node(int node);
 
 /** Pool number @p index, as stored in an envelope. */
-struct rte_mempool *lca_mempool_by_index(unsigned int index);
+LCA_API struct rte_mempool *lca_mempool_by_index(unsigned int index);
 
 /** Index of the calling lcore's pool; non-EAL threads get the first pool. */
-unsigned int lca_mempool_local_index(void);
+LCA_API unsigned int lca_mempool_local_index(void);
 
 /** Objects available in all pools together (for leak checks in tests). */
-unsigned int lca_mempool_avail(void);
+LCA_API unsigned int lca_mempool_avail(void);
 
 /**
  * Allocate zeroed, cache-aligned memory on the NUMA node of @p lcore_id.
@@ -79,10 +81,10 @@ unsigned int lca_mempool_avail(void);
  * @return
  *   The memory, or NULL when the node has no room.
  */
-void *lca_mempool_alloc_on_lcore(const char *name, size_t size, unsigned int lcore_id);
+LCA_API void *lca_mempool_alloc_on_lcore(const char *name, size_t size, unsigned int lcore_id);
 
 /** Free memory from lca_mempool_alloc_on_lcore(). NULL is ignored. */
-void lca_mempool_free(void *ptr);
+LCA_API void lca_mempool_free(void *ptr);
 
 /**
  * The NUMA node on which the page holding @p addr really is, asked of the
@@ -92,7 +94,7 @@ void lca_mempool_free(void *ptr);
  * @return
  *   The node (>= 0), or a negative errno (-ENOSYS without NUMA support).
  */
-int lca_mempool_page_node(const void *addr);
+LCA_API int lca_mempool_page_node(const void *addr);
 
 /**
  * Share of the pages of [@p addr, @p addr + @p len) that are on @p node, in
@@ -101,7 +103,7 @@ int lca_mempool_page_node(const void *addr);
  * @return
  *   Percent 0..100, or a negative errno.
  */
-int lca_mempool_pages_on_node(const void *addr, size_t len, int node, unsigned int max_pages);
+LCA_API int lca_mempool_pages_on_node(const void *addr, size_t len, int node, unsigned int max_pages);
 
 #ifdef __cplusplus
 }

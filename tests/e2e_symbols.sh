@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# liblcactor.so exports its API and nothing else: every defined dynamic
+# symbol begins with lca_, so no app can come to depend on the interior
+# (channels_init, inbox_push, stop_request, send_failed, ...).
+set -u
+lib=$1
+fail=0
+check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+
+# Symbols allowed without the prefix, as '^(name|name)$', each with a comment
+# saying why. None today.
+allowed_re='^$'
+
+syms=$(nm -D --defined-only "$lib" | awk 'NF == 3 { print $3 }')
+check "nm reads $lib" "[ -n \"\$syms\" ]"
+bad=$(grep -v '^lca_' <<<"$syms" | grep -Ev "$allowed_re" || true)
+check "every exported symbol begins with lca_" "[ -z \"\$bad\" ] || { echo \"\$bad\" | sed 's/^/#   /'; false; }"
+# The public API is there, the interior is not.
+for s in lca_runtime_init lca_send lca_lcore_hook_add lca_freq_monitor_start lca_freq_deadlines \
+	lca_logtype; do
+	check "exports $s" "grep -qx $s <<<\"\$syms\""
+done
+for s in channels_init channels_poll inbox_push stop_request send_failed actor_drain \
+	lca_send_errors_reset freq_msr_open freq_acc_add; do
+	check "hides $s" "! grep -qx $s <<<\"\$syms\""
+done
+exit $fail
