@@ -18,10 +18,13 @@ enum actor_life {
 };
 
 struct lca_actor {
-	/* Read by every sender. */
+	/* Read by every sender, written almost never: a sender on another
+	 * lcore reads this line only, and it stays in every reader's cache.
+	 * Nothing its home lcore writes per turn may sit here. */
 	struct rte_ring *mailbox;
 	uint32_t life;       /* enum actor_life */
 	uint32_t runq;       /* lcore whose run queue takes it, or LCA_LCORE_SHARED */
+	unsigned int lcore;  /* home lcore */
 	uint64_t rejected;   /* atomic: senders count full-mailbox refusals */
 
 	/* 1 while the actor is in a run queue or running. Senders set it
@@ -34,7 +37,6 @@ struct lca_actor {
 	void *state;
 	lca_actor_id_t id;
 	unsigned int throughput;
-	unsigned int lcore;
 	uint32_t mailbox_hwm;
 	uint64_t received;
 	uint64_t handled;

@@ -8,26 +8,26 @@
  * points to (read only once the slot is), and the consumer's tail the next
  * enqueue reads. So a channel carries messages by value, one 64-byte
  * envelope to a 64-byte slot, and a slot says itself whether it is full:
- * its `to` is LCA_ACTOR_NONE while it is empty and is written last, with
- * release, by the producer. Neither side reads an index the other writes:
+ * its `pool` byte, which the receiver rewrites anyway, carries the lap tag
+ * of the position it was written for, stored last with release. So on the
+ * fast path neither side reads a line the other side writes, but for the
+ * slot itself:
  *
  * - the consumer polls the slot at its own tail: while the channel is empty
  *   that is a hit in its own cache; the producer's write is the one
- *   transfer a message costs on the critical path. It copies the slot into
- *   an envelope from its own lcore's pool cache and marks the slot empty;
- * - the producer writes at its own head into slots it knows are empty: it
- *   learns that PROBE_AHEAD slots at a time by reading the last of them
- *   (the consumer empties slots in order, so when that one is empty all
- *   before it are), one read of a consumer's line per PROBE_AHEAD messages.
- *   The sender's envelope goes back to its own pool cache at once.
+ *   transfer a message costs. It copies the slot into an envelope from its
+ *   own lcore's pool cache and never writes the slot: it publishes its tail
+ *   on a line of its own instead;
+ * - the producer writes at its own head into slots it knows are free: it
+ *   reads the consumer's tail only when it has used up the room it learnt
+ *   last time (a whole channel's worth, less what was still in it), so once
+ *   in about CHANNEL_SLOTS messages. The sender's envelope goes back to its
+ *   own pool cache at once.
  *
  * A send is visible as soon as it is made, with no flush: the loop does not
  * trade latency for batching. Under load the consumer takes up to
  * DRAIN_BURST consecutive slots a poll (the hardware prefetcher sees the
  * stream) and delivers runs to one actor with one mailbox operation.
- *
- * Each channel's producer fields and consumer fields are on lines of their
- * own, touched by one lcore each.
  *
  * Order: one channel per lcore pair, FIFO, and an affinity sender never
  * changes lcore, so a sender's messages to one receiver stay in order.
@@ -47,32 +47,35 @@
 #include "lca_mempool.h"
 
 #define CHANNEL_SLOTS 1024 /* a power of two; 64 KiB a pair of lcores */
-#define PROBE_AHEAD 32     /* a divisor of CHANNEL_SLOTS */
 #define INBOX_SIZE 16384
 #define DRAIN_BURST 64
 
-/* An envelope as it crosses: the same bytes, `to` written last. */
-struct chan_slot {
-	lca_actor_id_t from;
-	lca_actor_id_t to; /* LCA_ACTOR_NONE: empty */
-	uint8_t rest[sizeof(struct lca_msg) - 2 * sizeof(lca_actor_id_t)];
-} __rte_cache_aligned;
+/*
+ * The tag a slot's `pool` byte holds once it is written for position @p pos:
+ * its lap, with the top bit set. A pool index never has it (there are far
+ * fewer than 128 nodes), so neither a zeroed slot nor the envelope bytes
+ * copied before the tag look full; a slot from the lap before has another
+ * tag, and the producer is never more than a lap ahead.
+ */
+static inline uint8_t
+lap_tag(uint32_t pos)
+{
+	return (uint8_t)(0x80u | ((pos / CHANNEL_SLOTS) & 0x7fu));
+}
 
-_Static_assert(sizeof(struct chan_slot) == sizeof(struct lca_msg) &&
-	       offsetof(struct lca_msg, from) == offsetof(struct chan_slot, from) &&
-	       offsetof(struct lca_msg, to) == offsetof(struct chan_slot, to) &&
-	       offsetof(struct lca_msg, type) == offsetof(struct chan_slot, rest),
-	       "a channel slot is an envelope's bytes");
+_Static_assert(sizeof(struct lca_msg) == RTE_CACHE_LINE_SIZE,
+	       "an envelope crosses as one cache line");
+_Static_assert(RTE_MAX_NUMA_NODES < 0x80, "a pool index never looks like a lap tag");
 
 struct channel {
 	struct {
-		uint32_t head;    /* next slot to fill */
-		uint32_t free_to; /* slots before it are known empty */
+		uint32_t head;    /* next position to fill */
+		uint32_t free_to; /* positions before it are known free */
 	} prod __rte_cache_aligned;
 	struct {
-		uint32_t tail;    /* next slot to take */
+		uint32_t tail;    /* next position to take; read by the producer */
 	} cons __rte_cache_aligned;
-	struct chan_slot slots[CHANNEL_SLOTS];
+	struct lca_msg slots[CHANNEL_SLOTS];
 };
 
 /* What a destination lcore took in but could not put in a mailbox yet. */
@@ -105,12 +108,12 @@ zalloc(size_t size, unsigned int lcore)
 static struct channel *
 channel_create(unsigned int dst_lcore)
 {
-	/* The destination polls its slots most; they live on its node. */
+	/* The destination polls its slots most; they live on its node. Zeroed:
+	 * no slot is full. */
 	struct channel *c = zalloc(sizeof(*c), dst_lcore);
 
 	if (c != NULL)
-		for (unsigned int i = 0; i < CHANNEL_SLOTS; i++)
-			c->slots[i].to = LCA_ACTOR_NONE;
+		c->prod.free_to = CHANNEL_SLOTS;
 	return c;
 }
 
@@ -177,18 +180,21 @@ drop_for_stopped(struct lca_actor *a, struct lca_msg *m)
 	lca_msg_free(m);
 }
 
+static inline bool
+slot_full(const struct channel *c, uint32_t pos)
+{
+	return __atomic_load_n(&c->slots[pos % CHANNEL_SLOTS].pool, __ATOMIC_ACQUIRE) ==
+	       lap_tag(pos);
+}
+
 /* Count a message still in a slot at teardown as dropped, and free what it
  * owns. */
 static void
-drop_slot(struct chan_slot *s)
+drop_slot(const struct lca_msg *m)
 {
-	struct lca_msg m;
-
-	memcpy(&m, s, sizeof(m));
-	actor_lookup(m.to)->dropped_on_stop++;
-	if (m.flags & LCA_MSG_F_MBUF)
-		rte_pktmbuf_free(m.ptr);
-	s->to = LCA_ACTOR_NONE;
+	actor_lookup(m->to)->dropped_on_stop++;
+	if (m->flags & LCA_MSG_F_MBUF)
+		rte_pktmbuf_free(m->ptr);
 }
 
 static void
@@ -196,8 +202,8 @@ channel_destroy(struct channel *c)
 {
 	if (c == NULL)
 		return;
-	for (uint32_t t = c->cons.tail; c->slots[t % CHANNEL_SLOTS].to != LCA_ACTOR_NONE; t++)
-		drop_slot(&c->slots[t % CHANNEL_SLOTS]);
+	for (uint32_t pos = c->cons.tail; slot_full(c, pos); pos++)
+		drop_slot(&c->slots[pos % CHANNEL_SLOTS]);
 	lca_mempool_free(c);
 }
 
@@ -234,42 +240,42 @@ channels_cleanup(void)
 	n_links = 0;
 }
 
-static inline bool
-slot_empty(const struct chan_slot *s)
+/*
+ * Write @p m into slot @p s, its tag included, in as few stores as the
+ * vector unit takes, the 16 bytes holding the tag last. Every store into a
+ * line the consumer is polling may lose the line to its read and have to
+ * fetch it again; a copy followed by a separate tag store gives it one more
+ * chance to. x86 makes stores visible in program order, and the compiler
+ * barrier keeps that order: the consumer never sees the tag before the rest.
+ */
+static inline void
+slot_write(struct lca_msg *s, const struct lca_msg *m, uint8_t tag)
 {
-	return __atomic_load_n(&s->to, __ATOMIC_ACQUIRE) == LCA_ACTOR_NONE;
-}
+	uint8_t head[16];
 
-/* The producer ran out of slots it knows are empty: look again. */
-static bool
-channel_find_room(struct channel *c)
-{
-	uint32_t head = c->prod.head;
-
-	if (slot_empty(&c->slots[(head + PROBE_AHEAD - 1) % CHANNEL_SLOTS])) {
-		c->prod.free_to = head + PROBE_AHEAD;
-		return true;
-	}
-	/* Nearly full: one slot at a time, until the consumer catches up. */
-	if (slot_empty(&c->slots[head % CHANNEL_SLOTS])) {
-		c->prod.free_to = head + 1;
-		return true;
-	}
-	return false;
+	memcpy(head, m, sizeof(head));
+	head[offsetof(struct lca_msg, pool)] = tag;
+	memcpy((uint8_t *)s + sizeof(head), (const uint8_t *)m + sizeof(head),
+	       sizeof(*s) - sizeof(head));
+	rte_compiler_barrier();
+	memcpy(s, head, sizeof(head));
 }
 
 int
 channel_put(unsigned int src_lcore, const struct lca_actor *a, const struct lca_msg *m)
 {
 	struct channel *c = links[src_lcore].out[links[a->lcore].index];
-	struct chan_slot *s;
+	uint32_t head = c->prod.head;
+	struct lca_msg *s;
 
-	if (unlikely(c->prod.head == c->prod.free_to) && !channel_find_room(c))
-		return -ENOBUFS;
-	s = &c->slots[c->prod.head++ % CHANNEL_SLOTS];
-	memcpy(s->rest, (const uint8_t *)m + offsetof(struct lca_msg, type), sizeof(s->rest));
-	s->from = m->from;
-	__atomic_store_n(&s->to, m->to, __ATOMIC_RELEASE);
+	if (unlikely(head == c->prod.free_to)) {
+		c->prod.free_to = __atomic_load_n(&c->cons.tail, __ATOMIC_ACQUIRE) + CHANNEL_SLOTS;
+		if (head == c->prod.free_to)
+			return -ENOBUFS;
+	}
+	s = &c->slots[head % CHANNEL_SLOTS];
+	slot_write(s, m, lap_tag(head));
+	c->prod.head = head + 1;
 	return 0;
 }
 
@@ -332,20 +338,18 @@ channel_take(struct channel *c, struct lca_msg **msgs)
 	uint32_t tail = c->cons.tail;
 	unsigned int n = 0;
 
-	while (n < DRAIN_BURST && !slot_empty(&c->slots[(tail + n) % CHANNEL_SLOTS])) {
+	while (n < DRAIN_BURST && slot_full(c, tail + n)) {
 		rte_prefetch0(&c->slots[(tail + n + 1) % CHANNEL_SLOTS]);
 		n++;
 	}
 	if (n == 0 || rte_mempool_get_bulk(lca_mempool_by_index(pool), (void **)msgs, n) != 0)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
-		struct chan_slot *s = &c->slots[(tail + i) % CHANNEL_SLOTS];
-
-		memcpy(msgs[i], s, sizeof(*s));
+		memcpy(msgs[i], &c->slots[(tail + i) % CHANNEL_SLOTS], sizeof(*msgs[i]));
 		msgs[i]->pool = (uint8_t)pool;
-		__atomic_store_n(&s->to, LCA_ACTOR_NONE, __ATOMIC_RELEASE);
 	}
-	c->cons.tail = tail + n;
+	/* Release: the producer reuses these slots only after the copies. */
+	__atomic_store_n(&c->cons.tail, tail + n, __ATOMIC_RELEASE);
 	return n;
 }
 
