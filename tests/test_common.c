@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* apps/common: argument parsing, statistics and JMH's result format. */
+/* apps/common: argument parsing, statistics, the RNG, the record's measures
+ * and JMH's result format. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -13,6 +14,9 @@
 
 #include "lca_cli.h"
 #include "lca_jmh.h"
+#include "lca_result.h"
+#include "lca_rng.h"
+#include "lca_series.h"
 #include "lca_stats.h"
 
 static void
@@ -93,6 +97,73 @@ test_stats_edges(void **state)
 	assert_true(s.mean == 5.0 && s.stdev == 0.0 && isnan(s.error));
 }
 
+static void
+test_stats_percentiles(void **state)
+{
+	const double x[] = { 4.0, 1.0, 3.0, 2.0 };
+	struct lca_stats s;
+
+	(void)state;
+	assert_int_equal(lca_stats_compute(x, 4, 0.95, &s), 0);
+	/* numpy.percentile([1, 2, 3, 4], [50, 90, 99]) */
+	assert_true(s.p50 == 2.5);
+	assert_true(fabs(s.p90 - 3.7) < 1e-12);
+	assert_true(fabs(s.p99 - 3.97) < 1e-12);
+	assert_true(s.min == 1.0 && s.max == 4.0 && s.mean == 2.5);
+	assert_true(x[0] == 4.0 && x[1] == 1.0); /* the samples keep their order */
+}
+
+static void
+test_rng(void **state)
+{
+	uint64_t a = 0, b = 0, c = lca_rng_stream(1, 0), d = lca_rng_stream(1, 1);
+	unsigned int seen[5] = { 0 };
+
+	(void)state;
+	/* Seed 0 is a stream like any other, and the same seed repeats it. */
+	assert_true(lca_rng_next(&a) != 0);
+	assert_true(lca_rng_next(&b) == lca_rng_next(&(uint64_t){ 0 }));
+	assert_true(lca_rng_next(&a) == lca_rng_next(&b));
+	assert_true(c != d && lca_rng_next(&c) != lca_rng_next(&d));
+	for (int i = 0; i < 10000; i++) {
+		uint32_t v = lca_rng_below(&a, 5);
+
+		assert_true(v < 5);
+		seen[v]++;
+	}
+	/* Uniform: each of 5 values near 2000 of 10,000 draws. */
+	for (int i = 0; i < 5; i++)
+		assert_in_range(seen[i], 1800, 2200);
+}
+
+static void
+test_result_measure(void **state)
+{
+	const double ms[] = { 2.0, 4.0, 3.0 };
+	json_t *m = lca_result_measure_of(ms, 3, 0.95, "ms"), *one, *none;
+
+	(void)state;
+	assert_non_null(m);
+	assert_string_equal(json_string_value(json_object_get(m, "unit")), "ms");
+	assert_int_equal(json_array_size(json_object_get(m, "values")), 3);
+	assert_true(json_real_value(json_object_get(m, "mean")) == 3.0);
+	assert_true(json_real_value(json_object_get(m, "ci_low")) < 3.0);
+	assert_true(json_real_value(json_object_get(m, "ci_high")) > 3.0);
+	assert_string_equal(json_string_value(json_object_get(m, "ci_method")), "student-t");
+	/* One value has no interval: null, not a NaN jansson would refuse. */
+	one = lca_result_measure_of(ms, 1, 0.95, "ms");
+	assert_non_null(one);
+	assert_true(json_is_null(json_object_get(one, "ci_low")));
+	assert_null(lca_result_measure_of(ms, 0, 0.95, "ms"));
+	none = lca_freq_none_json("why");
+	assert_string_equal(json_string_value(json_object_get(none, "monitor")), "did not run");
+	assert_string_equal(json_string_value(json_object_get(none, "verdict")), "no_data");
+	assert_int_equal(json_array_size(json_object_get(none, "lcores")), 0);
+	json_decref(m);
+	json_decref(one);
+	json_decref(none);
+}
+
 static char *
 capture(void (*print)(FILE *, const void *), const void *arg)
 {
@@ -167,6 +238,9 @@ main(void)
 		cmocka_unit_test(test_stats_match_jmh),
 		cmocka_unit_test(test_t_quantiles),
 		cmocka_unit_test(test_stats_edges),
+		cmocka_unit_test(test_stats_percentiles),
+		cmocka_unit_test(test_rng),
+		cmocka_unit_test(test_result_measure),
 		cmocka_unit_test(test_jmh_result_block),
 		cmocka_unit_test(test_jmh_table),
 	};
