@@ -266,7 +266,8 @@ lca_freq_series_get(unsigned int lcore_id, struct lca_freq_point *out, unsigned 
 	s = &lstate[lcore_id];
 	if (s->points == NULL)
 		return -ENOENT;
-	memcpy(out, s->points, (size_t)RTE_MIN(n, s->n_points) * sizeof(*out));
+	if (n > 0)
+		memcpy(out, s->points, (size_t)RTE_MIN(n, s->n_points) * sizeof(*out));
 	return (int)s->n_points;
 }
 
