@@ -30,9 +30,16 @@ build: deps $(BUILD)/build.ninja
 asan: deps $(ASAN_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 
-# The main job: the 8-actor request-response benchmark and its frequency report.
+# The main job: the 8-actor request-response benchmark and its frequency report,
+# its JSON record and the picture of it side by side under $(RUN_OUT), one
+# pair per run (a UTC time in the name), so that runs can be compared.
+RUN_OUT ?= bench-out
 run: build
-	./$(BUILD)/apps/reqresp/lca-reqresp $(EAL_ARGS) -- $(RUN_ARGS)
+	@mkdir -p $(RUN_OUT)
+	@out=$(RUN_OUT)/reqresp-$$(date -u +%Y%m%dT%H%M%SZ); \
+	./$(BUILD)/apps/reqresp/lca-reqresp $(EAL_ARGS) -- --json $$out.json $(RUN_ARGS) && \
+	./scripts/lca-plot $$out.json -o $$out.svg >/dev/null && \
+	printf '\nrecord:  %s\npicture: %s\n' $$out.json $$out.svg
 
 # Every test: unit and end-to-end tests, then the unit tests again under
 # AddressSanitizer and UndefinedBehaviorSanitizer.
@@ -42,7 +49,7 @@ test: build asan
 		meson test -C $(ASAN_BUILD) --suite unit --print-errorlogs
 
 bench: build
-	./$(BUILD)/apps/microbench/lca-microbench $(EAL_ARGS)
+	./$(BUILD)/apps/microbench/lca-microbench $(EAL_ARGS) --
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -32,7 +32,7 @@ extern "C" {
  * are null.
  *
  * @return
- *   A new reference, for example for json_object_set_new(record, "freq", ...);
+ *   A new reference, for example for json_object_set_new(record, "frequency", ...);
  *   NULL when out of memory.
  */
 json_t *lca_freq_report_json(const struct lca_freq_report *r);
