@@ -27,15 +27,20 @@ void
 lca_progress_step(struct lca_progress *p, unsigned int k)
 {
 	double s = (double)(now_ns() - p->t0_ns) / 1e9;
+	char of[32] = "";
 
-	/* A pipe or a log file gets results only: no carriage returns. */
+	/* A pipe or a log file gets results only. */
 	if (!isatty(STDERR_FILENO))
 		return;
 	if (p->n > 0)
-		fprintf(stderr, "\r\033[K%s: iteration %u of %u, %.1f s elapsed", p->label, k, p->n,
-			s);
-	else
-		fprintf(stderr, "\r\033[K%s: iteration %u, %.1f s elapsed", p->label, k, s);
+		snprintf(of, sizeof(of), " of %u", p->n);
+	/* One line kept up to date in place, unless the results print on the
+	 * same terminal: there, it would run into them, so it is a line of its
+	 * own between them. */
+	p->in_place = !isatty(STDOUT_FILENO);
+	fflush(stdout);
+	fprintf(stderr, "%s%s: iteration %u%s, %.1f s elapsed%s", p->in_place ? "\r\033[K" : "",
+		p->label, k, of, s, p->in_place ? "" : "\n");
 	fflush(stderr);
 	p->shown = true;
 }
@@ -43,7 +48,7 @@ lca_progress_step(struct lca_progress *p, unsigned int k)
 void
 lca_progress_done(struct lca_progress *p)
 {
-	if (p->shown)
+	if (p->shown && p->in_place)
 		fprintf(stderr, "\r\033[K");
 	p->shown = false;
 }

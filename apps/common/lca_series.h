@@ -11,9 +11,11 @@
  * write a "frequency" record whose "monitor" says "did not run" and whose
  * "reason" says why.
  *
- * While a series runs, a progress line (label, iteration k of n, elapsed
- * time) is kept up to date on stderr when stderr is a terminal, and never
- * otherwise, so that logs and pipes see only the results.
+ * While a series runs, progress (label, iteration k of n, elapsed time)
+ * goes to stderr when stderr is a terminal, and never otherwise, so that
+ * logs and pipes see only the results: one line updated in place when the
+ * results go elsewhere, a line per iteration among them when they go to
+ * the same terminal.
  */
 
 #include <stdbool.h>
@@ -29,7 +31,8 @@ struct lca_progress {
 	const char *label; /**< e.g. "same-lcore burst 32". */
 	unsigned int n;    /**< Steps in all; 0 when unknown. */
 	uint64_t t0_ns;    /**< When it started (CLOCK_MONOTONIC). */
-	bool shown;        /**< A line is on the terminal, to be cleared. */
+	bool shown;        /**< A line is on the terminal. */
+	bool in_place;     /**< It is updated in place (stdout is elsewhere), to be cleared. */
 };
 
 /** Start @p p: nothing is printed until the first step. */
