@@ -9,6 +9,7 @@
 #include <rte_mempool.h>
 
 #include "lca_actor_priv.h"
+#include "lca_eal.h"
 #include "lca_mempool.h"
 #include "lca_topo.h"
 
@@ -358,8 +359,12 @@ static int
 choose_lcore(const struct lca_actor_spec *spec, unsigned int *lcore)
 {
 	if (spec->lcore != LCA_LCORE_ANY) {
-		if (spec->lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(spec->lcore))
+		if (spec->lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(spec->lcore)) {
+			/* A zeroed spec asks for lcore 0, which -l may leave out. */
+			LCA_LOG(ERR, "cannot spawn on lcore %u: not enabled (use LCA_LCORE_ANY "
+				"to let the placement choose)\n", spec->lcore);
 			return -EINVAL;
+		}
 		*lcore = spec->lcore;
 		return 0;
 	}
@@ -517,7 +522,9 @@ lca_actor_stats_get(lca_actor_id_t id, struct lca_actor_stats *out)
 {
 	struct lca_actor *a = actor_lookup(id);
 
-	if (a == NULL || out == NULL)
+	if (out == NULL)
+		return -EINVAL;
+	if (a == NULL)
 		return -ESRCH;
 	*out = (struct lca_actor_stats){
 		.received = a->received,

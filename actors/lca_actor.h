@@ -26,6 +26,7 @@
 #include <rte_common.h>
 
 #include "lca_api.h"
+#include "lca_lcore.h"
 #include "lca_topo.h"
 
 #ifdef __cplusplus
@@ -91,13 +92,19 @@ enum lca_mailbox_mode {
 /** Home lcore to be chosen by the placement policy. */
 #define LCA_LCORE_ANY UINT32_MAX
 
-/** What an actor is made of; zero-filled fields take their defaults. */
+/**
+ * What an actor is made of. Zero-filled fields take their defaults, except
+ * lcore: 0 there is lcore 0, so set LCA_LCORE_ANY to have one chosen.
+ */
 struct lca_actor_spec {
 	lca_handler_fn handler;   /**< Required. */
 	size_t state_size;        /**< Bytes of zeroed state on the home node (0: none). */
 	void (*state_init)(void *state, void *arg); /**< Optional, before any message. */
 	void *state_arg;          /**< Argument of state_init. */
-	unsigned int lcore;       /**< Home lcore, or LCA_LCORE_ANY (default). */
+	unsigned int lcore;       /**< Home lcore; LCA_LCORE_ANY: the placement policy
+				   *   chooses. 0 is lcore 0, not "any": spawning on
+				   *   an lcore that -l left out fails with -EINVAL and
+				   *   a log line naming it. */
 	unsigned int mailbox_size; /**< Messages (a power of two; 0: 1024). */
 	enum lca_mailbox_mode mailbox_mode; /**< Default LCA_MAILBOX_MP. */
 	enum lca_dispatcher dispatcher;     /**< Default LCA_DISPATCH_AFFINITY. */
@@ -139,7 +146,7 @@ struct lca_runtime_conf {
 				     *   caches may hold. */
 	unsigned int pool_cache;    /**< Per-lcore envelope cache (0: 512). */
 	enum lca_placement placement; /**< For actors spawned with LCA_LCORE_ANY. */
-	int idle;                   /**< enum lca_idle_policy (0: spin). */
+	enum lca_idle_policy idle;  /**< What an lcore does when idle (0: spin). */
 	unsigned int idle_sleep_after; /**< See lca_lcore_conf. */
 	unsigned int idle_sleep_us;    /**< See lca_lcore_conf. */
 };
@@ -214,7 +221,7 @@ LCA_API const char *lca_actor_name(lca_actor_id_t id);
  * Counters of @p id.
  *
  * @return
- *   0; -ESRCH.
+ *   0; -EINVAL for a NULL @p out; -ESRCH for no such actor.
  */
 LCA_API int lca_actor_stats_get(lca_actor_id_t id, struct lca_actor_stats *out);
 

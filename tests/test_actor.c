@@ -255,10 +255,32 @@ test_spawn_rejects_bad_specs(void **state)
 	spec.mailbox_size = 64;
 	spec.lcore = 7; /* not enabled: EAL runs lcores 0-1 */
 	assert_int_equal(lca_actor_spawn(&spec, &id), -EINVAL);
+	spec.lcore = RTE_MAX_LCORE;
+	assert_int_equal(lca_actor_spawn(&spec, &id), -EINVAL);
 	spec.lcore = LCA_LCORE_ANY;
 	spec.handler = NULL;
 	assert_int_equal(lca_actor_spawn(&spec, &id), -EINVAL);
 	assert_int_equal(lca_actor_count(), 0);
+}
+
+/* A zero-filled spec is documented to mean lcore 0, enabled here, and its
+ * counters need somewhere to go. */
+static void
+test_zeroed_spec_and_stats_args(void **state)
+{
+	struct lca_actor_spec spec;
+	struct lca_actor_stats st;
+	lca_actor_id_t id;
+
+	(void)state;
+	memset(&spec, 0, sizeof(spec));
+	spec.handler = recorder_handler;
+	assert_int_equal(lca_actor_spawn(&spec, &id), 0);
+	assert_int_equal(lca_actor_lcore(id), 0);
+	assert_int_equal(lca_actor_stats_get(id, &st), 0);
+	assert_int_equal(st.lcore, 0);
+	assert_int_equal(lca_actor_stats_get(id, NULL), -EINVAL);
+	assert_int_equal(lca_actor_stats_get(id + 1, &st), -ESRCH);
 }
 
 /* --- stop --------------------------------------------------------------- */
@@ -652,6 +674,8 @@ struct feeder {
 	lca_actor_id_t to;
 	uint32_t count;
 	uint64_t retries;
+	bool registered;       /* rte_thread_register() first */
+	unsigned int lcore_id; /* the id it had while sending */
 };
 
 static void *
@@ -659,6 +683,9 @@ feed(void *arg)
 {
 	struct feeder *f = arg;
 
+	if (f->registered && rte_thread_register() != 0)
+		return NULL;
+	f->lcore_id = rte_lcore_id();
 	for (uint32_t i = 0; i < f->count;) {
 		struct lca_msg *m;
 
@@ -675,26 +702,48 @@ feed(void *arg)
 		}
 		i++;
 	}
+	if (f->registered)
+		rte_thread_unregister();
 	return NULL;
 }
 
 /* A thread that is no lcore sends to an actor while the loops run: in
  * order, none lost. */
-static void
-test_send_from_non_eal_thread(void **state)
+static struct feeder
+feed_from_thread(bool registered)
 {
 	lca_actor_id_t rx = spawn_recorder(1, 128, 20000);
-	struct feeder f = { .to = rx, .count = 20000 };
+	struct feeder f = { .to = rx, .count = 20000, .registered = registered };
 	struct recorder *r = lca_actor_state(rx);
 	pthread_t t;
 
-	(void)state;
 	assert_int_equal(pthread_create(&t, NULL, feed, &f), 0);
 	assert_true(lca_test_run(30));
 	pthread_join(t, NULL);
 	assert_int_equal(r->got, 20000);
 	assert_int_equal(r->out_of_order, 0);
 	assert_int_equal(r->next_seq[1], 20000);
+	return f;
+}
+
+static void
+test_send_from_non_eal_thread(void **state)
+{
+	(void)state;
+	feed_from_thread(false);
+}
+
+/* A thread given an lcore id by rte_thread_register() has no loop (it is not
+ * an enabled lcore): it sends through the receiver's inbox as any thread,
+ * with an envelope cache of its own. In order, none lost. */
+static void
+test_send_from_registered_thread(void **state)
+{
+	struct feeder f = feed_from_thread(true);
+
+	(void)state;
+	assert_true(f.lcore_id < RTE_MAX_LCORE);
+	assert_false(rte_lcore_is_enabled(f.lcore_id));
 }
 
 struct flood {
@@ -924,6 +973,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_pool_empty, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_spawn_rejects_bad_specs, runtime_up,
 						runtime_down),
+		cmocka_unit_test_setup_teardown(test_zeroed_spec_and_stats_args, runtime_up,
+						runtime_down),
 		cmocka_unit_test_setup_teardown(test_stop_with_pending, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_self_stop_drains_mailbox, runtime_up,
 						runtime_down),
@@ -942,6 +993,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_stop_from_another_lcore, runtime_up,
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_send_from_non_eal_thread, runtime_up,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_send_from_registered_thread, runtime_up,
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_flood_to_another_lcore, runtime_up,
 						runtime_down),
