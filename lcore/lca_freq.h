@@ -223,8 +223,10 @@ LCA_API int lca_freq_series_get(unsigned int lcore_id, struct lca_freq_point *ou
 LCA_API void lca_freq_sample(unsigned int lcore_id, uint64_t now_tsc);
 
 /**
- * Sample if one is due. The run loop calls this every iteration: when no
- * sample is due it costs one load and one compare of a line the lcore owns.
+ * Sample if one is due. The monitor's hook calls it on every iteration of
+ * the run loops (lca_lcore.h), and a loop of an app's own calls it itself:
+ * when no sample is due it costs one load and one compare of a line the
+ * lcore owns.
  *
  * @param lcore_id
  *   The calling lcore's id (an enabled lcore).
