@@ -190,8 +190,9 @@ LCA_API bool lca_freq_monitor_active(void);
  * every series_period_s while the loops sampled, and a last one at the stop
  * for the samples after the last point. /proc/stat counts in ticks of
  * 10 ms, so a point of 0.1 s gives busy and steal to 10 %. The series is
- * kept from lca_freq_monitor_stop() until the next lca_freq_monitor_start();
- * while the monitor runs it holds the points so far.
+ * kept from lca_freq_monitor_stop() until the next lca_freq_monitor_start().
+ * Call while the loops are not running: each lcore writes its own series
+ * as it samples, without a lock.
  *
  * @param lcore_id
  *   An lcore the last run monitored.
