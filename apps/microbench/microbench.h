@@ -64,9 +64,19 @@ struct mb_result {
 	struct lca_series series;
 };
 
-/* The scenarios (mb_bench.c). */
+/* The scenarios (mb_bench.c, mb_idle.c). */
 int mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc);
 int mb_idle_scenario(const struct mb_conf *c);
+
+/* What the scenarios share (mb_bench.c): spawn an actor, or send it a fresh
+ * envelope from outside any actor (both say what failed); run the loops
+ * once within --timeout; TSC cycles in ms. */
+int mb_spawn(lca_handler_fn h, size_t state_size, unsigned int lcore, unsigned int mailbox,
+	     enum lca_mailbox_mode mode, unsigned int throughput, const char *name,
+	     lca_actor_id_t *id);
+int mb_inject(lca_actor_id_t to);
+int mb_run_loops(const struct mb_conf *c);
+double mb_tsc_ms(uint64_t cycles);
 
 /* What they print and record (main.c). */
 void mb_print_run(const struct mb_result *r, unsigned int i);

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The idle scenario: one busy actor forwards a window of messages to
+ * itself, alone on its lcore, then among --idle actors that each handled
+ * one message and have had no mail since. Cost must not grow with idle
+ * actors: the crowded rate is compared with the lone one, and no idle actor
+ * may have run a turn meanwhile.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "lca_actor.h"
+#include "lca_lcore.h"
+#include "microbench.h"
+
+#define PROG MB_PROG
+
+/* The busy actor of the idle scenario: forwards its messages to itself. */
+struct busy {
+	uint64_t handled;
+	uint64_t expected;
+	uint64_t to_forward;
+	uint64_t send_errors;
+	uint64_t t_first;
+	uint64_t t_end;
+};
+
+/* Messages handled by idle actors (their warm-up message each). */
+static uint64_t idle_handled;
+static uint64_t idle_expected;
+
+static void
+busy_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct busy *b = state;
+
+	if (b->handled++ == 0)
+		b->t_first = rte_rdtsc();
+	if (b->to_forward > 0) {
+		if (lca_send(self, msg) == 0)
+			b->to_forward--;
+		else
+			b->send_errors++;
+	}
+	if (b->handled == b->expected) {
+		b->t_end = rte_rdtsc();
+		lca_runtime_stop();
+	}
+}
+
+static void
+idle_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	(void)self;
+	(void)state;
+	(void)msg;
+	if (__atomic_add_fetch(&idle_handled, 1, __ATOMIC_RELAXED) == idle_expected)
+		lca_runtime_stop();
+}
+
+static int
+busy_run(const struct mb_conf *c, lca_actor_id_t busy, uint64_t msgs, struct mb_result *r,
+	 unsigned int run)
+{
+	struct busy *b = lca_actor_state(busy);
+	uint64_t window = RTE_MIN(c->throughput, msgs);
+	struct lca_actor_stats before, after;
+	int ret;
+
+	lca_actor_stats_get(busy, &before);
+	*b = (struct busy){ .expected = msgs, .to_forward = msgs - window };
+	for (uint64_t i = 0; i < window; i++)
+		if (mb_inject(busy) < 0)
+			return -EIO;
+	ret = mb_run_loops(c);
+	if (ret < 0)
+		return ret;
+	lca_actor_stats_get(busy, &after);
+	if (b->handled != msgs || b->to_forward != 0 || b->send_errors != 0 ||
+	    after.handled - before.handled != msgs) {
+		fprintf(stderr,
+			PROG ": count mismatch: busy actor handled %" PRIu64 " (runtime says %" PRIu64
+			     "), expected %" PRIu64 ", %" PRIu64 " forwards failed\n",
+			b->handled, after.handled - before.handled, msgs, b->send_errors);
+		return -EIO;
+	}
+	if (r != NULL) {
+		r->ms[run] = mb_tsc_ms(b->t_end - b->t_first);
+		r->mps[run] = (double)msgs / (r->ms[run] * 1e3);
+		r->runs = run + 1;
+		mb_print_run(r, run);
+	}
+	return 0;
+}
+
+/* The busy actor of the idle scenario, and where its figures go. */
+struct busy_runs {
+	const struct mb_conf *c;
+	lca_actor_id_t busy;
+	struct mb_result *r;
+};
+
+static int
+busy_one(void *arg, unsigned int k)
+{
+	const struct busy_runs *b = arg;
+
+	return busy_run(b->c, b->busy, b->c->messages, b->r, k);
+}
+
+static int
+busy_series(const struct mb_conf *c, lca_actor_id_t busy, struct mb_result *r)
+{
+	struct busy_runs b = { .c = c, .busy = busy, .r = r };
+	int ret = busy_run(c, busy, RTE_MIN(c->messages, (uint64_t)MB_WARMUP_MAX), NULL, 0);
+
+	if (ret == 0)
+		ret = lca_series_run(&r->series, r->label, (unsigned int)c->runs, busy_one, &b);
+	if (ret == 0)
+		mb_report_series(r);
+	return ret;
+}
+
+int
+mb_idle_scenario(const struct mb_conf *c)
+{
+	unsigned int lc = rte_get_main_lcore();
+	struct mb_result *alone = calloc(1, sizeof(*alone));
+	struct mb_result *crowd = calloc(1, sizeof(*crowd));
+	struct lca_lcore_stats st;
+	lca_actor_id_t busy, first_idle = 0, id;
+	uint64_t turns_before;
+	int ret;
+
+	if (alone == NULL || crowd == NULL) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	alone->scenario = crowd->scenario = "idle";
+	alone->messages = crowd->messages = c->messages;
+	snprintf(alone->variant, sizeof(alone->variant), "alone");
+	snprintf(crowd->variant, sizeof(crowd->variant), "+%" PRIu64 " idle", c->idle);
+	snprintf(alone->label, sizeof(alone->label), "idle alone");
+	snprintf(crowd->label, sizeof(crowd->label), "idle %s", crowd->variant);
+
+	ret = mb_spawn(busy_handler, sizeof(struct busy), lc, (unsigned int)c->mailbox_size,
+		    c->mailbox_mode, (unsigned int)c->throughput, "busy", &busy);
+	if (ret < 0)
+		goto out;
+	printf("\n== idle: busy actor %u on lcore %u forwards a window of %" PRIu64
+	       " messages to itself (throughput %" PRIu64 ", mailbox %" PRIu64 " (%s)); "
+	       "first alone, then among %" PRIu64 " idle actors on the same lcore\n",
+	       busy, lc, RTE_MIN(c->throughput, c->messages), c->throughput, c->mailbox_size,
+	       lca_mailbox_mode_name(c->mailbox_mode), c->idle);
+	ret = busy_series(c, busy, alone);
+	if (ret < 0)
+		goto out;
+
+	/* The crowd: each idle actor handles one message, then never again. */
+	for (uint64_t i = 0; i < c->idle; i++) {
+		ret = mb_spawn(idle_handler, 0, lc, 2, LCA_MAILBOX_MP, 1, "idle", &id);
+		if (ret < 0)
+			goto out;
+		if (i == 0)
+			first_idle = id;
+	}
+	idle_handled = 0;
+	idle_expected = c->idle;
+	for (uint64_t i = 0; i < c->idle; i++) {
+		ret = mb_inject(first_idle + (lca_actor_id_t)i);
+		if (ret < 0)
+			goto out;
+	}
+	ret = mb_run_loops(c);
+	if (ret < 0)
+		goto out;
+	if (idle_handled != c->idle) {
+		fprintf(stderr, PROG ": idle actors handled %" PRIu64 " of %" PRIu64 " messages\n",
+			idle_handled, c->idle);
+		ret = -EIO;
+		goto out;
+	}
+	printf("   %" PRIu64 " idle actors (ids %u..%" PRIu64 ") on lcore %u, each ran once\n",
+	       c->idle, first_idle, first_idle + c->idle - 1, lc);
+
+	lca_lcore_stats_get(lc, &st);
+	turns_before = st.turns;
+	ret = busy_series(c, busy, crowd);
+	if (ret < 0)
+		goto out;
+	/* No idle actor may have run meanwhile: they had no mail. */
+	for (uint64_t i = 0; i < c->idle; i++) {
+		struct lca_actor_stats s;
+
+		lca_actor_stats_get(first_idle + (lca_actor_id_t)i, &s);
+		if (s.turns != 1) {
+			fprintf(stderr, PROG ": idle actor %" PRIu64 " ran %" PRIu64 " turns\n",
+				first_idle + i, s.turns);
+			ret = -EIO;
+			goto out;
+		}
+	}
+	lca_lcore_stats_get(lc, &st);
+	printf("   lcore %u ran %" PRIu64 " turns during the crowded runs (all the busy actor's)\n",
+	       lc, st.turns - turns_before);
+	mb_report_idle_ratio(c, alone, crowd);
+out:
+	if (alone != NULL)
+		lca_series_release(&alone->series);
+	if (crowd != NULL)
+		lca_series_release(&crowd->series);
+	free(alone);
+	free(crowd);
+	return ret;
+}
