@@ -107,17 +107,39 @@ mailbox_flags(enum lca_mailbox_mode mode, enum lca_dispatcher dispatcher)
 	return producer | RING_F_SC_DEQ | RING_F_EXACT_SZ;
 }
 
-void
-actor_drain(struct lca_actor *a)
+static void
+mailbox_drain(struct lca_actor *a, struct rte_ring *mb)
 {
 	void *msgs[64];
 	unsigned int n;
 
-	while ((n = rte_ring_sc_dequeue_burst(a->mailbox, msgs, RTE_DIM(msgs), NULL)) > 0) {
+	while ((n = rte_ring_sc_dequeue_burst(mb, msgs, RTE_DIM(msgs), NULL)) > 0) {
 		for (unsigned int i = 0; i < n; i++)
 			lca_msg_free(msgs[i]);
 		a->dropped_on_stop += n;
 	}
+}
+
+void
+actor_drain(struct lca_actor *a)
+{
+	if (a->old_mailbox != NULL)
+		mailbox_drain(a, a->old_mailbox);
+	mailbox_drain(a, a->mailbox);
+}
+
+/* The mailbox a turn takes from: after a move, the old one until it is
+ * empty (what was sent before the move comes first), then it is freed. */
+static inline struct rte_ring *
+turn_mailbox(struct lca_actor *a)
+{
+	if (likely(a->old_mailbox == NULL))
+		return a->mailbox;
+	if (!rte_ring_empty(a->old_mailbox))
+		return a->old_mailbox;
+	lca_mempool_free(a->old_mailbox);
+	a->old_mailbox = NULL;
+	return a->mailbox;
 }
 
 /*
@@ -133,9 +155,12 @@ actor_unschedule(struct lca_actor *a)
 
 	if (likely(!actor_is_shared(a))) {
 		/* Only this lcore fills the mailbox: nothing can race. */
-		if (!rte_ring_empty(a->mailbox))
+		if (!actor_mailbox_empty(a))
 			return true;
 		a->scheduled = 0;
+		/* Not scheduled, so not in any queue: it can move now. */
+		if (unlikely(a->switch_pending))
+			migration_switch(a, a->lcore);
 		return false;
 	}
 	/* Release: the lcore that runs it next sees this turn's writes. */
@@ -177,7 +202,7 @@ actor_turn(void *item)
 		actor_finish_stop(a);
 		return actor_unschedule(a);
 	}
-	n = rte_ring_sc_dequeue_burst(a->mailbox, (void **)msgs, a->throughput, &left);
+	n = rte_ring_sc_dequeue_burst(turn_mailbox(a), (void **)msgs, a->throughput, &left);
 	if (n + left > a->mailbox_hwm)
 		a->mailbox_hwm = n + left;
 	a->received += n;
@@ -228,7 +253,7 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 
 	if (rt.up)
 		return -EEXIST;
-	if ((unsigned int)c.placement > LCA_PLACE_PAIRS_LOCAL || c.idle < 0 ||
+	if ((unsigned int)c.placement > LCA_PLACE_AUTO || c.idle < 0 ||
 	    c.idle > LCA_IDLE_SLEEP)
 		return -EINVAL;
 	c.max_actors = c.max_actors ? c.max_actors : DEFAULT_MAX_ACTORS;
@@ -287,7 +312,12 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 
 	lca_actors.actors = rte_zmalloc("lca_actors", sizeof(*lca_actors.actors) * c.max_actors, 0);
 	ret = lca_actors.actors == NULL ? -ENOMEM : channels_init(c.max_actors);
+	if (ret == 0)
+		ret = migrations_init();
+	if (ret == 0)
+		ret = balance_init(&c);
 	if (ret < 0) {
+		balance_cleanup();
 		channels_cleanup();
 		rte_free(lca_actors.actors);
 		lca_actors.actors = NULL;
@@ -322,6 +352,7 @@ lca_runtime_stop(void)
 static void
 actor_free(struct lca_actor *a)
 {
+	lca_mempool_free(a->old_mailbox);
 	lca_mempool_free(a->mailbox);
 	lca_mempool_free(a->state);
 	lca_mempool_free(a);
@@ -335,6 +366,8 @@ lca_runtime_cleanup(void)
 	if (!rt.up)
 		return;
 	telemetry_runtime_up(false);
+	balance_cleanup();
+	migrations_cleanup();
 	/* Hand every message still between lcores to its mailbox, so that
 	 * stopping the actors counts it. */
 	RTE_LCORE_FOREACH(lcore_id)
@@ -440,6 +473,8 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 		return ret;
 	}
 	a->id = slot;
+	a->mailbox_size = mb;
+	a->state_size = spec->state_size;
 	a->handler = spec->handler;
 	a->throughput = spec->throughput ? spec->throughput : 1;
 	a->lcore = lcore;
@@ -481,7 +516,7 @@ lca_actor_stop(lca_actor_id_t id)
 	if (actor_is_shared(a) || rte_lcore_id() == a->lcore)
 		actor_wake(a);
 	else
-		stop_request(a);
+		ctl_push(a->lcore, a, CTL_STOP);
 	return 0;
 }
 

@@ -149,6 +149,11 @@ struct lca_runtime_conf {
 	enum lca_idle_policy idle;  /**< What an lcore does when idle (0: spin). */
 	unsigned int idle_sleep_after; /**< See lca_lcore_conf. */
 	unsigned int idle_sleep_us;    /**< See lca_lcore_conf. */
+	unsigned int auto_period_ms;   /**< LCA_PLACE_AUTO: how often the traffic is
+					*   looked at (0: 10 ms). */
+	unsigned int auto_balance_pct; /**< LCA_PLACE_AUTO: an lcore's load (messages
+					*   handled) may exceed the mean by this much
+					*   after a move (0: 25; at most 1000). */
 };
 
 /**
@@ -233,6 +238,49 @@ LCA_API lca_actor_id_t lca_actor_self(void);
 
 /** Number of actors spawned so far (ids are 0 .. count-1). */
 LCA_API unsigned int lca_actor_count(void);
+
+/** One move of an actor between lcores, as the migration log keeps it. */
+struct lca_migration {
+	double t_s;            /**< When it switched, seconds since lca_runtime_init(). */
+	double took_us;        /**< From the switch to the hand-over. */
+	lca_actor_id_t id;     /**< The actor. */
+	unsigned int from;     /**< Lcore it left. */
+	unsigned int to;       /**< Lcore it moved to. */
+	int state_on_node_pct; /**< % of its state's pages on the new lcore's node
+				*   (move_pages), or a negative errno. */
+	char why[64];          /**< Who asked, and why. */
+};
+
+/**
+ * Move an affinity actor to another lcore, with nothing lost and every
+ * sender's messages in order (see docs/architecture.md). The move is done
+ * by the loops: at the end of a turn that leaves the actor with nothing to
+ * do, then once every lcore has handed over what it sent before the
+ * switch. lca_actor_lcore() says the new lcore from the switch on; the
+ * migration log (lca_migrations_get()) shows the move once it is done. Its
+ * state moves to the new lcore's node when the nodes differ, so a pointer
+ * from lca_actor_state() taken before must be taken again. Safe from any
+ * thread.
+ *
+ * @return
+ *   0 when asked; -ESRCH (no such actor); -EINVAL (a shared actor, or an
+ *   lcore that is not enabled); -EPIPE (stopped); -EALREADY (it is there);
+ *   -EBUSY (a move of it is under way).
+ */
+LCA_API int lca_actor_migrate(lca_actor_id_t id, unsigned int lcore);
+
+/**
+ * The migration log: the last moves (up to 256), oldest first.
+ *
+ * @param out
+ *   Where to copy them, or NULL to count only.
+ * @param max
+ *   Room in @p out.
+ * @return
+ *   How many moves there have been since lca_runtime_init() (which may be
+ *   more than were copied).
+ */
+LCA_API unsigned int lca_migrations_get(struct lca_migration *out, unsigned int max);
 
 /**
  * Allocate an envelope from the calling lcore's node pool (its per-lcore

@@ -8,8 +8,11 @@
 #include <rte_lcore.h>
 #include <rte_ring.h>
 
+#include <rte_mempool.h>
+
 #include "lca_actor.h"
 #include "lca_lcore.h"
+#include "lca_mempool.h"
 
 enum actor_life {
 	ACTOR_ALIVE,
@@ -24,7 +27,7 @@ struct lca_actor {
 	struct rte_ring *mailbox;
 	uint32_t life;       /* enum actor_life */
 	uint32_t runq;       /* lcore whose run queue takes it, or LCA_LCORE_SHARED */
-	unsigned int lcore;  /* home lcore */
+	unsigned int lcore;  /* home lcore: where senders send; atomic (migration) */
 	uint64_t rejected;   /* atomic: senders count full-mailbox refusals */
 
 	/* 1 while the actor is in a run queue or running. Senders set it
@@ -46,8 +49,38 @@ struct lca_actor {
 	uint64_t turns;
 	uint64_t handler_cycles;
 	uint64_t timed_msgs;
+	/* Who it sends to, for traffic-aware placement (lca_balance.c): sends
+	 * across lcores and within its lcore, and the peer it sends to most
+	 * (one Misra-Gries counter: a peer with a majority of the sends holds
+	 * it near PEER_COUNT_MAX, uniform traffic keeps it near 0). */
+	uint64_t cross_sends;
+	uint64_t local_sends;
+	lca_actor_id_t peer;
+	uint32_t peer_count;
 	char name[32];
+
+	/* A migration (lca_migrate.c). From the switch to the hand-over the
+	 * old home fills old_mailbox with what was sent before the switch, the
+	 * new home fills mailbox with what was sent after, and the actor runs
+	 * nowhere; then it runs on its new home, old_mailbox first. */
+	struct rte_ring *old_mailbox __rte_cache_aligned; /* NULL once drained */
+	unsigned int old_home;
+	unsigned int migrate_to;  /* asked for by lca_actor_migrate() */
+	uint32_t migrating;       /* atomic: 1 from the request to the hand-over */
+	uint32_t moving;          /* 1 from the switch to the hand-over (new home's) */
+	bool switch_pending;      /* asked while scheduled: switch at its turn's end */
+	unsigned int fences;      /* lcores whose pre-switch messages are all in */
+	uint64_t switch_tsc;
+	uint64_t forwarded;       /* reached a former home after the move, sent on */
+	unsigned int mailbox_size;
+	size_t state_size;
+	char why[64];             /* why it was asked to move, for the log */
 } __rte_cache_aligned;
+
+#define PEER_COUNT_MAX 64
+
+/* Internal flag of a message: a migration fence (lca_migrate.c). */
+#define MSG_F_FENCE 0x80
 
 /* What the running handler on an lcore is: for from, and for freeing. */
 struct actor_lcore {
@@ -109,7 +142,10 @@ actor_wake(struct lca_actor *a)
 	if (likely(!actor_is_shared(a))) {
 		if (a->scheduled == 0) {
 			a->scheduled = 1;
-			lca_lcore_schedule(a->runq, a);
+			/* While it moves it runs nowhere: the hand-over
+			 * schedules it (migration_adopt()). */
+			if (likely(!a->moving))
+				lca_lcore_schedule(a->runq, a);
 		}
 		return;
 	}
@@ -120,6 +156,19 @@ actor_wake(struct lca_actor *a)
 					__ATOMIC_RELAXED))
 		lca_lcore_schedule(a->runq, a);
 }
+
+/* Whether no message waits for @p a, in its mailbox or, after a move, in
+ * the old one it drains first. */
+static inline bool
+actor_mailbox_empty(const struct lca_actor *a)
+{
+	return rte_ring_empty(a->mailbox) &&
+	       (likely(a->old_mailbox == NULL) || rte_ring_empty(a->old_mailbox));
+}
+
+/* Ask for @p a to move to @p lcore (see lca_actor_migrate()); @p why goes
+ * into the migration log. */
+int actor_migrate(struct lca_actor *a, unsigned int lcore, const char *why);
 
 /* Free every message waiting in a's mailbox; count them as dropped. */
 void actor_drain(struct lca_actor *a);
@@ -136,15 +185,55 @@ void telemetry_runtime_up(bool up);
 /* Channels between lcores (lca_channel.c). */
 int channels_init(unsigned int max_actors);
 void channels_cleanup(void);
-/* Copy @p m, sent by a handler on @p src_lcore to actor @p a homed on
- * another lcore, into their channel; 0, or -ENOBUFS when the channel is
- * full. On 0 the envelope @p m is the sender's to recycle. */
-int channel_put(unsigned int src_lcore, const struct lca_actor *a, const struct lca_msg *m);
 /* Push @p n messages for affinity actor @p a into its home lcore's inbox,
  * from any thread; returns how many fit. */
 unsigned int inbox_push(const struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
-/* Ask @p a's home lcore to drain it: it was stopped from another thread. */
-void stop_request(struct lca_actor *a);
+/* Work for an lcore's poll that is about one actor, queued from any
+ * thread into that lcore's control ring. */
+enum ctl_kind {
+	CTL_STOP,    /* it was stopped from another thread: drain it */
+	CTL_MIGRATE, /* move it to a->migrate_to (its home lcore) */
+	CTL_FENCE,   /* it is moving: send its old home a fence (every other lcore) */
+	CTL_ADOPT,   /* it has moved here: schedule it if it has mail */
+};
+/* Queue @p kind for @p a on @p lcore; cannot fail (the ring holds four
+ * entries an actor, and an actor has at most one of each queued). */
+void ctl_push(unsigned int lcore, struct lca_actor *a, enum ctl_kind kind);
+/* Copy @p m into the channel from @p src_lcore to @p dst_lcore;
+ * 0 or -ENOBUFS. */
+int channel_put_to(unsigned int src_lcore, unsigned int dst_lcore, const struct lca_msg *m);
+/* Lcores with channels between them, and the count. */
+unsigned int channels_lcores(void);
+
+/* Migration (lca_migrate.c): the steps each lcore takes. */
+void migration_request(struct lca_actor *a, unsigned int lcore_id);
+void migration_switch(struct lca_actor *a, unsigned int lcore_id);
+void migration_fence_send(struct lca_actor *a, unsigned int lcore_id);
+void migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id);
+void migration_adopt(struct lca_actor *a, unsigned int lcore_id);
+/* Whether a's old home still fills its old mailbox (from the switch until
+ * every fence is in), seen from @p lcore_id. */
+static inline bool
+migration_fills_old(const struct lca_actor *a, unsigned int lcore_id)
+{
+	return a->old_mailbox != NULL && a->old_home == lcore_id &&
+	       a->fences + 1 < channels_lcores();
+}
+int migrations_init(void);
+void migrations_cleanup(void);
+
+/* Traffic-aware placement (lca_balance.c): the controller on the main
+ * lcore's loop. */
+int balance_init(const struct lca_runtime_conf *conf);
+void balance_cleanup(void);
+
+/* An envelope whose bytes crossed in a channel: back to the pool it came
+ * from, through this lcore's cache. What it owned (ptr) went with the copy. */
+static inline void
+envelope_recycle(struct lca_msg *m)
+{
+	rte_mempool_put(lca_mempool_by_index(m->pool), m);
+}
 /* The lcore poll function: deliver what other lcores and threads sent
  * this one. Also called by the main thread
  * for any lcore while the loops are not running. */

@@ -92,7 +92,7 @@ struct lcore_links {
 	struct channel **in;      /* [src index]: src -> this lcore */
 	struct held **held;       /* [src index], and [n_links] for the inbox */
 	struct rte_ring *inbox;   /* from any other thread, by pointer */
-	struct rte_ring *stops;   /* actors stopped from elsewhere, to drain */
+	struct rte_ring *ctl;     /* enum ctl_kind work about one actor */
 } __rte_cache_aligned;
 
 static struct lcore_links links[RTE_MAX_LCORE];
@@ -131,12 +131,13 @@ links_init(struct lcore_links *l, unsigned int me, unsigned int max_actors)
 			return -ENOMEM;
 	}
 	l->inbox = zalloc(rte_ring_get_memsize(INBOX_SIZE), me);
-	/* An actor is stopped once: room for all means a stop never waits. */
-	l->stops = zalloc(rte_ring_get_memsize(rte_align32pow2(max_actors + 1)), me);
-	if (l->inbox == NULL || l->stops == NULL)
+	/* One entry of each kind an actor at most: a queued entry never
+	 * waits for room. */
+	l->ctl = zalloc(rte_ring_get_memsize(rte_align32pow2(4 * max_actors + 1)), me);
+	if (l->inbox == NULL || l->ctl == NULL)
 		return -ENOMEM;
 	rte_ring_init(l->inbox, "lca_inbox", INBOX_SIZE, RING_F_SC_DEQ);
-	rte_ring_init(l->stops, "lca_stops", max_actors, RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	rte_ring_init(l->ctl, "lca_ctl", 4 * max_actors, RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	return 0;
 }
 
@@ -231,7 +232,7 @@ channels_cleanup(void)
 		while (l->inbox != NULL && rte_ring_sc_dequeue(l->inbox, &entry) == 0)
 			drop_for_stopped(actor_lookup(((struct lca_msg *)entry)->to), entry);
 		lca_mempool_free(l->inbox);
-		lca_mempool_free(l->stops);
+		lca_mempool_free(l->ctl);
 		lca_mempool_free(l->in);
 		lca_mempool_free(l->out);
 		lca_mempool_free(l->held);
@@ -262,32 +263,59 @@ slot_write(struct lca_msg *s, const struct lca_msg *m, uint8_t tag)
 }
 
 int
-channel_put(unsigned int src_lcore, const struct lca_actor *a, const struct lca_msg *m)
+channel_put_to(unsigned int src_lcore, unsigned int dst_lcore, const struct lca_msg *m)
 {
-	struct channel *c = links[src_lcore].out[links[a->lcore].index];
+	struct channel *c = links[src_lcore].out[links[dst_lcore].index];
 	uint32_t head = c->prod.head;
-	struct lca_msg *s;
 
 	if (unlikely(head == c->prod.free_to)) {
 		c->prod.free_to = __atomic_load_n(&c->cons.tail, __ATOMIC_ACQUIRE) + CHANNEL_SLOTS;
 		if (head == c->prod.free_to)
 			return -ENOBUFS;
 	}
-	s = &c->slots[head % CHANNEL_SLOTS];
-	slot_write(s, m, lap_tag(head));
+	slot_write(&c->slots[head % CHANNEL_SLOTS], m, lap_tag(head));
 	c->prod.head = head + 1;
 	return 0;
+}
+
+unsigned int
+channels_lcores(void)
+{
+	return n_links;
+}
+
+/*
+ * A run that reached an lcore that is not its actor's home: the actor has
+ * moved. Before the switch's fences are all in, its old home puts what was
+ * sent before the switch into the old mailbox, without a wake; after, it
+ * sends stragglers on to the new home.
+ * @return how many were taken.
+ */
+static unsigned int
+deliver_elsewhere(struct lca_actor *a, struct lca_msg **msgs, unsigned int run,
+		  unsigned int lcore_id)
+{
+	unsigned int done = 0;
+
+	if (migration_fills_old(a, lcore_id))
+		return rte_ring_enqueue_burst(a->old_mailbox, (void **)msgs, run, NULL);
+	while (done < run &&
+	       channel_put_to(lcore_id, __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE),
+			      msgs[done]) == 0)
+		envelope_recycle(msgs[done++]);
+	a->forwarded += done;
+	return done;
 }
 
 /*
  * Put the front run of @p msgs that goes to one actor into its mailbox with
  * one ring operation and one wake.
  * @return
- *   How many were taken (delivered, or dropped for a stopped actor); 0 when
- *   the mailbox was full.
+ *   How many were taken (delivered, dropped for a stopped actor, or sent on
+ *   to where it moved); 0 when the mailbox was full.
  */
 static inline unsigned int
-deliver_run(struct lca_msg **msgs, unsigned int n)
+deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id)
 {
 	lca_actor_id_t to;
 	struct lca_actor *a;
@@ -295,15 +323,21 @@ deliver_run(struct lca_msg **msgs, unsigned int n)
 
 	to = msgs[0]->to;
 	a = actor_lookup(to);
-	while (run < n && msgs[run]->to == to)
+	if (unlikely(msgs[0]->flags & MSG_F_FENCE)) {
+		migration_fence_arrived(a, lcore_id);
+		lca_msg_free(msgs[0]);
+		return 1;
+	}
+	while (run < n && msgs[run]->to == to && !(msgs[run]->flags & MSG_F_FENCE))
 		run++;
 	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
 		for (unsigned int i = 0; i < run; i++)
 			drop_for_stopped(a, msgs[i]);
 		return run;
 	}
-	done = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, run, NULL);
-	if (done > 0)
+	if (unlikely(__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE) != lcore_id))
+		done = deliver_elsewhere(a, msgs, run, lcore_id);
+	else if ((done = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, run, NULL)) > 0)
 		actor_wake(a);
 	if (unlikely(done < run))
 		a->deferred++;
@@ -312,12 +346,12 @@ deliver_run(struct lca_msg **msgs, unsigned int n)
 
 /* Deliver what @p h holds. @return how many; stops at a full mailbox. */
 static unsigned int
-deliver_held(struct held *h)
+deliver_held(struct held *h, unsigned int lcore_id)
 {
 	unsigned int moved = 0;
 
 	while (h->n > 0) {
-		unsigned int done = deliver_run(h->msgs + h->head, h->n);
+		unsigned int done = deliver_run(h->msgs + h->head, h->n, lcore_id);
 
 		if (done == 0)
 			break; /* a mailbox is full: try again next loop */
@@ -354,12 +388,12 @@ channel_take(struct channel *c, struct lca_msg **msgs)
 }
 
 static unsigned int
-drain_channel(struct held *h, struct channel *c)
+drain_channel(struct held *h, struct channel *c, unsigned int lcore_id)
 {
 	unsigned int moved = 0;
 
 	for (;;) {
-		moved += deliver_held(h);
+		moved += deliver_held(h, lcore_id);
 		if (h->n > 0)
 			return moved;
 		h->head = 0;
@@ -370,12 +404,12 @@ drain_channel(struct held *h, struct channel *c)
 }
 
 static unsigned int
-drain_inbox(struct held *h, struct rte_ring *inbox)
+drain_inbox(struct held *h, struct rte_ring *inbox, unsigned int lcore_id)
 {
 	unsigned int moved = 0;
 
 	for (;;) {
-		moved += deliver_held(h);
+		moved += deliver_held(h, lcore_id);
 		if (h->n > 0)
 			return moved;
 		h->head = 0;
@@ -389,34 +423,65 @@ drain_inbox(struct held *h, struct rte_ring *inbox)
 	}
 }
 
+/* Do what other threads queued for this lcore about one actor each. What
+ * cannot be done yet goes back to the end of the queue for the next poll. */
+static unsigned int
+ctl_poll(struct lcore_links *l, unsigned int lcore_id)
+{
+	unsigned int n = rte_ring_count(l->ctl);
+	void *entry;
+
+	for (unsigned int i = 0; i < n && rte_ring_sc_dequeue(l->ctl, &entry) == 0; i++) {
+		struct lca_actor *a = (void *)((uintptr_t)entry & ~(uintptr_t)3);
+
+		switch ((enum ctl_kind)((uintptr_t)entry & 3)) {
+		case CTL_STOP:
+			/* A moving actor is drained where it lands. */
+			if (a->moving)
+				ctl_push(lcore_id, a, CTL_STOP);
+			else
+				actor_wake(a);
+			break;
+		case CTL_MIGRATE:
+			migration_request(a, lcore_id);
+			break;
+		case CTL_FENCE:
+			migration_fence_send(a, lcore_id);
+			break;
+		case CTL_ADOPT:
+			migration_adopt(a, lcore_id);
+			break;
+		}
+	}
+	return n;
+}
+
 unsigned int
 channels_poll(unsigned int lcore_id)
 {
 	struct lcore_links *l = &links[lcore_id];
 	unsigned int moved = 0;
-	void *stopped;
 
 	for (unsigned int s = 0; s < n_links; s++)
 		if (l->in[s] != NULL)
-			moved += drain_channel(l->held[s], l->in[s]);
-	moved += drain_inbox(l->held[n_links], l->inbox);
-	/* Stopped from elsewhere: their turn drains them. */
-	while (rte_ring_sc_dequeue(l->stops, &stopped) == 0) {
-		actor_wake(stopped);
-		moved++;
-	}
+			moved += drain_channel(l->held[s], l->in[s], lcore_id);
+	moved += drain_inbox(l->held[n_links], l->inbox, lcore_id);
+	if (unlikely(!rte_ring_empty(l->ctl)))
+		moved += ctl_poll(l, lcore_id);
 	return moved;
 }
 
 unsigned int
 inbox_push(const struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
 {
-	return rte_ring_mp_enqueue_burst(links[a->lcore].inbox, (void **)msgs, n, NULL);
+	unsigned int lcore = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
+
+	return rte_ring_mp_enqueue_burst(links[lcore].inbox, (void **)msgs, n, NULL);
 }
 
 void
-stop_request(struct lca_actor *a)
+ctl_push(unsigned int lcore, struct lca_actor *a, enum ctl_kind kind)
 {
-	/* Cannot fail: the ring holds every actor, and each is stopped once. */
-	rte_ring_mp_enqueue(links[a->lcore].stops, a);
+	/* Actors are cache-line aligned: the low bits carry the kind. */
+	rte_ring_mp_enqueue(links[lcore].ctl, (void *)((uintptr_t)a | kind));
 }

@@ -146,30 +146,54 @@ enum route {
 /*
  * A sender always takes the same route to a given receiver, so its messages
  * to it stay in order: a shared actor changes lcore from turn to turn, so
- * it never sends direct or by channel to an affinity actor.
+ * it never sends direct or by channel to an affinity actor. @p home is the
+ * receiver's home, read once: a migration may change it.
  */
 static inline enum route
-route_to(const struct actor_lcore *here, const struct lca_actor *a)
+route_to(const struct actor_lcore *here, const struct lca_actor *a, unsigned int home)
 {
 	const struct lca_actor *self = here->self;
 	bool shared_sender = self != NULL && actor_is_shared(self);
 
 	if (actor_is_shared(a))
 		return ROUTE_DIRECT;
-	if (rte_lcore_id() == a->lcore && !shared_sender)
+	if (rte_lcore_id() == home && !shared_sender)
 		return ROUTE_DIRECT;
 	if (self != NULL && !shared_sender)
 		return ROUTE_CHANNEL;
 	return ROUTE_INBOX;
 }
 
-/* An envelope whose bytes crossed in a channel: back to the pool it came
- * from, through this lcore's cache. What it owns (ptr) went with the copy. */
+/* An envelope whose bytes crossed in a channel: back to its pool. */
 static inline void
 envelopes_recycle(struct lca_msg **msgs, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
-		rte_mempool_put(lca_mempool_by_index(msgs[i]->pool), msgs[i]);
+		envelope_recycle(msgs[i]);
+}
+
+/* Who an affinity actor talks to, for traffic-aware placement: a count of
+ * its sends within its lcore, and across lcores with one Misra-Gries
+ * counter of the peer (see lca_balance.c). Its own lines only. */
+static inline void
+note_local(struct lca_actor *self, unsigned int sent)
+{
+	self->local_sends += sent;
+}
+
+static inline void
+note_cross(struct lca_actor *self, lca_actor_id_t to, unsigned int sent)
+{
+	self->cross_sends += sent;
+	if (self->peer == to) {
+		if (self->peer_count < PEER_COUNT_MAX)
+			self->peer_count++;
+	} else if (self->peer_count == 0) {
+		self->peer = to;
+		self->peer_count = 1;
+	} else {
+		self->peer_count--;
+	}
 }
 
 /* Count @p sent messages as the receiver's from now on. */
@@ -188,26 +212,30 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 	struct actor_lcore *here = actor_lcore_here();
 	struct lca_actor *a = actor_lookup(to);
 	int why = refusal(a);
-	unsigned int sent = 0;
+	unsigned int sent = 0, home;
 
 	if (likely(why == 0 && n > 0)) {
 		for (unsigned int i = 0; i < n; i++) {
 			msgs[i]->from = from;
 			msgs[i]->to = to;
 		}
-		switch (route_to(here, a)) {
+		home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
+		switch (route_to(here, a, home)) {
 		case ROUTE_DIRECT:
 			sent = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
 			if (sent > 0)
 				actor_wake(a);
 			if (unlikely(sent < n))
 				__atomic_fetch_add(&a->rejected, n - sent, __ATOMIC_RELAXED);
+			if (here->self != NULL && !actor_is_shared(here->self))
+				note_local(here->self, sent);
 			break;
 		case ROUTE_CHANNEL:
-			while (sent < n && channel_put(here->self->lcore, a, msgs[sent]) == 0)
+			while (sent < n && channel_put_to(rte_lcore_id(), home, msgs[sent]) == 0)
 				sent++;
 			handed_over(here, msgs, sent);
 			envelopes_recycle(msgs, sent);
+			note_cross(here->self, to, sent);
 			break;
 		case ROUTE_INBOX:
 			sent = inbox_push(a, msgs, n);

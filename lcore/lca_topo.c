@@ -270,6 +270,7 @@ lca_place_slot(enum lca_placement policy, unsigned int n_lcores, unsigned int ac
 		return 0;
 	switch (policy) {
 	case LCA_PLACE_ROUND_ROBIN:
+	case LCA_PLACE_AUTO:
 		return actor_index % n_lcores;
 	case LCA_PLACE_PAIRS_LOCAL:
 		return (actor_index / 2) % n_lcores;
@@ -283,6 +284,7 @@ static const char *const lca_placement_names[] = {
 	[LCA_PLACE_ROUND_ROBIN] = "round-robin",
 	[LCA_PLACE_PACK] = "pack",
 	[LCA_PLACE_PAIRS_LOCAL] = "pairs-local",
+	[LCA_PLACE_AUTO] = "auto",
 };
 
 #define LCA_N_PLACEMENTS (sizeof(lca_placement_names) / sizeof(lca_placement_names[0]))

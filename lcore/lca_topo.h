@@ -49,6 +49,8 @@ enum lca_placement {
 	LCA_PLACE_ROUND_ROBIN, /**< Actor i on lcore i mod n, in spread order. */
 	LCA_PLACE_PACK,        /**< All on the first lcore. */
 	LCA_PLACE_PAIRS_LOCAL, /**< Actors 2k and 2k+1 together on one lcore. */
+	LCA_PLACE_AUTO,        /**< Round-robin at first; the runtime then moves actors
+				*   that talk to each other onto one lcore. */
 };
 
 /**
@@ -108,7 +110,7 @@ LCA_API void lca_topo_spread_order(const struct lca_topo_cpu *cpus, unsigned int
  */
 LCA_API unsigned int lca_place_slot(enum lca_placement policy, unsigned int n_lcores, unsigned int actor_index);
 
-/** Name of a placement policy ("round-robin", "pack", "pairs-local"; "unknown"). */
+/** Name of a placement policy ("round-robin", "pack", "pairs-local", "auto"; "unknown"). */
 LCA_API const char *lca_placement_name(enum lca_placement p);
 
 /** Parse a placement policy name, exactly. @return 0 or -EINVAL (NULL included). */

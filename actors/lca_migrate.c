@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Moving an affinity actor from one lcore to another, with nothing lost and
+ * every sender's messages still in order.
+ *
+ * A sender on lcore C reaches actor X through the channel C -> home(X), or
+ * straight into X's mailbox when C is X's home. Moving X from A to B:
+ *
+ * 1. switch, on A, at a moment X is not scheduled (so its mailbox is
+ *    empty): X gets a new mailbox on B's node, its old one is kept as
+ *    old_mailbox, and X's home becomes B. From now on every sender
+ *    reaches B; B puts those messages into the new mailbox but does not
+ *    run X.
+ * 2. fences: every lcore but A sends A a fence through its channel to A.
+ *    It goes after anything that lcore sent X before it saw the switch;
+ *    what A's own actors sent before it went straight into the mailbox.
+ *    Until every fence is in, A puts what reaches it for X into the old
+ *    mailbox.
+ * 3. hand-over: with every fence in, nothing sent before the switch is
+ *    still on its way (but for the inbox, see below). A moves X's state to
+ *    B's node if the nodes differ, logs the move and hands X to B, which
+ *    schedules it: X drains its old mailbox, then the new one. Later
+ *    arrivals at A (from threads that are not lcores) are sent on to B.
+ *
+ * A sender's messages before the switch are in the old mailbox, its
+ * messages after it in the new one: per-sender order holds. The exception
+ * is a thread that is not an lcore and is preempted between reading X's
+ * home and pushing into that lcore's inbox across a whole migration.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_spinlock.h>
+
+#include "lca_actor_priv.h"
+#include "lca_eal.h"
+#include "lca_mempool.h"
+
+#define LOG_SIZE 256 /* a power of two */
+
+static struct {
+	rte_spinlock_t lock;
+	uint64_t count;
+	uint64_t start_tsc;
+	struct lca_migration entries[LOG_SIZE];
+} log_ring;
+
+int
+migrations_init(void)
+{
+	rte_spinlock_init(&log_ring.lock);
+	log_ring.count = 0;
+	log_ring.start_tsc = rte_rdtsc();
+	return 0;
+}
+
+void
+migrations_cleanup(void)
+{
+	log_ring.count = 0;
+}
+
+static void
+log_move(const struct lca_actor *a, unsigned int from, int pages_pct)
+{
+	struct lca_migration *e;
+
+	rte_spinlock_lock(&log_ring.lock);
+	e = &log_ring.entries[log_ring.count++ % LOG_SIZE];
+	*e = (struct lca_migration){
+		.t_s = (double)(a->switch_tsc - log_ring.start_tsc) / (double)rte_get_tsc_hz(),
+		.took_us = (double)(rte_rdtsc() - a->switch_tsc) * 1e6 / (double)rte_get_tsc_hz(),
+		.id = a->id,
+		.from = from,
+		.to = a->lcore,
+		.state_on_node_pct = pages_pct,
+	};
+	snprintf(e->why, sizeof(e->why), "%s", a->why);
+	rte_spinlock_unlock(&log_ring.lock);
+}
+
+unsigned int
+lca_migrations_get(struct lca_migration *out, unsigned int max)
+{
+	unsigned int n, first;
+	uint64_t count;
+
+	rte_spinlock_lock(&log_ring.lock);
+	count = log_ring.count;
+	n = (unsigned int)RTE_MIN(count, (uint64_t)LOG_SIZE);
+	first = (unsigned int)(count - n);
+	for (unsigned int i = 0; out != NULL && i < n && i < max; i++)
+		out[i] = log_ring.entries[(first + i) % LOG_SIZE];
+	rte_spinlock_unlock(&log_ring.lock);
+	return (unsigned int)RTE_MIN(count, (uint64_t)UINT32_MAX);
+}
+
+int
+actor_migrate(struct lca_actor *a, unsigned int lcore, const char *why)
+{
+	if (a == NULL)
+		return -ESRCH;
+	if (lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore) || actor_is_shared(a))
+		return -EINVAL;
+	if (__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)
+		return -EPIPE;
+	if (__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE) == lcore)
+		return -EALREADY;
+	/* One move at a time: the home lcore clears it at the hand-over. */
+	if (__atomic_exchange_n(&a->migrating, 1, __ATOMIC_ACQ_REL) != 0)
+		return -EBUSY;
+	a->migrate_to = lcore;
+	snprintf(a->why, sizeof(a->why), "%s", why != NULL ? why : "asked");
+	ctl_push(__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE), a, CTL_MIGRATE);
+	return 0;
+}
+
+int
+lca_actor_migrate(lca_actor_id_t id, unsigned int lcore)
+{
+	return actor_migrate(actor_lookup(id), lcore, "lca_actor_migrate()");
+}
+
+void
+migration_request(struct lca_actor *a, unsigned int lcore_id)
+{
+	if (__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE) {
+		__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	if (a->scheduled)
+		a->switch_pending = true; /* actor_unschedule() switches it */
+	else
+		migration_switch(a, lcore_id);
+}
+
+void
+migration_switch(struct lca_actor *a, unsigned int lcore_id)
+{
+	unsigned int to = a->migrate_to, lcore;
+	struct rte_ring *mb;
+	char name[RTE_RING_NAMESIZE];
+
+	a->switch_pending = false;
+	mb = lca_mempool_alloc_on_lcore("lca_mailbox",
+					rte_ring_get_memsize(rte_align32pow2(a->mailbox_size + 1)), to);
+	snprintf(name, sizeof(name), "lca_mb_%u", a->id);
+	if (mb == NULL || rte_ring_init(mb, name, a->mailbox_size,
+					RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ) < 0) {
+		LCA_LOG(ERR, "actor %u stays on lcore %u: no memory for a mailbox on lcore %u\n",
+			a->id, lcore_id, to);
+		lca_mempool_free(mb);
+		__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	a->switch_tsc = rte_rdtsc();
+	a->old_mailbox = a->mailbox;
+	a->old_home = lcore_id;
+	a->fences = 0;
+	a->moving = 1;
+	a->mailbox = mb;
+	a->runq = to;
+	/* Release: a sender that reads the new home sees the new mailbox. */
+	__atomic_store_n(&a->lcore, to, __ATOMIC_RELEASE);
+	RTE_LCORE_FOREACH(lcore)
+		if (lcore != lcore_id)
+			ctl_push(lcore, a, CTL_FENCE);
+}
+
+void
+migration_fence_send(struct lca_actor *a, unsigned int lcore_id)
+{
+	struct lca_msg fence = {
+		.from = LCA_ACTOR_NONE, .to = a->id, .flags = MSG_F_FENCE,
+	};
+
+	/* Channel full: the fence waits its turn, after what fills it. */
+	if (channel_put_to(lcore_id, a->old_home, &fence) < 0)
+		ctl_push(lcore_id, a, CTL_FENCE);
+}
+
+/* With its node's memory, an actor's state follows it. Nobody runs it
+ * meanwhile, so the copy is whole. @return % of its pages on the node. */
+static int
+move_state(struct lca_actor *a)
+{
+	unsigned int to = a->lcore;
+	int node = (int)rte_lcore_to_socket_id(to);
+	void *state;
+
+	if (a->state == NULL)
+		return 100;
+	if (rte_lcore_to_socket_id(a->old_home) != (unsigned int)node) {
+		state = lca_mempool_alloc_on_lcore("lca_state", a->state_size, to);
+		if (state != NULL) {
+			memcpy(state, a->state, a->state_size);
+			lca_mempool_free(a->state);
+			a->state = state;
+		} else {
+			LCA_LOG(WARNING, "actor %u: no memory on node %d, its state stays\n",
+				a->id, node);
+		}
+	}
+	return lca_mempool_pages_on_node(a->state, a->state_size, node < 0 ? 0 : node, 16);
+}
+
+void
+migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id)
+{
+	if (++a->fences + 1 < channels_lcores())
+		return;
+	log_move(a, lcore_id, move_state(a));
+	ctl_push(a->lcore, a, CTL_ADOPT);
+}
+
+void
+migration_adopt(struct lca_actor *a, unsigned int lcore_id)
+{
+	a->moving = 0;
+	__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
+	if (a->scheduled || !actor_mailbox_empty(a)) {
+		a->scheduled = 1;
+		lca_lcore_schedule(lcore_id, a);
+	}
+}
