@@ -82,7 +82,7 @@ forwarder_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
 
 	(void)self;
 	(void)poke;
-	for (uint32_t seq = 0; seq < f->count; seq++) {
+	for (uint32_t i = 0, seq = 0; i < f->count; i++) {
 		struct lca_msg *m;
 
 		if (lca_msg_alloc(&m) != 0) {
@@ -97,6 +97,8 @@ forwarder_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
 		if (lca_send(f->to, m) != 0) {
 			lca_msg_free(m);
 			f->failures++;
+		} else {
+			seq++; /* the next accepted one comes next */
 		}
 	}
 }
