@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_circular --log-level 'lib.*:error')
 fail=0
-check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+. "$(dirname "$0")/e2e_lib.sh"
 num='[0-9]+(\.[0-9]+)?'
 t="$num (ps|ns|µs|ms|s)"
 r="$num (elem|Kelem|Melem|Gelem)/s"
@@ -36,7 +36,7 @@ check "the frequency report" "grep -qE '^lcore +cpu +source +samples' <<<\"\$out
 check "JSON is valid and every count exact" "python3 - '$tmp/out.json' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d['benchmark'] == 'circular'
+assert d['conf']['benchmark'] == 'circular' and d['app'] == 'lca-circular'
 assert d['conf']['hops'] == 100 and d['conf']['samples'] == 20, d['conf']
 assert d['conf']['actors'] == [1, 2, 50], d['conf']['actors']
 assert d['machine']['lcores'] == 2
@@ -46,14 +46,17 @@ for res, n in zip(d['results'], [1, 2, 50]):
     # 3 warm-up rounds, 1 launch round not counted, 20 measured
     assert res['rounds'] == 24, res['rounds']
     assert res['handled'] == res['expected'] == 24 * 101, (res['handled'], res['expected'])
-    assert len(res['samples_ns']) == 20 and min(res['samples_ns']) > 0
+    assert len(res['time']['values']) == 20 and min(res['time']['values']) > 0
     assert len(res['lcore_of_actor']) == n
-    t = res['time_ns']
-    assert t['ci_low'] <= t['mean'] <= t['ci_high'] and t['min'] <= t['median'] <= t['p99'] <= t['max']
-    assert 'frequency' in res
+    t = res['time']
+    assert t['ci_method'] == 'bootstrap' and t['unit'] == 'ns'
+    assert t['ci_low'] <= t['mean'] <= t['ci_high'] and t['min'] <= t['p50'] <= t['p99'] <= t['max']
+    assert len(res['throughput']['values']) == 20
+    assert res['frequency']['monitor'] in ('ran', 'did not run')
 assert d['results'][2]['cross_lcore_links'] == 50
 assert sorted(set(d['results'][2]['lcore_of_actor'])) == [0, 1]
 PY"
+record_checks "$tmp/out.json" lca-circular
 
 out=$("$exe" "${eal[@]}" -- --samples 2 --warmup 0 --hops 10 2>&1); rc=$?
 check "default ring sizes run" "[ $rc -eq 0 ]"
@@ -71,6 +74,7 @@ for bad in "--actors 0" "--actors 1,,2" "--actors x" "--actors 99999" "--samples
 done
 out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
 check "--help exits 0 and lists --actors" "[ $rc -eq 0 ] && grep -q -- '--actors LIST' <<<\"\$out\""
+harness_checks "$exe" lca-circular
 out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
 check "--topology exits 0 and lists both lcores" "[ $rc -eq 0 ] && [ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"
 exit $fail

@@ -8,7 +8,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_reqresp --log-level 'lib.*:error')
 fail=0
-check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+. "$(dirname "$0")/e2e_lib.sh"
 
 "$exe" "${eal[@]}" -- --queries 2000 --users 5000 -i 1 -wi 1 --invocations 1 \
 	-p throughput=1,50 -p dispatcher=affinity,shared --json "$tmp/out.json" >"$tmp/out" 2>&1
@@ -33,16 +33,19 @@ check "JSON is valid and complete" "python3 - '$tmp/out.json' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d['conf']['actors'] == 8 and d['conf']['queries'] == 2000 and d['conf']['idle'] == 'spin'
-assert len(d['sets']) == 5, len(d['sets'])
-for s in d['sets']:
+# inline, then affinity and shared at throughput 1 and 50 (and any floor rows)
+measured = [r for r in d['results'] if r['dispatcher'] != 'floor']
+assert len(measured) == 5, [r['name'] for r in d['results']]
+for s in d['results']:
     for it in s['iterations']:
         for inv in it['invocations']:
             assert inv['messages'] == 16000, inv
-    assert s['result']['mean'] > 0
-    assert 'frequency' in s
+    assert s['throughput']['mean'] > 0 and s['throughput']['unit'] == 'ops/s'
+    assert s['frequency']['monitor'] in ('ran', 'did not run')
 assert len(d['placement']) == 8
 assert d['machine']['lcores'] == 2
 PY"
+record_checks "$tmp/out.json" lca-reqresp
 
 out=$("$exe" "${eal[@]}" -- --queries 500 --users 100 -i 1 -wi 0 --invocations 1 \
 	-p dispatcher=affinity -p mailbox=sp,rts,hts --placement pairs-local --idle pause --quiet 2>&1); rc=$?
@@ -55,4 +58,5 @@ for bad in "--actors 7" "--actors 0" "-p throughput=0" "-p throughput=1,,5" "-p 
 done
 out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
 check "--help exits 0 and lists -p" "[ $rc -eq 0 ] && grep -q -- '-p dispatcher=LIST' <<<\"\$out\""
+harness_checks "$exe" lca-reqresp
 exit $fail

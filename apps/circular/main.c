@@ -24,6 +24,8 @@
 #include "lca_freq_json.h"
 #include "lca_freq_print.h"
 #include "lca_report.h"
+#include "lca_result.h"
+#include "lca_series.h"
 
 #define MAX_SIZES 16
 #define MAX_ACTORS 16384
@@ -52,8 +54,8 @@ struct size_result {
 	struct circ_outcome out;
 	double *ns;
 	struct lca_crit_summary sum;
-	struct lca_freq_report freq;
-	bool freq_ok;
+	uint32_t hops;
+	struct lca_series series;
 };
 
 static void
@@ -233,14 +235,10 @@ on_phase(int measured_done, void *arg)
 {
 	struct size_result *r = arg;
 
-	if (!measured_done) {
-		struct lca_freq_conf fc;
-
-		lca_freq_conf_init(&fc);
-		r->freq_ok = lca_freq_monitor_start(&fc) == 0;
-	} else if (r->freq_ok) {
-		r->freq_ok = lca_freq_monitor_stop(&r->freq) == 0;
-	}
+	if (!measured_done)
+		lca_series_begin(&r->series, r->id, 0);
+	else
+		lca_series_end(&r->series);
 }
 
 static void
@@ -282,33 +280,52 @@ print_result(const struct app_conf *c, const struct size_result *r)
 	print_placement(r, c->placement);
 }
 
+/* The time of a round with criterion's bootstrap interval, not Student's t. */
+static json_t *
+time_json(const struct size_result *r, unsigned int n)
+{
+	json_t *t = lca_result_measure_of(r->ns, n, r->sum.confidence, "ns");
+
+	json_object_set_new(t, "ci_low", json_real(r->sum.ci_low));
+	json_object_set_new(t, "ci_high", json_real(r->sum.ci_high));
+	json_object_set_new(t, "ci_method", json_string("bootstrap"));
+	json_object_set_new(t, "per_hop_median", json_real(r->sum.median / r->hops));
+	return t;
+}
+
+static json_t *
+thrpt_json(const struct size_result *r, unsigned int n)
+{
+	double *thr = malloc(sizeof(*thr) * n);
+	json_t *j;
+
+	if (thr == NULL)
+		return NULL;
+	for (unsigned int i = 0; i < n; i++)
+		thr[i] = r->hops * 1e9 / r->ns[i];
+	j = lca_result_measure_of(thr, n, r->sum.confidence, "elem/s");
+	free(thr);
+	return j;
+}
+
 static json_t *
 result_json(const struct app_conf *c, const struct size_result *r)
 {
-	json_t *samples = json_array(), *place = json_array();
+	const struct lca_crit_summary *m = &r->sum;
+	json_t *place = json_array();
 
-	for (unsigned int i = 0; i < c->samples; i++)
-		json_array_append_new(samples, json_real(r->ns[i]));
 	for (unsigned int i = 0; i < r->actors; i++)
 		json_array_append_new(place, json_integer(r->out.lcore_of[i]));
-	const struct lca_crit_summary *m = &r->sum;
-	json_t *time, *thrpt, *outliers;
-
-	time = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "mean", m->mean,
-			 "ci_low", m->ci_low, "ci_high", m->ci_high, "confidence", m->confidence,
-			 "stdev", m->stdev, "min", m->min, "median", m->median, "p99", m->p99,
-			 "max", m->max, "per_hop_median", m->median / c->hops);
-	thrpt = json_pack("{s:f, s:f, s:f}", "mean", c->hops * 1e9 / m->mean, "low",
-			  c->hops * 1e9 / m->ci_high, "high", c->hops * 1e9 / m->ci_low);
-	outliers = json_pack("{s:i, s:i, s:i, s:i}", "low_severe", (int)m->low_severe,
-			     "low_mild", (int)m->low_mild, "high_mild", (int)m->high_mild,
-			     "high_severe", (int)m->high_severe);
-	return json_pack("{s:s, s:i, s:o, s:i, s:o, s:o, s:o, s:o, s:I, s:I, s:I}", "id", r->id,
-			 "actors", (int)r->actors, "lcore_of_actor", place, "cross_lcore_links",
-			 (int)r->out.cross_links, "time_ns", time, "thrpt_elem_per_s", thrpt,
-			 "outliers", outliers, "samples_ns", samples, "rounds",
-			 (json_int_t)r->out.rounds, "handled", (json_int_t)r->out.handled,
-			 "expected", (json_int_t)r->out.expected);
+	return json_pack("{s:s, s:i, s:o, s:i, s:o, s:o, s:{s:i, s:i, s:i, s:i}, s:I, s:I, s:I, "
+			 "s:o}",
+			 "name", r->id, "actors", (int)r->actors, "lcore_of_actor", place,
+			 "cross_lcore_links", (int)r->out.cross_links, "time",
+			 time_json(r, c->samples), "throughput", thrpt_json(r, c->samples),
+			 "outliers", "low_severe", (int)m->low_severe, "low_mild",
+			 (int)m->low_mild, "high_mild", (int)m->high_mild, "high_severe",
+			 (int)m->high_severe, "rounds", (json_int_t)r->out.rounds, "handled",
+			 (json_int_t)r->out.handled, "expected", (json_int_t)r->out.expected,
+			 "frequency", lca_series_freq_json(&r->series));
 }
 
 static int
@@ -360,30 +377,23 @@ print_summary(const struct app_conf *c, const struct size_result *res, unsigned 
 	}
 }
 
-static void
-print_freq(struct size_result *res, unsigned int n, json_t *jres)
+/* A verdict per ring size, then the report over every measured round. */
+static json_t *
+print_freq(const struct size_result *res, unsigned int n)
 {
-	static struct lca_freq_report all;
-	bool any = false;
+	static struct lca_freq_total total;
 
 	printf("\nFrequency during the measured rounds:\n");
-	memset(&all, 0, sizeof(all));
+	memset(&total, 0, sizeof(total));
 	for (unsigned int i = 0; i < n; i++) {
-		printf("  %u actors: %s%s%s\n", res[i].actors,
-		       res[i].freq_ok ? lca_freq_verdict_name(res[i].freq.verdict) :
-					"no report (the monitor could not run)",
-		       res[i].freq_ok && res[i].freq.reason[0] ? ": " : "",
-		       res[i].freq_ok ? res[i].freq.reason : "");
-		if (!res[i].freq_ok)
-			continue;
-		json_object_set_new(json_array_get(jres, i), "frequency",
-				    lca_freq_report_json(&res[i].freq));
-		any |= lca_freq_report_merge(&all, &res[i].freq) == 0;
+		char verdict[256];
+
+		lca_series_verdict_text(&res[i].series, verdict, sizeof(verdict));
+		printf("  %u actors: %s\n", res[i].actors, verdict);
+		lca_freq_total_add(&total, &res[i].series);
 	}
-	if (any) {
-		printf("All measured rounds together:\n");
-		lca_freq_report_print(stdout, &all);
-	}
+	lca_freq_total_print(stdout, "All measured rounds together:", &total);
+	return lca_freq_total_json(&total);
 }
 
 static int
@@ -391,7 +401,8 @@ run(void *conf)
 {
 	struct app_conf *c = conf;
 	static struct size_result res[MAX_SIZES];
-	json_t *root, *jres = json_array(), *jsizes = json_array();
+	json_t *root, *jsizes = json_array();
+	struct lca_progress progress;
 	unsigned int done = 0;
 	int ret = 0;
 
@@ -399,33 +410,40 @@ run(void *conf)
 	print_header(c);
 	plan_sizes(c);
 	printf("\n");
+	/* A ring size's rounds run in one launch of the loops: the progress
+	 * is by ring size. */
+	lca_progress_start(&progress, "ring sizes", c->n_sizes);
 	for (unsigned int i = 0; i < c->n_sizes && ret == 0; i++) {
-		res[i] = (struct size_result){ .actors = c->sizes[i] };
+		res[i] = (struct size_result){ .actors = c->sizes[i], .hops = c->hops };
+		lca_progress_step(&progress, i + 1);
 		ret = run_size(c, &res[i]);
 		if (ret == 0) {
-			json_array_append_new(jres, result_json(c, &res[i]));
 			json_array_append_new(jsizes, json_integer(c->sizes[i]));
 			done++;
 		}
 	}
+	lca_progress_done(&progress);
+	root = lca_result_new(json_pack("{s:s, s:I, s:i, s:i, s:s, s:o, s:s}", "benchmark",
+					"circular", "hops", (json_int_t)c->hops, "samples",
+					(int)c->samples, "warmup", (int)c->warmup, "placement",
+					lca_placement_name(c->placement), "actors", jsizes,
+					"method", "loops keep running; the actor that gets 0 "
+					"starts the next round; first round after each launch "
+					"not counted"));
+	for (unsigned int i = 0; i < done; i++)
+		lca_result_add(root, result_json(c, &res[i]));
 	if (ret == 0) {
 		print_summary(c, res, done);
-		print_freq(res, done, jres);
+		json_object_set_new(root, "frequency", print_freq(res, done));
 	}
-	root = json_pack("{s:s, s:o, s:{s:I, s:i, s:i, s:s, s:o, s:s}, s:o}", "benchmark",
-			 "circular", "machine", lca_report_machine_json(), "conf", "hops",
-			 (json_int_t)c->hops, "samples", (int)c->samples, "warmup", (int)c->warmup,
-			 "placement", lca_placement_name(c->placement), "actors", jsizes, "method",
-			 "loops keep running; the actor that gets 0 starts the next round; "
-			 "first round after each launch not counted",
-			 "results", jres);
-	if (ret == 0 && c->json_path != NULL && lca_report_write_json(c->json_path, root) < 0)
+	if (ret == 0 && c->json_path != NULL && lca_result_write(root, true, c->json_path) < 0)
 		ret = -EIO;
 	json_decref(root);
 	for (unsigned int i = 0; i < c->n_sizes; i++) {
 		free(res[i].out.cycles);
 		free(res[i].out.lcore_of);
 		free(res[i].ns);
+		lca_series_release(&res[i].series);
 	}
 	return ret;
 }
@@ -435,7 +453,8 @@ main(int argc, char **argv)
 {
 	struct app_conf conf;
 	const struct lca_app app = {
-		.name = "lca-circular", .parse = parse_args, .run = run, .conf = &conf,
+		.name = "lca-circular", .parse = parse_args, .usage = usage, .run = run,
+		.conf = &conf,
 	};
 
 	return lca_app_main(argc, argv, &app);

@@ -24,6 +24,8 @@
 #include "lca_freq_print.h"
 #include "lca_jmh.h"
 #include "lca_report.h"
+#include "lca_result.h"
+#include "lca_series.h"
 #include "lca_stats.h"
 #include "lca_topo.h"
 #include "reqresp.h"
@@ -57,8 +59,7 @@ struct set_result {
 	struct lca_stats stats;
 	double iter_ops[MAX_ITER];
 	json_t *json;
-	struct lca_freq_report freq;
-	bool freq_ok;
+	struct lca_series series;
 	char tp_text[16];
 };
 
@@ -371,12 +372,29 @@ print_placement(const struct app_conf *c, struct rr_bench *b, json_t *jplace)
 	}
 }
 
+/* The measured iterations of a set, as lca_series_run() calls them. */
+struct measured {
+	const struct app_conf *c;
+	struct rr_bench *b;
+	struct set_result *r;
+	json_t *jiters;
+};
+
+static int
+measure_one(void *arg, unsigned int k)
+{
+	struct measured *m = arg;
+
+	return run_iteration(m->c, m->b, false, k + 1, &m->r->iter_ops[k], m->jiters);
+}
+
 /* Run one parameter set: warm-up, then measured iterations under the
  * frequency monitor. */
 static int
 run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 {
-	struct lca_freq_conf fconf;
+	struct measured m = { .c = c, .r = r };
+	char label[96];
 	struct rr_bench *b;
 	json_t *jiters = json_array();
 	int ret;
@@ -394,12 +412,12 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 
 		ret = run_iteration(c, b, true, i, &ops, jiters);
 	}
-	lca_freq_conf_init(&fconf);
-	r->freq_ok = ret == 0 && lca_freq_monitor_start(&fconf) == 0;
-	for (unsigned int i = 1; ret == 0 && i <= c->iterations; i++)
-		ret = run_iteration(c, b, false, i, &r->iter_ops[i - 1], jiters);
-	if (r->freq_ok)
-		r->freq_ok = lca_freq_monitor_stop(&r->freq) == 0;
+	m.b = b;
+	m.jiters = jiters;
+	snprintf(label, sizeof(label), "%s %s throughPut %u", rr_dispatcher_name(r->set.dispatcher),
+		 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput);
+	if (ret == 0)
+		ret = lca_series_run(&r->series, label, c->iterations, measure_one, &m);
 	if (ret == 0 && jplace != NULL && json_array_size(jplace) == 0)
 		print_placement(c, b, jplace);
 	rr_bench_destroy(b);
@@ -410,13 +428,11 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 	lca_stats_compute(r->iter_ops, c->iterations, CONFIDENCE, &r->stats);
 	printf("\n");
 	lca_jmh_result(stdout, "lcactor." BENCH_NAME, &r->stats, "ops/s");
-	r->json = json_pack("{s:s, s:s, s:i, s:o, s:{s:f, s:f, s:f, s:f, s:f, s:i}}", "dispatcher",
+	r->json = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o}", "name", label, "dispatcher",
 			    rr_dispatcher_name(r->set.dispatcher), "mailbox",
-			    lca_mailbox_mode_name(r->set.mailbox), "throughput",
-			    (int)r->set.throughput, "iterations", jiters, "result", "mean",
-			    r->stats.mean, "error", isnan(r->stats.error) ? 0.0 : r->stats.error,
-			    "min", r->stats.min, "max", r->stats.max, "stdev", r->stats.stdev, "n",
-			    (int)r->stats.n);
+			    lca_mailbox_mode_name(r->set.mailbox), "throughput_per_turn",
+			    (int)r->set.throughput, "iterations", jiters, "throughput",
+			    lca_result_measure(&r->stats, r->iter_ops, "ops/s"));
 	return 0;
 }
 
@@ -478,39 +494,32 @@ print_summary(struct set_result *res, unsigned int n)
 }
 
 /* One line per set, then the whole report over every measured iteration. */
-static void
+static json_t *
 print_freq_reports(struct set_result *res, unsigned int n)
 {
-	static struct lca_freq_report all;
-	bool any = false;
+	static struct lca_freq_total total;
 
 	printf("\nFrequency during the measured iterations:\n");
-	memset(&all, 0, sizeof(all));
+	memset(&total, 0, sizeof(total));
 	for (unsigned int i = 0; i < n; i++) {
-		printf("  (dispatcher = %s, mailbox = %s, throughPut = %u): %s%s%s\n",
+		char verdict[256];
+
+		lca_series_verdict_text(&res[i].series, verdict, sizeof(verdict));
+		printf("  (dispatcher = %s, mailbox = %s, throughPut = %u): %s\n",
 		       rr_dispatcher_name(res[i].set.dispatcher),
-		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput,
-		       res[i].freq_ok ? lca_freq_verdict_name(res[i].freq.verdict) :
-					"no report (the monitor could not run)",
-		       res[i].freq_ok && res[i].freq.reason[0] ? ": " : "",
-		       res[i].freq_ok ? res[i].freq.reason : "");
-		if (!res[i].freq_ok)
-			continue;
-		json_object_set_new(res[i].json, "frequency", lca_freq_report_json(&res[i].freq));
-		if (lca_freq_report_merge(&all, &res[i].freq) == 0)
-			any = true;
+		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput, verdict);
+		json_object_set_new(res[i].json, "frequency", lca_series_freq_json(&res[i].series));
+		lca_freq_total_add(&total, &res[i].series);
 	}
-	if (any) {
-		printf("All measured iterations together:\n");
-		lca_freq_report_print(stdout, &all);
-	}
+	lca_freq_total_print(stdout, "All measured iterations together:", &total);
+	return lca_freq_total_json(&total);
 }
 
 static json_t *
 conf_json(const struct app_conf *c)
 {
-	return json_pack("{s:i, s:i, s:f, s:f, s:i, s:i, s:I, s:i, s:s, s:s, s:I, s:s}",
-			 "iterations", (int)c->iterations, "warmups", (int)c->warmups, "measure_s",
+	return json_pack("{s:s, s:i, s:i, s:f, s:f, s:i, s:i, s:I, s:i, s:s, s:s, s:I, s:s}",
+			 "benchmark", "lcactor." BENCH_NAME, "iterations", (int)c->iterations, "warmups", (int)c->warmups, "measure_s",
 			 c->measure_s, "warmup_s", c->warmup_s, "invocations", (int)c->invocations,
 			 "actors", (int)c->rr.actors, "queries", (json_int_t)c->rr.queries, "users",
 			 (int)c->rr.users, "placement", lca_placement_name(c->rr.placement), "idle",
@@ -525,7 +534,8 @@ run(void *conf)
 	static struct set_result res[MAX_SETS];
 	struct rr_set sets[MAX_SETS];
 	unsigned int n = plan_sets(c, sets);
-	json_t *root = json_object(), *jsets = json_array(), *jplace = json_array();
+	json_t *root = lca_result_new(conf_json(c));
+	json_t *jplace = json_object_get(root, "placement");
 	int ret = 0;
 
 	lca_report_machine(stdout);
@@ -539,23 +549,17 @@ run(void *conf)
 	}
 	if (ret == 0) {
 		print_summary(res, n);
-		print_freq_reports(res, n);
+		json_object_set_new(root, "frequency", print_freq_reports(res, n));
 		printf("\n");
 		lca_report_send_errors(stdout);
 		for (unsigned int i = 0; i < n; i++)
-			json_array_append_new(jsets, res[i].json);
-		json_object_set_new(root, "benchmark", json_string("lcactor." BENCH_NAME));
-		json_object_set_new(root, "machine", lca_report_machine_json());
-		json_object_set_new(root, "conf", conf_json(c));
-		json_object_set_new(root, "sets", jsets);
-		json_object_set_new(root, "placement", jplace);
-		if (c->json_path != NULL && lca_report_write_json(c->json_path, root) < 0)
+			lca_result_add(root, res[i].json);
+		if (c->json_path != NULL && lca_result_write(root, true, c->json_path) < 0)
 			ret = -EIO;
-	} else {
-		json_decref(jsets);
-		json_decref(jplace);
 	}
 	json_decref(root);
+	for (unsigned int i = 0; i < n; i++)
+		lca_series_release(&res[i].series);
 	return ret;
 }
 
@@ -564,7 +568,8 @@ main(int argc, char **argv)
 {
 	struct app_conf conf;
 	const struct lca_app app = {
-		.name = "lca-reqresp", .parse = parse_args, .run = run, .conf = &conf,
+		.name = "lca-reqresp", .parse = parse_args, .usage = usage, .run = run,
+		.conf = &conf,
 	};
 
 	return lca_app_main(argc, argv, &app);
