@@ -128,20 +128,6 @@ actor_drain(struct lca_actor *a)
 	mailbox_drain(a, a->mailbox);
 }
 
-/* The mailbox a turn takes from: after a move, the old one until it is
- * empty (what was sent before the move comes first), then it is freed. */
-static inline struct rte_ring *
-turn_mailbox(struct lca_actor *a)
-{
-	if (likely(a->old_mailbox == NULL))
-		return a->mailbox;
-	if (!rte_ring_empty(a->old_mailbox))
-		return a->old_mailbox;
-	lca_mempool_free(a->old_mailbox);
-	a->old_mailbox = NULL;
-	return a->mailbox;
-}
-
 /*
  * End of a turn with an empty mailbox as far as this lcore knows.
  * @return
@@ -155,12 +141,12 @@ actor_unschedule(struct lca_actor *a)
 
 	if (likely(!actor_is_shared(a))) {
 		/* Only this lcore fills the mailbox: nothing can race. */
-		if (!actor_mailbox_empty(a))
+		if (!rte_ring_empty(turn_mailbox(a)))
 			return true;
 		a->scheduled = 0;
-		/* Not scheduled, so not in any queue: it can move now. */
-		if (unlikely(a->switch_pending))
-			migration_switch(a, a->lcore);
+		/* Not scheduled, so in no queue: its new home may take it. */
+		if (unlikely(a->handover_pending))
+			migration_hand_over(a, rte_lcore_id());
 		return false;
 	}
 	/* Release: the lcore that runs it next sees this turn's writes. */
@@ -475,6 +461,7 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 	a->id = slot;
 	a->mailbox_size = mb;
 	a->state_size = spec->state_size;
+	a->fill_old_on = RTE_MAX_LCORE;
 	a->handler = spec->handler;
 	a->throughput = spec->throughput ? spec->throughput : 1;
 	a->lcore = lcore;

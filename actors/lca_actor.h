@@ -151,9 +151,10 @@ struct lca_runtime_conf {
 	unsigned int idle_sleep_us;    /**< See lca_lcore_conf. */
 	unsigned int auto_period_ms;   /**< LCA_PLACE_AUTO: how often the traffic is
 					*   looked at (0: 10 ms). */
-	unsigned int auto_balance_pct; /**< LCA_PLACE_AUTO: an lcore's load (messages
-					*   handled) may exceed the mean by this much
-					*   after a move (0: 25; at most 1000). */
+	unsigned int auto_balance_pct; /**< LCA_PLACE_AUTO: an lcore's load (its actors
+					*   that handled messages in the period) may
+					*   exceed the mean by this much after a move
+					*   (0: 25; at most 1000). */
 };
 
 /**

@@ -60,15 +60,15 @@ struct lca_actor {
 	char name[32];
 
 	/* A migration (lca_migrate.c). From the switch to the hand-over the
-	 * old home fills old_mailbox with what was sent before the switch, the
-	 * new home fills mailbox with what was sent after, and the actor runs
-	 * nowhere; then it runs on its new home, old_mailbox first. */
-	struct rte_ring *old_mailbox __rte_cache_aligned; /* NULL once drained */
-	unsigned int old_home;
+	 * old home fills old_mailbox with what was sent before the switch and
+	 * runs the actor on it; the new home fills mailbox with what was sent
+	 * after, without a wake. Then it runs on its new home. */
+	struct rte_ring *old_mailbox __rte_cache_aligned; /* NULL but while moving */
+	unsigned int fill_old_on; /* old home until its fences are in; else RTE_MAX_LCORE */
 	unsigned int migrate_to;  /* asked for by lca_actor_migrate() */
 	uint32_t migrating;       /* atomic: 1 from the request to the hand-over */
-	uint32_t moving;          /* 1 from the switch to the hand-over (new home's) */
-	bool switch_pending;      /* asked while scheduled: switch at its turn's end */
+	uint32_t moving;          /* 1 from the switch to the hand-over */
+	bool handover_pending;    /* fences in while scheduled: at its turn's end */
 	unsigned int fences;      /* lcores whose pre-switch messages are all in */
 	uint64_t switch_tsc;
 	uint64_t forwarded;       /* reached a former home after the move, sent on */
@@ -140,12 +140,11 @@ actor_wake(struct lca_actor *a)
 	uint32_t expected = 0;
 
 	if (likely(!actor_is_shared(a))) {
-		if (a->scheduled == 0) {
+		/* While it moves, its old home runs it and owns the flag;
+		 * the hand-over schedules it here (migration_adopt()). */
+		if (a->scheduled == 0 && likely(!a->moving)) {
 			a->scheduled = 1;
-			/* While it moves it runs nowhere: the hand-over
-			 * schedules it (migration_adopt()). */
-			if (likely(!a->moving))
-				lca_lcore_schedule(a->runq, a);
+			lca_lcore_schedule(a->runq, a);
 		}
 		return;
 	}
@@ -157,13 +156,12 @@ actor_wake(struct lca_actor *a)
 		lca_lcore_schedule(a->runq, a);
 }
 
-/* Whether no message waits for @p a, in its mailbox or, after a move, in
- * the old one it drains first. */
-static inline bool
-actor_mailbox_empty(const struct lca_actor *a)
+/* The mailbox a turn of @p a takes from: while it moves, it runs on its
+ * old home, on what was sent before the switch. */
+static inline struct rte_ring *
+turn_mailbox(const struct lca_actor *a)
 {
-	return rte_ring_empty(a->mailbox) &&
-	       (likely(a->old_mailbox == NULL) || rte_ring_empty(a->old_mailbox));
+	return unlikely(a->moving) ? a->old_mailbox : a->mailbox;
 }
 
 /* Ask for @p a to move to @p lcore (see lca_actor_migrate()); @p why goes
@@ -207,18 +205,10 @@ unsigned int channels_lcores(void);
 
 /* Migration (lca_migrate.c): the steps each lcore takes. */
 void migration_request(struct lca_actor *a, unsigned int lcore_id);
-void migration_switch(struct lca_actor *a, unsigned int lcore_id);
+void migration_hand_over(struct lca_actor *a, unsigned int from);
 void migration_fence_send(struct lca_actor *a, unsigned int lcore_id);
 void migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id);
 void migration_adopt(struct lca_actor *a, unsigned int lcore_id);
-/* Whether a's old home still fills its old mailbox (from the switch until
- * every fence is in), seen from @p lcore_id. */
-static inline bool
-migration_fills_old(const struct lca_actor *a, unsigned int lcore_id)
-{
-	return a->old_mailbox != NULL && a->old_home == lcore_id &&
-	       a->fences + 1 < channels_lcores();
-}
 int migrations_init(void);
 void migrations_cleanup(void);
 

@@ -10,8 +10,8 @@
  * are written by the actor's own lcore only.
  *
  * Every period a hook on the main lcore's loop reads them (it writes none
- * of them) and takes, for the period, each lcore's load (messages its
- * actors handled) and the candidates: actors that sent more across lcores
+ * of them) and takes, for the period, each lcore's load (its actors that
+ * handled messages, see actor_load()) and the candidates: actors that sent more across lcores
  * than within, mostly to one peer. balance_plan() picks the moves, most
  * traffic first: the actor to its peer's lcore, or the peer to the
  * actor's, whichever leaves the lower load, and only into an lcore whose
@@ -123,6 +123,18 @@ read_u64(const uint64_t *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+/*
+ * An actor's load: 1 when it handled messages in the period. Not the count
+ * of messages: busy-polling lcores are all 100% busy, and a pair that moved
+ * together handles many more messages than one that talks across lcores,
+ * so counts would say an lcore is loaded because its actors got faster.
+ */
+static inline uint64_t
+actor_load(const struct snapshot *s)
+{
+	return s->period_handled > 0;
+}
+
 /* Take the period's figures of every actor: loads, and the candidates. */
 static unsigned int
 survey(uint64_t *load)
@@ -143,14 +155,14 @@ survey(uint64_t *load)
 		handled = read_u64(&a->handled);
 		lcore = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
 		s->period_handled = handled - s->handled;
-		load[bal.index_of_lcore[lcore]] += s->period_handled;
+		load[bal.index_of_lcore[lcore]] += actor_load(s);
 		if (cross - s->cross >= MIN_CROSS_SENDS && cross - s->cross >= local - s->local &&
 		    __atomic_load_n(&a->peer_count, __ATOMIC_RELAXED) >= PEER_COUNT_MAX / 2 &&
 		    !__atomic_load_n(&a->migrating, __ATOMIC_ACQUIRE) &&
 		    (s->moved_period == 0 || bal.period - s->moved_period > HOLD_PERIODS))
 			bal.cand[n++] = (struct balance_cand){
 				.self = id, .lcore = bal.index_of_lcore[lcore],
-				.weight = s->period_handled,
+				.weight = actor_load(s),
 				.peer = __atomic_load_n(&a->peer, __ATOMIC_RELAXED),
 				.cross = cross - s->cross,
 			};
@@ -178,7 +190,7 @@ resolve_peers(unsigned int n)
 		if (ps->moved_period != 0 && bal.period - ps->moved_period <= HOLD_PERIODS)
 			continue;
 		c->peer_lcore = bal.index_of_lcore[__atomic_load_n(&p->lcore, __ATOMIC_ACQUIRE)];
-		c->peer_weight = ps->period_handled;
+		c->peer_weight = actor_load(ps);
 		bal.cand[kept++] = *c;
 	}
 	return kept;

@@ -12,7 +12,7 @@
 struct balance_cand {
 	uint32_t self;
 	uint32_t lcore;
-	uint64_t weight;      /* its load: messages it handled in the period */
+	uint64_t weight;      /* its load in the period */
 	uint32_t peer;
 	uint32_t peer_lcore;
 	uint64_t peer_weight;

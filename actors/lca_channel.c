@@ -286,9 +286,9 @@ channels_lcores(void)
 
 /*
  * A run that reached an lcore that is not its actor's home: the actor has
- * moved. Before the switch's fences are all in, its old home puts what was
- * sent before the switch into the old mailbox, without a wake; after, it
- * sends stragglers on to the new home.
+ * moved. Until the switch's fences are all in, its old home puts what was
+ * sent before the switch into the old mailbox and runs it there; after,
+ * it sends stragglers on to the new home.
  * @return how many were taken.
  */
 static unsigned int
@@ -297,8 +297,14 @@ deliver_elsewhere(struct lca_actor *a, struct lca_msg **msgs, unsigned int run,
 {
 	unsigned int done = 0;
 
-	if (migration_fills_old(a, lcore_id))
-		return rte_ring_enqueue_burst(a->old_mailbox, (void **)msgs, run, NULL);
+	if (a->fill_old_on == lcore_id) {
+		done = rte_ring_enqueue_burst(a->old_mailbox, (void **)msgs, run, NULL);
+		if (done > 0 && a->scheduled == 0) {
+			a->scheduled = 1;
+			lca_lcore_schedule(lcore_id, a);
+		}
+		return done;
+	}
 	while (done < run &&
 	       channel_put_to(lcore_id, __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE),
 			      msgs[done]) == 0)

@@ -6,26 +6,28 @@
  * A sender on lcore C reaches actor X through the channel C -> home(X), or
  * straight into X's mailbox when C is X's home. Moving X from A to B:
  *
- * 1. switch, on A, at a moment X is not scheduled (so its mailbox is
- *    empty): X gets a new mailbox on B's node, its old one is kept as
- *    old_mailbox, and X's home becomes B. From now on every sender
- *    reaches B; B puts those messages into the new mailbox but does not
- *    run X.
+ * 1. switch, on A between turns: X gets a new mailbox on B's node and its
+ *    home becomes B. Whatever waits in the mailbox stays there, now the
+ *    old mailbox. From now on every sender reaches B, which fills the new
+ *    mailbox but does not run X.
  * 2. fences: every lcore but A sends A a fence through its channel to A.
  *    It goes after anything that lcore sent X before it saw the switch;
- *    what A's own actors sent before it went straight into the mailbox.
- *    Until every fence is in, A puts what reaches it for X into the old
- *    mailbox.
+ *    what A's own actors sent before went straight into the mailbox. Until
+ *    every fence is in, A puts what reaches it for X into the old mailbox
+ *    and goes on running X on it: a full mailbox moves as well as an empty
+ *    one, and nothing waits for the move.
  * 3. hand-over: with every fence in, nothing sent before the switch is
- *    still on its way (but for the inbox, see below). A moves X's state to
- *    B's node if the nodes differ, logs the move and hands X to B, which
- *    schedules it: X drains its old mailbox, then the new one. Later
- *    arrivals at A (from threads that are not lcores) are sent on to B.
+ *    still on its way (but for the inbox, see below). Once X has run out
+ *    of its old mailbox on A, A moves X's state to B's node if the nodes
+ *    differ, logs the move and hands X to B, which runs it on the new
+ *    mailbox. Later arrivals at A (from threads that are not lcores) are
+ *    sent on to B.
  *
  * A sender's messages before the switch are in the old mailbox, its
- * messages after it in the new one: per-sender order holds. The exception
- * is a thread that is not an lcore and is preempted between reading X's
- * home and pushing into that lcore's inbox across a whole migration.
+ * messages after it in the new one, which X reads only after the old one:
+ * per-sender order holds. The exception is a thread that is not an lcore
+ * and is preempted between reading X's home and pushing into that lcore's
+ * inbox across a whole migration.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -125,27 +127,20 @@ lca_actor_migrate(lca_actor_id_t id, unsigned int lcore)
 	return actor_migrate(actor_lookup(id), lcore, "lca_actor_migrate()");
 }
 
+/* The switch, on the home lcore between turns: from now on senders reach
+ * the new home. Whatever waits in the mailbox stays there, as the old
+ * mailbox, and the actor goes on running here on it. */
 void
 migration_request(struct lca_actor *a, unsigned int lcore_id)
-{
-	if (__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE) {
-		__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
-		return;
-	}
-	if (a->scheduled)
-		a->switch_pending = true; /* actor_unschedule() switches it */
-	else
-		migration_switch(a, lcore_id);
-}
-
-void
-migration_switch(struct lca_actor *a, unsigned int lcore_id)
 {
 	unsigned int to = a->migrate_to, lcore;
 	struct rte_ring *mb;
 	char name[RTE_RING_NAMESIZE];
 
-	a->switch_pending = false;
+	if (__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE) {
+		__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
+		return;
+	}
 	mb = lca_mempool_alloc_on_lcore("lca_mailbox",
 					rte_ring_get_memsize(rte_align32pow2(a->mailbox_size + 1)), to);
 	snprintf(name, sizeof(name), "lca_mb_%u", a->id);
@@ -159,12 +154,13 @@ migration_switch(struct lca_actor *a, unsigned int lcore_id)
 	}
 	a->switch_tsc = rte_rdtsc();
 	a->old_mailbox = a->mailbox;
-	a->old_home = lcore_id;
+	a->fill_old_on = lcore_id;
 	a->fences = 0;
 	a->moving = 1;
 	a->mailbox = mb;
 	a->runq = to;
-	/* Release: a sender that reads the new home sees the new mailbox. */
+	/* Release: a sender that reads the new home sees the new mailbox and
+	 * that it is moving. */
 	__atomic_store_n(&a->lcore, to, __ATOMIC_RELEASE);
 	RTE_LCORE_FOREACH(lcore)
 		if (lcore != lcore_id)
@@ -179,14 +175,14 @@ migration_fence_send(struct lca_actor *a, unsigned int lcore_id)
 	};
 
 	/* Channel full: the fence waits its turn, after what fills it. */
-	if (channel_put_to(lcore_id, a->old_home, &fence) < 0)
+	if (channel_put_to(lcore_id, a->fill_old_on, &fence) < 0)
 		ctl_push(lcore_id, a, CTL_FENCE);
 }
 
 /* With its node's memory, an actor's state follows it. Nobody runs it
  * meanwhile, so the copy is whole. @return % of its pages on the node. */
 static int
-move_state(struct lca_actor *a)
+move_state(struct lca_actor *a, unsigned int from)
 {
 	unsigned int to = a->lcore;
 	int node = (int)rte_lcore_to_socket_id(to);
@@ -194,7 +190,7 @@ move_state(struct lca_actor *a)
 
 	if (a->state == NULL)
 		return 100;
-	if (rte_lcore_to_socket_id(a->old_home) != (unsigned int)node) {
+	if (rte_lcore_to_socket_id(from) != (unsigned int)node) {
 		state = lca_mempool_alloc_on_lcore("lca_state", a->state_size, to);
 		if (state != NULL) {
 			memcpy(state, a->state, a->state_size);
@@ -208,21 +204,38 @@ move_state(struct lca_actor *a)
 	return lca_mempool_pages_on_node(a->state, a->state_size, node < 0 ? 0 : node, 16);
 }
 
+/* On the old home: everything sent before the switch is in the old
+ * mailbox. Once the actor has run out of it, the new home takes over. */
 void
 migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id)
 {
 	if (++a->fences + 1 < channels_lcores())
 		return;
-	log_move(a, lcore_id, move_state(a));
-	ctl_push(a->lcore, a, CTL_ADOPT);
+	a->fill_old_on = RTE_MAX_LCORE;
+	if (a->scheduled)
+		a->handover_pending = true; /* actor_unschedule() hands it over */
+	else
+		migration_hand_over(a, lcore_id);
 }
 
 void
+migration_hand_over(struct lca_actor *a, unsigned int from)
+{
+	a->handover_pending = false;
+	log_move(a, from, move_state(a, from));
+	ctl_push(a->lcore, a, CTL_ADOPT);
+}
+
+/* On the new home. The old mailbox is empty: the old home handed the actor
+ * over once it had run out of it, and nothing goes into it after. */
+void
 migration_adopt(struct lca_actor *a, unsigned int lcore_id)
 {
+	lca_mempool_free(a->old_mailbox);
+	a->old_mailbox = NULL;
 	a->moving = 0;
 	__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
-	if (a->scheduled || !actor_mailbox_empty(a)) {
+	if (!rte_ring_empty(a->mailbox)) {
 		a->scheduled = 1;
 		lca_lcore_schedule(lcore_id, a);
 	}

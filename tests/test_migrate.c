@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Moving actors between lcores: under traffic from both lcores every
+ * message arrives once and in each sender's order; an actor with a full
+ * mailbox moves once it has drained; the planner keeps the load bound and
+ * moves nothing when traffic is uniform; --placement auto brings pairs
+ * together.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lca_actor.h"
+#include "lca_balance.h"
+#include "lca_eal.h"
+#include "lca_mempool.h"
+#include "lca_test.h"
+
+#define POOL 4095
+#define MAX_SENDERS 4
+
+static unsigned int pool_full;
+
+static int
+runtime_with(enum lca_placement placement)
+{
+	struct lca_runtime_conf c = {
+		.msgs_per_node = POOL, .pool_cache = 64, .placement = placement,
+		.auto_period_ms = 2,
+	};
+	int ret = lca_runtime_init(&c);
+
+	pool_full = lca_mempool_avail();
+	return ret;
+}
+
+static int
+runtime_up(void **state)
+{
+	(void)state;
+	return runtime_with(LCA_PLACE_ROUND_ROBIN);
+}
+
+static int
+runtime_auto(void **state)
+{
+	(void)state;
+	return runtime_with(LCA_PLACE_AUTO);
+}
+
+static int
+runtime_down(void **state)
+{
+	(void)state;
+	lca_runtime_cleanup();
+	return 0;
+}
+
+static lca_actor_id_t
+spawn(lca_handler_fn handler, size_t size, unsigned int lcore, unsigned int mailbox)
+{
+	struct lca_actor_spec spec = {
+		.handler = handler, .state_size = size, .lcore = lcore,
+		.mailbox_size = mailbox, .throughput = 8,
+	};
+	lca_actor_id_t id;
+
+	assert_int_equal(lca_actor_spawn(&spec, &id), 0);
+	return id;
+}
+
+struct seq_msg {
+	uint32_t sender;
+	uint32_t seq;
+};
+
+/* --- the receiver: counts and checks order per sender ------------------- */
+
+struct recorder {
+	uint64_t got;
+	uint64_t expect;
+	uint32_t next_seq[MAX_SENDERS];
+	uint64_t out_of_order;
+	uint64_t seen_on[2];
+};
+
+static void
+recorder_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct recorder *r = state;
+	const struct seq_msg *m = (const void *)msg->data;
+
+	(void)self;
+	if (m->sender >= MAX_SENDERS || m->seq != r->next_seq[m->sender])
+		r->out_of_order++;
+	else
+		r->next_seq[m->sender]++;
+	r->seen_on[rte_lcore_id() & 1]++;
+	if (++r->got == r->expect)
+		lca_runtime_stop();
+}
+
+/* --- senders that keep going, and ask for moves on the way -------------- */
+
+struct sender {
+	lca_actor_id_t to;
+	uint32_t index;
+	uint32_t total;
+	uint32_t next;
+	uint32_t move_every; /* 0: never asks */
+	uint32_t moves_asked;
+};
+
+static void
+sender_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
+{
+	struct sender *s = state;
+
+	for (unsigned int k = 0; k < 8 && s->next < s->total; k++) {
+		struct lca_msg *m;
+
+		if (lca_msg_alloc(&m) != 0)
+			break;
+		*(struct seq_msg *)m->data = (struct seq_msg){ .sender = s->index, .seq = s->next };
+		if (lca_send(s->to, m) != 0) {
+			lca_msg_free(m);
+			break; /* no room: again on the next poke */
+		}
+		s->next++;
+		if (s->move_every != 0 && s->next % s->move_every == 0 &&
+		    lca_actor_migrate(s->to, (unsigned int)lca_actor_lcore(s->to) ^ 1u) == 0)
+			s->moves_asked++;
+	}
+	if (s->next < s->total)
+		lca_send(self, poke);
+}
+
+static struct lca_msg *
+poke(void)
+{
+	struct lca_msg *m;
+
+	assert_int_equal(lca_msg_alloc(&m), 0);
+	return m;
+}
+
+/* Let moves that were asked for finish: they need the loops. */
+static void
+settle(void)
+{
+	assert_int_equal(lca_runtime_run(100), -ETIMEDOUT);
+}
+
+static void
+test_move_under_traffic_from_both_lcores(void **state)
+{
+	lca_actor_id_t rx = spawn(recorder_handler, sizeof(struct recorder), 0, 64);
+	struct recorder *r = lca_actor_state(rx);
+	lca_actor_id_t tx[2];
+	struct lca_actor_stats st;
+	uint32_t asked = 0;
+
+	(void)state;
+	r->expect = 2 * 20000;
+	for (unsigned int i = 0; i < 2; i++) {
+		tx[i] = spawn(sender_handler, sizeof(struct sender), i, 0);
+		*(struct sender *)lca_actor_state(tx[i]) = (struct sender){
+			.to = rx, .index = i, .total = 20000, .move_every = i == 1 ? 1500 : 0,
+		};
+		assert_int_equal(lca_send(tx[i], poke()), 0);
+	}
+	assert_true(lca_test_run(60));
+	settle();
+	asked = ((struct sender *)lca_actor_state(tx[1]))->moves_asked;
+
+	assert_int_equal(r->got, 2 * 20000);
+	assert_int_equal(r->out_of_order, 0);
+	assert_int_equal(r->next_seq[0], 20000);
+	assert_int_equal(r->next_seq[1], 20000);
+	assert_true(asked >= 2);
+	assert_int_equal(lca_migrations_get(NULL, 0), asked);
+	/* It ran on both lcores: the moves were real. */
+	assert_true(r->seen_on[0] > 0 && r->seen_on[1] > 0);
+	assert_int_equal(lca_actor_stats_get(rx, &st), 0);
+	assert_int_equal(st.dropped_on_stop, 0);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+/* A full mailbox when the move is asked for: it moves once drained, and
+ * what filled it and what came after arrive in order. */
+static void
+test_move_with_full_mailbox(void **state)
+{
+	lca_actor_id_t rx = spawn(recorder_handler, sizeof(struct recorder), 0, 16);
+	struct recorder *r = lca_actor_state(rx);
+	lca_actor_id_t tx = spawn(sender_handler, sizeof(struct sender), 1, 0);
+	struct lca_migration log[4];
+	struct lca_msg *extra;
+
+	(void)state;
+	r->expect = 16 + 5000;
+	/* Between runs the main lcore is rx's home: straight into its mailbox. */
+	for (uint32_t i = 0; i < 16; i++) {
+		struct lca_msg *m = poke();
+
+		*(struct seq_msg *)m->data = (struct seq_msg){ .sender = 2, .seq = i };
+		assert_int_equal(lca_send(rx, m), 0);
+	}
+	extra = poke();
+	assert_int_equal(lca_send(rx, extra), -ENOBUFS); /* full: still ours */
+	lca_msg_free(extra);
+	assert_int_equal(lca_actor_migrate(rx, 1), 0);
+	assert_int_equal(lca_actor_migrate(rx, 1), -EBUSY);
+	*(struct sender *)lca_actor_state(tx) =
+		(struct sender){ .to = rx, .index = 1, .total = 5000 };
+	assert_int_equal(lca_send(tx, poke()), 0);
+	assert_true(lca_test_run(60));
+	settle();
+
+	assert_int_equal(r->got, 16 + 5000);
+	assert_int_equal(r->out_of_order, 0);
+	assert_int_equal(lca_actor_lcore(rx), 1);
+	assert_int_equal(lca_migrations_get(log, 4), 1);
+	assert_int_equal(log[0].id, rx);
+	assert_int_equal(log[0].from, 0);
+	assert_int_equal(log[0].to, 1);
+	assert_int_equal(log[0].state_on_node_pct, 100);
+	assert_int_equal(lca_actor_migrate(rx, 1), -EALREADY);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+static void
+test_migrate_rejects_bad_requests(void **state)
+{
+	struct lca_actor_spec shared = {
+		.handler = recorder_handler, .lcore = 0, .dispatcher = LCA_DISPATCH_SHARED,
+	};
+	lca_actor_id_t a = spawn(recorder_handler, sizeof(struct recorder), 0, 16), s;
+
+	(void)state;
+	assert_int_equal(lca_actor_spawn(&shared, &s), 0);
+	assert_int_equal(lca_actor_migrate(a + 100, 1), -ESRCH);
+	assert_int_equal(lca_actor_migrate(a, RTE_MAX_LCORE), -EINVAL);
+	assert_int_equal(lca_actor_migrate(a, 5), -EINVAL); /* not in -l 0-1 */
+	assert_int_equal(lca_actor_migrate(s, 1), -EINVAL);
+	assert_int_equal(lca_actor_migrate(a, 0), -EALREADY);
+	assert_int_equal(lca_actor_stop(a), 0);
+	assert_int_equal(lca_actor_migrate(a, 1), -EPIPE);
+}
+
+/* --- the planner on made-up figures ------------------------------------- */
+
+/* Four pairs, every query on lcore 0 and every service on lcore 1. */
+static void
+test_plan_brings_pairs_together_within_the_bound(void **state)
+{
+	struct balance_cand c[8];
+	struct balance_move m[8];
+	uint64_t load[2] = { 400, 400 };
+	unsigned int lcore_of[8], n;
+
+	(void)state;
+	for (uint32_t i = 0; i < 8; i++) {
+		lcore_of[i] = i & 1;
+		c[i] = (struct balance_cand){
+			.self = i, .lcore = i & 1, .weight = 100, .peer = i ^ 1,
+			.peer_lcore = (i & 1) ^ 1, .peer_weight = 100, .cross = 1000 - i,
+		};
+	}
+	n = balance_plan(c, 8, load, 2, 1.25, m, 8);
+	assert_int_equal(n, 4);
+	for (unsigned int i = 0; i < n; i++)
+		lcore_of[m[i].actor] = m[i].to;
+	for (unsigned int i = 0; i < 8; i += 2)
+		assert_int_equal(lcore_of[i], lcore_of[i + 1]);
+	assert_int_equal(load[0], 400);
+	assert_int_equal(load[1], 400);
+}
+
+/* A move into an lcore that would pass the bound is not made: the other
+ * direction is, or none. */
+static void
+test_plan_keeps_the_bound(void **state)
+{
+	struct balance_cand c = {
+		.self = 0, .lcore = 0, .weight = 100, .peer = 1, .peer_lcore = 1,
+		.peer_weight = 100, .cross = 500,
+	};
+	struct balance_move m[2];
+	uint64_t load[2] = { 100, 900 };
+	uint64_t even[2] = { 600, 600 };
+
+	(void)state;
+	assert_int_equal(balance_plan(&c, 1, load, 2, 1.25, m, 2), 1);
+	assert_int_equal(m[0].actor, 1); /* the peer comes to the lighter lcore */
+	assert_int_equal(m[0].to, 0);
+	assert_int_equal(load[0], 200);
+	assert_int_equal(load[1], 800);
+	/* No slack at all: either move would put an lcore over the mean. */
+	assert_int_equal(balance_plan(&c, 1, even, 2, 1.0, m, 2), 0);
+	assert_int_equal(even[0], 600);
+	assert_int_equal(even[1], 600);
+}
+
+/* --- placement auto, running ------------------------------------------- */
+
+struct pinger {
+	lca_actor_id_t peer;
+	uint64_t hops;
+};
+
+static void
+pinger_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	struct pinger *p = state;
+
+	(void)self;
+	p->hops++;
+	lca_send(p->peer, m);
+}
+
+/* Round-robin puts each pair across the lcores; auto brings every pair
+ * together and leaves two pairs on each lcore. */
+static void
+test_auto_brings_pairs_together(void **state)
+{
+	lca_actor_id_t id[8];
+	unsigned int per_lcore[2] = { 0, 0 };
+
+	(void)state;
+	for (unsigned int i = 0; i < 8; i++)
+		id[i] = spawn(pinger_handler, sizeof(struct pinger), LCA_LCORE_ANY, 0);
+	for (unsigned int i = 0; i < 8; i++) {
+		((struct pinger *)lca_actor_state(id[i]))->peer = id[i ^ 1];
+		assert_true(lca_actor_lcore(id[i]) != lca_actor_lcore(id[i ^ 1]));
+	}
+	for (unsigned int i = 0; i < 8; i += 2)
+		assert_int_equal(lca_send(id[i], poke()), 0);
+	assert_int_equal(lca_runtime_run(300), -ETIMEDOUT);
+
+	assert_true(lca_migrations_get(NULL, 0) >= 4);
+	for (unsigned int i = 0; i < 8; i += 2) {
+		assert_int_equal(lca_actor_lcore(id[i]), lca_actor_lcore(id[i + 1]));
+		per_lcore[lca_actor_lcore(id[i])]++;
+	}
+	assert_int_equal(per_lcore[0], 2);
+	assert_int_equal(per_lcore[1], 2);
+}
+
+struct scatter {
+	lca_actor_id_t first;
+	unsigned int n;
+	uint64_t rng;
+};
+
+/* Each message goes on to an actor picked at random: no actor has a peer. */
+static void
+scatter_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	struct scatter *s = state;
+
+	(void)self;
+	s->rng = s->rng * 6364136223846793005ull + 1442695040888963407ull;
+	lca_send(s->first + (lca_actor_id_t)((s->rng >> 33) % s->n), m);
+}
+
+static void
+test_auto_moves_nothing_when_traffic_is_uniform(void **state)
+{
+	lca_actor_id_t id[8];
+
+	(void)state;
+	for (unsigned int i = 0; i < 8; i++)
+		id[i] = spawn(scatter_handler, sizeof(struct scatter), LCA_LCORE_ANY, 0);
+	for (unsigned int i = 0; i < 8; i++)
+		*(struct scatter *)lca_actor_state(id[i]) =
+			(struct scatter){ .first = id[0], .n = 8, .rng = i + 1 };
+	for (unsigned int i = 0; i < 8; i++)
+		assert_int_equal(lca_send(id[i], poke()), 0);
+	assert_int_equal(lca_runtime_run(300), -ETIMEDOUT);
+	assert_int_equal(lca_migrations_get(NULL, 0), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_move_under_traffic_from_both_lcores, runtime_up,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_move_with_full_mailbox, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_migrate_rejects_bad_requests, runtime_up,
+						runtime_down),
+		cmocka_unit_test(test_plan_brings_pairs_together_within_the_bound),
+		cmocka_unit_test(test_plan_keeps_the_bound),
+		cmocka_unit_test_setup_teardown(test_auto_brings_pairs_together, runtime_auto,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_auto_moves_nothing_when_traffic_is_uniform,
+						runtime_auto, runtime_down),
+	};
+	int failed;
+
+	lca_test_eal_init("lca_test_migrate");
+	failed = cmocka_run_group_tests(tests, NULL, NULL);
+	lca_eal_cleanup();
+	return failed;
+}
