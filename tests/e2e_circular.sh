@@ -30,6 +30,7 @@ check "machine printed" "grep -q '^# machine: ' <<<\"\$out\""
 check "one actor: its own next, on one lcore" "grep -qE 'placement \(round-robin\): lcore 0: 0 \(1\); 0 of 1 ring links' <<<\"\$out\""
 check "two actors cross lcores" "grep -qE 'lcore 0: 0 \(1\); lcore 1: 1 \(1\); 2 of 2 ring links cross lcores' <<<\"\$out\""
 check "50 actors: 25 per lcore, every link crosses" "grep -qE 'lcore 0: 0 2 4 .* \.\.\. \(25\); lcore 1: 1 3 5 .* \.\.\. \(25\); 50 of 50 ring links cross lcores' <<<\"\$out\""
+check "a floor and its ratio for each ring that crosses lcores" "[ \$(grep -cE '^ {24}floor:  \[ *$t\]  \(one line bounced between lcores [01] and [01], CPUs [0-9]+ and [0-9]+: [0-9.]+ ns a hand-off, x [0-9]+ of [0-9]+ hops crossing\)  ratio: \[[0-9.]+x\]$' <<<\"\$out\") -eq 2 ]"
 check "summary table" "[ \$(grep -cE '^(1|2|50) +round-robin +[0-9]+ of [0-9]+ ' <<<\"\$out\") -eq 3 ]"
 check "a frequency verdict per ring size" "[ \$(grep -cE '^  (1|2|50) actors: ' <<<\"\$out\") -eq 3 ]"
 check "the frequency report" "grep -qE '^lcore +cpu +source +samples' <<<\"\$out\" && grep -q '^Clock verdict: ' <<<\"\$out\""
@@ -53,6 +54,11 @@ for res, n in zip(d['results'], [1, 2, 50]):
     assert t['ci_low'] <= t['mean'] <= t['ci_high'] and t['min'] <= t['p50'] <= t['p99'] <= t['max']
     assert len(res['throughput']['values']) == 20
     assert res['frequency']['monitor'] in ('ran', 'did not run')
+assert 'floor' not in d['results'][0]  # one actor: nothing crosses
+for res in d['results'][1:]:
+    f = res['floor']
+    assert sorted(f['lcores']) == [0, 1] and f['handoff_median_ns'] > 0, f
+    assert abs(f['ratio_median_to_floor'] - res['time']['p50'] / f['round_ns']) < 1e-6 * f['ratio_median_to_floor'], f
 assert d['results'][2]['cross_lcore_links'] == 50
 assert sorted(set(d['results'][2]['lcore_of_actor'])) == [0, 1]
 PY"

@@ -15,18 +15,20 @@ fail=0
 rc=$?
 out=$(cat "$tmp/out")
 check "short run exits 0" "[ $rc -eq 0 ]"
-# 1 inline + 2 dispatchers x 2 throughputs, each 1 warm-up + 1 measured invocation.
+# 1 inline + a floor per throughput + 2 dispatchers x 2 throughputs, each
+# 1 warm-up + 1 measured invocation.
 check "every invocation line counts 16000 messages" \
-	"[ \$(grep -cE '^(# Warmup Iteration +1: |Iteration +1: )?  16000 messages by 8 actors took [0-9]+ ms, [0-9.]+ M msg/s$' <<<\"\$out\") -eq 10 ]"
+	"[ \$(grep -cE '^(# Warmup Iteration +1: |Iteration +1: )?  16000 messages by 8 actors took [0-9]+ ms, [0-9.]+ M msg/s$' <<<\"\$out\") -eq 14 ]"
 check "JMH table header" "grep -qE '^Benchmark +\(dispatcher\) +\(mailbox\) +\(throughPut\) +Mode +Cnt +Score +Error +Units$' <<<\"\$out\""
-for row in "affinity +mp +1" "affinity +mp +50" "shared +mp +1" "shared +mp +50" "inline +- +-"; do
+for row in "affinity +mp +1" "affinity +mp +50" "shared +mp +1" "shared +mp +50" "inline +- +-" \
+	"floor +- +1" "floor +- +50"; do
 	check "table row: $row" "grep -qE 'RequestResponseBenchmark.queryUserServiceActor +$row +thrpt +1 +[0-9.]+ +ops/s' <<<\"\$out\""
 done
-check "four efficiency lines" "[ \$(grep -c '^runtime efficiency: [0-9.]*% of inline' <<<\"\$out\") -eq 4 ]"
-check "Result blocks" "[ \$(grep -c '^Result \"lcactor.RequestResponseBenchmark.queryUserServiceActor\":' <<<\"\$out\") -eq 5 ]"
+check "four efficiency lines, each against inline and its floor" "[ \$(grep -cE '^runtime efficiency: [0-9.]+% of inline, [0-9.]+% of floor' <<<\"\$out\") -eq 4 ]"
+check "Result blocks" "[ \$(grep -c '^Result \"lcactor.RequestResponseBenchmark.queryUserServiceActor\":' <<<\"\$out\") -eq 7 ]"
 check "placement of 8 actors" "[ \$(grep -cE '^[0-9]+ +[QS][0-3] +[01] +[0-9]+ +[0-9]+ ' <<<\"\$out\") -eq 8 ]"
 check "service databases on their node" "[ \$(grep -cE '^[0-9]+ +S[0-3] .*100% of sampled pages' <<<\"\$out\") -eq 4 ]"
-check "a frequency verdict per set" "[ \$(grep -cE '^  \(dispatcher = [a-z]+, mailbox = [a-z]+, throughPut = [0-9]+\): ' <<<\"\$out\") -eq 5 ]"
+check "a frequency verdict per set" "[ \$(grep -cE '^  \(dispatcher = [a-z]+, mailbox = [a-z]+, throughPut = [0-9]+\): ' <<<\"\$out\") -eq 7 ]"
 check "the frequency report and its verdict" "grep -qE '^lcore +cpu +source +samples' <<<\"\$out\" && grep -q '^Clock verdict: ' <<<\"\$out\""
 check "no send failures" "grep -q 'send failures: mailbox full 0, no actor 0, stopped 0, pool empty 0' <<<\"\$out\""
 check "JSON is valid and complete" "python3 - '$tmp/out.json' <<'PY'
@@ -50,6 +52,22 @@ record_checks "$tmp/out.json" lca-reqresp
 out=$("$exe" "${eal[@]}" -- --queries 500 --users 100 -i 1 -wi 0 --invocations 1 \
 	-p dispatcher=affinity -p mailbox=sp,rts,hts --placement pairs-local --idle pause --quiet 2>&1); rc=$?
 check "mailbox modes sp, rts, hts with pairs-local and --idle pause run" "[ $rc -eq 0 ] && [ \$(grep -cE 'affinity +(sp|rts|hts) +1 +thrpt' <<<\"\$out\") -eq 3 ]"
+
+# Round-robin crosses every pair; auto moves them together while it runs.
+"$exe" "${eal[@]}" -- --queries 300000 --users 1000 -i 1 -wi 0 --invocations 1 \
+	-p dispatcher=affinity --placement auto --quiet --json "$tmp/auto.json" >"$tmp/auto" 2>&1
+rc=$?
+check "placement auto runs and logs its moves" "[ $rc -eq 0 ] && grep -qE '^Moves \(placement auto\): [1-9][0-9]*; [0-4] of 4 pairs now on one lcore$' $tmp/auto"
+check "placement auto's moves in the JSON" "python3 - '$tmp/auto.json' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+aff = [r for r in d['results'] if r['dispatcher'] == 'affinity'][0]
+m = aff['moves']
+assert m['count'] >= 1 and len(m['log']) == m['count'], m
+for e in m['log']:
+    assert e['from'] != e['to'] and e['from'] in (0, 1) and e['to'] in (0, 1), e
+    assert e['why'].startswith('auto:') and e['state_on_node_pct'] == 100, e
+PY"
 
 for bad in "--actors 7" "--actors 0" "-p throughput=0" "-p throughput=1,,5" "-p dispatcher=fork" \
 	"-p speed=1" "--placement nowhere" "--idle nap" "-i abc" "-wi -1" "--mailbox xx" "-r 0" "--frobnicate" "extra"; do

@@ -20,10 +20,12 @@
 #include "lca_cli.h"
 #include "lca_criterion.h"
 #include "lca_eal.h"
+#include "lca_floor.h"
 #include "lca_freq.h"
 #include "lca_freq_json.h"
 #include "lca_freq_print.h"
 #include "lca_report.h"
+#include "lca_stats.h"
 #include "lca_result.h"
 #include "lca_series.h"
 
@@ -47,6 +49,21 @@ struct app_conf {
 	const char *json_path;
 };
 
+/*
+ * The bare floor of a ring whose hops cross lcores, measured right after it:
+ * one cache line bounced between the two lcores of its first cross-lcore
+ * link, timed per round as the ring is. A round's floor is its cross-lcore
+ * hops at that cost; the hops within an lcore are taken as free.
+ */
+struct hop_floor {
+	bool measured;
+	unsigned int lcores[2];
+	int cpus[2];
+	double handoff_ns; /* median round / hand-offs a round */
+	double round_ns;   /* handoff_ns x the ring's cross-lcore hops a round */
+	double ratio;      /* the ring's median round / round_ns */
+};
+
 /* What one ring size measured. */
 struct size_result {
 	unsigned int actors;
@@ -56,6 +73,7 @@ struct size_result {
 	struct lca_crit_summary sum;
 	uint32_t hops;
 	struct lca_series series;
+	struct hop_floor floor;
 };
 
 static void
@@ -267,6 +285,21 @@ print_placement(const struct size_result *r, enum lca_placement p)
 }
 
 static void
+print_floor(const struct size_result *r)
+{
+	const struct hop_floor *f = &r->floor;
+	char round[32];
+
+	if (!f->measured)
+		return;
+	lca_crit_format_time(f->round_ns, round, sizeof(round));
+	printf("%24sfloor:  [%s]  (one line bounced between lcores %u and %u, CPUs %d and %d: "
+	       "%.1f ns a hand-off, x %u of %u hops crossing)  ratio: [%.2fx]\n", "", round,
+	       f->lcores[0], f->lcores[1], f->cpus[0], f->cpus[1], f->handoff_ns,
+	       r->out.cross_links, r->actors, f->ratio);
+}
+
+static void
 print_result(const struct app_conf *c, const struct size_result *r)
 {
 	char med[32], p99[32], hop[32];
@@ -278,6 +311,7 @@ print_result(const struct app_conf *c, const struct size_result *r)
 	printf("%24smedian: [%s]  p99: [%s]  (a round of %" PRIu32 " hops; median per hop "
 	       "%s)\n", "", med, p99, c->hops, hop);
 	print_placement(r, c->placement);
+	print_floor(r);
 }
 
 /* The time of a round with criterion's bootstrap interval, not Student's t. */
@@ -309,14 +343,28 @@ thrpt_json(const struct size_result *r, unsigned int n)
 }
 
 static json_t *
+floor_json(const struct size_result *r)
+{
+	const struct hop_floor *f = &r->floor;
+
+	return json_pack("{s:s, s:[i, i], s:[i, i], s:f, s:f, s:f}", "what",
+			 "one cache line bounced between the lcores of the first cross-lcore link",
+			 "lcores", (int)f->lcores[0], (int)f->lcores[1], "cpus", f->cpus[0], f->cpus[1],
+			 "handoff_median_ns", f->handoff_ns, "round_ns", f->round_ns,
+			 "ratio_median_to_floor", f->ratio);
+}
+
+static json_t *
 result_json(const struct app_conf *c, const struct size_result *r)
 {
 	const struct lca_crit_summary *m = &r->sum;
 	json_t *place = json_array();
 
+	json_t *j;
+
 	for (unsigned int i = 0; i < r->actors; i++)
 		json_array_append_new(place, json_integer(r->out.lcore_of[i]));
-	return json_pack("{s:s, s:i, s:o, s:i, s:o, s:o, s:{s:i, s:i, s:i, s:i}, s:I, s:I, s:I, "
+	j = json_pack("{s:s, s:i, s:o, s:i, s:o, s:o, s:{s:i, s:i, s:i, s:i}, s:I, s:I, s:I, "
 			 "s:o}",
 			 "name", r->id, "actors", (int)r->actors, "lcore_of_actor", place,
 			 "cross_lcore_links", (int)r->out.cross_links, "time",
@@ -326,6 +374,48 @@ result_json(const struct app_conf *c, const struct size_result *r)
 			 (int)m->high_severe, "rounds", (json_int_t)r->out.rounds, "handled",
 			 (json_int_t)r->out.handled, "expected", (json_int_t)r->out.expected,
 			 "frequency", lca_series_freq_json(&r->series));
+	if (r->floor.measured)
+		json_object_set_new(j, "floor", floor_json(r));
+	return j;
+}
+
+static int
+measure_floor(const struct app_conf *c, struct size_result *r)
+{
+	struct hop_floor *f = &r->floor;
+	uint32_t handoffs = c->hops & ~1u;
+	uint64_t *cycles;
+	double *ns;
+	struct lca_stats st;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < r->actors; i++)
+		if (r->out.lcore_of[i] != r->out.lcore_of[(i + 1) % r->actors])
+			break;
+	if (i == r->actors || handoffs == 0)
+		return 0; /* nothing crosses: no floor to compare with */
+	f->lcores[0] = r->out.lcore_of[i];
+	f->lcores[1] = r->out.lcore_of[(i + 1) % r->actors];
+	cycles = calloc(c->samples, sizeof(*cycles));
+	ns = calloc(c->samples, sizeof(*ns));
+	ret = cycles == NULL || ns == NULL ? -ENOMEM :
+		lca_floor_bounce(f->lcores[0], f->lcores[1], handoffs, c->samples, cycles);
+	for (unsigned int k = 0; ret == 0 && k < c->samples; k++)
+		ns[k] = (double)cycles[k] * 1e9 / (double)rte_get_tsc_hz() / handoffs;
+	if (ret == 0)
+		ret = lca_stats_compute(ns, c->samples, 0.99, &st);
+	if (ret == 0) {
+		f->measured = true;
+		f->cpus[0] = lca_topo_lcore_cpu(f->lcores[0]);
+		f->cpus[1] = lca_topo_lcore_cpu(f->lcores[1]);
+		f->handoff_ns = st.p50;
+		f->round_ns = st.p50 * c->hops * r->out.cross_links / r->actors;
+		f->ratio = r->sum.median / f->round_ns;
+	}
+	free(cycles);
+	free(ns);
+	return ret;
 }
 
 static int
@@ -352,6 +442,8 @@ run_size(const struct app_conf *c, struct size_result *r)
 		r->ns[i] = (double)r->out.cycles[i] * ns_per_cycle;
 	ret = lca_crit_summarize(r->ns, c->samples, LCA_CRIT_CONFIDENCE, resamples(c),
 				 BOOTSTRAP_SEED, &r->sum);
+	if (ret == 0)
+		ret = measure_floor(c, r);
 	if (ret == 0)
 		print_result(c, r);
 	return ret;

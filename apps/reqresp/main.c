@@ -76,10 +76,14 @@ usage(const char *prog)
 	       "  -p throughput=LIST  messages an actor handles per turn (default 1; also\n"
 	       "                      throughPut=); 2 x throughput requests in flight per pair\n"
 	       "  -p dispatcher=LIST  affinity, shared, inline (default affinity,shared);\n"
-	       "                      inline is always measured too, as the ceiling\n"
-	       "  -p mailbox=LIST     mp, sp, rts, hts (default mp)\n"
+	       "                      inline is always measured too, as the ceiling, and\n"
+	       "                      floor (the same work, in flight and placement through\n"
+	       "                      bare queues, no runtime) for each throughput\n"
+	       "  -p mailbox=LIST     mp, sp, rts, hts (default mp): the producer side of a\n"
+	       "                      shared actor's mailbox (affinity mailboxes have one)\n"
 	       "  --mailbox MODE      same as -p mailbox=MODE\n"
-	       "  --placement P       round-robin (default), pairs-local, pack\n"
+	       "  --placement P       round-robin (default), pairs-local, pack, auto (round-robin\n"
+	       "                      first; the runtime then moves chatty actors together)\n"
 	       "  --actors N          actors, even (default 8)\n"
 	       "  --queries N         queries per query actor (default 400000)\n"
 	       "  --users N           users per service's database (default 300000)\n"
@@ -268,7 +272,7 @@ parse_args(int argc, char **argv, void *conf)
 	ret = lca_app_getopt(argc, argv, opts, true, parse_option, usage, c);
 	if (ret != 0)
 		return ret;
-	if (c->n_dispatchers * c->n_mailboxes * c->n_throughputs + 1 > MAX_SETS) {
+	if ((c->n_dispatchers * c->n_mailboxes + 1) * c->n_throughputs + 1 > MAX_SETS) {
 		fprintf(stderr, "lca-reqresp: more than %d parameter sets; run fewer at a time\n",
 			MAX_SETS - 1);
 		return -EINVAL;
@@ -372,6 +376,34 @@ print_placement(const struct app_conf *c, struct rr_bench *b, json_t *jplace)
 	}
 }
 
+/* With --placement auto: the moves the runtime made during the set, and
+ * where each pair ended up. */
+static json_t *
+print_moves(struct rr_bench *b)
+{
+	struct lca_migration log[64];
+	struct rr_placement p[2 * 512];
+	unsigned int total = lca_migrations_get(log, RTE_DIM(log));
+	unsigned int n = rr_bench_placement(b, p, RTE_DIM(p)), local = 0;
+	json_t *moves = json_array();
+
+	for (unsigned int i = 0; i + 1 < n; i += 2)
+		local += p[i].lcore == p[i + 1].lcore;
+	printf("Moves (placement auto): %u; %u of %u pairs now on one lcore\n", total, local, n / 2);
+	for (unsigned int i = 0; i < RTE_MIN(total, (unsigned int)RTE_DIM(log)); i++) {
+		printf("  %8.3f s  actor %-4u lcore %u -> %u  in %.1f us  state %d%% on node  (%s)\n",
+		       log[i].t_s, log[i].id, log[i].from, log[i].to, log[i].took_us,
+		       log[i].state_on_node_pct, log[i].why);
+		json_array_append_new(moves, json_pack("{s:f, s:f, s:i, s:i, s:i, s:i, s:s}", "t_s",
+						       log[i].t_s, "took_us", log[i].took_us, "actor",
+						       (int)log[i].id, "from", (int)log[i].from, "to",
+						       (int)log[i].to, "state_on_node_pct",
+						       log[i].state_on_node_pct, "why", log[i].why));
+	}
+	return json_pack("{s:i, s:i, s:o}", "count", (int)total, "pairs_local", (int)local, "log",
+			 moves);
+}
+
 /* The measured iterations of a set, as lca_series_run() calls them. */
 struct measured {
 	const struct app_conf *c;
@@ -396,7 +428,7 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 	struct measured m = { .c = c, .r = r };
 	char label[96];
 	struct rr_bench *b;
-	json_t *jiters = json_array();
+	json_t *jiters = json_array(), *jmoves = NULL;
 	int ret;
 
 	print_set_header(c, &r->set);
@@ -420,6 +452,8 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 		ret = lca_series_run(&r->series, label, c->iterations, measure_one, &m);
 	if (ret == 0 && jplace != NULL && json_array_size(jplace) == 0)
 		print_placement(c, b, jplace);
+	if (ret == 0 && c->rr.placement == LCA_PLACE_AUTO && r->set.dispatcher == LCA_DISPATCH_AFFINITY)
+		jmoves = print_moves(b);
 	rr_bench_destroy(b);
 	if (ret < 0) {
 		json_decref(jiters);
@@ -433,11 +467,14 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 			    lca_mailbox_mode_name(r->set.mailbox), "throughput_per_turn",
 			    (int)r->set.throughput, "iterations", jiters, "throughput",
 			    lca_result_measure(&r->stats, r->iter_ops, "ops/s"));
+	if (jmoves != NULL)
+		json_object_set_new(r->json, "moves", jmoves);
 	return 0;
 }
 
 /* Every combination, inline first: it is the ceiling the others are read
- * against, and it does not depend on throughput or mailbox. */
+ * against, and it does not depend on throughput or mailbox; then the floor
+ * of each throughput, the ceiling for the actors' placement. */
 static unsigned int
 plan_sets(const struct app_conf *c, struct rr_set *sets)
 {
@@ -445,6 +482,11 @@ plan_sets(const struct app_conf *c, struct rr_set *sets)
 
 	sets[n++] = (struct rr_set){ .throughput = 1, .dispatcher = RR_DISPATCH_INLINE,
 				     .mailbox = LCA_MAILBOX_MP };
+	/* The floor of each throughput: its in-flight count and placement. */
+	for (unsigned int t = 0; t < c->n_throughputs; t++)
+		sets[n++] = (struct rr_set){ .throughput = c->throughputs[t],
+					     .dispatcher = RR_DISPATCH_FLOOR,
+					     .mailbox = LCA_MAILBOX_MP };
 	for (unsigned int d = 0; d < c->n_dispatchers; d++) {
 		if (c->dispatchers[d] == RR_DISPATCH_INLINE)
 			continue;
@@ -455,6 +497,16 @@ plan_sets(const struct app_conf *c, struct rr_set *sets)
 							     .mailbox = c->mailboxes[m] };
 	}
 	return n;
+}
+
+/* The floor row measured for @p throughput, or NULL. */
+static const struct set_result *
+floor_of(const struct set_result *res, unsigned int n, unsigned int throughput)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (res[i].set.dispatcher == RR_DISPATCH_FLOOR && res[i].set.throughput == throughput)
+			return &res[i];
+	return NULL;
 }
 
 static void
@@ -470,7 +522,7 @@ print_summary(struct set_result *res, unsigned int n)
 		rows[i] = (struct lca_jmh_row){
 			.benchmark = BENCH_NAME,
 			.params = { rr_dispatcher_name(res[i].set.dispatcher),
-				    res[i].set.dispatcher == RR_DISPATCH_INLINE ?
+				    res[i].set.dispatcher >= RR_DISPATCH_INLINE ?
 					    "-" : lca_mailbox_mode_name(res[i].set.mailbox),
 				    res[i].set.dispatcher == RR_DISPATCH_INLINE ? "-" :
 										    res[i].tp_text },
@@ -484,12 +536,18 @@ print_summary(struct set_result *res, unsigned int n)
 	printf("\n");
 	for (unsigned int i = 1; i < n; i++) {
 		double pct = ceiling > 0 ? 100.0 * res[i].stats.mean / ceiling : 0;
+		const struct set_result *fl = floor_of(res, n, res[i].set.throughput);
+		double of_floor = fl != NULL && fl->stats.mean > 0 ?
+			100.0 * res[i].stats.mean / fl->stats.mean : 0;
 
-		printf("runtime efficiency: %.1f%% of inline (dispatcher %s, mailbox %s, "
-		       "throughPut %u)\n",
-		       pct, rr_dispatcher_name(res[i].set.dispatcher),
+		if (res[i].set.dispatcher == RR_DISPATCH_FLOOR)
+			continue;
+		printf("runtime efficiency: %.1f%% of inline, %.1f%% of floor (dispatcher %s, "
+		       "mailbox %s, throughPut %u)\n",
+		       pct, of_floor, rr_dispatcher_name(res[i].set.dispatcher),
 		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput);
 		json_object_set_new(res[i].json, "efficiency_pct_of_inline", json_real(pct));
+		json_object_set_new(res[i].json, "efficiency_pct_of_floor", json_real(of_floor));
 	}
 }
 

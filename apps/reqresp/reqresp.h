@@ -26,11 +26,14 @@ struct rr_user {
 
 /* The "inline" dispatcher: the same work as direct calls, no messaging. */
 #define RR_DISPATCH_INLINE 2
+/* The "floor" dispatcher: the same work, in flight and placement as the
+ * affinity actors, through bare queues between the lcores (rr_floor.c). */
+#define RR_DISPATCH_FLOOR 3
 
 /* One parameter set. */
 struct rr_set {
 	unsigned int throughput;
-	int dispatcher; /* enum lca_dispatcher or RR_DISPATCH_INLINE */
+	int dispatcher; /* enum lca_dispatcher, RR_DISPATCH_INLINE or RR_DISPATCH_FLOOR */
 	enum lca_mailbox_mode mailbox;
 };
 

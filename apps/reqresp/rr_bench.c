@@ -16,38 +16,12 @@
 #include "lca_rng.h"
 #include "lca_topo.h"
 #include "reqresp.h"
+#include "rr_work.h"
 
 #define MSG_REQUEST 1
 #define MSG_USER 2
-/* Most requests in flight per pair: 2 x the largest throughput. */
-#define FIFO_SIZE 4096
 #define RUN_TIMEOUT_MS 120000
 #define MAX_PAIRS 512
-
-struct rr_service {
-	const struct rr_user *db;
-	uint32_t users;
-	uint64_t queries;
-	uint64_t answered;
-	uint64_t unknown_ids;
-};
-
-struct rr_query {
-	uint32_t users;
-	uint64_t queries;
-	uint64_t sent;
-	uint64_t received;
-	uint64_t bad_replies;
-	const struct rr_user *db_lo; /* the service's database, to check replies */
-	const struct rr_user *db_hi;
-	const struct rr_user **map;  /* every user received, by id */
-	uint64_t rng;
-	/* Ids asked and not yet answered, in order: a pair's mailboxes are
-	 * FIFO, so each reply must be for the oldest. */
-	uint32_t fifo_head;
-	uint32_t fifo_tail;
-	uint32_t fifo[FIFO_SIZE];
-};
 
 struct rr_bench {
 	struct rr_conf conf;
@@ -71,7 +45,9 @@ static uint64_t end_tsc;
 const char *
 rr_dispatcher_name(int d)
 {
-	return d == RR_DISPATCH_INLINE ? "inline" : lca_dispatcher_name((enum lca_dispatcher)d);
+	if (d == RR_DISPATCH_INLINE)
+		return "inline";
+	return d == RR_DISPATCH_FLOOR ? "floor" : lca_dispatcher_name((enum lca_dispatcher)d);
 }
 
 static void
@@ -81,42 +57,6 @@ report_done(void)
 		end_tsc = rte_rdtsc();
 		lca_runtime_stop();
 	}
-}
-
-/* --- the work, shared by the actors and the inline ceiling ------------- */
-
-static inline const struct rr_user *
-service_lookup(struct rr_service *s, uint32_t id)
-{
-	s->answered++;
-	if (unlikely(id >= s->users)) {
-		s->unknown_ids++;
-		return NULL;
-	}
-	return &s->db[id];
-}
-
-/* Store a received user; false when it is not the one asked for. */
-static inline bool
-query_store(struct rr_query *q, const struct rr_user *u, uint32_t asked)
-{
-	q->received++;
-	if (unlikely(u == NULL || u < q->db_lo || u >= q->db_hi || u->id != asked)) {
-		q->bad_replies++;
-		return false;
-	}
-	q->map[u->id] = u;
-	return true;
-}
-
-static inline uint32_t
-query_ask(struct rr_query *q)
-{
-	uint32_t id = lca_rng_below(&q->rng, q->users);
-
-	q->fifo[q->fifo_tail++ & (FIFO_SIZE - 1)] = id;
-	q->sent++;
-	return id;
 }
 
 /* --- actors ------------------------------------------------------------- */
@@ -214,7 +154,9 @@ spawn_pairs(struct rr_bench *b)
 			.lcore = LCA_LCORE_ANY,
 			.mailbox_size = 1024,
 			.mailbox_mode = b->set.mailbox,
-			.dispatcher = (enum lca_dispatcher)b->set.dispatcher,
+			/* The floor places its pairs as affinity actors are. */
+			.dispatcher = b->set.dispatcher == RR_DISPATCH_FLOOR ?
+				LCA_DISPATCH_AFFINITY : (enum lca_dispatcher)b->set.dispatcher,
 			.throughput = b->set.throughput,
 		};
 
@@ -482,12 +424,36 @@ invoke_inline(struct rr_bench *b, struct rr_invocation *out)
 	return check_pairs(b);
 }
 
+/* The actors' states, where they are, driven without the runtime. */
+static int
+invoke_floor(struct rr_bench *b, struct rr_invocation *out)
+{
+	struct rr_floor_pair pairs[MAX_PAIRS];
+	int ret;
+
+	for (unsigned int k = 0; k < b->n_pairs; k++)
+		pairs[k] = (struct rr_floor_pair){
+			.q = b->inline_q[k], .s = b->inline_s[k],
+			.q_lcore = (unsigned int)lca_actor_lcore(b->q[k]),
+			.s_lcore = (unsigned int)lca_actor_lcore(b->s[k]),
+		};
+	ret = rr_floor_run(pairs, b->n_pairs, b->set.throughput, &out->cycles);
+	if (ret < 0) {
+		fprintf(stderr, "lca-reqresp: the floor run failed: %s\n", strerror(-ret));
+		return ret;
+	}
+	out->messages = 2 * b->n_pairs * b->conf.queries;
+	return check_pairs(b);
+}
+
 int
 rr_bench_invoke(struct rr_bench *b, struct rr_invocation *out)
 {
 	for (unsigned int k = 0; k < b->n_pairs; k++)
 		reset_pair(b, k);
 	b->invocations++;
+	if (b->set.dispatcher == RR_DISPATCH_FLOOR)
+		return invoke_floor(b, out);
 	return b->runtime_up ? invoke_actors(b, out) : invoke_inline(b, out);
 }
 

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_FLOOR_H
+#define LCA_FLOOR_H
+
+/**
+ * @file
+ * Floors: what the hardware alone charges for the work an app measures,
+ * taken in the same run, so that the runtime's figure is read as a ratio to
+ * it and never as an absolute time that the machine may have moved.
+ */
+
+#include <stdint.h>
+
+/**
+ * One cache line handed back and forth between two lcores: @p handoffs
+ * hand-offs a round (each one a single line transfer; an odd count is
+ * rounded down), @p rounds rounds
+ * timed with the TSC from the first hand-off to the last, as lca-circular
+ * times a round of hops. A few unrecorded rounds warm the line up first.
+ * Both lcores must be enabled, distinct and waiting (the runtime's loops
+ * not running); the calling thread must be the main lcore.
+ *
+ * @param cycles
+ *   [rounds]: TSC cycles of each round (the caller's).
+ * @return
+ *   0; -EINVAL for a bad lcore, 0 hand-offs or 0 rounds; -EBUSY when an
+ *   lcore could not be launched.
+ */
+int lca_floor_bounce(unsigned int initiator, unsigned int responder, uint32_t handoffs,
+		     unsigned int rounds, uint64_t *cycles);
+
+/**
+ * Launch @p fn on every worker lcore and run it on the main one, then wait
+ * for all: the shape of a floor that runs the same work on every lcore
+ * without the runtime. @return 0, or -EBUSY when an lcore was not waiting.
+ */
+int lca_floor_run_all(int (*fn)(void *), void *arg);
+
+#endif /* LCA_FLOOR_H */

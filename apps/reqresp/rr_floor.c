@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The floor row: the request-response work with nothing between the two
+ * sides of a pair but a hand-written queue per direction. Each queue item
+ * says itself whether it is full, so neither side reads an index the other
+ * writes; four items share a line, so a burst costs a line per four
+ * messages. No runtime does less: it is the ceiling for the placement.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "lca_floor.h"
+#include "lca_freq.h"
+#include "lca_mempool.h"
+#include "rr_work.h"
+
+struct floor_item {
+	uint32_t full; /* written last by the producer, cleared by the consumer */
+	uint32_t id;
+	const struct rr_user *user;
+};
+
+struct floor_queue {
+	struct {
+		uint32_t head;
+		uint32_t free_to; /* items before it are known empty */
+		uint32_t mask;
+	} prod __rte_cache_aligned;
+	struct {
+		uint32_t tail;
+		uint32_t mask;
+	} cons __rte_cache_aligned;
+	struct floor_item items[] __rte_cache_aligned;
+};
+
+struct floor_link {
+	struct floor_queue *req; /* Q -> S */
+	struct floor_queue *rsp; /* S -> Q */
+};
+
+struct floor_run {
+	const struct rr_floor_pair *pairs;
+	struct floor_link *links;
+	unsigned int n;
+	unsigned int throughput;
+	uint32_t broken; /* atomic: a push found its queue full */
+};
+
+static struct floor_queue *
+queue_create(uint32_t size, unsigned int lcore)
+{
+	struct floor_queue *fq = lca_mempool_alloc_on_lcore(
+		"rr_floor", sizeof(*fq) + size * sizeof(struct floor_item), lcore);
+
+	if (fq != NULL)
+		fq->prod.mask = fq->cons.mask = size - 1;
+	return fq;
+}
+
+static inline bool
+item_full(const struct floor_item *it)
+{
+	return __atomic_load_n(&it->full, __ATOMIC_ACQUIRE) != 0;
+}
+
+static inline bool
+queue_push(struct floor_queue *fq, uint32_t id, const struct rr_user *user)
+{
+	uint32_t head = fq->prod.head, mask = fq->prod.mask;
+	struct floor_item *it;
+
+	if (unlikely(head == fq->prod.free_to)) {
+		/* Learn a quarter of the queue at once: the consumer empties
+		 * items in order, so when the last of them is empty all are. */
+		uint32_t ahead = (mask + 1) / 4;
+
+		if (item_full(&fq->items[(head + ahead - 1) & mask])) {
+			ahead = 1;
+			if (item_full(&fq->items[head & mask]))
+				return false;
+		}
+		fq->prod.free_to = head + ahead;
+	}
+	it = &fq->items[head & mask];
+	it->id = id;
+	it->user = user;
+	__atomic_store_n(&it->full, 1, __ATOMIC_RELEASE);
+	fq->prod.head = head + 1;
+	return true;
+}
+
+static inline bool
+queue_pop(struct floor_queue *fq, uint32_t *id, const struct rr_user **user)
+{
+	struct floor_item *it = &fq->items[fq->cons.tail & fq->cons.mask];
+
+	if (!item_full(it))
+		return false;
+	*id = it->id;
+	*user = it->user;
+	__atomic_store_n(&it->full, 0, __ATOMIC_RELEASE);
+	fq->cons.tail++;
+	return true;
+}
+
+/* The service side: answer up to throughput requests, as its handler does. */
+static void
+serve(struct floor_run *r, unsigned int k)
+{
+	struct rr_service *s = r->pairs[k].s;
+	const struct rr_user *unused;
+	uint32_t id;
+
+	for (unsigned int i = 0; i < r->throughput && queue_pop(r->links[k].req, &id, &unused); i++)
+		if (!queue_push(r->links[k].rsp, id, service_lookup(s, id)))
+			__atomic_store_n(&r->broken, 1, __ATOMIC_RELAXED);
+}
+
+/* The query side: take up to throughput replies and ask again, as its
+ * handler does. */
+static void
+collect(struct floor_run *r, unsigned int k)
+{
+	struct rr_query *q = r->pairs[k].q;
+	const struct rr_user *user;
+	uint32_t id;
+
+	for (unsigned int i = 0; i < r->throughput && queue_pop(r->links[k].rsp, &id, &user);
+	     i++) {
+		query_store(q, user, q->fifo[q->fifo_head++ & (FIFO_SIZE - 1)]);
+		if (q->received == q->queries)
+			return;
+		if (q->sent < q->queries && !queue_push(r->links[k].req, query_ask(q), NULL))
+			__atomic_store_n(&r->broken, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static int
+floor_worker(void *arg)
+{
+	struct floor_run *r = arg;
+	unsigned int me = rte_lcore_id();
+	uint64_t loops = 0;
+	bool busy = true;
+
+	while (busy && !__atomic_load_n(&r->broken, __ATOMIC_RELAXED)) {
+		busy = false;
+		for (unsigned int k = 0; k < r->n; k++) {
+			const struct rr_floor_pair *p = &r->pairs[k];
+
+			if (p->s_lcore == me) {
+				serve(r, k);
+				busy |= p->s->answered < p->s->queries;
+			}
+			if (p->q_lcore == me) {
+				collect(r, k);
+				busy |= p->q->received < p->q->queries;
+			}
+		}
+		/* No run loop here to sample the clock: do it as one would. */
+		if ((++loops & 1023) == 0)
+			lca_freq_poll(me, rte_rdtsc());
+	}
+	return 0;
+}
+
+static void
+links_free(struct floor_link *links, unsigned int n)
+{
+	for (unsigned int k = 0; k < n; k++) {
+		lca_mempool_free(links[k].req);
+		lca_mempool_free(links[k].rsp);
+	}
+	free(links);
+}
+
+int
+rr_floor_run(const struct rr_floor_pair *pairs, unsigned int n, unsigned int throughput,
+	     uint64_t *cycles)
+{
+	struct floor_run r = {
+		.pairs = pairs, .n = n, .throughput = throughput,
+		.links = calloc(n, sizeof(struct floor_link)),
+	};
+	/* Room for every request in flight twice over: a push never waits. */
+	uint32_t size = rte_align32pow2(RTE_MAX(8u, 4 * throughput));
+	uint64_t start;
+	int ret = r.links == NULL ? -ENOMEM : 0;
+
+	for (unsigned int k = 0; ret == 0 && k < n; k++) {
+		/* Each queue on the node of the side that polls it. */
+		r.links[k].req = queue_create(size, pairs[k].s_lcore);
+		r.links[k].rsp = queue_create(size, pairs[k].q_lcore);
+		if (r.links[k].req == NULL || r.links[k].rsp == NULL)
+			ret = -ENOMEM;
+	}
+	if (ret < 0) {
+		links_free(r.links, n);
+		return ret;
+	}
+	start = rte_rdtsc();
+	for (unsigned int k = 0; k < n; k++) {
+		uint64_t in_flight = RTE_MIN(2ull * throughput, pairs[k].q->queries);
+
+		for (uint64_t i = 0; i < in_flight; i++)
+			queue_push(r.links[k].req, query_ask(pairs[k].q), NULL);
+	}
+	ret = lca_floor_run_all(floor_worker, &r);
+	*cycles = rte_rdtsc() - start;
+	links_free(r.links, n);
+	if (ret == 0 && r.broken)
+		ret = -EIO;
+	return ret;
+}
