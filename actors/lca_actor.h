@@ -8,9 +8,10 @@
  *
  * An actor has a handler, a state on its home lcore's NUMA node, and a
  * mailbox (an rte_ring of envelope pointers). It is run by its home lcore
- * (dispatcher "affinity") or by whichever lcore takes it first from the
- * shared run queue (dispatcher "shared"); either way by one lcore at a time,
- * so its state needs no lock and its mailbox has a single consumer.
+ * (dispatcher "affinity") or, with dispatcher "shared", by the lcore that
+ * woke it unless an idle lcore steals it (work stealing, as a fork-join
+ * pool); either way by one lcore at a time, so its state needs no lock and
+ * its mailbox has a single consumer.
  *
  * Ownership of an envelope: the sender owns it until lca_send() returns 0;
  * then the receiver's handler owns it while it runs; when the handler
@@ -78,7 +79,8 @@ typedef void (*lca_handler_fn)(lca_actor_id_t self, void *state, struct lca_msg 
 /** How an actor's dispatcher picks the lcore that runs it. */
 enum lca_dispatcher {
 	LCA_DISPATCH_AFFINITY, /**< Always its home lcore. */
-	LCA_DISPATCH_SHARED,   /**< Any lcore, one at a time (a fork-join pool). */
+	LCA_DISPATCH_SHARED,   /**< Any lcore, one at a time: the waker's lcore, or
+				*   an idle one that steals it (a fork-join pool). */
 };
 
 /** Producer side of a mailbox ring. */

@@ -14,6 +14,7 @@
 
 #include "lca_eal.h"
 #include "lca_lcore.h"
+#include "lca_steal.h"
 
 #define DEFAULT_BURST 32
 #define MAX_BURST 256
@@ -25,16 +26,12 @@ struct lcore_ctx {
 } __rte_cache_aligned;
 
 static struct lcore_ctx lcores[RTE_MAX_LCORE];
-static struct rte_ring *shared_runq;
 static struct lca_lcore_conf cfg;
 static bool inited;
 static bool running;
 static uint32_t stop_flag;
 static uint64_t deadline_tsc; /* checked by the main lcore only */
 static bool timed_out;
-/* Set once an item goes to the shared queue, so that loops of apps that
- * never use it do not poll it. */
-static uint32_t shared_in_use;
 static unsigned int n_lcores;
 
 /* Apart from the loop contexts: init clears those, and hooks outlive it. */
@@ -129,10 +126,8 @@ lca_lcore_init(const struct lca_lcore_conf *conf)
 		if (lcores[lcore_id].runq == NULL)
 			goto fail;
 	}
-	shared_runq = create_runq("lca_runq_shared", cfg.max_items, 0);
-	if (shared_runq == NULL)
+	if (steal_init(cfg.max_items) < 0)
 		goto fail;
-	__atomic_store_n(&shared_in_use, 0, __ATOMIC_RELAXED);
 	n_lcores = rte_lcore_count();
 	inited = true;
 	warn_oversubscription();
@@ -154,8 +149,7 @@ lca_lcore_cleanup(void)
 		rte_ring_free(lcores[i].runq);
 		lcores[i].runq = NULL;
 	}
-	rte_ring_free(shared_runq);
-	shared_runq = NULL;
+	steal_cleanup();
 	inited = false;
 }
 
@@ -164,13 +158,11 @@ lca_lcore_schedule(unsigned int lcore_id, void *item)
 {
 	struct rte_ring *q;
 
-	if (lcore_id == LCA_LCORE_SHARED) {
-		q = shared_runq;
-		if (unlikely(!__atomic_load_n(&shared_in_use, __ATOMIC_RELAXED)))
-			__atomic_store_n(&shared_in_use, 1, __ATOMIC_RELEASE);
-	} else {
-		q = lcore_id < RTE_MAX_LCORE ? lcores[lcore_id].runq : NULL;
-	}
+	if (lcore_id == LCA_LCORE_SHARED)
+		return steal_push(item, __atomic_load_n(&running, __ATOMIC_ACQUIRE) &&
+				  rte_lcore_id() < RTE_MAX_LCORE &&
+				  lcores[rte_lcore_id()].runq != NULL);
+	q = lcore_id < RTE_MAX_LCORE ? lcores[lcore_id].runq : NULL;
 	if (unlikely(q == NULL))
 		return -EINVAL;
 	/* Cannot fail: the queue holds every item and each is in it once. */
@@ -280,24 +272,6 @@ lca_lcore_stopping(void)
 	return __atomic_load_n(&stop_flag, __ATOMIC_RELAXED) != 0 || lca_eal_stop_requested();
 }
 
-/*
- * Take this lcore's share of the runnable shared items: what is queued
- * divided by the lcores, at least one. One at a time costs a CAS on a line
- * every lcore fights over per turn; all of them would leave the other
- * lcores idle.
- */
-static inline unsigned int
-take_shared(void **items, unsigned int room)
-{
-	unsigned int queued = rte_ring_count(shared_runq);
-	unsigned int share = (queued + n_lcores - 1) / n_lcores;
-
-	if (queued == 0 || room == 0)
-		return 0;
-	return rte_ring_mc_dequeue_burst(shared_runq, items, RTE_MIN(RTE_MAX(share, 1u), room),
-					 NULL);
-}
-
 /* Items whose turn asked for another: they run after what is queued,
  * without going through the run queue. */
 struct again_list {
@@ -313,8 +287,8 @@ take_items(struct lcore_ctx *c, struct again_list *again, void **items)
 	unsigned int room = cfg.burst - again->n;
 	unsigned int n = rte_ring_sc_dequeue_burst(c->runq, items, room, NULL);
 
-	if (__atomic_load_n(&shared_in_use, __ATOMIC_RELAXED))
-		n += take_shared(items + n, room - n);
+	if (steal_in_use())
+		n += steal_take(rte_lcore_id(), items + n, room - n);
 	memcpy(items + n, again->items, again->n * sizeof(items[0]));
 	n += again->n;
 	again->n = 0;
@@ -339,6 +313,8 @@ run_items(struct lcore_ctx *c, struct again_list *again, void **items)
 			if (cfg.turn(items[i]))
 				again->items[again->n++] = items[i];
 		turns += n;
+		if (steal_in_use())
+			steal_tick(rte_lcore_id());
 	} while (n > 0 && turns < cfg.burst);
 	return turns;
 }
@@ -365,6 +341,8 @@ run_loop(void *arg)
 
 		work += hooks_poll(hs, lcore_id, prev);
 		n = run_items(c, &again, items);
+		if (steal_in_use())
+			c->stats.steals += steal_balance(lcore_id, n + work == 0);
 		hooks_end(hs, lcore_id);
 
 		now = rte_rdtsc();

@@ -8,8 +8,14 @@
  *
  * Every enabled lcore, the main one included, runs one loop. The loop takes
  * runnable items (actors, to the layer above) from the lcore's own run queue
- * and from the shared run queue, and hands each to the turn function. Only
+ * and from the shared dispatcher, and hands each to the turn function. Only
  * items that were scheduled are ever looked at, so idle items cost nothing.
+ *
+ * The shared dispatcher is work stealing: a shared item made runnable on an
+ * lcore goes into that lcore's private FIFO (no atomic); an idle lcore asks
+ * a busy one, which hands over the oldest half of its queue between takes
+ * (lcore/lca_steal.c). Items made runnable by other threads, or between
+ * runs, go into an injection ring that every lcore drains a share of.
  *
  * Other parts add hooks to an lcore's loop (lca_lcore_hook_add()): a poll
  * function at the start of every iteration, whose return value says whether
@@ -34,7 +40,7 @@
 extern "C" {
 #endif
 
-/** Target of lca_lcore_schedule() meaning "the shared run queue". */
+/** Target of lca_lcore_schedule() meaning "the shared dispatcher". */
 #define LCA_LCORE_SHARED RTE_MAX_LCORE
 
 /** What an lcore does when a loop finds nothing to run. */
@@ -153,10 +159,11 @@ struct lca_lcore_stats {
 	uint64_t turns;       /**< Items run. */
 	uint64_t loops;       /**< Loops, busy or idle. */
 	uint64_t sleeps;      /**< Times the idle policy slept. */
+	uint64_t steals;      /**< Shared items it took from other lcores' queues. */
 };
 
 /**
- * Create the run queues: one per enabled lcore and one shared.
+ * Create the run queues: one per enabled lcore, and the shared dispatcher's.
  *
  * @return
  *   0; -EINVAL for a bad configuration; -ENOMEM; -EEXIST when already done.
@@ -167,10 +174,12 @@ LCA_API int lca_lcore_init(const struct lca_lcore_conf *conf);
 LCA_API void lca_lcore_cleanup(void);
 
 /**
- * Put @p item on the run queue of @p lcore_id, or on the shared one when
- * @p lcore_id is LCA_LCORE_SHARED. The shared queue takes items from any
- * thread; an lcore's own queue has a single producer, so only that lcore
- * (or any one thread while the loops are not running) may fill it.
+ * Put @p item on the run queue of @p lcore_id, or give it to the shared
+ * dispatcher when @p lcore_id is LCA_LCORE_SHARED: from a running loop's
+ * lcore into that lcore's own shared queue, from any other thread into the
+ * injection ring. An lcore's own run queue has a single producer, so only
+ * that lcore (or any one thread while the loops are not running) may fill
+ * it.
  *
  * @return
  *   0; -EINVAL for an lcore that is not enabled.

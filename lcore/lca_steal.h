@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_STEAL_H
+#define LCA_STEAL_H
+
+/* The shared dispatcher's work stealing (lca_steal.c), private to lcore/. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Queues for @p max_items items on every enabled lcore. 0 or -ENOMEM. */
+int steal_init(unsigned int max_items);
+void steal_cleanup(void);
+
+/* Whether any item ever went to the shared dispatcher. */
+bool steal_in_use(void);
+
+/* Make @p item runnable: on the calling lcore's own queue when it runs
+ * its loop (@p in_loop), else on the injection ring. */
+int steal_push(void *item, bool in_loop);
+
+/* Up to @p room items (at most a few) for @p lcore_id: its own queue
+ * first, oldest first, then a share of the injection ring. */
+unsigned int steal_take(unsigned int lcore_id, void **items, unsigned int room);
+
+/* Between takes: answer a thief, and advertise what is held. */
+void steal_tick(unsigned int lcore_id);
+
+/* Once a loop: answer a thief, advertise what is held, and when @p idle
+ * ask another lcore for work or take in what it handed over.
+ * @return how many items were taken in by stealing. */
+unsigned int steal_balance(unsigned int lcore_id, bool idle);
+
+#endif /* LCA_STEAL_H */
