@@ -21,7 +21,7 @@
  * - the producer writes at its own head into slots it knows are free: it
  *   reads the consumer's tail only when it has used up the room it learnt
  *   last time (a whole channel's worth, less what was still in it), so once
- *   in about CHANNEL_SLOTS messages. The sender's envelope goes back to its
+ *   in about a channel's worth of messages. The sender's envelope goes back to its
  *   own pool cache at once.
  *
  * A send is visible as soon as it is made, with no flush: the loop does not
@@ -46,7 +46,12 @@
 #include "lca_actor_priv.h"
 #include "lca_mempool.h"
 
-#define CHANNEL_SLOTS 1024 /* a power of two; 64 KiB a pair of lcores */
+/* Slots a channel: room to stream without the sender waiting, within
+ * CHANNEL_BYTES_IN of channels into each lcore (4096 slots, 256 KiB, a
+ * channel up to 16 lcores; 1024 with 64). */
+#define CHANNEL_SLOTS_MAX 4096
+#define CHANNEL_SLOTS_MIN 256
+#define CHANNEL_BYTES_IN (4u << 20)
 #define INBOX_SIZE 16384
 #define DRAIN_BURST 64
 
@@ -57,10 +62,14 @@
  * copied before the tag look full; a slot from the lap before has another
  * tag, and the producer is never more than a lap ahead.
  */
+/* Set once by channels_init(): every channel has ch_mask + 1 slots. */
+static uint32_t ch_mask;
+static unsigned int ch_shift;
+
 static inline uint8_t
 lap_tag(uint32_t pos)
 {
-	return (uint8_t)(0x80u | ((pos / CHANNEL_SLOTS) & 0x7fu));
+	return (uint8_t)(0x80u | ((pos >> ch_shift) & 0x7fu));
 }
 
 _Static_assert(sizeof(struct lca_msg) == RTE_CACHE_LINE_SIZE,
@@ -75,7 +84,7 @@ struct channel {
 	struct {
 		uint32_t tail;    /* next position to take; read by the producer */
 	} cons __rte_cache_aligned;
-	struct lca_msg slots[CHANNEL_SLOTS];
+	struct lca_msg slots[];
 };
 
 /* What a destination lcore took in but could not put in a mailbox yet. */
@@ -110,10 +119,10 @@ channel_create(unsigned int dst_lcore)
 {
 	/* The destination polls its slots most; they live on its node. Zeroed:
 	 * no slot is full. */
-	struct channel *c = zalloc(sizeof(*c), dst_lcore);
+	struct channel *c = zalloc(sizeof(*c) + (ch_mask + 1) * sizeof(c->slots[0]), dst_lcore);
 
 	if (c != NULL)
-		c->prod.free_to = CHANNEL_SLOTS;
+		c->prod.free_to = ch_mask + 1;
 	return c;
 }
 
@@ -145,6 +154,7 @@ int
 channels_init(unsigned int max_actors)
 {
 	unsigned int lcore_id, n = 0;
+	uint32_t slots;
 	int ret;
 
 	RTE_LCORE_FOREACH(lcore_id) {
@@ -152,6 +162,11 @@ channels_init(unsigned int max_actors)
 		lcore_of_index[n++] = lcore_id;
 	}
 	n_links = n;
+	slots = n > 1 ? CHANNEL_BYTES_IN / sizeof(struct lca_msg) / (n - 1) : CHANNEL_SLOTS_MIN;
+	slots = RTE_MIN(RTE_MAX(rte_align32prevpow2(slots), (uint32_t)CHANNEL_SLOTS_MIN),
+			(uint32_t)CHANNEL_SLOTS_MAX);
+	ch_mask = slots - 1;
+	ch_shift = (unsigned int)rte_log2_u32(slots);
 	for (unsigned int d = 0; d < n; d++) {
 		ret = links_init(&links[lcore_of_index[d]], lcore_of_index[d], max_actors);
 		if (ret < 0)
@@ -184,7 +199,7 @@ drop_for_stopped(struct lca_actor *a, struct lca_msg *m)
 static inline bool
 slot_full(const struct channel *c, uint32_t pos)
 {
-	return __atomic_load_n(&c->slots[pos % CHANNEL_SLOTS].pool, __ATOMIC_ACQUIRE) ==
+	return __atomic_load_n(&c->slots[pos & ch_mask].pool, __ATOMIC_ACQUIRE) ==
 	       lap_tag(pos);
 }
 
@@ -204,7 +219,7 @@ channel_destroy(struct channel *c)
 	if (c == NULL)
 		return;
 	for (uint32_t pos = c->cons.tail; slot_full(c, pos); pos++)
-		drop_slot(&c->slots[pos % CHANNEL_SLOTS]);
+		drop_slot(&c->slots[pos & ch_mask]);
 	lca_mempool_free(c);
 }
 
@@ -269,11 +284,11 @@ channel_put_to(unsigned int src_lcore, unsigned int dst_lcore, const struct lca_
 	uint32_t head = c->prod.head;
 
 	if (unlikely(head == c->prod.free_to)) {
-		c->prod.free_to = __atomic_load_n(&c->cons.tail, __ATOMIC_ACQUIRE) + CHANNEL_SLOTS;
+		c->prod.free_to = __atomic_load_n(&c->cons.tail, __ATOMIC_ACQUIRE) + ch_mask + 1;
 		if (head == c->prod.free_to)
 			return -ENOBUFS;
 	}
-	slot_write(&c->slots[head % CHANNEL_SLOTS], m, lap_tag(head));
+	slot_write(&c->slots[head & ch_mask], m, lap_tag(head));
 	c->prod.head = head + 1;
 	return 0;
 }
@@ -379,13 +394,13 @@ channel_take(struct channel *c, struct lca_msg **msgs)
 	unsigned int n = 0;
 
 	while (n < DRAIN_BURST && slot_full(c, tail + n)) {
-		rte_prefetch0(&c->slots[(tail + n + 1) % CHANNEL_SLOTS]);
+		rte_prefetch0(&c->slots[(tail + n + 1) & ch_mask]);
 		n++;
 	}
 	if (n == 0 || rte_mempool_get_bulk(lca_mempool_by_index(pool), (void **)msgs, n) != 0)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
-		memcpy(msgs[i], &c->slots[(tail + i) % CHANNEL_SLOTS], sizeof(*msgs[i]));
+		memcpy(msgs[i], &c->slots[(tail + i) & ch_mask], sizeof(*msgs[i]));
 		msgs[i]->pool = (uint8_t)pool;
 	}
 	/* Release: the producer reuses these slots only after the copies. */

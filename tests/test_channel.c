@@ -137,15 +137,16 @@ test_every_field_crosses(void **state)
 	struct lca_msg *poke;
 
 	(void)state;
-	/* Three times what a channel holds, in one turn: what was accepted
-	 * arrives whole and in order, whatever was refused for want of room.
-	 * No expected count: the run ends on its time limit. */
+	/* Three times what a channel holds (4096 slots with two lcores), in
+	 * one turn: what was accepted arrives whole and in order, whatever was
+	 * refused for want of room. No expected count: the run ends on its
+	 * time limit. */
 	*c = (struct checker){ .from = tx };
-	*f = (struct forwarder){ .to = rx, .count = 3000 };
+	*f = (struct forwarder){ .to = rx, .count = 3 * 4096 };
 	assert_int_equal(lca_msg_alloc(&poke), 0);
 	assert_int_equal(lca_send(tx, poke), 0);
 	assert_int_equal(lca_runtime_run(300), -ETIMEDOUT);
-	assert_int_equal(c->got + f->failures, 3000);
+	assert_int_equal(c->got + f->failures, 3 * 4096);
 	assert_int_equal(c->bad, 0);
 	assert_int_equal(lca_mempool_avail(), pool_full);
 }
