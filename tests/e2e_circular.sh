@@ -31,6 +31,7 @@ check "one actor: its own next, on one lcore" "grep -qE 'placement \(round-robin
 check "two actors cross lcores" "grep -qE 'lcore 0: 0 \(1\); lcore 1: 1 \(1\); 2 of 2 ring links cross lcores' <<<\"\$out\""
 check "50 actors: 25 per lcore, every link crosses" "grep -qE 'lcore 0: 0 2 4 .* \.\.\. \(25\); lcore 1: 1 3 5 .* \.\.\. \(25\); 50 of 50 ring links cross lcores' <<<\"\$out\""
 check "a floor and its ratio for each ring that crosses lcores" "[ \$(grep -cE '^ {24}floor:  \[ *$t\]  \(one line bounced between lcores [01] and [01], CPUs [0-9]+ and [0-9]+: [0-9.]+ ns a hand-off, x [0-9]+ of [0-9]+ hops crossing\)  ratio: \[[0-9.]+x\]$' <<<\"\$out\") -eq 2 ]"
+check "the slot floor under it" "[ \$(grep -cE '^ {24}slots:  \[ *$t\]  \(a 64-byte slot each way between the same lcores, no runtime: [0-9.]+ ns a hand-off\)  ratio: \[[0-9.]+x\]$' <<<\"\$out\") -eq 2 ]"
 check "summary table" "[ \$(grep -cE '^(1|2|50) +round-robin +[0-9]+ of [0-9]+ ' <<<\"\$out\") -eq 3 ]"
 check "a frequency verdict per ring size" "[ \$(grep -cE '^  (1|2|50) actors: ' <<<\"\$out\") -eq 3 ]"
 check "the frequency report" "grep -qE '^lcore +cpu +source +samples' <<<\"\$out\" && grep -q '^Clock verdict: ' <<<\"\$out\""
@@ -59,6 +60,7 @@ for res in d['results'][1:]:
     f = res['floor']
     assert sorted(f['lcores']) == [0, 1] and f['handoff_median_ns'] > 0, f
     assert abs(f['ratio_median_to_floor'] - res['time']['p50'] / f['round_ns']) < 1e-6 * f['ratio_median_to_floor'], f
+    assert f['slots']['handoff_median_ns'] > 0 and f['slots']['ratio_median_to_floor'] > 0, f
 assert d['results'][2]['cross_lcore_links'] == 50
 assert sorted(set(d['results'][2]['lcore_of_actor'])) == [0, 1]
 PY"

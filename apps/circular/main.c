@@ -50,18 +50,25 @@ struct app_conf {
 };
 
 /*
- * The bare floor of a ring whose hops cross lcores, measured right after it:
- * one cache line bounced between the two lcores of its first cross-lcore
- * link, timed per round as the ring is. A round's floor is its cross-lcore
+ * The bare floors of a ring whose hops cross lcores, measured right after
+ * it between the two lcores of its first cross-lcore link, timed per round
+ * as the ring is: one cache line bounced (the hardware's least), and a
+ * 64-byte message through a ring of slots each way (what a one-way message
+ * protocol pays, without the runtime). A round's floor is its cross-lcore
  * hops at that cost; the hops within an lcore are taken as free.
  */
+struct floor_figure {
+	double handoff_ns; /* median round / hand-offs a round */
+	double round_ns;   /* handoff_ns x the ring's cross-lcore hops a round */
+	double ratio;      /* the ring's median round / round_ns */
+};
+
 struct hop_floor {
 	bool measured;
 	unsigned int lcores[2];
 	int cpus[2];
-	double handoff_ns; /* median round / hand-offs a round */
-	double round_ns;   /* handoff_ns x the ring's cross-lcore hops a round */
-	double ratio;      /* the ring's median round / round_ns */
+	struct floor_figure line;  /* one cache line bounced */
+	struct floor_figure slots; /* a 64-byte slot each way, as channels do */
 };
 
 /* What one ring size measured. */
@@ -288,15 +295,19 @@ static void
 print_floor(const struct size_result *r)
 {
 	const struct hop_floor *f = &r->floor;
-	char round[32];
+	char line[32], slots[32];
 
 	if (!f->measured)
 		return;
-	lca_crit_format_time(f->round_ns, round, sizeof(round));
+	lca_crit_format_time(f->line.round_ns, line, sizeof(line));
+	lca_crit_format_time(f->slots.round_ns, slots, sizeof(slots));
 	printf("%24sfloor:  [%s]  (one line bounced between lcores %u and %u, CPUs %d and %d: "
-	       "%.1f ns a hand-off, x %u of %u hops crossing)  ratio: [%.2fx]\n", "", round,
-	       f->lcores[0], f->lcores[1], f->cpus[0], f->cpus[1], f->handoff_ns,
-	       r->out.cross_links, r->actors, f->ratio);
+	       "%.1f ns a hand-off, x %u of %u hops crossing)  ratio: [%.2fx]\n", "", line,
+	       f->lcores[0], f->lcores[1], f->cpus[0], f->cpus[1], f->line.handoff_ns,
+	       r->out.cross_links, r->actors, f->line.ratio);
+	printf("%24sslots:  [%s]  (a 64-byte slot each way between the same lcores, no runtime: "
+	       "%.1f ns a hand-off)  ratio: [%.2fx]\n", "", slots, f->slots.handoff_ns,
+	       f->slots.ratio);
 }
 
 static void
@@ -347,11 +358,14 @@ floor_json(const struct size_result *r)
 {
 	const struct hop_floor *f = &r->floor;
 
-	return json_pack("{s:s, s:[i, i], s:[i, i], s:f, s:f, s:f}", "what",
+	return json_pack("{s:s, s:[i, i], s:[i, i], s:f, s:f, s:f, s:{s:s, s:f, s:f, s:f}}", "what",
 			 "one cache line bounced between the lcores of the first cross-lcore link",
 			 "lcores", (int)f->lcores[0], (int)f->lcores[1], "cpus", f->cpus[0], f->cpus[1],
-			 "handoff_median_ns", f->handoff_ns, "round_ns", f->round_ns,
-			 "ratio_median_to_floor", f->ratio);
+			 "handoff_median_ns", f->line.handoff_ns, "round_ns", f->line.round_ns,
+			 "ratio_median_to_floor", f->line.ratio, "slots", "what",
+			 "a 64-byte message through a ring of slots each way, no runtime",
+			 "handoff_median_ns", f->slots.handoff_ns, "round_ns", f->slots.round_ns,
+			 "ratio_median_to_floor", f->slots.ratio);
 }
 
 static json_t *
@@ -379,42 +393,54 @@ result_json(const struct app_conf *c, const struct size_result *r)
 	return j;
 }
 
+/* One kind of floor for ring @p r, between f->lcores. */
+static int
+measure_floor_kind(const struct app_conf *c, struct size_result *r, enum lca_floor_kind kind,
+		   struct floor_figure *out)
+{
+	uint32_t handoffs = c->hops & ~1u;
+	uint64_t *cycles = calloc(c->samples, sizeof(*cycles));
+	double *ns = calloc(c->samples, sizeof(*ns));
+	struct lca_stats st;
+	int ret;
+
+	ret = cycles == NULL || ns == NULL ? -ENOMEM :
+		lca_floor_bounce(kind, r->floor.lcores[0], r->floor.lcores[1], handoffs,
+				 c->samples, cycles);
+	for (unsigned int k = 0; ret == 0 && k < c->samples; k++)
+		ns[k] = (double)cycles[k] * 1e9 / (double)rte_get_tsc_hz() / handoffs;
+	if (ret == 0)
+		ret = lca_stats_compute(ns, c->samples, 0.99, &st);
+	if (ret == 0) {
+		out->handoff_ns = st.p50;
+		out->round_ns = st.p50 * c->hops * r->out.cross_links / r->actors;
+		out->ratio = r->sum.median / out->round_ns;
+	}
+	free(cycles);
+	free(ns);
+	return ret;
+}
+
 static int
 measure_floor(const struct app_conf *c, struct size_result *r)
 {
 	struct hop_floor *f = &r->floor;
-	uint32_t handoffs = c->hops & ~1u;
-	uint64_t *cycles;
-	double *ns;
-	struct lca_stats st;
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < r->actors; i++)
 		if (r->out.lcore_of[i] != r->out.lcore_of[(i + 1) % r->actors])
 			break;
-	if (i == r->actors || handoffs == 0)
+	if (i == r->actors || c->hops < 2)
 		return 0; /* nothing crosses: no floor to compare with */
 	f->lcores[0] = r->out.lcore_of[i];
 	f->lcores[1] = r->out.lcore_of[(i + 1) % r->actors];
-	cycles = calloc(c->samples, sizeof(*cycles));
-	ns = calloc(c->samples, sizeof(*ns));
-	ret = cycles == NULL || ns == NULL ? -ENOMEM :
-		lca_floor_bounce(f->lcores[0], f->lcores[1], handoffs, c->samples, cycles);
-	for (unsigned int k = 0; ret == 0 && k < c->samples; k++)
-		ns[k] = (double)cycles[k] * 1e9 / (double)rte_get_tsc_hz() / handoffs;
+	f->cpus[0] = lca_topo_lcore_cpu(f->lcores[0]);
+	f->cpus[1] = lca_topo_lcore_cpu(f->lcores[1]);
+	ret = measure_floor_kind(c, r, LCA_FLOOR_LINE, &f->line);
 	if (ret == 0)
-		ret = lca_stats_compute(ns, c->samples, 0.99, &st);
-	if (ret == 0) {
-		f->measured = true;
-		f->cpus[0] = lca_topo_lcore_cpu(f->lcores[0]);
-		f->cpus[1] = lca_topo_lcore_cpu(f->lcores[1]);
-		f->handoff_ns = st.p50;
-		f->round_ns = st.p50 * c->hops * r->out.cross_links / r->actors;
-		f->ratio = r->sum.median / f->round_ns;
-	}
-	free(cycles);
-	free(ns);
+		ret = measure_floor_kind(c, r, LCA_FLOOR_SLOTS, &f->slots);
+	f->measured = ret == 0;
 	return ret;
 }
 

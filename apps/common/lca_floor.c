@@ -1,42 +1,81 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 
 #include "lca_floor.h"
 
-#define STOP UINT64_MAX
+#define SLOTS 4096 /* as a channel between two lcores */
 
-/* The line that bounces, alone on its cache line. */
+/*
+ * A hand-off: LINE writes one shared word, so the side that answers
+ * already holds the line it writes; SLOTS writes a 64-byte message into a
+ * ring of its own direction, its sequence last, as a channel does, so each
+ * side writes a line the other one is polling.
+ */
+struct slot {
+	uint64_t seq;
+	uint8_t body[RTE_CACHE_LINE_SIZE - sizeof(uint64_t)];
+} __rte_cache_aligned;
+
 struct bounce {
 	uint64_t turn __rte_cache_aligned;
-	uint8_t pad[RTE_CACHE_LINE_SIZE - sizeof(uint64_t)];
+	uint32_t stop __rte_cache_aligned;
+	enum lca_floor_kind kind;
 	uint32_t handoffs;
 	unsigned int rounds;
 	unsigned int warmup;
 	uint64_t *cycles;
+	struct slot *ring[2]; /* SLOTS: [0] initiator -> responder, [1] back */
 };
 
-/* Odd values are the responder's to answer, even ones the initiator's. */
+/* Hand-off @p v (odd: to the responder, even: back). */
+static inline void
+hand(struct bounce *b, uint64_t v, const uint8_t *body)
+{
+	struct slot *s;
+
+	if (b->kind == LCA_FLOOR_LINE) {
+		__atomic_store_n(&b->turn, v, __ATOMIC_RELEASE);
+		return;
+	}
+	s = &b->ring[!(v & 1)][(v / 2) & (SLOTS - 1)];
+	memcpy(s->body, body, sizeof(s->body));
+	__atomic_store_n(&s->seq, v, __ATOMIC_RELEASE);
+}
+
+/* Whether hand-off @p v has arrived; its body is copied out if so. */
+static inline bool
+arrived(struct bounce *b, uint64_t v, uint8_t *body)
+{
+	struct slot *s;
+
+	if (b->kind == LCA_FLOOR_LINE)
+		return __atomic_load_n(&b->turn, __ATOMIC_ACQUIRE) == v;
+	s = &b->ring[!(v & 1)][(v / 2) & (SLOTS - 1)];
+	if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != v)
+		return false;
+	memcpy(body, s->body, sizeof(s->body));
+	return true;
+}
+
 static int
 responder(void *arg)
 {
 	struct bounce *b = arg;
-	uint64_t expect = 1;
+	uint8_t body[RTE_CACHE_LINE_SIZE] = { 0 };
 
-	for (;;) {
-		uint64_t v = __atomic_load_n(&b->turn, __ATOMIC_ACQUIRE);
-
-		if (v == expect) {
-			__atomic_store_n(&b->turn, expect + 1, __ATOMIC_RELEASE);
-			expect += 2;
-		} else if (v == STOP) {
-			return 0;
-		}
+	for (uint64_t v = 1;; v += 2) {
+		while (!arrived(b, v, body))
+			if (__atomic_load_n(&b->stop, __ATOMIC_ACQUIRE))
+				return 0;
+		hand(b, v + 1, body);
 	}
 }
 
@@ -44,21 +83,22 @@ static int
 initiator(void *arg)
 {
 	struct bounce *b = arg;
+	uint8_t body[RTE_CACHE_LINE_SIZE] = { 0 };
 	uint64_t v = 0;
 
 	for (unsigned int r = 0; r < b->warmup + b->rounds; r++) {
 		uint64_t start = rte_rdtsc();
 
 		for (uint32_t h = 0; h + 2 <= b->handoffs; h += 2) {
-			__atomic_store_n(&b->turn, v + 1, __ATOMIC_RELEASE);
-			while (__atomic_load_n(&b->turn, __ATOMIC_ACQUIRE) != v + 2)
+			hand(b, v + 1, body);
+			while (!arrived(b, v + 2, body))
 				;
 			v += 2;
 		}
 		if (r >= b->warmup)
 			b->cycles[r - b->warmup] = rte_rdtsc() - start;
 	}
-	__atomic_store_n(&b->turn, STOP, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->stop, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -69,24 +109,38 @@ usable(unsigned int lcore)
 }
 
 int
-lca_floor_bounce(unsigned int init_lcore, unsigned int resp_lcore, uint32_t handoffs,
-		 unsigned int rounds, uint64_t *cycles)
+lca_floor_bounce(enum lca_floor_kind kind, unsigned int init_lcore, unsigned int resp_lcore,
+		 uint32_t handoffs, unsigned int rounds, uint64_t *cycles)
 {
 	static struct bounce b;
 	unsigned int main_lcore = rte_get_main_lcore();
 	int ret = 0;
 
 	if (!usable(init_lcore) || !usable(resp_lcore) || init_lcore == resp_lcore ||
-	    handoffs < 2 || rounds == 0 || cycles == NULL)
+	    handoffs < 2 || rounds == 0 || cycles == NULL ||
+	    (kind != LCA_FLOOR_LINE && kind != LCA_FLOOR_SLOTS))
 		return -EINVAL;
 	b = (struct bounce){
-		.turn = 0, .handoffs = handoffs, .rounds = rounds,
+		.kind = kind, .handoffs = handoffs, .rounds = rounds,
 		.warmup = rounds / 10 + 1, .cycles = cycles,
 	};
-	if (resp_lcore != main_lcore && rte_eal_remote_launch(responder, &b, resp_lcore) != 0)
-		return -EBUSY;
+	if (kind == LCA_FLOOR_SLOTS) {
+		/* Each ring on the node of the side that polls it. */
+		b.ring[0] = rte_zmalloc_socket("lca_floor", SLOTS * sizeof(struct slot), 0,
+					       (int)rte_lcore_to_socket_id(resp_lcore));
+		b.ring[1] = rte_zmalloc_socket("lca_floor", SLOTS * sizeof(struct slot), 0,
+					       (int)rte_lcore_to_socket_id(init_lcore));
+		if (b.ring[0] == NULL || b.ring[1] == NULL) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	if (resp_lcore != main_lcore && rte_eal_remote_launch(responder, &b, resp_lcore) != 0) {
+		ret = -EBUSY;
+		goto out;
+	}
 	if (init_lcore != main_lcore && rte_eal_remote_launch(initiator, &b, init_lcore) != 0) {
-		__atomic_store_n(&b.turn, STOP, __ATOMIC_RELEASE);
+		__atomic_store_n(&b.stop, 1, __ATOMIC_RELEASE);
 		ret = -EBUSY;
 	} else if (init_lcore == main_lcore) {
 		initiator(&b);
@@ -94,6 +148,9 @@ lca_floor_bounce(unsigned int init_lcore, unsigned int resp_lcore, uint32_t hand
 		responder(&b);
 	}
 	rte_eal_mp_wait_lcore();
+out:
+	rte_free(b.ring[0]);
+	rte_free(b.ring[1]);
 	return ret;
 }
 

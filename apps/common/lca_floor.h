@@ -11,23 +11,35 @@
 
 #include <stdint.h>
 
+/** What is handed back and forth. */
+enum lca_floor_kind {
+	/** One shared cache line: the side that answers writes the line it
+	 *  has just read, so a hand-off is the hardware's least, one
+	 *  transfer. The floor issue 8 sets hop targets against. */
+	LCA_FLOOR_LINE,
+	/** A 64-byte message into a ring of slots of its own direction, its
+	 *  sequence written last, as lcactor's channels carry envelopes: each
+	 *  side writes a line the other is polling. What any one-way message
+	 *  protocol between two cores pays, without a runtime. */
+	LCA_FLOOR_SLOTS,
+};
+
 /**
- * One cache line handed back and forth between two lcores: @p handoffs
- * hand-offs a round (each one a single line transfer; an odd count is
- * rounded down), @p rounds rounds
- * timed with the TSC from the first hand-off to the last, as lca-circular
- * times a round of hops. A few unrecorded rounds warm the line up first.
- * Both lcores must be enabled, distinct and waiting (the runtime's loops
- * not running); the calling thread must be the main lcore.
+ * Hand-offs between two lcores: @p handoffs a round (an odd count is
+ * rounded down), @p rounds rounds timed with the TSC from the first
+ * hand-off to the last, as lca-circular times a round of hops. A few
+ * unrecorded rounds warm the lines up first. Both lcores must be enabled,
+ * distinct and waiting (the runtime's loops not running); the calling
+ * thread must be the main lcore.
  *
  * @param cycles
  *   [rounds]: TSC cycles of each round (the caller's).
  * @return
- *   0; -EINVAL for a bad lcore, 0 hand-offs or 0 rounds; -EBUSY when an
- *   lcore could not be launched.
+ *   0; -EINVAL for a bad kind or lcore, 0 hand-offs or 0 rounds; -ENOMEM;
+ *   -EBUSY when an lcore could not be launched.
  */
-int lca_floor_bounce(unsigned int initiator, unsigned int responder, uint32_t handoffs,
-		     unsigned int rounds, uint64_t *cycles);
+int lca_floor_bounce(enum lca_floor_kind kind, unsigned int initiator, unsigned int responder,
+		     uint32_t handoffs, unsigned int rounds, uint64_t *cycles);
 
 /**
  * Launch @p fn on every worker lcore and run it on the main one, then wait
