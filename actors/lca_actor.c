@@ -144,9 +144,12 @@ actor_unschedule(struct lca_actor *a)
 		if (!rte_ring_empty(turn_mailbox(a)))
 			return true;
 		a->scheduled = 0;
-		/* Not scheduled, so in no queue: its new home may take it. */
-		if (unlikely(a->handover_pending))
-			migration_hand_over(a, rte_lcore_id());
+		/* Not scheduled, so in no queue: its new home may take it,
+		 * once the poll has drained the inbox. */
+		if (unlikely(a->handover_pending)) {
+			a->handover_pending = false;
+			ctl_push(rte_lcore_id(), a, CTL_HAND_OVER);
+		}
 		return false;
 	}
 	/* Release: the lcore that runs it next sees this turn's writes. */

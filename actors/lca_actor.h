@@ -83,7 +83,8 @@ enum lca_dispatcher {
 				*   an idle one that steals it (a fork-join pool). */
 };
 
-/** Producer side of a mailbox ring. */
+/** Producer side of a shared actor's mailbox ring. An affinity actor's
+ *  mailbox has one producer, its home lcore, whatever the mode. */
 enum lca_mailbox_mode {
 	LCA_MAILBOX_MP,  /**< Multi-producer (default), rte_ring's classic mode. */
 	LCA_MAILBOX_SP,  /**< Single producer: the sender promises it is the only one. */
@@ -164,7 +165,9 @@ struct lca_runtime_conf {
  * EAL must be up (lca_eal_init()).
  *
  * @return
- *   0; -EINVAL; -ENOMEM; -EEXIST when already running.
+ *   0; -EINVAL; -ENOMEM; -EEXIST when already running; with
+ *   LCA_PLACE_AUTO, an error of lca_lcore_hook_add() (-ENOSPC: the main
+ *   lcore's hooks are full).
  */
 LCA_API int lca_runtime_init(const struct lca_runtime_conf *conf);
 
@@ -257,9 +260,11 @@ struct lca_migration {
 /**
  * Move an affinity actor to another lcore, with nothing lost and every
  * sender's messages in order (see docs/architecture.md). The move is done
- * by the loops: at the end of a turn that leaves the actor with nothing to
- * do, then once every lcore has handed over what it sent before the
- * switch. lca_actor_lcore() says the new lcore from the switch on; the
+ * by the loops: its home switches to the new lcore between two turns;
+ * the old home runs it on what was sent before the switch until every
+ * lcore has handed that over, then hands it to the new home. Its mailbox
+ * may be full or empty. lca_actor_lcore() says the new lcore from the
+ * switch on; the
  * migration log (lca_migrations_get()) shows the move once it is done. Its
  * state moves to the new lcore's node when the nodes differ, so a pointer
  * from lca_actor_state() taken before must be taken again. Safe from any

@@ -118,7 +118,7 @@ actor_lookup(lca_actor_id_t id)
  *
  * - an affinity actor's mailbox is filled only on its home lcore: by a
  *   send from that lcore, or by the home lcore's poll, which delivers what
- *   other lcores staged in channels and what other threads pushed into its
+ *   other lcores copied into channels and what other threads pushed into its
  *   inbox (lca_channel.c). So its `scheduled` flag and its lcore's run
  *   queue have one writer: plain loads and stores, no fence, no CAS;
  * - a shared actor's mailbox is filled by any thread, and any lcore runs
@@ -193,9 +193,14 @@ enum ctl_kind {
 	CTL_MIGRATE, /* move it to a->migrate_to (its home lcore) */
 	CTL_FENCE,   /* it is moving: send its old home a fence (every other lcore) */
 	CTL_ADOPT,   /* it has moved here: schedule it if it has mail */
+	CTL_HAND_OVER, /* its fences are in here, its old home: hand it over */
+	CTL_KINDS,
 };
-/* Queue @p kind for @p a on @p lcore; cannot fail (the ring holds four
- * entries an actor, and an actor has at most one of each queued). */
+/* Actors are cache-line aligned: a control entry's low bits are its kind. */
+#define CTL_KIND_MASK 7u
+/* Queue @p kind for @p a on @p lcore; cannot fail (the ring holds an
+ * entry of each kind for every actor, and an actor has at most one of each
+ * kind queued on an lcore). */
 void ctl_push(unsigned int lcore, struct lca_actor *a, enum ctl_kind kind);
 /* Copy @p m into the channel from @p src_lcore to @p dst_lcore;
  * 0 or -ENOBUFS. */
@@ -206,6 +211,7 @@ unsigned int channels_lcores(void);
 /* Migration (lca_migrate.c): the steps each lcore takes. */
 void migration_request(struct lca_actor *a, unsigned int lcore_id);
 void migration_hand_over(struct lca_actor *a, unsigned int from);
+void migration_try_hand_over(struct lca_actor *a, unsigned int lcore_id, bool inbox_quiet);
 void migration_fence_send(struct lca_actor *a, unsigned int lcore_id);
 void migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id);
 void migration_adopt(struct lca_actor *a, unsigned int lcore_id);

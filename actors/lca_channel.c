@@ -142,11 +142,11 @@ links_init(struct lcore_links *l, unsigned int me, unsigned int max_actors)
 	l->inbox = zalloc(rte_ring_get_memsize(INBOX_SIZE), me);
 	/* One entry of each kind an actor at most: a queued entry never
 	 * waits for room. */
-	l->ctl = zalloc(rte_ring_get_memsize(rte_align32pow2(4 * max_actors + 1)), me);
+	l->ctl = zalloc(rte_ring_get_memsize(rte_align32pow2(CTL_KINDS * max_actors + 1)), me);
 	if (l->inbox == NULL || l->ctl == NULL)
 		return -ENOMEM;
 	rte_ring_init(l->inbox, "lca_inbox", INBOX_SIZE, RING_F_SC_DEQ);
-	rte_ring_init(l->ctl, "lca_ctl", 4 * max_actors, RING_F_SC_DEQ | RING_F_EXACT_SZ);
+	rte_ring_init(l->ctl, "lca_ctl", CTL_KINDS * max_actors, RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	return 0;
 }
 
@@ -257,24 +257,15 @@ channels_cleanup(void)
 }
 
 /*
- * Write @p m into slot @p s, its tag included, in as few stores as the
- * vector unit takes, the 16 bytes holding the tag last. Every store into a
- * line the consumer is polling may lose the line to its read and have to
- * fetch it again; a copy followed by a separate tag store gives it one more
- * chance to. x86 makes stores visible in program order, and the compiler
- * barrier keeps that order: the consumer never sees the tag before the rest.
+ * Write @p m into slot @p s, then its tag with release: the consumer that
+ * reads the tag with acquire sees every other byte. The copied pool index
+ * never looks like a tag, so the slot is not full until the tag is in.
  */
 static inline void
 slot_write(struct lca_msg *s, const struct lca_msg *m, uint8_t tag)
 {
-	uint8_t head[16];
-
-	memcpy(head, m, sizeof(head));
-	head[offsetof(struct lca_msg, pool)] = tag;
-	memcpy((uint8_t *)s + sizeof(head), (const uint8_t *)m + sizeof(head),
-	       sizeof(*s) - sizeof(head));
-	rte_compiler_barrier();
-	memcpy(s, head, sizeof(head));
+	memcpy(s, m, sizeof(*s));
+	__atomic_store_n(&s->pool, tag, __ATOMIC_RELEASE);
 }
 
 int
@@ -444,6 +435,13 @@ drain_inbox(struct held *h, struct rte_ring *inbox, unsigned int lcore_id)
 	}
 }
 
+/* Whether nothing from other threads waits in this lcore's inbox. */
+static bool
+inbox_quiet(const struct lcore_links *l)
+{
+	return l->held[n_links]->n == 0 && rte_ring_empty(l->inbox);
+}
+
 /* Do what other threads queued for this lcore about one actor each. What
  * cannot be done yet goes back to the end of the queue for the next poll. */
 static unsigned int
@@ -453,16 +451,20 @@ ctl_poll(struct lcore_links *l, unsigned int lcore_id)
 	void *entry;
 
 	for (unsigned int i = 0; i < n && rte_ring_sc_dequeue(l->ctl, &entry) == 0; i++) {
-		struct lca_actor *a = (void *)((uintptr_t)entry & ~(uintptr_t)3);
+		struct lca_actor *a = (void *)((uintptr_t)entry & ~(uintptr_t)CTL_KIND_MASK);
 
-		switch ((enum ctl_kind)((uintptr_t)entry & 3)) {
-		case CTL_STOP:
-			/* A moving actor is drained where it lands. */
-			if (a->moving)
-				ctl_push(lcore_id, a, CTL_STOP);
+		switch ((enum ctl_kind)((uintptr_t)entry & CTL_KIND_MASK)) {
+		case CTL_STOP: {
+			unsigned int home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
+
+			/* Only its home wakes it, and a moving actor is
+			 * drained where it lands. */
+			if (home != lcore_id || a->moving)
+				ctl_push(home, a, CTL_STOP);
 			else
 				actor_wake(a);
 			break;
+		}
 		case CTL_MIGRATE:
 			migration_request(a, lcore_id);
 			break;
@@ -471,6 +473,11 @@ ctl_poll(struct lcore_links *l, unsigned int lcore_id)
 			break;
 		case CTL_ADOPT:
 			migration_adopt(a, lcore_id);
+			break;
+		case CTL_HAND_OVER:
+			migration_try_hand_over(a, lcore_id, inbox_quiet(l));
+			break;
+		case CTL_KINDS:
 			break;
 		}
 	}

@@ -16,18 +16,19 @@
  *    every fence is in, A puts what reaches it for X into the old mailbox
  *    and goes on running X on it: a full mailbox moves as well as an empty
  *    one, and nothing waits for the move.
- * 3. hand-over: with every fence in, nothing sent before the switch is
- *    still on its way (but for the inbox, see below). Once X has run out
- *    of its old mailbox on A, A moves X's state to B's node if the nodes
- *    differ, logs the move and hands X to B, which runs it on the new
- *    mailbox. Later arrivals at A (from threads that are not lcores) are
- *    sent on to B.
+ * 3. hand-over: with every fence in, nothing any lcore's actor sent before
+ *    the switch is still on its way. A's poll then drains its inbox (what
+ *    other threads pushed to A) into the old mailbox too. Once X has run
+ *    out of its old mailbox and A's inbox is empty, A moves X's state to
+ *    B's node if the nodes differ, logs the move and hands X to B, which
+ *    runs it on the new mailbox. Later arrivals at A are sent on to B.
  *
  * A sender's messages before the switch are in the old mailbox, its
  * messages after it in the new one, which X reads only after the old one:
- * per-sender order holds. The exception is a thread that is not an lcore
- * and is preempted between reading X's home and pushing into that lcore's
- * inbox across a whole migration.
+ * per-sender order holds. The exception is a sender that pushes into A's
+ * inbox (a thread that is not an lcore, a shared actor, code outside a
+ * handler) and is preempted between reading X's home and its push for as
+ * long as the whole hand-over takes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -204,16 +205,28 @@ move_state(struct lca_actor *a, unsigned int from)
 	return lca_mempool_pages_on_node(a->state, a->state_size, node < 0 ? 0 : node, 16);
 }
 
-/* On the old home: everything sent before the switch is in the old
- * mailbox. Once the actor has run out of it, the new home takes over. */
+/* On the old home: every lcore's messages sent before the switch are in
+ * the old mailbox. The hand-over waits for this lcore's poll, which drains
+ * the inbox first, so what other threads pushed here before the switch
+ * goes into the old mailbox too. */
 void
 migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id)
 {
 	if (++a->fences + 1 < channels_lcores())
 		return;
-	a->fill_old_on = RTE_MAX_LCORE;
+	ctl_push(lcore_id, a, CTL_HAND_OVER);
+}
+
+/* From this lcore's poll, after its inbox was drained: hand the actor over
+ * once it has run out of its old mailbox and the inbox holds nothing
+ * more (else try again at the next poll, or at the end of its turn). */
+void
+migration_try_hand_over(struct lca_actor *a, unsigned int lcore_id, bool inbox_quiet)
+{
 	if (a->scheduled)
-		a->handover_pending = true; /* actor_unschedule() hands it over */
+		a->handover_pending = true; /* actor_unschedule() asks again */
+	else if (!inbox_quiet)
+		ctl_push(lcore_id, a, CTL_HAND_OVER);
 	else
 		migration_hand_over(a, lcore_id);
 }
@@ -222,6 +235,7 @@ void
 migration_hand_over(struct lca_actor *a, unsigned int from)
 {
 	a->handover_pending = false;
+	a->fill_old_on = RTE_MAX_LCORE;
 	log_move(a, from, move_state(a, from));
 	ctl_push(a->lcore, a, CTL_ADOPT);
 }

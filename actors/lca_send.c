@@ -139,7 +139,7 @@ refusal(const struct lca_actor *a)
 /* How a message reaches a mailbox; see actor_wake() for why. */
 enum route {
 	ROUTE_DIRECT,  /* into the mailbox: a shared actor, or on its home lcore */
-	ROUTE_CHANNEL, /* staged, from a handler of an affinity actor elsewhere */
+	ROUTE_CHANNEL, /* copied into a channel, from a handler of an affinity actor elsewhere */
 	ROUTE_INBOX,   /* the home lcore's inbox: any other thread or sender */
 };
 
@@ -184,6 +184,8 @@ note_local(struct lca_actor *self, unsigned int sent)
 static inline void
 note_cross(struct lca_actor *self, lca_actor_id_t to, unsigned int sent)
 {
+	if (sent == 0)
+		return;
 	self->cross_sends += sent;
 	if (self->peer == to) {
 		if (self->peer_count < PEER_COUNT_MAX)

@@ -35,7 +35,8 @@ enum lca_floor_kind {
  * @param cycles
  *   [rounds]: TSC cycles of each round (the caller's).
  * @return
- *   0; -EINVAL for a bad kind or lcore, 0 hand-offs or 0 rounds; -ENOMEM;
+ *   0; -EINVAL for a bad kind or lcore, fewer than 2 hand-offs, 0 rounds
+ *   or a NULL @p cycles; -ENOMEM;
  *   -EBUSY when an lcore could not be launched.
  */
 int lca_floor_bounce(enum lca_floor_kind kind, unsigned int initiator, unsigned int responder,
