@@ -4,6 +4,8 @@
 
 /* Internals shared by lca_actor.c (life cycle, turns) and lca_send.c. */
 
+#include <stddef.h>
+
 #include <rte_atomic.h>
 #include <rte_lcore.h>
 #include <rte_ring.h>
@@ -30,29 +32,33 @@ struct lca_actor {
 	unsigned int lcore;  /* home lcore: where senders send; atomic (migration) */
 	uint64_t rejected;   /* atomic: senders count full-mailbox refusals */
 
-	/* 1 while the actor is in a run queue or running. Senders set it
-	 * (0 -> 1) and schedule; the turn clears it when the mailbox is empty.
-	 * Own cache line: it is written by other lcores. */
-	uint32_t scheduled __rte_cache_aligned;
-
-	/* Only the lcore running the actor touches these. */
-	lca_handler_fn handler __rte_cache_aligned;
-	void *state;
+	/* What a turn touches, on one line: a message costs as few lines as
+	 * it can while a workload's own data crowds the caches. Written by the
+	 * lcore that runs it (and, for a shared actor, its wakers). */
+	uint32_t scheduled __rte_cache_aligned; /* 1 while in a queue or running:
+						 * wakers set it 0 -> 1, the turn
+						 * clears it when the mailbox is empty */
 	lca_actor_id_t id;
+	lca_handler_fn handler;
+	void *state;
 	unsigned int throughput;
 	uint32_t mailbox_hwm;
 	uint64_t received;
 	uint64_t handled;
-	uint64_t send_failures;
+	uint64_t turns;
+	uint8_t moving;           /* 1 from a migration's switch to its hand-over */
+	bool handover_pending;    /* fences in while scheduled: at its turn's end */
+
+	/* Counted now and then: failures, sampled timings, and who it sends
+	 * to for traffic-aware placement (lca_balance.c, only while that
+	 * runs): sends across lcores and within its lcore, and the peer it
+	 * sends to most (one Misra-Gries counter: a peer with a majority of
+	 * the sends holds it near PEER_COUNT_MAX, uniform traffic near 0). */
+	uint64_t send_failures __rte_cache_aligned;
 	uint64_t dropped_on_stop;
 	uint64_t deferred;
-	uint64_t turns;
 	uint64_t handler_cycles;
 	uint64_t timed_msgs;
-	/* Who it sends to, for traffic-aware placement (lca_balance.c): sends
-	 * across lcores and within its lcore, and the peer it sends to most
-	 * (one Misra-Gries counter: a peer with a majority of the sends holds
-	 * it near PEER_COUNT_MAX, uniform traffic keeps it near 0). */
 	uint64_t cross_sends;
 	uint64_t local_sends;
 	lca_actor_id_t peer;
@@ -67,8 +73,6 @@ struct lca_actor {
 	unsigned int fill_old_on; /* old home until its fences are in; else RTE_MAX_LCORE */
 	unsigned int migrate_to;  /* asked for by lca_actor_migrate() */
 	uint32_t migrating;       /* atomic: 1 from the request to the hand-over */
-	uint32_t moving;          /* 1 from the switch to the hand-over */
-	bool handover_pending;    /* fences in while scheduled: at its turn's end */
 	unsigned int fences;      /* lcores whose pre-switch messages are all in */
 	uint64_t switch_tsc;
 	uint64_t forwarded;       /* reached a former home after the move, sent on */
@@ -76,6 +80,10 @@ struct lca_actor {
 	size_t state_size;
 	char why[64];             /* why it was asked to move, for the log */
 } __rte_cache_aligned;
+
+_Static_assert(offsetof(struct lca_actor, handover_pending) <
+	       offsetof(struct lca_actor, scheduled) + RTE_CACHE_LINE_SIZE,
+	       "a turn's fields share one line");
 
 #define PEER_COUNT_MAX 64
 
@@ -222,6 +230,8 @@ void migrations_cleanup(void);
  * lcore's loop. */
 int balance_init(const struct lca_runtime_conf *conf);
 void balance_cleanup(void);
+/* Whether the controller runs, so that senders count who they send to. */
+extern bool balance_watching;
 
 /* An envelope whose bytes crossed in a channel: back to the pool it came
  * from, through this lcore's cache. What it owned (ptr) went with the copy. */

@@ -45,6 +45,8 @@ struct snapshot {
 	uint64_t moved_period;   /* 0: never moved */
 };
 
+bool balance_watching;
+
 static struct {
 	bool on;
 	unsigned int main_lcore;
@@ -269,6 +271,7 @@ balance_init(const struct lca_runtime_conf *conf)
 		return ret;
 	}
 	bal.on = true;
+	balance_watching = true;
 	return 0;
 }
 
@@ -277,6 +280,7 @@ balance_cleanup(void)
 {
 	if (bal.on)
 		lca_lcore_hook_remove(bal.main_lcore, &hook);
+	balance_watching = false;
 	rte_free(bal.snap);
 	rte_free(bal.cand);
 	memset(&bal, 0, sizeof(bal));

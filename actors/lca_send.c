@@ -229,7 +229,8 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 				actor_wake(a);
 			if (unlikely(sent < n))
 				__atomic_fetch_add(&a->rejected, n - sent, __ATOMIC_RELAXED);
-			if (here->self != NULL && !actor_is_shared(here->self))
+			if (unlikely(balance_watching) && here->self != NULL &&
+			    !actor_is_shared(here->self))
 				note_local(here->self, sent);
 			break;
 		case ROUTE_CHANNEL:
@@ -237,7 +238,8 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 				sent++;
 			handed_over(here, msgs, sent);
 			envelopes_recycle(msgs, sent);
-			note_cross(here->self, to, sent);
+			if (unlikely(balance_watching))
+				note_cross(here->self, to, sent);
 			break;
 		case ROUTE_INBOX:
 			sent = inbox_push(a, msgs, n);

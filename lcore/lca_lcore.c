@@ -8,6 +8,7 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_launch.h>
+#include <rte_malloc.h>
 #include <rte_lcore.h>
 #include <rte_pause.h>
 #include <rte_ring.h>
@@ -20,7 +21,13 @@
 #define MAX_BURST 256
 
 struct lcore_ctx {
-	struct rte_ring *runq;
+	/* Its run queue: a plain FIFO, filled and emptied by this lcore only
+	 * (or by one thread while the loops are not running), sized for every
+	 * item, so no atomic and no ring header lines on the hot path. */
+	void **runq;
+	uint32_t head;
+	uint32_t tail;
+	uint32_t mask;
 	struct lca_lcore_stats stats;
 	uint64_t empty_loops;
 } __rte_cache_aligned;
@@ -68,13 +75,6 @@ lca_idle_policy_parse(const char *name, enum lca_idle_policy *out)
 	return -EINVAL;
 }
 
-static struct rte_ring *
-create_runq(const char *name, unsigned int max_items, unsigned int flags)
-{
-	/* EXACT_SZ: room for every item, so a schedule can never fail. */
-	return rte_ring_create(name, max_items, SOCKET_ID_ANY, flags | RING_F_EXACT_SZ);
-}
-
 /* Busy-polling lcores that share a CPU preempt each other; say so. */
 static void
 warn_oversubscription(void)
@@ -106,7 +106,6 @@ int
 lca_lcore_init(const struct lca_lcore_conf *conf)
 {
 	unsigned int lcore_id;
-	char name[RTE_RING_NAMESIZE];
 
 	if (conf == NULL || conf->turn == NULL || conf->max_items == 0 ||
 	    conf->burst > MAX_BURST || (unsigned int)conf->idle > LCA_IDLE_SLEEP)
@@ -119,12 +118,14 @@ lca_lcore_init(const struct lca_lcore_conf *conf)
 		cfg.burst = DEFAULT_BURST;
 	memset(lcores, 0, sizeof(lcores));
 	RTE_LCORE_FOREACH(lcore_id) {
-		snprintf(name, sizeof(name), "lca_runq_%u", lcore_id);
-		/* Only its own lcore fills it (see lca_lcore_schedule). */
-		lcores[lcore_id].runq = create_runq(name, cfg.max_items,
-						    RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (lcores[lcore_id].runq == NULL)
+		struct lcore_ctx *c = &lcores[lcore_id];
+		uint32_t size = rte_align32pow2(cfg.max_items + 1);
+
+		c->runq = rte_zmalloc_socket("lca_runq", sizeof(void *) * size, 0,
+					     (int)rte_lcore_to_socket_id(lcore_id));
+		if (c->runq == NULL)
 			goto fail;
+		c->mask = size - 1;
 	}
 	if (steal_init(cfg.max_items) < 0)
 		goto fail;
@@ -133,8 +134,7 @@ lca_lcore_init(const struct lca_lcore_conf *conf)
 	warn_oversubscription();
 	return 0;
 fail:
-	LCA_LOG(ERR, "cannot create a run queue for %u items: %s\n", cfg.max_items,
-		rte_strerror(rte_errno));
+	LCA_LOG(ERR, "no memory for run queues of %u items\n", cfg.max_items);
 	inited = true;
 	lca_lcore_cleanup();
 	return -ENOMEM;
@@ -146,7 +146,7 @@ lca_lcore_cleanup(void)
 	if (!inited)
 		return;
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
-		rte_ring_free(lcores[i].runq);
+		rte_free(lcores[i].runq);
 		lcores[i].runq = NULL;
 	}
 	steal_cleanup();
@@ -156,17 +156,18 @@ lca_lcore_cleanup(void)
 int
 lca_lcore_schedule(unsigned int lcore_id, void *item)
 {
-	struct rte_ring *q;
+	struct lcore_ctx *c;
 
 	if (lcore_id == LCA_LCORE_SHARED)
 		return steal_push(item, __atomic_load_n(&running, __ATOMIC_ACQUIRE) &&
 				  rte_lcore_id() < RTE_MAX_LCORE &&
 				  lcores[rte_lcore_id()].runq != NULL);
-	q = lcore_id < RTE_MAX_LCORE ? lcores[lcore_id].runq : NULL;
-	if (unlikely(q == NULL))
+	c = lcore_id < RTE_MAX_LCORE ? &lcores[lcore_id] : NULL;
+	if (unlikely(c == NULL || c->runq == NULL))
 		return -EINVAL;
-	/* Cannot fail: the queue holds every item and each is in it once. */
-	return rte_ring_enqueue(q, item) == 0 ? 0 : -ENOSPC;
+	/* Cannot overflow: it holds every item and each is in it once. */
+	c->runq[c->tail++ & c->mask] = item;
+	return 0;
 }
 
 static void
@@ -285,7 +286,10 @@ static inline unsigned int
 take_items(struct lcore_ctx *c, struct again_list *again, void **items)
 {
 	unsigned int room = cfg.burst - again->n;
-	unsigned int n = rte_ring_sc_dequeue_burst(c->runq, items, room, NULL);
+	unsigned int n = 0;
+
+	while (n < room && c->head != c->tail)
+		items[n++] = c->runq[c->head++ & c->mask];
 
 	if (steal_in_use())
 		n += steal_take(rte_lcore_id(), items + n, room - n);
@@ -365,7 +369,7 @@ run_loop(void *arg)
 	}
 	/* Still runnable: back into the queue, so the next run finds them. */
 	for (unsigned int i = 0; i < again.n; i++)
-		rte_ring_enqueue(c->runq, again.items[i]);
+		c->runq[c->tail++ & c->mask] = again.items[i];
 	/* Hand on what this lcore still holds, so nothing waits in it. */
 	if (cfg.poll != NULL)
 		cfg.poll(lcore_id);
