@@ -380,15 +380,17 @@ deliver_held(struct held *h, unsigned int lcore_id)
 static unsigned int
 channel_take(struct channel *c, struct lca_msg **msgs)
 {
-	unsigned int pool = lca_mempool_local_index();
 	uint32_t tail = c->cons.tail;
-	unsigned int n = 0;
+	unsigned int n = 0, pool;
 
 	while (n < DRAIN_BURST && slot_full(c, tail + n)) {
 		rte_prefetch0(&c->slots[(tail + n + 1) & ch_mask]);
 		n++;
 	}
-	if (n == 0 || rte_mempool_get_bulk(lca_mempool_by_index(pool), (void **)msgs, n) != 0)
+	if (n == 0)
+		return 0;
+	pool = lca_mempool_local_index();
+	if (rte_mempool_get_bulk(lca_mempool_by_index(pool), (void **)msgs, n) != 0)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
 		memcpy(msgs[i], &c->slots[(tail + i) & ch_mask], sizeof(*msgs[i]));

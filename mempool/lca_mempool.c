@@ -3,6 +3,7 @@
 #include <numa.h>
 #include <numaif.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <rte_common.h>
@@ -22,6 +23,8 @@ static struct rte_mempool *pools[LCA_MEMPOOL_MAX_NODES];
 static int pool_node[LCA_MEMPOOL_MAX_NODES];
 static unsigned int n_pools;
 static unsigned int pool_size;
+/* Each lcore's pool index, looked up once: every allocation asks. */
+static uint8_t pool_of_lcore[RTE_MAX_LCORE];
 
 static int
 node_of_lcore(unsigned int lcore_id)
@@ -89,6 +92,9 @@ lca_mempool_init(const struct lca_mempool_conf *conf)
 		pool_node[n_pools] = node;
 		n_pools++;
 	}
+	memset(pool_of_lcore, 0, sizeof(pool_of_lcore));
+	RTE_LCORE_FOREACH(lcore_id)
+		pool_of_lcore[lcore_id] = (uint8_t)lca_mempool_index_of_node(node_of_lcore(lcore_id));
 	return 0;
 }
 
@@ -131,12 +137,8 @@ unsigned int
 lca_mempool_local_index(void)
 {
 	unsigned int lcore_id = rte_lcore_id();
-	int i;
 
-	if (lcore_id == LCORE_ID_ANY)
-		return 0;
-	i = lca_mempool_index_of_node(node_of_lcore(lcore_id));
-	return i < 0 ? 0 : (unsigned int)i;
+	return lcore_id < RTE_MAX_LCORE ? pool_of_lcore[lcore_id] : 0;
 }
 
 unsigned int
