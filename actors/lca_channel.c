@@ -394,8 +394,9 @@ deliver_held(struct held *h, unsigned int lcore_id)
  * @return how many; 0 when none is full, or when the pool is empty (they
  * wait in their slots). */
 static unsigned int
-channel_take(struct channel *c, struct lca_msg **msgs)
+channel_take(void *src, struct lca_msg **msgs)
 {
+	struct channel *c = src;
 	uint32_t tail = c->cons.tail;
 	unsigned int n = 0, pool;
 
@@ -417,24 +418,24 @@ channel_take(struct channel *c, struct lca_msg **msgs)
 	return n;
 }
 
+/* Take what other threads pushed into the inbox, by pointer. */
 static unsigned int
-drain_channel(struct held *h, struct channel *c, unsigned int lcore_id)
+inbox_take(void *src, struct lca_msg **msgs)
 {
-	unsigned int moved = 0;
+	unsigned int n = rte_ring_sc_dequeue_burst(src, (void **)msgs, DRAIN_BURST, NULL);
 
-	for (;;) {
-		moved += deliver_held(h, lcore_id);
-		if (h->n > 0)
-			return moved;
-		h->head = 0;
-		h->n = channel_take(c, h->msgs);
-		if (h->n == 0)
-			return moved;
-	}
+	/* Other threads wrote them: fetch every line now, not one at a time
+	 * as deliver_run() reads `to`. */
+	for (unsigned int i = 0; i < n; i++)
+		rte_prefetch0(msgs[i]);
+	return n;
 }
 
-static unsigned int
-drain_inbox(struct held *h, struct rte_ring *inbox, unsigned int lcore_id)
+/* Deliver what @p h holds, then what @p take brings from @p src, until
+ * there is nothing more or a mailbox is full (the rest waits in @p h). */
+static inline unsigned int
+drain(struct held *h, unsigned int (*take)(void *, struct lca_msg **), void *src,
+      unsigned int lcore_id)
 {
 	unsigned int moved = 0;
 
@@ -443,13 +444,9 @@ drain_inbox(struct held *h, struct rte_ring *inbox, unsigned int lcore_id)
 		if (h->n > 0)
 			return moved;
 		h->head = 0;
-		h->n = rte_ring_sc_dequeue_burst(inbox, (void **)h->msgs, DRAIN_BURST, NULL);
+		h->n = take(src, h->msgs);
 		if (h->n == 0)
 			return moved;
-		/* Other threads wrote them: fetch every line now, not one at
-		 * a time as deliver_run() reads `to`. */
-		for (unsigned int i = 0; i < h->n; i++)
-			rte_prefetch0(h->msgs[i]);
 	}
 }
 
@@ -510,8 +507,8 @@ channels_poll(unsigned int lcore_id)
 
 	for (unsigned int s = 0; s < n_links; s++)
 		if (l->in[s] != NULL)
-			moved += drain_channel(l->held[s], l->in[s], lcore_id);
-	moved += drain_inbox(l->held[n_links], l->inbox, lcore_id);
+			moved += drain(l->held[s], channel_take, l->in[s], lcore_id);
+	moved += drain(l->held[n_links], inbox_take, l->inbox, lcore_id);
 	if (unlikely(!rte_ring_empty(l->ctl)))
 		moved += ctl_poll(l, lcore_id);
 	return moved;

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <cmocka.h>
+
 #include "lca_actor.h"
 #include "lca_eal.h"
+#include "lca_mempool.h"
 #include "lca_test.h"
 
 void
@@ -27,4 +34,36 @@ bool
 lca_test_run(unsigned int max_seconds)
 {
 	return lca_runtime_run(max_seconds * 1000) == 0;
+}
+
+int
+lca_test_runtime_up(const struct lca_runtime_conf *conf, unsigned int *pool_full)
+{
+	int ret = lca_runtime_init(conf);
+
+	*pool_full = lca_mempool_avail();
+	return ret;
+}
+
+lca_actor_id_t
+lca_test_spawn(lca_handler_fn handler, size_t size, unsigned int lcore, unsigned int mailbox,
+	       unsigned int throughput)
+{
+	struct lca_actor_spec spec = {
+		.handler = handler, .state_size = size, .lcore = lcore,
+		.mailbox_size = mailbox, .throughput = throughput,
+	};
+	lca_actor_id_t id;
+
+	assert_int_equal(lca_actor_spawn(&spec, &id), 0);
+	return id;
+}
+
+struct lca_msg *
+lca_test_msg(void)
+{
+	struct lca_msg *m;
+
+	assert_int_equal(lca_msg_alloc(&m), 0);
+	return m;
 }

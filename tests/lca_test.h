@@ -6,6 +6,9 @@
  * lcore loops that cannot hang a test. */
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "lca_actor.h"
 
 /*
  * Start EAL on lcores 0-1 with --no-huge --no-pci --in-memory and a file
@@ -19,5 +22,21 @@ void lca_test_eal_init(const char *prefix);
  * @return true when a handler stopped them, false on the watchdog.
  */
 bool lca_test_run(unsigned int max_seconds);
+
+/*
+ * Start the runtime with @p conf (the tests' small pools) and say how many
+ * envelopes its pools hold when none is out, which every test ends with.
+ * @return lca_runtime_init()'s.
+ */
+int lca_test_runtime_up(const struct lca_runtime_conf *conf, unsigned int *pool_full);
+
+/* An affinity actor of @p handler with zeroed state of @p size on
+ * @p lcore (or LCA_LCORE_ANY), a mailbox of @p mailbox (0: default) and
+ * @p throughput; fails the test when it cannot be spawned. */
+lca_actor_id_t lca_test_spawn(lca_handler_fn handler, size_t size, unsigned int lcore,
+			      unsigned int mailbox, unsigned int throughput);
+
+/* An envelope from the local pool; fails the test when there is none. */
+struct lca_msg *lca_test_msg(void);
 
 #endif /* LCA_TEST_H */

@@ -32,12 +32,9 @@ static int
 runtime_up(void **state)
 {
 	struct lca_runtime_conf c = { .msgs_per_node = POOL, .pool_cache = 64 };
-	int ret;
 
 	(void)state;
-	ret = lca_runtime_init(&c);
-	pool_full = lca_mempool_avail();
-	return ret;
+	return lca_test_runtime_up(&c, &pool_full);
 }
 
 static int
@@ -51,13 +48,7 @@ runtime_down(void **state)
 static lca_actor_id_t
 spawn_on(lca_handler_fn handler, size_t size, unsigned int lcore)
 {
-	struct lca_actor_spec spec = {
-		.handler = handler, .state_size = size, .lcore = lcore, .throughput = 32,
-	};
-	lca_actor_id_t id;
-
-	assert_int_equal(lca_actor_spawn(&spec, &id), 0);
-	return id;
+	return lca_test_spawn(handler, size, lcore, 0, 32);
 }
 
 /* --- every byte crosses ---------------------------------------------------- */
@@ -134,7 +125,6 @@ test_every_field_crosses(void **state)
 	lca_actor_id_t tx = spawn_on(forwarder_handler, sizeof(struct forwarder), 1);
 	struct checker *c = lca_actor_state(rx);
 	struct forwarder *f = lca_actor_state(tx);
-	struct lca_msg *poke;
 
 	(void)state;
 	/* Three times what a channel holds (4096 slots with two lcores), in
@@ -143,8 +133,7 @@ test_every_field_crosses(void **state)
 	 * time limit. */
 	*c = (struct checker){ .from = tx };
 	*f = (struct forwarder){ .to = rx, .count = 3 * 4096 };
-	assert_int_equal(lca_msg_alloc(&poke), 0);
-	assert_int_equal(lca_send(tx, poke), 0);
+	assert_int_equal(lca_send(tx, lca_test_msg()), 0);
 	assert_int_equal(lca_runtime_run(300), -ETIMEDOUT);
 	assert_int_equal(c->got + f->failures, 3 * 4096);
 	assert_int_equal(c->bad, 0);
@@ -189,15 +178,13 @@ test_mbuf_crosses_and_is_freed_once(void **state)
 	lca_actor_id_t rx = spawn_on(mbuf_receiver_handler, 0, 0);
 	lca_actor_id_t tx = spawn_on(mbuf_sender_handler, sizeof(struct mbuf_sender), 1);
 	struct mbuf_sender *s = lca_actor_state(tx);
-	struct lca_msg *poke;
 
 	(void)state;
 	assert_non_null(mp);
 	*s = (struct mbuf_sender){ .to = rx, .mb = rte_pktmbuf_alloc(mp) };
 	assert_non_null(s->mb);
 	mbuf_seen = NULL;
-	assert_int_equal(lca_msg_alloc(&poke), 0);
-	assert_int_equal(lca_send(tx, poke), 0);
+	assert_int_equal(lca_send(tx, lca_test_msg()), 0);
 	assert_true(lca_test_run(20));
 	assert_ptr_equal(mbuf_seen, s->mb);
 	/* Freed once, by the receiver's runtime: not by the sender's recycled
@@ -263,7 +250,6 @@ test_receiver_without_envelopes_leaves_messages_waiting(void **state)
 	struct seq_sender *s = lca_actor_state(tx);
 	unsigned int hoard_n = lca_mempool_avail() - (BURST + 1);
 	struct lca_msg **hoard = calloc(hoard_n, sizeof(*hoard));
-	struct lca_msg *poke;
 
 	(void)state;
 	assert_non_null(hoard);
@@ -271,8 +257,7 @@ test_receiver_without_envelopes_leaves_messages_waiting(void **state)
 	/* Leave the poke and the burst: the sender's lcore recycles them into
 	 * its own cache, so the receiver's lcore finds none to copy into. */
 	assert_int_equal(lca_msg_alloc_bulk(hoard, hoard_n), 0);
-	assert_int_equal(lca_msg_alloc(&poke), 0);
-	assert_int_equal(lca_send(tx, poke), 0);
+	assert_int_equal(lca_send(tx, lca_test_msg()), 0);
 	assert_true(lca_test_run(20)); /* the sender stops the loops */
 	assert_int_equal(s->failures, 0);
 	assert_int_equal(r->got, 0);

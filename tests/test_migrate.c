@@ -36,10 +36,8 @@ runtime_with(enum lca_placement placement)
 		.msgs_per_node = POOL, .pool_cache = 64, .placement = placement,
 		.auto_period_ms = 2,
 	};
-	int ret = lca_runtime_init(&c);
 
-	pool_full = lca_mempool_avail();
-	return ret;
+	return lca_test_runtime_up(&c, &pool_full);
 }
 
 static int
@@ -67,14 +65,7 @@ runtime_down(void **state)
 static lca_actor_id_t
 spawn(lca_handler_fn handler, size_t size, unsigned int lcore, unsigned int mailbox)
 {
-	struct lca_actor_spec spec = {
-		.handler = handler, .state_size = size, .lcore = lcore,
-		.mailbox_size = mailbox, .throughput = 8,
-	};
-	lca_actor_id_t id;
-
-	assert_int_equal(lca_actor_spawn(&spec, &id), 0);
-	return id;
+	return lca_test_spawn(handler, size, lcore, mailbox, 8);
 }
 
 struct seq_msg {
@@ -143,15 +134,6 @@ sender_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
 		lca_send(self, poke);
 }
 
-static struct lca_msg *
-poke(void)
-{
-	struct lca_msg *m;
-
-	assert_int_equal(lca_msg_alloc(&m), 0);
-	return m;
-}
-
 /* Let moves that were asked for finish: they need the loops. */
 static void
 settle(void)
@@ -175,7 +157,7 @@ test_move_under_traffic_from_both_lcores(void **state)
 		*(struct sender *)lca_actor_state(tx[i]) = (struct sender){
 			.to = rx, .index = i, .total = 20000, .move_every = i == 1 ? 1500 : 0,
 		};
-		assert_int_equal(lca_send(tx[i], poke()), 0);
+		assert_int_equal(lca_send(tx[i], lca_test_msg()), 0);
 	}
 	assert_true(lca_test_run(60));
 	settle();
@@ -244,7 +226,7 @@ test_move_keeps_a_threads_order(void **state)
 	*(struct sender *)lca_actor_state(tx) = (struct sender){
 		.to = rx, .index = 1, .total = 20000, .move_every = 1000,
 	};
-	assert_int_equal(lca_send(tx, poke()), 0);
+	assert_int_equal(lca_send(tx, lca_test_msg()), 0);
 	assert_int_equal(pthread_create(&th, NULL, thread_sender_main, &t), 0);
 	assert_true(lca_test_run(60));
 	assert_int_equal(pthread_join(th, NULL), 0);
@@ -273,19 +255,19 @@ test_move_with_full_mailbox(void **state)
 	r->expect = 16 + 5000;
 	/* Between runs the main lcore is rx's home: straight into its mailbox. */
 	for (uint32_t i = 0; i < 16; i++) {
-		struct lca_msg *m = poke();
+		struct lca_msg *m = lca_test_msg();
 
 		*(struct seq_msg *)m->data = (struct seq_msg){ .sender = 2, .seq = i };
 		assert_int_equal(lca_send(rx, m), 0);
 	}
-	extra = poke();
+	extra = lca_test_msg();
 	assert_int_equal(lca_send(rx, extra), -ENOBUFS); /* full: still ours */
 	lca_msg_free(extra);
 	assert_int_equal(lca_actor_migrate(rx, 1), 0);
 	assert_int_equal(lca_actor_migrate(rx, 1), -EBUSY);
 	*(struct sender *)lca_actor_state(tx) =
 		(struct sender){ .to = rx, .index = 1, .total = 5000 };
-	assert_int_equal(lca_send(tx, poke()), 0);
+	assert_int_equal(lca_send(tx, lca_test_msg()), 0);
 	assert_true(lca_test_run(60));
 	settle();
 
@@ -407,7 +389,7 @@ test_auto_brings_pairs_together(void **state)
 		assert_true(lca_actor_lcore(id[i]) != lca_actor_lcore(id[i ^ 1]));
 	}
 	for (unsigned int i = 0; i < 8; i += 2)
-		assert_int_equal(lca_send(id[i], poke()), 0);
+		assert_int_equal(lca_send(id[i], lca_test_msg()), 0);
 	assert_int_equal(lca_runtime_run(300), -ETIMEDOUT);
 
 	assert_true(lca_migrations_get(NULL, 0) >= 4);
@@ -448,7 +430,7 @@ test_auto_moves_nothing_when_traffic_is_uniform(void **state)
 		*(struct scatter *)lca_actor_state(id[i]) =
 			(struct scatter){ .first = id[0], .n = 8, .rng = i + 1 };
 	for (unsigned int i = 0; i < 8; i++)
-		assert_int_equal(lca_send(id[i], poke()), 0);
+		assert_int_equal(lca_send(id[i], lca_test_msg()), 0);
 	assert_int_equal(lca_runtime_run(300), -ETIMEDOUT);
 	assert_int_equal(lca_migrations_get(NULL, 0), 0);
 }

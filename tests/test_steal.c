@@ -80,7 +80,6 @@ test_idle_lcore_steals_shared_work(void **state)
 	struct lca_actor_spec sp = { .handler = spawner_handler, .lcore = 0 };
 	struct lca_lcore_stats st[2];
 	lca_actor_id_t spawner;
-	struct lca_msg *poke;
 	uint32_t ran[2] = { 0, 0 };
 
 	(void)state;
@@ -88,8 +87,7 @@ test_idle_lcore_steals_shared_work(void **state)
 	for (unsigned int i = 0; i < WORKERS; i++)
 		assert_int_equal(lca_actor_spawn(&spec, &workers[i]), 0);
 	assert_int_equal(lca_actor_spawn(&sp, &spawner), 0);
-	assert_int_equal(lca_msg_alloc(&poke), 0);
-	assert_int_equal(lca_send(spawner, poke), 0);
+	assert_int_equal(lca_send(spawner, lca_test_msg()), 0);
 	done = 0;
 	assert_true(lca_test_run(60));
 
