@@ -9,7 +9,7 @@ mkdir -p "$OUT"
 eal=(-l 0-1 --no-huge --no-pci --in-memory --log-level 'lib.*:error')
 b=build/apps
 
-for pl in round-robin pairs-local pack; do
+for pl in round-robin pairs-local auto pack; do
 	"$b/reqresp/lca-reqresp" "${eal[@]}" --file-prefix bench_rr -- -p throughput=1,5,50 \
 		-p dispatcher=affinity,shared --placement "$pl" --json "$OUT/reqresp-$pl.json" \
 		>"$OUT/reqresp-$pl.txt" 2>&1
@@ -26,4 +26,9 @@ done
 	--json "$OUT/pinghops.json" >"$OUT/pinghops.txt" 2>&1
 "$b/freqstat/lca-freq" "${eal[@]}" --file-prefix bench_f -- --count 5 --interval 1 --load \
 	--json "$OUT/freq.json" >"$OUT/freq.txt" 2>&1
+# The Go peer of the seed experiments, in the same minutes (EXPERIMENTS.md).
+if [ -d ../shared/peers/go ] && command -v go >/dev/null; then
+	rm -rf "$OUT/peer-go" && cp -r ../shared/peers/go "$OUT/peer-go" &&
+		"$OUT/peer-go/run.sh" 1 >"$OUT/peer-go.txt" 2>&1
+fi
 echo "results in $OUT"

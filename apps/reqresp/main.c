@@ -346,64 +346,6 @@ print_set_header(const struct app_conf *c, const struct rr_set *s)
 		       c->warmups, c->warmup_s, c->iterations, c->measure_s);
 }
 
-static void
-print_placement(const struct app_conf *c, struct rr_bench *b, json_t *jplace)
-{
-	struct rr_placement p[2 * 512];
-	unsigned int n = rr_bench_placement(b, p, RTE_DIM(p));
-
-	printf("\nPlacement (%s):\n%-6s %-5s %5s %4s %5s  %s\n", lca_placement_name(c->rr.placement),
-	       "actor", "role", "lcore", "cpu", "node", "database pages on node");
-	for (unsigned int i = 0; i < n; i++) {
-		char db[48] = "-";
-
-		if (p[i].role == 'S') {
-			if (p[i].db_pages_on_node >= 0)
-				snprintf(db, sizeof(db), "%d%% of sampled pages",
-					 p[i].db_pages_on_node);
-			else
-				snprintf(db, sizeof(db), "unknown (%s)",
-					 strerror(-p[i].db_pages_on_node));
-		}
-		printf("%-6u %c%-4u %5u %4d %5d  %s\n", p[i].id, p[i].role, p[i].pair, p[i].lcore,
-		       p[i].cpu, p[i].node, db);
-		json_array_append_new(jplace, json_pack("{s:i, s:s#, s:i, s:i, s:i, s:i, s:i}", "actor",
-							(int)p[i].id, "role", &p[i].role, 1, "pair",
-							(int)p[i].pair, "lcore", (int)p[i].lcore,
-							"cpu", p[i].cpu, "node", p[i].node,
-							"db_pages_on_node_pct",
-							p[i].db_pages_on_node));
-	}
-}
-
-/* With --placement auto: the moves the runtime made during the set, and
- * where each pair ended up. */
-static json_t *
-print_moves(struct rr_bench *b)
-{
-	struct lca_migration log[64];
-	struct rr_placement p[2 * 512];
-	unsigned int total = lca_migrations_get(log, RTE_DIM(log));
-	unsigned int n = rr_bench_placement(b, p, RTE_DIM(p)), local = 0;
-	json_t *moves = json_array();
-
-	for (unsigned int i = 0; i + 1 < n; i += 2)
-		local += p[i].lcore == p[i + 1].lcore;
-	printf("Moves (placement auto): %u; %u of %u pairs now on one lcore\n", total, local, n / 2);
-	for (unsigned int i = 0; i < RTE_MIN(total, (unsigned int)RTE_DIM(log)); i++) {
-		printf("  %8.3f s  actor %-4u lcore %u -> %u  in %.1f us  state %d%% on node  (%s)\n",
-		       log[i].t_s, log[i].id, log[i].from, log[i].to, log[i].took_us,
-		       log[i].state_on_node_pct, log[i].why);
-		json_array_append_new(moves, json_pack("{s:f, s:f, s:i, s:i, s:i, s:i, s:s}", "t_s",
-						       log[i].t_s, "took_us", log[i].took_us, "actor",
-						       (int)log[i].id, "from", (int)log[i].from, "to",
-						       (int)log[i].to, "state_on_node_pct",
-						       log[i].state_on_node_pct, "why", log[i].why));
-	}
-	return json_pack("{s:i, s:i, s:o}", "count", (int)total, "pairs_local", (int)local, "log",
-			 moves);
-}
-
 /* The measured iterations of a set, as lca_series_run() calls them. */
 struct measured {
 	const struct app_conf *c;
@@ -450,10 +392,13 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 		 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput);
 	if (ret == 0)
 		ret = lca_series_run(&r->series, label, c->iterations, measure_one, &m);
-	if (ret == 0 && jplace != NULL && json_array_size(jplace) == 0)
-		print_placement(c, b, jplace);
+	/* The placement of the first set of actors, after its run: under
+	 * --placement auto, where they ended up. */
+	if (ret == 0 && jplace != NULL && json_array_size(jplace) == 0 &&
+	    r->set.dispatcher < RR_DISPATCH_INLINE)
+		rr_print_placement(b, c->rr.placement, jplace);
 	if (ret == 0 && c->rr.placement == LCA_PLACE_AUTO && r->set.dispatcher == LCA_DISPATCH_AFFINITY)
-		jmoves = print_moves(b);
+		jmoves = rr_print_moves(b);
 	rr_bench_destroy(b);
 	if (ret < 0) {
 		json_decref(jiters);
@@ -602,7 +547,7 @@ run(void *conf)
 	       c->rr.actors, c->rr.queries, c->rr.users, c->rr.queries * c->rr.actors);
 	for (unsigned int i = 0; i < n && ret == 0; i++) {
 		res[i] = (struct set_result){ .set = sets[i] };
-		ret = run_set(c, &res[i], i == 1 || n == 1 ? jplace : NULL);
+		ret = run_set(c, &res[i], jplace);
 		printf("\n");
 	}
 	if (ret == 0) {

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "lca_actor.h"
 #include "lca_lcore.h"
 
@@ -79,5 +81,13 @@ unsigned int rr_bench_placement(const struct rr_bench *b, struct rr_placement *o
 void rr_bench_destroy(struct rr_bench *b);
 
 const char *rr_dispatcher_name(int d);
+
+/* Print the placement of @p b's actors under policy @p placement and
+ * append one JSON record an actor to @p jplace. */
+void rr_print_placement(struct rr_bench *b, enum lca_placement placement, json_t *jplace);
+
+/* With --placement auto: print the moves the runtime made and how many
+ * pairs ended on one lcore. @return the same as a JSON object. */
+json_t *rr_print_moves(struct rr_bench *b);
 
 #endif /* REQRESP_H */
