@@ -96,7 +96,9 @@ usage(const char *prog)
 	       "  --warmup N        warm-up rounds per ring size (default 50)\n"
 	       "  --hops N          hops per round (default 1000)\n"
 	       "  --placement P     round-robin (default: hops cross lcores), pack (all on\n"
-	       "                    one lcore: the same-lcore cost), pairs-local\n"
+	       "                    one lcore: the same-lcore cost), pairs-local, auto\n"
+	       "                    (round-robin, then the runtime moves actors that talk;\n"
+	       "                    the placement and floors shown are the ring's at spawn)\n"
 	       "  --json FILE       write every figure as JSON\n"
 	       "  --topology        print the lcores' topology and exit\n"
 	       "  --help            this text\n",

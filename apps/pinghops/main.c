@@ -49,7 +49,8 @@ usage(const char *prog)
 	       "  --runs N         repetitions (default 5)\n"
 	       "  --seed N         seed of the workers' random streams (default 1)\n"
 	       "  --throughput N   messages an actor handles per turn (default 64)\n"
-	       "  --placement P    round-robin (default), pack, pairs-local\n"
+	       "  --placement P    round-robin (default), pack, pairs-local, auto (the runtime\n"
+	       "                   moves actors that talk mostly to one peer together)\n"
 	       "  --json FILE      write every figure as JSON\n"
 	       "  --topology       print the lcores' topology and exit\n"
 	       "  --help           this text\n",
