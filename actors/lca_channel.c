@@ -175,8 +175,8 @@ channels_init(unsigned int max_actors)
 	}
 	n_links = n;
 	slots = n > 1 ? CHANNEL_BYTES_IN / sizeof(struct lca_msg) / (n - 1) : CHANNEL_SLOTS_MIN;
-	slots = RTE_MIN(RTE_MAX(rte_align32prevpow2(slots), (uint32_t)CHANNEL_SLOTS_MIN),
-			(uint32_t)CHANNEL_SLOTS_MAX);
+	slots = RTE_MAX(rte_align32prevpow2(slots), (uint32_t)CHANNEL_SLOTS_MIN);
+	slots = RTE_MIN(slots, (uint32_t)CHANNEL_SLOTS_MAX);
 	ch_mask = slots - 1;
 	ch_shift = (unsigned int)rte_log2_u32(slots);
 	for (unsigned int d = 0; d < n; d++) {

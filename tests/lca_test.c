@@ -16,14 +16,17 @@
 void
 lca_test_eal_init(const char *prefix)
 {
+	/* EAL takes argv as char **: the prefix goes into a copy of its own. */
+	char file_prefix[64];
 	char *argv[] = {
 		(char *)"lca-test", (char *)"-l", (char *)"0-1", (char *)"--no-huge",
 		(char *)"--no-pci", (char *)"--in-memory", (char *)"--file-prefix",
-		(char *)prefix, (char *)"--log-level", (char *)"lib.*:error", NULL,
+		file_prefix, (char *)"--log-level", (char *)"lib.*:error", NULL,
 	};
 	int app_argc;
 	char **app_argv;
 
+	snprintf(file_prefix, sizeof(file_prefix), "%s", prefix);
 	if (lca_eal_init(10, argv, &app_argc, &app_argv) < 0) {
 		fprintf(stderr, "%s: EAL did not start\n", prefix);
 		exit(1);

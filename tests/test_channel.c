@@ -83,8 +83,8 @@ forwarder_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
 		m->type = MSG_TYPE + seq;
 		m->len = LCA_MSG_INLINE;
 		m->ptr = (void *)(uintptr_t)(0x1000u + seq);
-		for (unsigned int i = 0; i < LCA_MSG_INLINE; i++)
-			m->data[i] = pattern(i, seq);
+		for (unsigned int b = 0; b < LCA_MSG_INLINE; b++)
+			m->data[b] = pattern(b, seq);
 		if (lca_send(f->to, m) != 0) {
 			lca_msg_free(m);
 			f->failures++;

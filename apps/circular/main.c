@@ -231,7 +231,9 @@ plan_sizes(struct app_conf *c)
 static unsigned int
 resamples(const struct app_conf *c)
 {
-	return RTE_MAX(MIN_RESAMPLES, RTE_MIN(LCA_CRIT_RESAMPLES, BOOTSTRAP_WORK / c->samples));
+	unsigned int n = RTE_MIN(LCA_CRIT_RESAMPLES, BOOTSTRAP_WORK / c->samples);
+
+	return RTE_MAX(MIN_RESAMPLES, n);
 }
 
 static void
