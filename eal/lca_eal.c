@@ -228,7 +228,9 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 	if (mem_added)
 		LCA_LOG(NOTICE, "--no-huge without -m: using -m %d\n", LCA_EAL_NO_HUGE_MEM_MB);
 	if (ret < 0) {
-		int err = rte_errno;
+		/* Some failures leave rte_errno at 0 (a prefix another process
+		 * holds, for one): a failure must never read as success. */
+		int err = rte_errno != 0 ? rte_errno : EIO;
 
 		explain_failure(err);
 		free(eal_argv);
