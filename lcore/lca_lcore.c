@@ -108,7 +108,8 @@ lca_lcore_init(const struct lca_lcore_conf *conf)
 	unsigned int lcore_id;
 
 	if (conf == NULL || conf->turn == NULL || conf->max_items == 0 ||
-	    conf->burst > MAX_BURST || (unsigned int)conf->idle > LCA_IDLE_SLEEP)
+	    conf->burst > MAX_BURST || (unsigned int)conf->idle > LCA_IDLE_SLEEP ||
+	    (conf->idle == LCA_IDLE_SLEEP && conf->idle_sleep_us > LCA_IDLE_SLEEP_MAX_US))
 		return -EINVAL;
 	if (inited)
 		return -EEXIST;
@@ -170,7 +171,8 @@ lca_lcore_schedule(unsigned int lcore_id, void *item)
 	return 0;
 }
 
-static void
+/* @return whether it slept. */
+static bool
 idle(struct lcore_ctx *c)
 {
 	switch (cfg.idle) {
@@ -189,9 +191,11 @@ idle(struct lcore_ctx *c)
 			nanosleep(&ts, NULL);
 			c->stats.sleeps++;
 			c->empty_loops = 0;
+			return true;
 		}
 		break;
 	}
+	return false;
 }
 
 static bool
@@ -356,10 +360,15 @@ run_loop(void *arg)
 			c->stats.turns += n;
 			c->empty_loops = 0;
 		} else {
-			idle(c);
+			bool slept = idle(c);
+
 			if (cfg.idle != LCA_IDLE_SPIN)
 				now = rte_rdtsc();
 			c->stats.idle_cycles += now - prev;
+			/* A loop that sleeps is slow: look for a signal at
+			 * every sleep, not every 1024 loops. */
+			if (slept && lca_eal_stop_requested())
+				break;
 		}
 		if (unlikely(now > deadline_tsc) && lcore_id == rte_get_main_lcore()) {
 			timed_out = true;

@@ -43,6 +43,9 @@ extern "C" {
 /** Target of lca_lcore_schedule() meaning "the shared dispatcher". */
 #define LCA_LCORE_SHARED RTE_MAX_LCORE
 
+/** Longest idle sleep (LCA_IDLE_SLEEP): 100 ms. */
+#define LCA_IDLE_SLEEP_MAX_US 100000
+
 /** What an lcore does when a loop finds nothing to run. */
 enum lca_idle_policy {
 	LCA_IDLE_SPIN,  /**< Poll again at once: lowest latency, 100% CPU. */
@@ -78,7 +81,9 @@ struct lca_lcore_conf {
 	unsigned int max_items;        /**< Most items ever runnable (sizes the queues). */
 	enum lca_idle_policy idle;     /**< Idle policy. */
 	unsigned int idle_sleep_after; /**< Empty loops before sleeping (LCA_IDLE_SLEEP). */
-	unsigned int idle_sleep_us;    /**< Sleep length (LCA_IDLE_SLEEP). */
+	unsigned int idle_sleep_us;    /**< Sleep length (LCA_IDLE_SLEEP), at most
+					*   LCA_IDLE_SLEEP_MAX_US: a stop, a signal
+					*   or the time limit waits up to one sleep. */
 	unsigned int burst;            /**< Items taken from a run queue at once (0: 32). */
 };
 
