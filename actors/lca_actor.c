@@ -347,13 +347,20 @@ actor_free(struct lca_actor *a)
 	lca_mempool_free(a);
 }
 
-void
+int
 lca_runtime_cleanup(void)
 {
 	unsigned int lcore_id;
 
 	if (!rt.up)
-		return;
+		return 0;
+	/* Freeing what the loops run would pull the queues from under them. */
+	if (lca_lcore_running() || rte_lcore_id() != rte_get_main_lcore()) {
+		LCA_LOG(ERR, "lca_runtime_cleanup: %s; nothing freed\n",
+			lca_lcore_running() ? "the loops are running (lca_runtime_stop() first)" :
+					      "only the main lcore may clean up");
+		return -EBUSY;
+	}
 	telemetry_runtime_up(false);
 	balance_cleanup();
 	migrations_cleanup();
@@ -375,6 +382,7 @@ lca_runtime_cleanup(void)
 	lca_lcore_cleanup();
 	lca_mempool_cleanup();
 	rt.up = false;
+	return 0;
 }
 
 static int

@@ -188,9 +188,14 @@ LCA_API void lca_runtime_stop(void);
 
 /**
  * Stop every actor (their pending messages freed and counted), then free
- * the table, run queues and pools. The loops must not be running.
+ * the table, run queues and pools. Call from the main lcore while the
+ * loops are not running.
+ *
+ * @return
+ *   0 (also when the runtime was not up); -EBUSY while the loops run, or
+ *   from another thread than the main lcore, with nothing freed.
  */
-LCA_API void lca_runtime_cleanup(void);
+LCA_API int lca_runtime_cleanup(void);
 
 /**
  * Create an actor.
@@ -298,7 +303,8 @@ LCA_API unsigned int lca_migrations_get(struct lca_migration *out, unsigned int 
  * @param[out] msg
  *   The envelope.
  * @return
- *   0; -ENOMEM when the pool is empty (counted).
+ *   0; -ENOMEM when the pool is empty (counted); -EINVAL before
+ *   lca_runtime_init() or after lca_runtime_cleanup() (logged).
  */
 LCA_API int lca_msg_alloc(struct lca_msg **msg);
 
@@ -306,7 +312,7 @@ LCA_API int lca_msg_alloc(struct lca_msg **msg);
  * Allocate @p n envelopes at once; all or none.
  *
  * @return
- *   0; -ENOMEM (counted).
+ *   0; -ENOMEM (counted); -EINVAL when the runtime is not up (logged).
  */
 LCA_API int lca_msg_alloc_bulk(struct lca_msg **msgs, unsigned int n);
 

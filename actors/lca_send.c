@@ -7,6 +7,7 @@
 #include <rte_mempool.h>
 
 #include "lca_actor_priv.h"
+#include "lca_eal.h"
 #include "lca_mempool.h"
 
 static struct lca_send_errors send_errors;
@@ -69,8 +70,13 @@ int
 lca_msg_alloc_bulk(struct lca_msg **msgs, unsigned int n)
 {
 	unsigned int pool = lca_mempool_local_index();
+	struct rte_mempool *mp = lca_mempool_by_index(pool);
 
-	if (unlikely(rte_mempool_get_bulk(lca_mempool_by_index(pool), (void **)msgs, n) != 0)) {
+	if (unlikely(mp == NULL)) {
+		LCA_LOG(ERR, "lca_msg_alloc: the runtime is not up (lca_runtime_init() first)\n");
+		return -EINVAL;
+	}
+	if (unlikely(rte_mempool_get_bulk(mp, (void **)msgs, n) != 0)) {
 		send_failed(-ENOMEM);
 		return -ENOMEM;
 	}

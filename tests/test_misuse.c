@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The runtime used out of order (issue 13, defect 5): an envelope asked
+ * for before the runtime is up or after it is gone, and a cleanup while
+ * the loops run, get an error, never a crash.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "lca_actor.h"
+#include "lca_eal.h"
+#include "lca_test.h"
+
+static void
+test_alloc_without_runtime(void **state)
+{
+	struct lca_runtime_conf c = { .msgs_per_node = 1023 };
+	struct lca_msg *m = NULL, *two[2];
+
+	(void)state;
+	assert_int_equal(lca_msg_alloc(&m), -EINVAL);
+	assert_int_equal(lca_msg_alloc_bulk(two, 2), -EINVAL);
+	assert_int_equal(lca_runtime_init(&c), 0);
+	assert_int_equal(lca_msg_alloc(&m), 0);
+	lca_msg_free(m);
+	assert_int_equal(lca_runtime_cleanup(), 0);
+	assert_int_equal(lca_msg_alloc(&m), -EINVAL);
+	assert_int_equal(lca_runtime_cleanup(), 0); /* twice is harmless */
+}
+
+static int cleanup_while_running;
+
+static void
+cleaner_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	(void)self;
+	(void)state;
+	(void)m;
+	cleanup_while_running = lca_runtime_cleanup();
+	lca_runtime_stop();
+}
+
+static void
+test_cleanup_while_running(void **state)
+{
+	struct lca_runtime_conf c = { .msgs_per_node = 1023 };
+	lca_actor_id_t id;
+
+	(void)state;
+	assert_int_equal(lca_runtime_init(&c), 0);
+	id = lca_test_spawn(cleaner_handler, 0, 1, 0, 1);
+	cleanup_while_running = 0;
+	assert_int_equal(lca_send(id, lca_test_msg()), 0);
+	assert_true(lca_test_run(20));
+	assert_int_equal(cleanup_while_running, -EBUSY);
+	/* Nothing was freed: the actor is still there, and so are the pools. */
+	assert_true(lca_actor_alive(id));
+	assert_int_equal(lca_runtime_cleanup(), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_alloc_without_runtime),
+		cmocka_unit_test(test_cleanup_while_running),
+	};
+	int failed;
+
+	lca_test_eal_init("lca_test_misuse");
+	failed = cmocka_run_group_tests(tests, NULL, NULL);
+	lca_eal_cleanup();
+	return failed;
+}
