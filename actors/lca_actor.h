@@ -120,7 +120,8 @@ struct lca_actor_stats {
 	uint64_t received;        /**< Taken from the mailbox. */
 	uint64_t handled;         /**< Given to the handler. */
 	uint64_t send_failures;   /**< Its own sends that failed, any cause. */
-	uint64_t rejected;        /**< Sends to it refused: mailbox full. */
+	uint64_t rejected;        /**< Sends to it refused for want of room: its
+				   *   mailbox, the channel or the inbox full. */
 	uint64_t dropped_on_stop; /**< Pending messages freed when it stopped. */
 	uint64_t deferred;        /**< Times a delivery from another lcore found the
 				   *   mailbox full and waited (nothing is dropped). */

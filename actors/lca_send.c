@@ -233,8 +233,6 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 			sent = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
 			if (sent > 0)
 				actor_wake(a);
-			if (unlikely(sent < n))
-				__atomic_fetch_add(&a->rejected, n - sent, __ATOMIC_RELAXED);
 			if (unlikely(balance_watching) && here->self != NULL &&
 			    !actor_is_shared(here->self))
 				note_local(here->self, sent);
@@ -252,8 +250,12 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 			break;
 		}
 		handed_over(here, msgs, sent);
-		if (unlikely(sent < n))
+		/* Refused for want of room on any route: the receiver counts
+		 * it too, so its stats show the pressure it is under. */
+		if (unlikely(sent < n)) {
+			__atomic_fetch_add(&a->rejected, n - sent, __ATOMIC_RELAXED);
 			why = -ENOBUFS;
+		}
 	}
 	if (unlikely(why != 0))
 		send_failed(why);

@@ -125,6 +125,7 @@ test_every_field_crosses(void **state)
 	lca_actor_id_t tx = spawn_on(forwarder_handler, sizeof(struct forwarder), 1);
 	struct checker *c = lca_actor_state(rx);
 	struct forwarder *f = lca_actor_state(tx);
+	struct lca_actor_stats st;
 
 	(void)state;
 	/* Three times what a channel holds (4096 slots with two lcores), in
@@ -136,6 +137,9 @@ test_every_field_crosses(void **state)
 	assert_int_equal(lca_send(tx, lca_test_msg()), 0);
 	assert_int_equal(lca_runtime_run(300), -ETIMEDOUT);
 	assert_int_equal(c->got + f->failures, 3 * 4096);
+	/* What the channel refused, the receiver counts as rejected. */
+	assert_int_equal(lca_actor_stats_get(rx, &st), 0);
+	assert_int_equal(st.rejected, f->failures);
 	assert_int_equal(c->bad, 0);
 	assert_int_equal(lca_mempool_avail(), pool_full);
 }
