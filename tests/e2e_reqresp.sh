@@ -53,6 +53,17 @@ out=$("$exe" "${eal[@]}" -- --queries 500 --users 100 -i 1 -wi 0 --invocations 1
 	-p dispatcher=affinity -p mailbox=sp,rts,hts --placement pairs-local --idle pause --quiet 2>&1); rc=$?
 check "mailbox modes sp, rts, hts with pairs-local and --idle pause run" "[ $rc -eq 0 ] && [ \$(grep -cE 'affinity +(sp|rts|hts) +1 +thrpt' <<<\"\$out\") -eq 3 ]"
 
+# SIGINT in the inline phase (the first set, no runtime loop) ends the run.
+"$exe" "${eal[@]}" -- --queries 4000000000 -i 1 -wi 0 --invocations 1 -p dispatcher=affinity \
+	>"$tmp/int" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+check "SIGINT during the inline ceiling ends the run, and says so" "! kill -0 $pid 2>/dev/null && grep -q 'interrupted' $tmp/int"
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+
 # Round-robin crosses every pair; auto moves them together while it runs.
 "$exe" "${eal[@]}" -- --queries 300000 --users 1000 -i 1 -wi 0 --invocations 1 \
 	-p dispatcher=affinity --placement auto --quiet --json "$tmp/auto.json" >"$tmp/auto" 2>&1

@@ -11,6 +11,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
+#include "lca_eal.h"
 #include "lca_freq.h"
 #include "lca_mempool.h"
 #include "lca_rng.h"
@@ -403,9 +404,13 @@ inline_worker(void *arg)
 
 			q->fifo_head++;
 			query_store(q, service_lookup(s, id), id);
-			/* No run loop here to sample the clock: do it as one would. */
-			if ((q->received & 1023) == 0)
+			/* No run loop here to sample the clock or see a
+			 * signal: do both as one would. */
+			if ((q->received & 1023) == 0) {
 				lca_freq_poll(me, rte_rdtsc());
+				if (lca_eal_stop_requested())
+					return -EINTR;
+			}
 		}
 	}
 	return 0;
@@ -418,6 +423,8 @@ invoke_inline(struct rr_bench *b, struct rr_invocation *out)
 
 	rte_eal_mp_remote_launch(inline_worker, b, CALL_MAIN);
 	rte_eal_mp_wait_lcore();
+	if (lca_eal_stop_requested())
+		return -EINTR;
 	out->cycles = rte_rdtsc() - start;
 	/* A call and its return stand for a request and its reply. */
 	out->messages = 2 * b->n_pairs * b->conf.queries;
@@ -439,7 +446,8 @@ invoke_floor(struct rr_bench *b, struct rr_invocation *out)
 		};
 	ret = rr_floor_run(pairs, b->n_pairs, b->set.throughput, &out->cycles);
 	if (ret < 0) {
-		fprintf(stderr, "lca-reqresp: the floor run failed: %s\n", strerror(-ret));
+		if (ret != -EINTR)
+			fprintf(stderr, "lca-reqresp: the floor run failed: %s\n", strerror(-ret));
 		return ret;
 	}
 	out->messages = 2 * b->n_pairs * b->conf.queries;

@@ -13,6 +13,7 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
+#include "lca_eal.h"
 #include "lca_floor.h"
 #include "lca_freq.h"
 #include "lca_mempool.h"
@@ -161,9 +162,13 @@ floor_worker(void *arg)
 				busy |= p->q->received < p->q->queries;
 			}
 		}
-		/* No run loop here to sample the clock: do it as one would. */
-		if ((++loops & 1023) == 0)
+		/* No run loop here to sample the clock or see a signal: do
+		 * both as one would. */
+		if ((++loops & 1023) == 0) {
 			lca_freq_poll(me, rte_rdtsc());
+			if (lca_eal_stop_requested())
+				break;
+		}
 	}
 	return 0;
 }
@@ -214,5 +219,7 @@ rr_floor_run(const struct rr_floor_pair *pairs, unsigned int n, unsigned int thr
 	links_free(r.links, n);
 	if (ret == 0 && r.broken)
 		ret = -EIO;
+	if (ret == 0 && lca_eal_stop_requested())
+		ret = -EINTR;
 	return ret;
 }
