@@ -65,7 +65,19 @@ enum lca_freq_source {
 enum lca_freq_verdict {
 	LCA_FREQ_NO_DATA,  /**< Fewer than two samples: nothing to judge. */
 	LCA_FREQ_STABLE,   /**< Within every threshold. */
-	LCA_FREQ_UNSTABLE, /**< Over at least one threshold; see the reason. */
+	LCA_FREQ_UNSTABLE, /**< Over at least one threshold; see the reason and the cause. */
+};
+
+/**
+ * What made an lcore UNSTABLE, first match in this order: the time taken
+ * from it, then its clock. The reason lists every figure over its limit.
+ */
+enum lca_freq_cause {
+	LCA_FREQ_CAUSE_NONE,      /**< Stable, or nothing to judge. */
+	LCA_FREQ_CAUSE_PREEMPTED, /**< Another task took the core: run-queue wait. */
+	LCA_FREQ_CAUSE_STOLEN,    /**< The hypervisor took the vCPU: steal. */
+	LCA_FREQ_CAUSE_IRQ,       /**< Interrupts took the core: irq + softirq. */
+	LCA_FREQ_CAUSE_CLOCK,     /**< The clock moved: trimmed range or cv. */
 };
 
 /** Limits of a stable run. A figure over any of them makes it UNSTABLE. */
@@ -73,6 +85,9 @@ struct lca_freq_thresholds {
 	double max_cv_pct;    /**< Coefficient of variation, % (default 1). */
 	double max_range_pct; /**< (max - min) / mean, % (default 2). */
 	double max_steal_pct; /**< Steal time, % of the interval (default 1). */
+	double max_rq_wait_pct; /**< Run-queue wait of the lcore's thread, % of wall time (default 2). */
+	double max_irq_pct;   /**< irq + softirq time, % of the interval (default 2). */
+	double outlier_pct;   /**< A sample this far from the median, %, is an outlier (default 5); 0: none. */
 };
 
 /** Monitor configuration; lca_freq_conf_init() fills the defaults. */
@@ -88,7 +103,7 @@ struct lca_freq_conf {
 /** Longest governor name kept, with its NUL. */
 #define LCA_FREQ_NAME_LEN 32
 /** Longest verdict reason kept, with its NUL. */
-#define LCA_FREQ_REASON_LEN 160
+#define LCA_FREQ_REASON_LEN 320
 
 /** Figures of one lcore. A figure that could not be had is NAN. */
 struct lca_freq_lcore_report {
@@ -103,10 +118,19 @@ struct lca_freq_lcore_report {
 	double stdev_mhz;            /**< Sample standard deviation. */
 	double cv_pct;               /**< stdev / mean, %. */
 	double range_pct;            /**< (max - min) / mean, %. */
+	double median_mhz;           /**< Median sample. */
+	double p1_mhz;               /**< 1st percentile (linear interpolation). */
+	double p99_mhz;              /**< 99th percentile. */
+	double trim_range_pct;       /**< (p99 - p1) / median, %: the range the verdict judges. */
+	unsigned int n_outliers;     /**< Samples farther than outlier_pct from the median. */
 	double probe_mhz;            /**< Mean of the probe, whatever the source. */
 	double busy_pct;             /**< C0 time (MSR) or non-idle time (/proc/stat), %. */
 	double steal_pct;            /**< Steal time (/proc/stat), %. */
 	double irq_pct;              /**< irq + softirq time (/proc/stat), %. */
+	double avail_pct;            /**< The lcore thread's time on the CPU, % of wall time (schedstat). */
+	double rq_wait_pct;          /**< Its time runnable but waiting for the CPU, % of wall time. */
+	int64_t invol_switches;      /**< Its involuntary context switches; -1 unknown. */
+	enum lca_freq_cause cause;   /**< Why UNSTABLE; NONE otherwise. */
 	char governor[LCA_FREQ_NAME_LEN]; /**< cpufreq governor; "" when none. */
 	enum lca_freq_verdict verdict;    /**< This lcore's verdict. */
 	char reason[LCA_FREQ_REASON_LEN]; /**< Why UNSTABLE or NO_DATA; "" when stable. */
@@ -118,7 +142,9 @@ struct lca_freq_report {
 	double duration_s;     /**< From start to stop. */
 	int turbo;             /**< 1 on, 0 off, -1 unknown. */
 	struct lca_freq_thresholds thresholds; /**< Limits the verdicts used. */
+	double cpu_pressure_pct; /**< /proc/pressure/cpu "some" time, % of the duration; NAN unknown. */
 	enum lca_freq_verdict verdict;         /**< Over all lcores. */
+	enum lca_freq_cause cause;             /**< The first UNSTABLE lcore's cause. */
 	char reason[LCA_FREQ_REASON_LEN];      /**< Which lcores, and why. */
 	unsigned int n_lcores;                 /**< Entries in lcores[]. */
 	struct lca_freq_lcore_report lcores[RTE_MAX_LCORE]; /**< Main lcore first. */
@@ -151,8 +177,8 @@ extern LCA_API struct lca_freq_deadline lca_freq_deadlines[RTE_MAX_LCORE];
 
 /**
  * Fill @p conf with the defaults: 10 ms period, 4096 samples, a series point
- * every 0.1 s, every source, this machine, thresholds CV 1 %, range 2 %,
- * steal 1 %.
+ * every 0.1 s, every source, this machine, thresholds CV 1 %, trimmed range
+ * 2 %, steal 1 %, run-queue wait 2 %, irq 2 %, outliers 5 % off the median.
  */
 LCA_API void lca_freq_conf_init(struct lca_freq_conf *conf);
 
@@ -258,8 +284,9 @@ LCA_API int lca_freq_report_merge(struct lca_freq_report *into, const struct lca
 
 /**
  * Compute one lcore's figures from its MHz samples and judge them against
- * @p th. Uses r->steal_pct (NAN: not judged); sets n_samples, min, mean,
- * max, stdev, cv, range, verdict and reason.
+ * @p th. Uses r->steal_pct, irq_pct and rq_wait_pct (NAN: not judged); sets
+ * n_samples, min, mean, max, stdev, cv, range, median, p1, p99, trimmed
+ * range, outliers, verdict, cause and reason.
  */
 LCA_API void lca_freq_lcore_figures(struct lca_freq_lcore_report *r, const double *mhz,
 			    unsigned int n, const struct lca_freq_thresholds *th);
@@ -276,6 +303,15 @@ LCA_API const char *lca_freq_source_name(enum lca_freq_source s);
 
 /** Name of a verdict: "n/a", "stable", "UNSTABLE". */
 LCA_API const char *lca_freq_verdict_name(enum lca_freq_verdict v);
+
+/** Name of a cause: "PREEMPTED", "STOLEN", "IRQ", "CLOCK"; "" for none. */
+LCA_API const char *lca_freq_cause_name(enum lca_freq_cause c);
+
+/**
+ * An lcore's verdict in words: "stable", "n/a", or its cause when
+ * UNSTABLE ("PREEMPTED", "STOLEN", "IRQ", "CLOCK").
+ */
+LCA_API const char *lca_freq_lcore_verdict_name(const struct lca_freq_lcore_report *r);
 
 /**
  * Run the probe on the calling core: a chain of dependent register adds (one
@@ -366,6 +402,39 @@ LCA_API int lca_freq_procstat_read(const char *root, int cpu, struct lca_freq_cp
  */
 LCA_API int lca_freq_cpu_times_pct(const struct lca_freq_cpu_times *a, const struct lca_freq_cpu_times *b,
 			   double *busy_pct, double *steal_pct, double *irq_pct);
+
+/** A thread's scheduler figures, from /proc/self/task/TID/schedstat. */
+struct lca_freq_schedstat {
+	uint64_t run_ns;  /**< Time on the CPU. */
+	uint64_t wait_ns; /**< Time runnable, waiting on a run queue. */
+	uint64_t slices;  /**< Times it ran. */
+};
+
+/**
+ * Read thread @p tid's root/proc/self/task/@p tid/schedstat.
+ *
+ * @return
+ *   0; -ENOENT without the file (no CONFIG_SCHEDSTATS); -EINVAL when garbled.
+ */
+LCA_API int lca_freq_schedstat_read(const char *root, int tid, struct lca_freq_schedstat *out);
+
+/**
+ * Read thread @p tid's involuntary context switches, the
+ * nonvoluntary_ctxt_switches line of root/proc/self/task/@p tid/status.
+ *
+ * @return
+ *   0; -ENOENT without the file or the line; -EINVAL when garbled.
+ */
+LCA_API int lca_freq_invol_read(const char *root, int tid, uint64_t *out);
+
+/**
+ * Read the total of the "some" line of root/proc/pressure/cpu: microseconds
+ * in which at least one task waited for a CPU, machine-wide.
+ *
+ * @return
+ *   0; -ENOENT without the file (no PSI); -EINVAL when garbled.
+ */
+LCA_API int lca_freq_pressure_read(const char *root, uint64_t *some_total_us);
 
 /**
  * Read @p cpu's cpufreq governor into @p buf (trailing newline removed).

@@ -12,11 +12,13 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
@@ -67,6 +69,14 @@ struct freq_lcore {
 	uint64_t pt_dmperf0, pt_dtsc0; /* sum_dmperf and sum_dtsc at its start */
 	struct lca_freq_cpu_times pt_stat;
 	bool pt_stat_ok;
+	/* The lcore thread's scheduler figures at its first sample: its TID
+	 * is only known on the lcore itself. */
+	int tid; /* 0 until the first sample */
+	uint64_t t0_tsc;
+	struct lca_freq_schedstat sched0;
+	bool sched0_ok;
+	uint64_t invol0;
+	bool invol0_ok;
 } __rte_cache_aligned;
 
 struct lca_freq_deadline lca_freq_deadlines[RTE_MAX_LCORE] = {
@@ -83,6 +93,8 @@ static struct {
 	uint64_t period_tsc;
 	uint64_t series_period_tsc;
 	uint64_t start_tsc;
+	uint64_t psi0; /* /proc/pressure/cpu "some" total at the start, us */
+	bool psi0_ok;
 } mon;
 
 void
@@ -97,6 +109,9 @@ lca_freq_conf_init(struct lca_freq_conf *conf)
 	conf->thresholds.max_cv_pct = 1.0;
 	conf->thresholds.max_range_pct = 2.0;
 	conf->thresholds.max_steal_pct = 1.0;
+	conf->thresholds.max_rq_wait_pct = 2.0;
+	conf->thresholds.max_irq_pct = 2.0;
+	conf->thresholds.outlier_pct = 5.0;
 }
 
 static const char *
@@ -337,7 +352,8 @@ lca_freq_monitor_start(const struct lca_freq_conf *conf)
 	    conf->max_samples > MAX_MAX_SAMPLES ||
 	    !(conf->series_period_s >= 0 && conf->series_period_s <= 3600) ||
 	    (conf->sources & ~(LCA_FREQ_SRC_BIT(LCA_FREQ_SRC_MAX) - 1)) != 0 ||
-	    !(th->max_cv_pct >= 0) || !(th->max_range_pct >= 0) || !(th->max_steal_pct >= 0))
+	    !(th->max_cv_pct >= 0) || !(th->max_range_pct >= 0) || !(th->max_steal_pct >= 0) ||
+	    !(th->max_rq_wait_pct >= 0) || !(th->max_irq_pct >= 0) || !(th->outlier_pct >= 0))
 		return -EINVAL;
 	if (conf->root != NULL && strlen(conf->root) >= sizeof(mon.root))
 		return -ENAMETOOLONG;
@@ -362,6 +378,7 @@ lca_freq_monitor_start(const struct lca_freq_conf *conf)
 	ret = hooks_add();
 	if (ret < 0)
 		goto fail;
+	mon.psi0_ok = lca_freq_pressure_read(mon_root(), &mon.psi0) == 0;
 	mon.start_tsc = rte_rdtsc();
 	RTE_LCORE_FOREACH(lcore_id)
 		lstate[lcore_id].pt_start_tsc = mon.start_tsc;
@@ -453,6 +470,13 @@ lca_freq_sample(unsigned int lcore_id, uint64_t now_tsc)
 		__atomic_store_n(&lca_freq_deadlines[lcore_id].tsc, UINT64_MAX, __ATOMIC_RELAXED);
 		return;
 	}
+	if (s->tid == 0) {
+		/* Read here, on the lcore: the figures are its thread's. */
+		s->tid = rte_gettid();
+		s->t0_tsc = rte_rdtsc();
+		s->sched0_ok = lca_freq_schedstat_read(mon_root(), s->tid, &s->sched0) == 0;
+		s->invol0_ok = lca_freq_invol_read(mon_root(), s->tid, &s->invol0) == 0;
+	}
 	if (lca_freq_probe(mon.tsc_hz, &smp.probe_mhz) < 0)
 		smp.probe_mhz = NAN;
 	smp.mhz = lcore_source_mhz(s, smp.probe_mhz);
@@ -466,12 +490,40 @@ lca_freq_sample(unsigned int lcore_id, uint64_t now_tsc)
 			 __ATOMIC_RELAXED);
 }
 
+/* Availability, run-queue wait and involuntary switches of the lcore's
+ * thread from its first sample to @p end_tsc. Read from the main lcore:
+ * /proc/self/task/TID names the lcore's thread whoever reads it. */
 static void
-lcore_report(unsigned int lcore_id, struct lca_freq_lcore_report *r)
+lcore_sched_report(const struct freq_lcore *s, uint64_t end_tsc,
+		   struct lca_freq_lcore_report *r)
+{
+	struct lca_freq_schedstat t1;
+	uint64_t invol1;
+	double wall_ns;
+
+	r->avail_pct = r->rq_wait_pct = NAN;
+	r->invol_switches = -1;
+	if (s->tid == 0 || end_tsc <= s->t0_tsc)
+		return;
+	wall_ns = (double)(end_tsc - s->t0_tsc) * 1e9 / (double)mon.tsc_hz;
+	if (s->sched0_ok && lca_freq_schedstat_read(mon_root(), s->tid, &t1) == 0) {
+		/* The kernel brings run_ns up to date at a tick or a switch:
+		 * a thread still running may be a tick ahead of the wall. */
+		r->avail_pct = RTE_MIN(100.0, 100.0 * (double)(t1.run_ns - s->sched0.run_ns) / wall_ns);
+		r->rq_wait_pct = RTE_MIN(100.0,
+					 100.0 * (double)(t1.wait_ns - s->sched0.wait_ns) / wall_ns);
+	}
+	if (s->invol0_ok && lca_freq_invol_read(mon_root(), s->tid, &invol1) == 0)
+		r->invol_switches = (int64_t)(invol1 - s->invol0);
+}
+
+static void
+lcore_report(unsigned int lcore_id, uint64_t end_tsc, struct lca_freq_lcore_report *r)
 {
 	struct freq_lcore *s = &lstate[lcore_id];
 	struct lca_freq_cpu_times t1;
-	struct freq_acc a, p;
+	struct freq_acc p;
+	double *mhz;
 	unsigned int i;
 
 	memset(r, 0, sizeof(*r));
@@ -485,23 +537,27 @@ lcore_report(unsigned int lcore_id, struct lca_freq_lcore_report *r)
 	/* MPERF counts C0 time exactly; /proc/stat only in ticks. */
 	if (s->src == LCA_FREQ_SRC_MSR && s->sum_dtsc > 0)
 		r->busy_pct = 100.0 * (double)s->sum_dmperf / (double)s->sum_dtsc;
+	lcore_sched_report(s, end_tsc, r);
 	if (s->cpu >= 0)
 		lca_freq_governor_read(mon_root(), s->cpu, r->governor, sizeof(r->governor));
-	freq_acc_init(&a);
 	freq_acc_init(&p);
+	mhz = malloc(((size_t)s->n + 1) * sizeof(*mhz));
 	for (i = 0; i < s->n; i++) {
-		freq_acc_add(&a, s->samples[i].mhz);
+		if (mhz != NULL)
+			mhz[i] = s->samples[i].mhz;
 		freq_acc_add(&p, s->samples[i].probe_mhz);
 	}
 	r->probe_mhz = p.n > 0 ? p.mean : NAN;
-	freq_lcore_finish(r, &a, &mon.conf.thresholds);
+	/* Without memory for the copy, the figures say no samples. */
+	lca_freq_lcore_figures(r, mhz, mhz != NULL ? s->n : 0, &mon.conf.thresholds);
+	free(mhz);
 }
 
 int
 lca_freq_monitor_stop(struct lca_freq_report *report)
 {
 	unsigned int lcore_id, main_lcore = rte_get_main_lcore();
-	uint64_t end_tsc = rte_rdtsc();
+	uint64_t end_tsc = rte_rdtsc(), psi1;
 	int turbo;
 
 	if (!mon.active)
@@ -521,13 +577,18 @@ lca_freq_monitor_stop(struct lca_freq_report *report)
 		report->duration_s = (double)(end_tsc - mon.start_tsc) / (double)mon.tsc_hz;
 		turbo = lca_freq_turbo_read(mon_root());
 		report->turbo = turbo >= 0 ? turbo : -1;
+		report->cpu_pressure_pct = NAN;
+		if (mon.psi0_ok && lca_freq_pressure_read(mon_root(), &psi1) == 0 &&
+		    report->duration_s > 0)
+			report->cpu_pressure_pct = RTE_MIN(100.0, (double)(psi1 - mon.psi0) / 1e4 /
+							   report->duration_s);
 		report->thresholds = mon.conf.thresholds;
 		/* Main lcore first, as every table in lcactor lists them. */
 		if (lstate[main_lcore].on)
-			lcore_report(main_lcore, &report->lcores[report->n_lcores++]);
+			lcore_report(main_lcore, end_tsc, &report->lcores[report->n_lcores++]);
 		RTE_LCORE_FOREACH_WORKER(lcore_id)
 			if (lstate[lcore_id].on)
-				lcore_report(lcore_id, &report->lcores[report->n_lcores++]);
+				lcore_report(lcore_id, end_tsc, &report->lcores[report->n_lcores++]);
 		lca_freq_report_judge(report);
 	}
 	hooks_remove();

@@ -49,8 +49,5 @@ struct freq_acc {
 void freq_acc_init(struct freq_acc *a);
 /* Add a figure; NAN (no figure) is skipped. */
 void freq_acc_add(struct freq_acc *a, double x);
-/* Set r's figures from the accumulator and judge them against th. */
-void freq_lcore_finish(struct lca_freq_lcore_report *r, const struct freq_acc *a,
-		       const struct lca_freq_thresholds *th);
 
 #endif /* LCA_FREQ_PRIV_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The frequency readers: MSR, perf_event, cpufreq, /proc/stat and sysfs
- * flags, each under a root folder so that tests run them on fakes.
+ * The frequency readers: MSR, perf_event, cpufreq, /proc/stat, the lcore
+ * threads' schedstat and status, CPU pressure and sysfs flags, each under a root folder so that tests run them on fakes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -295,6 +295,88 @@ lca_freq_cpu_times_pct(const struct lca_freq_cpu_times *a, const struct lca_freq
 	*busy_pct = 100.0 * (double)(total - d_idle - d_iow) / (double)total;
 	*steal_pct = 100.0 * (double)d_steal / (double)total;
 	*irq_pct = 100.0 * (double)(d_irq + d_sirq) / (double)total;
+	return 0;
+}
+
+int
+lca_freq_schedstat_read(const char *root, int tid, struct lca_freq_schedstat *out)
+{
+	char path[PATH_MAX], buf[128];
+	unsigned long long v[3];
+	int ret;
+
+	if (tid <= 0 || out == NULL)
+		return -EINVAL;
+	ret = root_path(path, sizeof(path), root, "/proc/self/task/%d/schedstat", tid);
+	if (ret == 0)
+		ret = read_text(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	if (sscanf(buf, "%llu %llu %llu", &v[0], &v[1], &v[2]) != 3)
+		return -EINVAL;
+	out->run_ns = v[0];
+	out->wait_ns = v[1];
+	out->slices = v[2];
+	return 0;
+}
+
+/* The value of the line "key<spaces>value" of a small text file. */
+static int
+read_keyed_u64(const char *path, const char *key, uint64_t *out)
+{
+	size_t cap = 0, key_len = strlen(key);
+	char *line = NULL;
+	int ret = -ENOENT;
+	FILE *f = fopen(path, "re");
+
+	if (f == NULL)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		if (strncmp(line, key, key_len) != 0)
+			continue;
+		ret = parse_u64(line + key_len, out);
+		break;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+int
+lca_freq_invol_read(const char *root, int tid, uint64_t *out)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	if (tid <= 0 || out == NULL)
+		return -EINVAL;
+	ret = root_path(path, sizeof(path), root, "/proc/self/task/%d/status", tid);
+	return ret < 0 ? ret : read_keyed_u64(path, "nonvoluntary_ctxt_switches:", out);
+}
+
+int
+lca_freq_pressure_read(const char *root, uint64_t *some_total_us)
+{
+	char path[PATH_MAX], buf[256];
+	const char *t;
+	uint64_t v;
+	int ret;
+
+	if (some_total_us == NULL)
+		return -EINVAL;
+	ret = root_path(path, sizeof(path), root, "/proc/pressure/cpu");
+	if (ret == 0)
+		ret = read_text(path, buf, sizeof(buf));
+	if (ret < 0)
+		return ret;
+	/* "some avg10=0.00 avg60=0.00 avg300=0.00 total=N", then maybe "full ...". */
+	if (strncmp(buf, "some ", 5) != 0)
+		return -EINVAL;
+	buf[strcspn(buf, "\n")] = '\0';
+	t = strstr(buf, " total=");
+	if (t == NULL || parse_u64(t + 7, &v) < 0)
+		return -EINVAL;
+	*some_total_us = v;
 	return 0;
 }
 

@@ -2,8 +2,9 @@
 /*
  * Tests of lca_freq: every source read and computed from a fake root (a
  * temporary folder holding sys/, proc/stat and dev/cpu/N/msr), the probe
- * against the TSC, the verdicts on synthetic samples, and the monitor end
- * to end on the fake root and on this machine.
+ * against the TSC, the readers of lost time (the lcore threads' schedstat
+ * and status, CPU pressure), the verdicts and their causes on synthetic
+ * figures, and the monitor end to end on the fake root and on this machine.
  */
 /* nftw() for removing the fake root. */
 #ifndef _GNU_SOURCE
@@ -26,6 +27,7 @@
 #include <cmocka.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
@@ -328,7 +330,22 @@ test_probe_sanity(void **state)
 
 /* ---- verdicts ---- */
 
-static const struct lca_freq_thresholds default_th = { 1.0, 2.0, 1.0 };
+/* The table lca_freq_report_print() prints, as a string to free(). */
+static char *
+print_report(const struct lca_freq_report *rep)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	lca_freq_report_print(f, rep);
+	fclose(f);
+	assert_non_null(text);
+	return text;
+}
+
+static const struct lca_freq_thresholds default_th = { 1.0, 2.0, 1.0, 2.0, 2.0, 5.0 };
 
 static void
 figures(struct lca_freq_lcore_report *r, const double *mhz, unsigned int n, double steal,
@@ -375,20 +392,30 @@ static void
 test_verdict_unstable(void **state)
 {
 	struct lca_freq_lcore_report r;
-	struct lca_freq_thresholds loose = { 10.0, 10.0, 5.0 };
+	struct lca_freq_thresholds loose = { 10.0, 10.0, 5.0, 10.0, 10.0, 5.0 };
 	double s[100];
 	unsigned int i;
 
 	(void)state;
-	/* One dip of 5 % among steady samples: range, not cv. */
+	/* One dip of 6 % among steady samples: an outlier, counted and shown in
+	 * min and range, but not judged: the p1-p99 range leaves it out. */
 	for (i = 0; i < 100; i++)
 		s[i] = 3000.0;
-	s[50] = 2850.0;
+	s[50] = 2820.0;
+	figures(&r, s, 100, 0.0, &default_th);
+	assert_int_equal(r.verdict, LCA_FREQ_STABLE);
+	assert_int_equal(r.n_outliers, 1);
+	assert_true(r.min_mhz == 2820.0 && fabs(r.range_pct - 18000.0 / r.mean_mhz) < 1e-9);
+	assert_true(r.median_mhz == 3000.0 && r.p99_mhz == 3000.0);
+	assert_true(r.trim_range_pct < 0.1);
+	/* Two dips in 100 are past p1: the clock moved (cv 0.85 %: under). */
+	s[10] = 2820.0;
 	figures(&r, s, 100, 0.0, &default_th);
 	assert_int_equal(r.verdict, LCA_FREQ_UNSTABLE);
-	assert_non_null(strstr(r.reason, "range 5.0"));
+	assert_int_equal(r.cause, LCA_FREQ_CAUSE_CLOCK);
+	assert_int_equal(r.n_outliers, 2);
+	assert_non_null(strstr(r.reason, "p1-p99 range 6.00% > 2%"));
 	assert_null(strstr(r.reason, "cv"));
-	assert_true(r.min_mhz == 2850.0);
 	figures(&r, s, 100, 0.0, &loose);
 	assert_int_equal(r.verdict, LCA_FREQ_STABLE);
 
@@ -536,12 +563,188 @@ test_names(void **state)
 	assert_string_equal(lca_freq_verdict_name(LCA_FREQ_NO_DATA), "n/a");
 }
 
+/* ---- lost time: the lcore threads' schedstat and status, CPU pressure ---- */
+
+static void
+test_lost_readers_fake(void **state)
+{
+	struct lca_freq_schedstat st;
+	uint64_t v;
+
+	(void)state;
+	fake_write("proc/self/task/4242/schedstat", "123456789 987654 321\n");
+	assert_int_equal(lca_freq_schedstat_read(root, 4242, &st), 0);
+	assert_true(st.run_ns == 123456789 && st.wait_ns == 987654 && st.slices == 321);
+	assert_int_equal(lca_freq_schedstat_read(root, 4243, &st), -ENOENT);
+	assert_int_equal(lca_freq_schedstat_read(root, 0, &st), -EINVAL);
+	fake_write("proc/self/task/4242/schedstat", "12 x\n");
+	assert_int_equal(lca_freq_schedstat_read(root, 4242, &st), -EINVAL);
+
+	/* The involuntary switches, not the voluntary ones just above. */
+	fake_write("proc/self/task/4242/status",
+		   "Name:\tlcore-worker-1\nState:\tR (running)\nTgid:\t4240\n"
+		   "voluntary_ctxt_switches:\t15\nnonvoluntary_ctxt_switches:\t2718\n");
+	assert_int_equal(lca_freq_invol_read(root, 4242, &v), 0);
+	assert_int_equal(v, 2718);
+	fake_write("proc/self/task/4242/status", "Name:\tx\nvoluntary_ctxt_switches:\t15\n");
+	assert_int_equal(lca_freq_invol_read(root, 4242, &v), -ENOENT);
+	fake_write("proc/self/task/4242/status", "nonvoluntary_ctxt_switches:\tmany\n");
+	assert_int_equal(lca_freq_invol_read(root, 4242, &v), -EINVAL);
+	assert_int_equal(lca_freq_invol_read(root, 4243, &v), -ENOENT);
+
+	assert_int_equal(lca_freq_pressure_read(root, &v), -ENOENT);
+	fake_write("proc/pressure/cpu", "some avg10=10.95 avg60=15.67 avg300=9.04 total=617415623\n"
+					"full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n");
+	assert_int_equal(lca_freq_pressure_read(root, &v), 0);
+	assert_int_equal(v, 617415623); /* "some", not "full" */
+	fake_write("proc/pressure/cpu", "some avg10=1.00 total=\n");
+	assert_int_equal(lca_freq_pressure_read(root, &v), -EINVAL);
+	fake_write("proc/pressure/cpu", "full avg10=0.00 total=5\n");
+	assert_int_equal(lca_freq_pressure_read(root, &v), -EINVAL);
+	fake_remove("proc/pressure/cpu");
+	fake_remove("proc/self/task/4242/status");
+	fake_remove("proc/self/task/4242/schedstat");
+}
+
+/* The issue's run: cv 0.74 % and one interrupted probe (3,590 against a
+ * median of 4,190 MHz) among 400 samples. The outlier is counted and stays
+ * visible in min and range, and the run is stable. */
+static void
+test_verdict_outlier_among_400(void **state)
+{
+	struct lca_freq_lcore_report r;
+	double s[400];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 400; i++)
+		s[i] = 4190.0 + (double)(i % 5) * 5.0 - 10.0; /* 4180 .. 4200 */
+	s[123] = 3590.0;
+	figures(&r, s, 400, 0.0, &default_th);
+	assert_int_equal(r.n_samples, 400);
+	assert_int_equal(r.n_outliers, 1);
+	assert_true(r.min_mhz == 3590.0 && r.max_mhz == 4200.0);
+	assert_true(r.range_pct > 14.0);
+	assert_true(r.median_mhz == 4190.0);
+	assert_true(r.p1_mhz == 4180.0 && r.p99_mhz == 4200.0);
+	assert_true(r.trim_range_pct < default_th.max_range_pct);
+	assert_true(r.cv_pct < default_th.max_cv_pct);
+	assert_int_equal(r.verdict, LCA_FREQ_STABLE);
+	assert_int_equal(r.cause, LCA_FREQ_CAUSE_NONE);
+	assert_string_equal(r.reason, "");
+	assert_string_equal(lca_freq_lcore_verdict_name(&r), "stable");
+	/* Five of them: more than 1 % of the samples, the clock moved. */
+	for (i = 0; i < 5; i++)
+		s[i * 80 + 7] = 3590.0;
+	figures(&r, s, 400, 0.0, &default_th);
+	assert_int_equal(r.n_outliers, 6);
+	assert_int_equal(r.verdict, LCA_FREQ_UNSTABLE);
+	assert_int_equal(r.cause, LCA_FREQ_CAUSE_CLOCK);
+	assert_string_equal(lca_freq_lcore_verdict_name(&r), "CLOCK");
+}
+
+/* Figures as the monitor would give them, judged for their cause. */
+static void
+lost(struct lca_freq_lcore_report *r, double rq_wait, double steal, double irq, double cv_spread)
+{
+	double s[100];
+	unsigned int i;
+
+	for (i = 0; i < 100; i++)
+		s[i] = i % 2 ? 3000.0 + cv_spread : 3000.0 - cv_spread;
+	memset(r, 0, sizeof(*r));
+	r->rq_wait_pct = rq_wait;
+	r->avail_pct = 100.0 - rq_wait;
+	r->invol_switches = 250;
+	r->steal_pct = steal;
+	r->irq_pct = irq;
+	lca_freq_lcore_figures(r, s, 100, &default_th);
+}
+
+static void
+test_verdict_causes(void **state)
+{
+	static struct lca_freq_report rep;
+	struct lca_freq_lcore_report r;
+	json_t *j, *l;
+
+	(void)state;
+	lost(&r, 0.5, 0.5, 0.5, 3.0);
+	assert_int_equal(r.verdict, LCA_FREQ_STABLE);
+	assert_int_equal(r.cause, LCA_FREQ_CAUSE_NONE);
+	/* A competitor took half the core: PREEMPTED, whatever else is over. */
+	lost(&r, 48.0, 3.0, 5.0, 60.0);
+	assert_int_equal(r.verdict, LCA_FREQ_UNSTABLE);
+	assert_int_equal(r.cause, LCA_FREQ_CAUSE_PREEMPTED);
+	assert_string_equal(lca_freq_lcore_verdict_name(&r), "PREEMPTED");
+	assert_non_null(strstr(r.reason, "rq-wait 48.00% > 2% (avail 52.0%, 250 invol)"));
+	assert_non_null(strstr(r.reason, "steal 3.00% > 1%"));
+	assert_non_null(strstr(r.reason, "irq 5.00% > 2%"));
+	assert_non_null(strstr(r.reason, "cv "));
+	lost(&r, 0.0, 3.0, 5.0, 60.0);
+	assert_int_equal(r.cause, LCA_FREQ_CAUSE_STOLEN);
+	lost(&r, 0.0, 0.0, 5.0, 60.0);
+	assert_int_equal(r.cause, LCA_FREQ_CAUSE_IRQ);
+	assert_string_equal(lca_freq_lcore_verdict_name(&r), "IRQ");
+	lost(&r, 0.0, 0.0, 0.0, 60.0);
+	assert_int_equal(r.cause, LCA_FREQ_CAUSE_CLOCK);
+	/* Unknown figures are not judged; exactly at a limit is within it. */
+	lost(&r, NAN, NAN, 2.0, 3.0);
+	assert_int_equal(r.verdict, LCA_FREQ_STABLE);
+	/* The time taken condemns even without samples. */
+	memset(&r, 0, sizeof(r));
+	r.rq_wait_pct = 30.0;
+	lca_freq_lcore_figures(&r, NULL, 0, &default_th);
+	assert_int_equal(r.cause, LCA_FREQ_CAUSE_PREEMPTED);
+
+	/* The run: the first unstable lcore's cause; JSON names it per lcore. */
+	memset(&rep, 0, sizeof(rep));
+	rep.thresholds = default_th;
+	rep.n_lcores = 2;
+	lost(&rep.lcores[0], 0.0, 0.0, 0.0, 3.0);
+	lost(&rep.lcores[1], 48.0, 0.0, 0.0, 3.0);
+	rep.lcores[1].lcore_id = 1;
+	rep.lcores[1].invol_switches = -1;
+	rep.cpu_pressure_pct = NAN;
+	lca_freq_report_judge(&rep);
+	assert_int_equal(rep.verdict, LCA_FREQ_UNSTABLE);
+	assert_int_equal(rep.cause, LCA_FREQ_CAUSE_PREEMPTED);
+	j = lca_freq_report_json(&rep);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "cause")), "PREEMPTED");
+	assert_true(json_is_null(json_object_get(j, "cpu_pressure_pct")));
+	l = json_array_get(json_object_get(j, "lcores"), 0);
+	assert_string_equal(json_string_value(json_object_get(l, "cause")), "STABLE");
+	assert_int_equal(json_integer_value(json_object_get(l, "invol_switches")), 250);
+	assert_int_equal(json_integer_value(json_object_get(l, "outliers")), 0);
+	l = json_array_get(json_object_get(j, "lcores"), 1);
+	assert_string_equal(json_string_value(json_object_get(l, "cause")), "PREEMPTED");
+	assert_string_equal(json_string_value(json_object_get(l, "verdict")), "unstable");
+	assert_true(json_real_value(json_object_get(l, "avail_pct")) == 52.0);
+	assert_true(json_real_value(json_object_get(l, "rq_wait_pct")) == 48.0);
+	assert_true(json_is_null(json_object_get(l, "invol_switches")));
+	assert_non_null(json_object_get(l, "trimmed_range_pct"));
+	json_decref(j);
+
+	/* The table: the new columns, and the cause as lcore 1's verdict. */
+	char *text = print_report(&rep);
+
+	assert_non_null(strstr(text, "avail% rq-wait%  invol"));
+	assert_non_null(strstr(text, "Clock verdict: UNSTABLE, PREEMPTED"));
+	assert_non_null(strstr(text, " PREEMPTED (rq-wait 48.00%"));
+	free(text);
+	assert_string_equal(lca_freq_cause_name(LCA_FREQ_CAUSE_STOLEN), "STOLEN");
+	assert_string_equal(lca_freq_cause_name(LCA_FREQ_CAUSE_NONE), "");
+}
+
 /* ---- the monitor ---- */
 
+/* Sample on the calling lcore; a non-NULL arg gets its thread id. */
 static int
 sample_now(void *arg)
 {
-	(void)arg;
+	if (arg != NULL)
+		*(int *)arg = rte_gettid();
 	lca_freq_sample(rte_lcore_id(), rte_rdtsc());
 	return 0;
 }
@@ -623,7 +826,13 @@ test_monitor_fake_root(void **state)
 	assert_true(m->irq_pct == 1.5);
 	assert_string_equal(m->governor, "performance");
 	assert_int_equal(m->verdict, LCA_FREQ_UNSTABLE);
-	assert_non_null(strstr(m->reason, "range 10.00% > 2%"));
+	/* Four samples: p1 and p99 lie close to min and max. */
+	assert_non_null(strstr(m->reason, "p1-p99 range 9.70% > 2%"));
+	assert_int_equal(m->cause, LCA_FREQ_CAUSE_STOLEN);
+	assert_int_equal(m->n_outliers, 0);
+	/* No schedstat in the fake root for the lcores' threads. */
+	assert_true(isnan(m->avail_pct) && isnan(m->rq_wait_pct));
+	assert_true(m->invol_switches == -1);
 	assert_non_null(strstr(m->reason, "steal 2.00% > 1%"));
 	assert_true(m->probe_mhz > 0.2 * base_mhz && m->probe_mhz < 5 * base_mhz);
 
@@ -642,13 +851,8 @@ test_monitor_fake_root(void **state)
 	assert_int_equal(rep.verdict, LCA_FREQ_UNSTABLE);
 
 	/* The printed table names every figure a reader needs. */
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *text = print_report(&rep);
 
-	assert_non_null(f);
-	lca_freq_report_print(f, &rep);
-	fclose(f);
 	assert_non_null(strstr(text, "msr"));
 	assert_non_null(strstr(text, "cpufreq"));
 	assert_non_null(strstr(text, "performance"));
@@ -773,6 +977,76 @@ test_monitor_probe_overflow(void **state)
 	assert_true(lca_freq_deadlines[rte_get_main_lcore()].tsc == UINT64_MAX);
 }
 
+/* Thread tid's schedstat and status under the fake root; NULL removes. */
+static void
+fake_task(int tid, const char *schedstat, const char *status)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "proc/self/task/%d/schedstat", tid);
+	if (schedstat != NULL)
+		fake_write(path, "%s", schedstat);
+	else
+		fake_remove(path);
+	snprintf(path, sizeof(path), "proc/self/task/%d/status", tid);
+	if (status != NULL)
+		fake_write(path, "%s", status);
+	else
+		fake_remove(path);
+}
+
+/* The lcore threads' schedstat and status under the fake root, at the TID
+ * each lcore has: read at its first sample and at the stop. */
+static void
+test_monitor_lost_fake(void **state)
+{
+	static struct lca_freq_report rep;
+	struct lca_freq_conf conf;
+	unsigned int worker = rte_get_next_lcore(-1, 1, 0);
+	int main_tid = rte_gettid(), worker_tid = 0;
+
+	(void)state;
+	/* Not monitoring: this only learns the worker's thread id. */
+	assert_int_equal(rte_eal_remote_launch(sample_now, &worker_tid, worker), 0);
+	assert_int_equal(rte_eal_wait_lcore(worker), 0);
+	assert_true(worker_tid > 0 && worker_tid != main_tid);
+	fake_task(main_tid, "1000 2000 3\n",
+		  "voluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t10\n");
+	fake_task(worker_tid, "5000 6000 7\n", "nonvoluntary_ctxt_switches:\t100\n");
+	fake_write("proc/pressure/cpu", "some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\n");
+
+	lca_freq_conf_init(&conf);
+	conf.root = root;
+	assert_int_equal(lca_freq_monitor_start(&conf), 0);
+	lca_freq_sample(rte_get_main_lcore(), rte_rdtsc());
+	lca_freq_sample(rte_get_main_lcore(), rte_rdtsc());
+	assert_int_equal(rte_eal_remote_launch(sample_now, NULL, worker), 0);
+	assert_int_equal(rte_eal_wait_lcore(worker), 0);
+	/* The main lcore waited on the run queue far longer than any wall
+	 * time: all of it, and ran none; the worker ran all of it, with its
+	 * status unchanged: no switch. */
+	fake_task(main_tid, "1000 1000000000002000 9\n",
+		  "voluntary_ctxt_switches:\t99\nnonvoluntary_ctxt_switches:\t17\n");
+	fake_task(worker_tid, "1000000000005000 6000 8\n", "nonvoluntary_ctxt_switches:\t100\n");
+	assert_int_equal(lca_freq_monitor_stop(&rep), 0);
+
+	const struct lca_freq_lcore_report *m = &rep.lcores[0], *w = &rep.lcores[1];
+
+	assert_true(m->avail_pct == 0.0 && m->rq_wait_pct == 100.0);
+	assert_true(m->invol_switches == 7);
+	assert_int_equal(m->cause, LCA_FREQ_CAUSE_PREEMPTED);
+	assert_true(w->avail_pct == 100.0 && w->rq_wait_pct == 0.0);
+	assert_true(w->invol_switches == 0);
+	assert_int_not_equal(w->cause, LCA_FREQ_CAUSE_PREEMPTED);
+	/* Pressure's total did not move. */
+	assert_true(rep.cpu_pressure_pct == 0.0);
+	assert_int_equal(rep.cause, LCA_FREQ_CAUSE_PREEMPTED);
+
+	fake_remove("proc/pressure/cpu");
+	fake_task(main_tid, NULL, NULL);
+	fake_task(worker_tid, NULL, NULL);
+}
+
 static void
 test_monitor_bad_conf(void **state)
 {
@@ -866,9 +1140,13 @@ main(void)
 		cmocka_unit_test(test_verdict_overall),
 		cmocka_unit_test(test_report_merge),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_lost_readers_fake),
+		cmocka_unit_test(test_verdict_outlier_among_400),
+		cmocka_unit_test(test_verdict_causes),
 		cmocka_unit_test(test_monitor_fake_root),
 		cmocka_unit_test(test_monitor_series),
 		cmocka_unit_test(test_monitor_probe_overflow),
+		cmocka_unit_test(test_monitor_lost_fake),
 		cmocka_unit_test(test_monitor_bad_conf),
 		cmocka_unit_test(test_monitor_machine),
 	};

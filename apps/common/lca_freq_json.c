@@ -34,6 +34,17 @@ set(json_t *o, const char *key, json_t *v, int *err)
 		(*err)++;
 }
 
+/* "STABLE", the cause of an UNSTABLE verdict, or null when not judged. */
+static json_t *
+cause_json(enum lca_freq_verdict v, enum lca_freq_cause c)
+{
+	if (v == LCA_FREQ_STABLE)
+		return json_string("STABLE");
+	if (v == LCA_FREQ_UNSTABLE && c != LCA_FREQ_CAUSE_NONE)
+		return json_string(lca_freq_cause_name(c));
+	return json_null();
+}
+
 static json_t *
 lcore_json(const struct lca_freq_lcore_report *l)
 {
@@ -53,13 +64,23 @@ lcore_json(const struct lca_freq_lcore_report *l)
 	set(o, "stdev_mhz", real_or_null(l->stdev_mhz), &err);
 	set(o, "cv_pct", real_or_null(l->cv_pct), &err);
 	set(o, "range_pct", real_or_null(l->range_pct), &err);
+	set(o, "median_mhz", real_or_null(l->median_mhz), &err);
+	set(o, "p1_mhz", real_or_null(l->p1_mhz), &err);
+	set(o, "p99_mhz", real_or_null(l->p99_mhz), &err);
+	set(o, "trimmed_range_pct", real_or_null(l->trim_range_pct), &err);
+	set(o, "outliers", json_integer(l->n_outliers), &err);
 	set(o, "probe_mhz", real_or_null(l->probe_mhz), &err);
 	set(o, "busy_pct", real_or_null(l->busy_pct), &err);
 	set(o, "steal_pct", real_or_null(l->steal_pct), &err);
 	set(o, "irq_pct", real_or_null(l->irq_pct), &err);
+	set(o, "avail_pct", real_or_null(l->avail_pct), &err);
+	set(o, "rq_wait_pct", real_or_null(l->rq_wait_pct), &err);
+	set(o, "invol_switches",
+	    l->invol_switches >= 0 ? json_integer((json_int_t)l->invol_switches) : json_null(), &err);
 	set(o, "governor", l->governor[0] != '\0' ? json_string(l->governor) : json_null(),
 	    &err);
 	set(o, "verdict", json_string(lca_freq_verdict_json_name(l->verdict)), &err);
+	set(o, "cause", cause_json(l->verdict, l->cause), &err);
 	set(o, "reason", json_string(l->reason), &err);
 	if (err != 0) {
 		json_decref(o);
@@ -84,6 +105,9 @@ lca_freq_report_json(const struct lca_freq_report *r)
 	set(th, "max_cv_pct", real_or_null(r->thresholds.max_cv_pct), &err);
 	set(th, "max_range_pct", real_or_null(r->thresholds.max_range_pct), &err);
 	set(th, "max_steal_pct", real_or_null(r->thresholds.max_steal_pct), &err);
+	set(th, "max_rq_wait_pct", real_or_null(r->thresholds.max_rq_wait_pct), &err);
+	set(th, "max_irq_pct", real_or_null(r->thresholds.max_irq_pct), &err);
+	set(th, "outlier_pct", real_or_null(r->thresholds.outlier_pct), &err);
 	for (i = 0; i < r->n_lcores; i++) {
 		json_t *l = lcore_json(&r->lcores[i]);
 
@@ -93,7 +117,9 @@ lca_freq_report_json(const struct lca_freq_report *r)
 	set(o, "tsc_hz", json_integer((json_int_t)r->tsc_hz), &err);
 	set(o, "duration_s", real_or_null(r->duration_s), &err);
 	set(o, "turbo", r->turbo < 0 ? json_null() : json_string(r->turbo ? "on" : "off"), &err);
+	set(o, "cpu_pressure_pct", real_or_null(r->cpu_pressure_pct), &err);
 	set(o, "verdict", json_string(lca_freq_verdict_json_name(r->verdict)), &err);
+	set(o, "cause", cause_json(r->verdict, r->cause), &err);
 	set(o, "reason", json_string(r->reason), &err);
 	set(o, "thresholds", th, &err);
 	set(o, "lcores", lcores, &err);
