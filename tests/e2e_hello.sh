@@ -12,6 +12,8 @@ out=$("$exe" "${eal[@]}" -- --tokens 16 --hops 2000 --json "$tmp/hello.json" 2>&
 check "smoke run exits 0" "[ $rc -eq 0 ]"
 check "every token counted" "grep -q 'messages handled: 32016 (expected 32016)' <<<\"\$out\""
 check "topology table printed" "grep -q '^lcore  *cpu  *core' <<<\"\$out\""
+check "one '# isolation: CPU' line per lcore" "[ \$(grep -c '^# isolation: CPU [0-9]* (lcore [0-9]*): isolcpus ' <<<\"\$out\") -eq 2 ]"
+check "nothing else starts with '# isolation:' but warnings" "! grep '^# isolation:' <<<\"\$out\" | grep -vqE '^# isolation: (CPU [0-9]+ |warning: )'"
 check "no send failures" "grep -q 'send failures: mailbox full 0, no actor 0, stopped 0, pool empty 0' <<<\"\$out\""
 record_checks "$tmp/hello.json" lca-hello
 check "JSON: the ring's counts and every actor's lcore" "python3 - '$tmp/hello.json' <<'PY'
@@ -22,12 +24,14 @@ assert r['name'] == 'ring' and r['handled'] == r['expected'] == 32016, r
 assert len(d['placement']) == 4 and d['ok'] is True
 assert d['frequency']['monitor'] == 'did not run'
 assert d['app_args'][:2] == ['--tokens', '16'], d['app_args']
+assert [c['lcores'] for c in d['isolation']] == [[0], [1]], d['isolation']
 PY"
 harness_checks "$exe" lca-hello
 
 out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
 check "--topology exits 0" "[ $rc -eq 0 ]"
 check "--topology lists both lcores" "[ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"
+check "--topology prints no isolation lines" "! grep -q '^# isolation:' <<<\"\$out\""
 
 out=$("$exe" "${eal[@]}" -- --tokens zero 2>&1); rc=$?
 check "bad number exits 2" "[ $rc -eq 2 ]"

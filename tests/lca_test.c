@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -69,4 +72,63 @@ lca_test_msg(void)
 
 	assert_int_equal(lca_msg_alloc(&m), 0);
 	return m;
+}
+
+int
+lca_test_root_make(char *root, size_t len, const char *name)
+{
+	int n = snprintf(root, len, "/tmp/lca_test_%s.XXXXXX", name);
+
+	return n < 0 || (size_t)n >= len || mkdtemp(root) == NULL ? -1 : 0;
+}
+
+/* mkdir -p */
+static void
+mkdirs(const char *path)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+	mkdir(buf, 0755);
+}
+
+void
+lca_test_root_write(const char *root, const char *rel, const char *fmt, ...)
+{
+	char path[512], dir[512];
+	va_list ap;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	mkdirs(dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fclose(f);
+}
+
+static int
+rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int
+lca_test_root_remove(const char *root)
+{
+	return nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -39,4 +39,20 @@ lca_actor_id_t lca_test_spawn(lca_handler_fn handler, size_t size, unsigned int 
 /* An envelope from the local pool; fails the test when there is none. */
 struct lca_msg *lca_test_msg(void);
 
+/*
+ * A fake root for the readers that read proc/ and sys/ under one: a new
+ * folder /tmp/lca_test_NAME.XXXXXX, its path in @p root (@p len bytes).
+ * @return 0; -1 when it cannot be made.
+ */
+int lca_test_root_make(char *root, size_t len, const char *name);
+
+/* Write root/rel (a printf format), creating its folders; the file is
+ * rewritten in place, so that a descriptor kept open sees the new content.
+ * Fails the test when it cannot. */
+void lca_test_root_write(const char *root, const char *rel, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Remove the fake root and everything under it. @return 0; -1 on failure. */
+int lca_test_root_remove(const char *root);
+
 #endif /* LCA_TEST_H */

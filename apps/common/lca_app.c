@@ -6,6 +6,7 @@
 #include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
+#include "lca_isol.h"
 #include "lca_result.h"
 #include "lca_topo.h"
 
@@ -85,6 +86,8 @@ lca_app_main(int argc, char **argv, const struct lca_app *app)
 		lca_eal_cleanup();
 		return ret < 0 ? LCA_EXIT_USAGE : 0;
 	}
+	/* What may take the lcores' CPUs away; stdout stays the app's (CSV). */
+	lca_isol_print_eal(stderr);
 	ret = app->run(app->conf);
 	status = ret == 0 ? 0 : 1;
 	if (ret == -EINTR)

@@ -59,7 +59,8 @@ int lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
  * DPDK app before `--`, e.g. dpdk-testpmd); a command line without `--`
  * exits 2, since the app could not tell its arguments from EAL's; then
  * lca_eal_init(); `--topology` anywhere in the app's arguments prints the
- * lcores' topology and exits 0; parse; run; lca_eal_cleanup().
+ * lcores' topology and exits 0; parse; the isolation state of the lcores'
+ * CPUs on stderr (lca_isol_print_eal()); run; lca_eal_cleanup().
  *
  * @return
  *   The exit status: 0; 1 when EAL or the run failed; LCA_EXIT_USAGE (2)

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "lca_eal.h"
+#include "lca_isol.h"
 #include "lca_report.h"
 #include "lca_result.h"
 #include "lca_series.h"
@@ -64,6 +65,12 @@ lca_result_write(json_t *record, bool ok, const char *path)
 		json_object_set_new(record, "frequency",
 				    lca_freq_none_json("no series was measured"));
 	json_object_set_new(record, "lcores", lca_report_lcores_json());
+	if (json_object_get(record, "isolation") == NULL) {
+		json_t *isol = lca_isol_last_json();
+
+		if (isol != NULL)
+			json_object_set_new(record, "isolation", isol);
+	}
 	json_object_set_new(record, "ok", json_boolean(ok));
 	return lca_report_write_json(path, record);
 }

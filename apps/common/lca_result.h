@@ -11,6 +11,8 @@
  *       "app_args", "conf", "placement", "results", "frequency",
  *       "lcores", "ok" }
  *
+ * and "isolation" where the app printed it (lca_isol_print_eal()).
+ *
  * An app builds it with lca_result_new(), adds its results (each with a
  * "name", and "throughput", "time" and "frequency" where it has them) and
  * writes it with lca_result_write().
@@ -46,8 +48,9 @@ json_t *lca_result_new(json_t *conf);
 void lca_result_add(json_t *record, json_t *result);
 
 /**
- * Set "lcores", "ok" and, when the app set none, a "frequency" that says
- * no series was measured; then write @p record to @p path.
+ * Set "lcores", "ok", "isolation" (what lca_isol_print_eal() last read,
+ * when it ran) and, when the app set none, a "frequency" that says no
+ * series was measured; then write @p record to @p path.
  *
  * @return
  *   0; a negative errno, after a message on stderr naming the file.

@@ -24,6 +24,7 @@ struct hello_conf {
 	uint64_t tokens;
 	uint64_t hops;
 	uint64_t per_lcore;
+	uint64_t timeout_s;
 	const char *json_path;
 };
 
@@ -34,6 +35,7 @@ struct token {
 static unsigned int n_actors;
 static uint64_t tokens_done;
 static uint64_t tokens_total;
+static uint64_t retries; /* atomic: forwards refused for room, tried again */
 
 static void
 hello_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
@@ -47,9 +49,15 @@ hello_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 		return;
 	}
 	t->hops_left--;
-	/* Reuse the envelope: a forward costs no allocation. */
-	if (lca_send((self + 1) % n_actors, msg) != 0)
-		fprintf(stderr, "lca-hello: forward from %u failed\n", self);
+	/* Reuse the envelope: a forward costs no allocation. A channel to
+	 * another lcore may be full: then the token comes back here (every
+	 * mailbox holds every token) and is forwarded again, never dropped. */
+	if (lca_send((self + 1) % n_actors, msg) == 0)
+		return;
+	t->hops_left++;
+	__atomic_add_fetch(&retries, 1, __ATOMIC_RELAXED);
+	if (lca_send(self, msg) != 0)
+		fprintf(stderr, "lca-hello: token lost at actor %u\n", self); /* counts tell */
 }
 
 static void
@@ -60,6 +68,7 @@ usage(const char *prog)
 	       "  --tokens N      tokens in flight (default 64)\n"
 	       "  --hops N        hops per token (default 10000)\n"
 	       "  --per-lcore N   actors per lcore (default 2)\n"
+	       "  --timeout SEC   give up after SEC seconds (default 120)\n"
 	       "  --json FILE     write the counts as JSON (docs/json.md)\n"
 	       "  --topology      print the lcores' topology and exit\n"
 	       "  --help          this text\n",
@@ -78,6 +87,8 @@ parse_option(void *conf, const char *name, char *val)
 		ret = lca_cli_uint(val, 0, UINT32_MAX, &c->hops);
 	else if (strcmp(name, "per-lcore") == 0)
 		ret = lca_cli_uint(val, 1, 1024, &c->per_lcore);
+	else if (strcmp(name, "timeout") == 0)
+		ret = lca_cli_uint(val, 1, UINT32_MAX / 1000, &c->timeout_s);
 	else if (strcmp(name, "json") == 0)
 		ret = *val != '\0' ? (c->json_path = val, 0) : -EINVAL;
 	if (ret < 0)
@@ -93,12 +104,13 @@ parse_args(int argc, char **argv, void *conf)
 		{ "tokens", required_argument, NULL, 0 },
 		{ "hops", required_argument, NULL, 0 },
 		{ "per-lcore", required_argument, NULL, 0 },
+		{ "timeout", required_argument, NULL, 0 },
 		{ "json", required_argument, NULL, 0 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 
-	*c = (struct hello_conf){ .tokens = 64, .hops = 10000, .per_lcore = 2 };
+	*c = (struct hello_conf){ .tokens = 64, .hops = 10000, .per_lcore = 2, .timeout_s = 120 };
 	return lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
 }
 
@@ -109,10 +121,13 @@ spawn_ring(const struct hello_conf *c)
 
 	RTE_LCORE_FOREACH(lcore_id) {
 		for (uint64_t k = 0; k < c->per_lcore; k++) {
+			/* Room for every token in every mailbox: a token
+			 * sent back to its own actor always fits. */
 			struct lca_actor_spec spec = {
 				.handler = hello_handler,
 				.lcore = lcore_id,
 				.throughput = 32,
+				.mailbox_size = rte_align32pow2((uint32_t)c->tokens),
 				.name = "hello",
 			};
 			lca_actor_id_t id;
@@ -128,9 +143,20 @@ spawn_ring(const struct hello_conf *c)
 	return 0;
 }
 
+/* Tokens start on the main lcore's actors: from the main lcore a send
+ * goes straight into their mailboxes, which hold every token, while the
+ * way into another lcore (its inbox) holds fewer. */
 static int
 send_tokens(const struct hello_conf *c)
 {
+	lca_actor_id_t starters[1024];
+	unsigned int n_starters = 0;
+
+	for (lca_actor_id_t id = 0; id < n_actors && n_starters < RTE_DIM(starters); id++)
+		if (lca_actor_lcore(id) == (int)rte_get_main_lcore())
+			starters[n_starters++] = id;
+	if (n_starters == 0)
+		return -ENOENT;
 	for (uint64_t i = 0; i < c->tokens; i++) {
 		struct lca_msg *m;
 		int ret = lca_msg_alloc(&m);
@@ -138,7 +164,7 @@ send_tokens(const struct hello_conf *c)
 		if (ret == 0) {
 			((struct token *)m->data)->hops_left = c->hops;
 			m->len = sizeof(struct token);
-			ret = lca_send((lca_actor_id_t)(i % n_actors), m);
+			ret = lca_send(starters[i % n_starters], m);
 			if (ret < 0)
 				lca_msg_free(m);
 		}
@@ -169,9 +195,10 @@ handled_total(void)
 static int
 check_counts(const struct hello_conf *c)
 {
-	uint64_t handled = handled_total(), expected = c->tokens * (c->hops + 1);
+	uint64_t handled = handled_total(), expected = c->tokens * (c->hops + 1) + retries;
 
-	printf("messages handled: %" PRIu64 " (expected %" PRIu64 ")\n", handled, expected);
+	printf("messages handled: %" PRIu64 " (expected %" PRIu64 ": tokens x (hops + 1), and %"
+	       PRIu64 " forwards tried again for room)\n", handled, expected, retries);
 	if (handled != expected || tokens_done != c->tokens) {
 		fprintf(stderr, "lca-hello: count mismatch: handled %" PRIu64 ", tokens done %" PRIu64
 				"\n", handled, tokens_done);
@@ -195,7 +222,7 @@ write_json(const struct hello_conf *c, bool ok)
 						       lca_actor_lcore(i)));
 	lca_result_add(rec, json_pack("{s:s, s:I, s:I}", "name", "ring", "handled",
 				      (json_int_t)handled_total(), "expected",
-				      (json_int_t)(c->tokens * (c->hops + 1))));
+				      (json_int_t)(c->tokens * (c->hops + 1) + retries)));
 	ret = lca_result_write(rec, ok, c->json_path);
 	json_decref(rec);
 	return ret;
@@ -205,7 +232,8 @@ static int
 run(void *arg)
 {
 	const struct hello_conf *conf = arg;
-	struct lca_runtime_conf rconf = { 0 };
+	/* Envelopes for every token, on top of the pool's default room. */
+	struct lca_runtime_conf rconf = { .msgs_per_node = 65535 + (unsigned int)conf->tokens };
 	int ret = lca_runtime_init(&rconf);
 
 	if (ret < 0)
@@ -215,7 +243,10 @@ run(void *arg)
 	if (ret == 0)
 		ret = send_tokens(conf);
 	if (ret == 0)
-		ret = lca_runtime_run(0);
+		ret = lca_runtime_run((unsigned int)(conf->timeout_s * 1000));
+	if (ret == -ETIMEDOUT)
+		fprintf(stderr, "lca-hello: not done after %" PRIu64 " s (--timeout)\n",
+			conf->timeout_s);
 
 	lca_report_machine(stdout);
 	lca_topo_print_eal(stdout);
