@@ -98,8 +98,11 @@ warn_oversubscription(void)
 	if ((long)n > cpus || shared_cpu)
 		LCA_LOG(WARNING,
 			"WARNING: %u busy-polling lcores on %d CPU(s) (%ld online)%s: "
-			"they preempt each other, and figures measured so are not per-core figures\n",
-			n, CPU_COUNT(&seen), cpus, shared_cpu ? ", some sharing a CPU" : "");
+			"they preempt each other, and figures measured so are not per-core figures. "
+			"Give each lcore a CPU of its own (-l with at most %ld lcores, or --lcores "
+			"mapping each to a different CPU), or let idle lcores yield (idle policy "
+			"pause or sleep, e.g. lca-reqresp --idle sleep)\n",
+			n, CPU_COUNT(&seen), cpus, shared_cpu ? ", some sharing a CPU" : "", cpus);
 }
 
 int

@@ -31,6 +31,10 @@ test_cli_uint(void **state)
 	assert_int_equal(lca_cli_uint("101", 1, 100, &v), -ERANGE);
 	assert_int_equal(lca_cli_uint("4x", 1, 100, &v), -EINVAL);
 	assert_int_equal(lca_cli_uint("", 1, 100, &v), -EINVAL);
+	/* strtoull skips blanks and takes a sign: " -1" would be 2^64 - 1. */
+	assert_int_equal(lca_cli_uint(" -1", 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(lca_cli_uint(" 5", 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(lca_cli_uint("\t7", 0, UINT64_MAX, &v), -EINVAL);
 	assert_int_equal(lca_cli_uint("-1", 0, 100, &v), -EINVAL);
 	assert_int_equal(lca_cli_uint("99999999999999999999999", 0, UINT64_MAX, &v), -ERANGE);
 	assert_int_equal(v, 42); /* untouched by failures */

@@ -119,10 +119,15 @@ static int
 run_phase(const struct circ_conf *c, lca_actor_id_t first, uint64_t total, uint64_t skip,
 	  uint64_t *cycles)
 {
-	uint64_t timeout_ms = PHASE_TIMEOUT_BASE_MS +
-		total * c->hops * PHASE_TIMEOUT_NS_PER_HOP / 1000000;
+	/* Saturating: rounds x hops x ns a hop overflows 64 bits long before
+	 * it stops being "no limit" (0 below). */
+	uint64_t hops = total * (uint64_t)c->hops, timeout_ms = UINT64_MAX;
 	struct lca_msg *m;
 	int ret;
+
+	if ((c->hops == 0 || hops / c->hops == total) &&
+	    hops <= UINT64_MAX / PHASE_TIMEOUT_NS_PER_HOP)
+		timeout_ms = PHASE_TIMEOUT_BASE_MS + hops * PHASE_TIMEOUT_NS_PER_HOP / 1000000;
 
 	rounds.cycles = cycles;
 	rounds.done = 0;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +13,9 @@ lca_cli_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	unsigned long long v;
 	char *end;
 
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+	/* A digit first: strtoull would skip blanks and take a sign, so
+	 * " -1" would read as 2^64 - 1. */
+	if (s == NULL || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
