@@ -100,6 +100,15 @@ mkdirs(const char *path)
 }
 
 void
+lca_test_root_mkdirs(const char *root, const char *rel)
+{
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/%s", root, rel);
+	mkdirs(dir);
+}
+
+void
 lca_test_root_write(const char *root, const char *rel, const char *fmt, ...)
 {
 	char path[512], dir[512];

@@ -46,6 +46,9 @@ struct lca_msg *lca_test_msg(void);
  */
 int lca_test_root_make(char *root, size_t len, const char *name);
 
+/* Make the folder root/rel and those above it. */
+void lca_test_root_mkdirs(const char *root, const char *rel);
+
 /* Write root/rel (a printf format), creating its folders; the file is
  * rewritten in place, so that a descriptor kept open sees the new content.
  * Fails the test when it cannot. */

@@ -6,20 +6,13 @@
  * and status, CPU pressure), the verdicts and their causes on synthetic
  * figures, and the monitor end to end on the fake root and on this machine.
  */
-/* nftw() for removing the fake root. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <setjmp.h>
@@ -41,43 +34,9 @@ static char root[64];
 
 /* ---- fake root ---- */
 
-static void
-mkdirs(const char *path)
-{
-	char buf[512];
-	char *p;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (p = buf + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(buf, 0755);
-		*p = '/';
-	}
-	mkdir(buf, 0755);
-}
-
 /* Write root/rel, creating its folders; the file is rewritten in place so
  * that a descriptor kept open sees the new content. */
-static void
-fake_write(const char *rel, const char *fmt, ...)
-{
-	char path[512], dir[512];
-	va_list ap;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	*strrchr(dir, '/') = '\0';
-	mkdirs(dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fclose(f);
-}
+#define fake_write(...) lca_test_root_write(root, __VA_ARGS__)
 
 static void
 fake_remove(const char *rel)
@@ -93,11 +52,11 @@ fake_remove(const char *rel)
 static void
 fake_msr(int cpu, uint64_t tsc, uint64_t aperf, uint64_t mperf)
 {
-	char path[512], dir[512];
+	char path[512];
 	int fd;
 
-	snprintf(dir, sizeof(dir), "%s/dev/cpu/%d", root, cpu);
-	mkdirs(dir);
+	snprintf(path, sizeof(path), "dev/cpu/%d", cpu);
+	lca_test_root_mkdirs(root, path);
 	snprintf(path, sizeof(path), "%s/dev/cpu/%d/msr", root, cpu);
 	fd = open(path, O_WRONLY | O_CREAT, 0600);
 	assert_true(fd >= 0);
@@ -122,27 +81,17 @@ fake_stat(uint64_t user, uint64_t idle, uint64_t irq, uint64_t softirq, uint64_t
 }
 
 static int
-rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 setup_root(void **state)
 {
 	(void)state;
-	snprintf(root, sizeof(root), "/tmp/lca_test_freq.XXXXXX");
-	return mkdtemp(root) == NULL ? -1 : 0;
+	return lca_test_root_make(root, sizeof(root), "freq");
 }
 
 static int
 teardown_root(void **state)
 {
 	(void)state;
-	return nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return lca_test_root_remove(root);
 }
 
 /* ---- sources ---- */
