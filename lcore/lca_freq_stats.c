@@ -127,9 +127,16 @@ lcore_judge(struct lca_freq_lcore_report *r, const struct lca_freq_thresholds *t
 	 * samples, so it is the cause when both are over. These count even
 	 * without enough samples: each alone spoils a run. */
 	if (over(r->rq_wait_pct, th->max_rq_wait_pct)) {
-		reason_add(r->reason, len, "rq-wait %.2f%% > %g%% (avail %.1f%%, %lld invol)",
-			   r->rq_wait_pct, th->max_rq_wait_pct, r->avail_pct,
-			   (long long)r->invol_switches);
+		char avail[24] = "", invol[32] = "";
+
+		if (!isnan(r->avail_pct))
+			snprintf(avail, sizeof(avail), "avail %.1f%%", r->avail_pct);
+		if (r->invol_switches >= 0)
+			snprintf(invol, sizeof(invol), "%s%lld invol", avail[0] != '\0' ? ", " : "",
+				 (long long)r->invol_switches);
+		reason_add(r->reason, len, "rq-wait %.2f%% > %g%%%s%s%s%s", r->rq_wait_pct,
+			   th->max_rq_wait_pct, avail[0] != '\0' || invol[0] != '\0' ? " (" : "",
+			   avail, invol, avail[0] != '\0' || invol[0] != '\0' ? ")" : "");
 		r->cause = LCA_FREQ_CAUSE_PREEMPTED;
 	}
 	if (over(r->steal_pct, th->max_steal_pct)) {

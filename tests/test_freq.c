@@ -643,8 +643,15 @@ test_verdict_causes(void **state)
 	/* The time taken condemns even without samples. */
 	memset(&r, 0, sizeof(r));
 	r.rq_wait_pct = 30.0;
+	r.avail_pct = NAN;
+	r.invol_switches = -1;
 	lca_freq_lcore_figures(&r, NULL, 0, &default_th);
 	assert_int_equal(r.cause, LCA_FREQ_CAUSE_PREEMPTED);
+	/* Unknown availability and switches are left out of the reason. */
+	assert_string_equal(r.reason, "rq-wait 30.00% > 2%");
+	r.invol_switches = 4;
+	lca_freq_lcore_figures(&r, NULL, 0, &default_th);
+	assert_string_equal(r.reason, "rq-wait 30.00% > 2% (4 invol)");
 
 	/* The run: the first unstable lcore's cause; JSON names it per lcore. */
 	memset(&rep, 0, sizeof(rep));
