@@ -109,8 +109,10 @@ lca_series_verdict_text(const struct lca_series *s, char *buf, size_t len)
 		snprintf(buf, len, "no frequency report (the monitor did not run: %s)",
 			 strerror(-s->freq_err));
 	else
-		snprintf(buf, len, "%s%s%s", lca_freq_verdict_name(s->freq.verdict),
-			 s->freq.reason[0] ? ": " : "", s->freq.reason);
+		snprintf(buf, len, "%s%s%s%s%s", lca_freq_verdict_name(s->freq.verdict),
+			 s->freq.cause != LCA_FREQ_CAUSE_NONE ? ", " : "",
+			 lca_freq_cause_name(s->freq.cause), s->freq.reason[0] ? ": " : "",
+			 s->freq.reason);
 }
 
 void
