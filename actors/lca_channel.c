@@ -157,7 +157,10 @@ links_init(struct lcore_links *l, unsigned int me, unsigned int max_actors)
 	l->ctl = zalloc(rte_ring_get_memsize(rte_align32pow2(CTL_KINDS * max_actors + 1)), me);
 	if (l->inbox == NULL || l->ctl == NULL)
 		return -ENOMEM;
-	rte_ring_init(l->inbox, "lca_inbox", INBOX_SIZE, RING_F_SC_DEQ);
+	/* Its producers are threads that may be preempted mid-enqueue, with
+	 * more of them than CPUs: with relaxed tail sync (RTS) the others
+	 * need not wait for the preempted one's tail. */
+	rte_ring_init(l->inbox, "lca_inbox", INBOX_SIZE, RING_F_MP_RTS_ENQ | RING_F_SC_DEQ);
 	rte_ring_init(l->ctl, "lca_ctl", CTL_KINDS * max_actors, RING_F_SC_DEQ | RING_F_EXACT_SZ);
 	return 0;
 }
@@ -519,7 +522,8 @@ inbox_push(const struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
 {
 	unsigned int lcore = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
 
-	return rte_ring_mp_enqueue_burst(links[lcore].inbox, (void **)msgs, n, NULL);
+	/* The generic call: the ring's own (RTS) producer sync. */
+	return rte_ring_enqueue_burst(links[lcore].inbox, (void **)msgs, n, NULL);
 }
 
 void

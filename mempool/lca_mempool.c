@@ -44,6 +44,29 @@ lca_mempool_index_of_node(int node)
 	return -ENOENT;
 }
 
+/*
+ * A pool whose ring uses relaxed tail sync (RTS). Threads that are not
+ * lcores have no per-lcore cache and take envelopes from the ring itself;
+ * with more of them than CPUs, one preempted between reserving and
+ * publishing held every other one spinning on the classic ring's tail
+ * (issue 13, defect 4). RTS lets the others go on.
+ */
+static struct rte_mempool *
+pool_create(const char *name, unsigned int n, unsigned int elt_size, unsigned int cache, int node)
+{
+	struct rte_mempool *mp = rte_mempool_create_empty(name, n, elt_size, cache, 0, node, 0);
+
+	if (mp == NULL)
+		return NULL;
+	if (rte_mempool_set_ops_byname(mp, "ring_mt_rts", NULL) != 0 ||
+	    rte_mempool_populate_default(mp) < 0) {
+		rte_mempool_free(mp);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	return mp;
+}
+
 int
 lca_mempool_init(const struct lca_mempool_conf *conf)
 {
@@ -75,8 +98,7 @@ lca_mempool_init(const struct lca_mempool_conf *conf)
 			return -ENOSPC;
 		}
 		snprintf(name, sizeof(name), "lca_msg_n%d", node);
-		pools[n_pools] = rte_mempool_create(name, conf->per_node, conf->elt_size, cache, 0,
-						    NULL, NULL, NULL, NULL, node, 0);
+		pools[n_pools] = pool_create(name, conf->per_node, conf->elt_size, cache, node);
 		if (pools[n_pools] == NULL) {
 			int err = rte_errno;
 
