@@ -42,6 +42,17 @@ lca_test_run(unsigned int max_seconds)
 	return lca_runtime_run(max_seconds * 1000) == 0;
 }
 
+bool
+lca_test_run_until(bool (*done)(void *arg), void *arg, unsigned int max_seconds)
+{
+	for (unsigned int slice = 0; !done(arg); slice++) {
+		if (slice == max_seconds * 10)
+			return false;
+		lca_runtime_run(100);
+	}
+	return true;
+}
+
 int
 lca_test_runtime_up(const struct lca_runtime_conf *conf, unsigned int *pool_full)
 {

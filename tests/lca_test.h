@@ -24,6 +24,14 @@ void lca_test_eal_init(const char *prefix);
 bool lca_test_run(unsigned int max_seconds);
 
 /*
+ * Run the loops in 100 ms slices until @p done(@p arg) holds, or until
+ * @p max_seconds pass: what is still on its way gets there however loaded
+ * the machine is, and a test never waits longer than it must.
+ * @return whether @p done held.
+ */
+bool lca_test_run_until(bool (*done)(void *arg), void *arg, unsigned int max_seconds);
+
+/*
  * Start the runtime with @p conf (the tests' small pools) and say how many
  * envelopes its pools hold when none is out, which every test ends with.
  * @return lca_runtime_init()'s.
