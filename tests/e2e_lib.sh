@@ -16,6 +16,9 @@ harness_checks() {
 	check "$app: --help without -- prints the help" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
 	out=$("$exe" -l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_nosep 2>&1); rc=$?
 	check "$app: no -- exits 2 and says so" "[ $rc -eq 2 ] && grep -q \"no '--' on the command line\" <<<\"\$out\""
+	out=$("$exe" -l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_json --log-level 'lib.*:error' \
+		-- --json /nonexistent-lca/out.json 2>&1); rc=$?
+	check "$app: --json where nothing can be written exits 2 before the run" "[ $rc -eq 2 ] && grep -q 'cannot be written' <<<\"\$out\""
 }
 
 # The record validates against docs/lcactor-result.schema.json, and

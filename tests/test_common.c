@@ -35,6 +35,12 @@ test_cli_uint(void **state)
 	assert_int_equal(lca_cli_uint(" -1", 0, UINT64_MAX, &v), -EINVAL);
 	assert_int_equal(lca_cli_uint(" 5", 0, UINT64_MAX, &v), -EINVAL);
 	assert_int_equal(lca_cli_uint("\t7", 0, UINT64_MAX, &v), -EINVAL);
+	/* Where a result file can go, checked before a run. */
+	assert_int_equal(lca_cli_output_path("--json", ""), -EINVAL);
+	assert_int_equal(lca_cli_output_path("--json", "/nonexistent-lca/x.json"), -ENOENT);
+	assert_true(lca_cli_output_path("--json", "/etc/hostname/x.json") < 0); /* not a folder */
+	assert_int_equal(lca_cli_output_path("--json", "/tmp/lca-test-out.json"), 0);
+	assert_int_equal(lca_cli_output_path("--json", "relative-file.json"), 0);
 	assert_int_equal(lca_cli_uint("-1", 0, 100, &v), -EINVAL);
 	assert_int_equal(lca_cli_uint("99999999999999999999999", 0, UINT64_MAX, &v), -ERANGE);
 	assert_int_equal(v, 42); /* untouched by failures */

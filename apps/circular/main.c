@@ -158,6 +158,8 @@ parse_option(void *conf, const char *name, char *val)
 		if (lca_placement_parse(val, &c->placement) < 0)
 			return bad_value(name, val);
 	} else if (strcmp(name, "json") == 0) {
+		if (lca_cli_output_path("--json", val) < 0)
+			return -EINVAL;
 		c->json_path = val;
 	} else {
 		return -EINVAL;

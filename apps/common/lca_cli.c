@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
 #include <errno.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,4 +67,30 @@ lca_cli_split(char *s, char **items, unsigned int max)
 			return (int)n;
 		s = comma + 1;
 	}
+}
+
+int
+lca_cli_output_path(const char *option, const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+	int err;
+
+	if (path == NULL || *path == '\0') {
+		fprintf(stderr, "%s needs a file name\n", option);
+		return -EINVAL;
+	}
+	if (access(path, F_OK) == 0) {
+		err = access(path, W_OK) == 0 ? 0 : errno;
+	} else {
+		slash = strrchr(path, '/');
+		if (slash == NULL)
+			snprintf(dir, sizeof(dir), ".");
+		else
+			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) + (slash == path), path);
+		err = access(dir, W_OK | X_OK) == 0 ? 0 : errno;
+	}
+	if (err != 0)
+		fprintf(stderr, "%s %s: cannot be written: %s\n", option, path, strerror(err));
+	return -err;
 }

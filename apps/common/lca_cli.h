@@ -43,4 +43,14 @@ int lca_cli_seconds(const char *s, double *out);
  */
 int lca_cli_split(char *s, char **items, unsigned int max);
 
+/**
+ * Check, before a run, that a result file can be written: the file if it
+ * exists, else the folder it would go in. Says why not on stderr, naming
+ * @p option, so that a long run never ends in a write that fails.
+ *
+ * @return
+ *   0; -EINVAL (empty), or the errno of the failed check, negated.
+ */
+int lca_cli_output_path(const char *option, const char *path);
+
 #endif /* LCA_CLI_H */

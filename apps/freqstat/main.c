@@ -86,8 +86,8 @@ parse_option(void *conf, const char *name, char *val)
 		if (lca_cli_uint(val, 0, UINT32_MAX, &o->count) < 0)
 			return bad_value(name, val, " (a whole number, 0 for no limit)");
 	} else if (strcmp(name, "json") == 0) {
-		if (*val == '\0')
-			return bad_value(name, val, "");
+		if (lca_cli_output_path("--json", val) < 0)
+			return -EINVAL;
 		o->json_path = val;
 	} else {
 		*(strcmp(name, "csv") == 0 ? &o->csv : &o->load) = true;

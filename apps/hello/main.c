@@ -90,7 +90,7 @@ parse_option(void *conf, const char *name, char *val)
 	else if (strcmp(name, "timeout") == 0)
 		ret = lca_cli_uint(val, 1, UINT32_MAX / 1000, &c->timeout_s);
 	else if (strcmp(name, "json") == 0)
-		ret = *val != '\0' ? (c->json_path = val, 0) : -EINVAL;
+		ret = lca_cli_output_path("--json", val) == 0 ? (c->json_path = val, 0) : -EINVAL;
 	if (ret < 0)
 		fprintf(stderr, "lca-hello: bad value '%s' for --%s\n", val, name);
 	return ret;

@@ -144,7 +144,7 @@ parse_option(void *conf, const char *name, char *val)
 	else if (strcmp(name, "mailbox") == 0)
 		ret = lca_mailbox_mode_parse(val, &c->mailbox_mode);
 	else if (strcmp(name, "json") == 0)
-		ret = *val != '\0' ? (c->json_path = val, 0) : -EINVAL;
+		ret = lca_cli_output_path("--json", val) == 0 ? (c->json_path = val, 0) : -EINVAL;
 	else
 		ret = parse_number(c, name, val);
 	/* An unknown scenario has been named already. */

@@ -84,6 +84,8 @@ parse_option(void *conf, const char *name, char *val)
 	} else if (strcmp(name, "placement") == 0) {
 		ret = lca_placement_parse(val, &c->ph.placement);
 	} else if (strcmp(name, "json") == 0) {
+		if (lca_cli_output_path("--json", val) < 0)
+			return -EINVAL;
 		c->json_path = val;
 	} else {
 		return -EINVAL;

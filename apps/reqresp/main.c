@@ -227,6 +227,8 @@ parse_option(void *conf, const char *name, char *val)
 		if (lca_idle_policy_parse(val, &c->rr.idle) < 0)
 			return bad_value("--idle (spin, pause or sleep)", val);
 	} else if (strcmp(name, "json") == 0) {
+		if (lca_cli_output_path("--json", val) < 0)
+			return -EINVAL;
 		c->json_path = val;
 	} else if (strcmp(name, "quiet") == 0) {
 		c->quiet = true;
