@@ -38,7 +38,7 @@ test_cli_uint(void **state)
 	/* Where a result file can go, checked before a run. */
 	assert_int_equal(lca_cli_output_path("--json", ""), -EINVAL);
 	assert_int_equal(lca_cli_output_path("--json", "/nonexistent-lca/x.json"), -ENOENT);
-	assert_true(lca_cli_output_path("--json", "/etc/hostname/x.json") < 0); /* not a folder */
+	assert_int_equal(lca_cli_output_path("--json", "/etc/hostname/x.json"), -ENOTDIR);
 	assert_int_equal(lca_cli_output_path("--json", "/tmp/lca-test-out.json"), 0);
 	assert_int_equal(lca_cli_output_path("--json", "relative-file.json"), 0);
 	assert_int_equal(lca_cli_uint("-1", 0, 100, &v), -EINVAL);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
 #include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <limits.h>
@@ -74,6 +75,7 @@ lca_cli_output_path(const char *option, const char *path)
 {
 	char dir[PATH_MAX];
 	const char *slash;
+	struct stat st;
 	int err;
 
 	if (path == NULL || *path == '\0') {
@@ -88,7 +90,12 @@ lca_cli_output_path(const char *option, const char *path)
 			snprintf(dir, sizeof(dir), ".");
 		else
 			snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path) + (slash == path), path);
-		err = access(dir, W_OK | X_OK) == 0 ? 0 : errno;
+		if (stat(dir, &st) != 0)
+			err = errno;
+		else if (!S_ISDIR(st.st_mode))
+			err = ENOTDIR;
+		else
+			err = access(dir, W_OK | X_OK) == 0 ? 0 : errno;
 	}
 	if (err != 0)
 		fprintf(stderr, "%s %s: cannot be written: %s\n", option, path, strerror(err));
