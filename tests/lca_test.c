@@ -152,3 +152,28 @@ lca_test_root_remove(const char *root)
 {
 	return nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+struct lca_msg *
+lca_test_seq_msg(uint32_t sender, uint32_t seq)
+{
+	struct lca_msg *m = lca_test_msg();
+
+	*(struct lca_test_seq *)m->data = (struct lca_test_seq){ .sender = sender, .seq = seq };
+	m->len = sizeof(struct lca_test_seq);
+	return m;
+}
+
+void
+lca_test_recorder_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct lca_test_recorder *r = state;
+	const struct lca_test_seq *m = (const void *)msg->data;
+
+	(void)self;
+	if (m->sender >= LCA_TEST_SENDERS || m->seq != r->next[m->sender])
+		r->out_of_order++;
+	else
+		r->next[m->sender]++;
+	if (++r->got == r->expect)
+		lca_runtime_stop();
+}

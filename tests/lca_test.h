@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lca_actor.h"
 
@@ -46,6 +47,27 @@ lca_actor_id_t lca_test_spawn(lca_handler_fn handler, size_t size, unsigned int 
 
 /* An envelope from the local pool; fails the test when there is none. */
 struct lca_msg *lca_test_msg(void);
+
+/* A numbered message of one of up to LCA_TEST_SENDERS senders. */
+#define LCA_TEST_SENDERS 16
+struct lca_test_seq {
+	uint32_t sender;
+	uint32_t seq;
+};
+
+/* An envelope carrying @p seq of @p sender; fails the test when none. */
+struct lca_msg *lca_test_seq_msg(uint32_t sender, uint32_t seq);
+
+/* A recorder actor's state: what it got, and each sender's next number. */
+struct lca_test_recorder {
+	uint64_t got;
+	uint64_t expect;       /* it stops the loops when it has got this many */
+	uint32_t next[LCA_TEST_SENDERS];
+	uint64_t out_of_order; /* a number not the next, or a sender unknown */
+};
+
+/* The recorder's handler: counts, checks each sender's order. */
+void lca_test_recorder_handler(lca_actor_id_t self, void *state, struct lca_msg *msg);
 
 /*
  * A fake root for the readers that read proc/ and sys/ under one: a new

@@ -27,33 +27,6 @@
 #define MAX_FEEDERS 8
 #define PER_FEEDER 20000
 
-struct seq_msg {
-	uint32_t feeder;
-	uint32_t seq;
-};
-
-struct recorder {
-	uint64_t got;
-	uint64_t expect;
-	uint32_t next[MAX_FEEDERS];
-	uint64_t out_of_order;
-};
-
-static void
-recorder_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
-{
-	struct recorder *r = state;
-	const struct seq_msg *m = (const void *)msg->data;
-
-	(void)self;
-	if (m->feeder >= MAX_FEEDERS || m->seq != r->next[m->feeder])
-		r->out_of_order++;
-	else
-		r->next[m->feeder]++;
-	if (++r->got == r->expect)
-		lca_runtime_stop();
-}
-
 struct feeder {
 	lca_actor_id_t to;
 	uint32_t index;
@@ -74,7 +47,7 @@ feeder_main(void *arg)
 			sched_yield();
 			continue;
 		}
-		*(struct seq_msg *)m->data = (struct seq_msg){ .feeder = f->index, .seq = seq };
+		*(struct lca_test_seq *)m->data = (struct lca_test_seq){ .sender = f->index, .seq = seq };
 		if (lca_send(f->to, m) != 0) {
 			lca_msg_free(m);
 			f->retries++;
@@ -93,13 +66,13 @@ feed(unsigned int n)
 {
 	struct lca_runtime_conf c = { .msgs_per_node = 16383 };
 	struct feeder f[MAX_FEEDERS];
-	struct recorder *r;
+	struct lca_test_recorder *r;
 	unsigned int pool_full;
 	lca_actor_id_t rx;
 	uint64_t start;
 
 	assert_int_equal(lca_test_runtime_up(&c, &pool_full), 0);
-	rx = lca_test_spawn(recorder_handler, sizeof(struct recorder), 1, 1024, 64);
+	rx = lca_test_spawn(lca_test_recorder_handler, sizeof(struct lca_test_recorder), 1, 1024, 64);
 	r = lca_actor_state(rx);
 	r->expect = (uint64_t)n * PER_FEEDER;
 	start = rte_rdtsc();

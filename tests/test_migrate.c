@@ -25,7 +25,6 @@
 #include "lca_test.h"
 
 #define POOL 4095
-#define MAX_SENDERS 4
 
 static unsigned int pool_full;
 
@@ -68,35 +67,6 @@ spawn(lca_handler_fn handler, size_t size, unsigned int lcore, unsigned int mail
 	return lca_test_spawn(handler, size, lcore, mailbox, 8);
 }
 
-struct seq_msg {
-	uint32_t sender;
-	uint32_t seq;
-};
-
-/* --- the receiver: counts and checks order per sender ------------------- */
-
-struct recorder {
-	uint64_t got;
-	uint64_t expect;
-	uint32_t next_seq[MAX_SENDERS];
-	uint64_t out_of_order;
-};
-
-static void
-recorder_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
-{
-	struct recorder *r = state;
-	const struct seq_msg *m = (const void *)msg->data;
-
-	(void)self;
-	if (m->sender >= MAX_SENDERS || m->seq != r->next_seq[m->sender])
-		r->out_of_order++;
-	else
-		r->next_seq[m->sender]++;
-	if (++r->got == r->expect)
-		lca_runtime_stop();
-}
-
 /* --- senders that keep going, and ask for moves on the way -------------- */
 
 struct sender {
@@ -118,7 +88,7 @@ sender_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
 
 		if (lca_msg_alloc(&m) != 0)
 			break;
-		*(struct seq_msg *)m->data = (struct seq_msg){ .sender = s->index, .seq = s->next };
+		*(struct lca_test_seq *)m->data = (struct lca_test_seq){ .sender = s->index, .seq = s->next };
 		if (lca_send(s->to, m) != 0) {
 			lca_msg_free(m);
 			break; /* no room: again on the next poke */
@@ -152,8 +122,8 @@ settle(unsigned int moves)
 static void
 test_move_under_traffic_from_both_lcores(void **state)
 {
-	lca_actor_id_t rx = spawn(recorder_handler, sizeof(struct recorder), 0, 64);
-	struct recorder *r = lca_actor_state(rx);
+	lca_actor_id_t rx = spawn(lca_test_recorder_handler, sizeof(struct lca_test_recorder), 0, 64);
+	struct lca_test_recorder *r = lca_actor_state(rx);
 	lca_actor_id_t tx[2];
 	struct lca_actor_stats st;
 	uint32_t asked = 0;
@@ -173,8 +143,8 @@ test_move_under_traffic_from_both_lcores(void **state)
 
 	assert_int_equal(r->got, 2 * 20000);
 	assert_int_equal(r->out_of_order, 0);
-	assert_int_equal(r->next_seq[0], 20000);
-	assert_int_equal(r->next_seq[1], 20000);
+	assert_int_equal(r->next[0], 20000);
+	assert_int_equal(r->next[1], 20000);
 	assert_true(asked >= 1);
 	assert_int_equal(lca_migrations_get(NULL, 0), asked);
 	/* Each move went to the other lcore: the moves were real. */
@@ -204,7 +174,7 @@ thread_sender_main(void *arg)
 			sched_yield();
 			continue;
 		}
-		*(struct seq_msg *)m->data = (struct seq_msg){ .sender = 2, .seq = seq };
+		*(struct lca_test_seq *)m->data = (struct lca_test_seq){ .sender = 2, .seq = seq };
 		if (lca_send(t->to, m) != 0) {
 			lca_msg_free(m);
 			t->retries++;
@@ -223,9 +193,9 @@ thread_sender_main(void *arg)
 static void
 test_move_keeps_a_threads_order(void **state)
 {
-	lca_actor_id_t rx = spawn(recorder_handler, sizeof(struct recorder), 0, 64);
+	lca_actor_id_t rx = spawn(lca_test_recorder_handler, sizeof(struct lca_test_recorder), 0, 64);
 	lca_actor_id_t tx = spawn(sender_handler, sizeof(struct sender), 1, 0);
-	struct recorder *r = lca_actor_state(rx);
+	struct lca_test_recorder *r = lca_actor_state(rx);
 	struct thread_sender t = { .to = rx, .total = 20000 };
 	pthread_t th;
 
@@ -242,8 +212,8 @@ test_move_keeps_a_threads_order(void **state)
 
 	assert_int_equal(r->got, 2 * 20000);
 	assert_int_equal(r->out_of_order, 0);
-	assert_int_equal(r->next_seq[1], 20000);
-	assert_int_equal(r->next_seq[2], 20000);
+	assert_int_equal(r->next[1], 20000);
+	assert_int_equal(r->next[2], 20000);
 	assert_true(lca_migrations_get(NULL, 0) >= 1);
 	assert_int_equal(lca_mempool_avail(), pool_full);
 }
@@ -253,8 +223,8 @@ test_move_keeps_a_threads_order(void **state)
 static void
 test_move_with_full_mailbox(void **state)
 {
-	lca_actor_id_t rx = spawn(recorder_handler, sizeof(struct recorder), 0, 16);
-	struct recorder *r = lca_actor_state(rx);
+	lca_actor_id_t rx = spawn(lca_test_recorder_handler, sizeof(struct lca_test_recorder), 0, 16);
+	struct lca_test_recorder *r = lca_actor_state(rx);
 	lca_actor_id_t tx = spawn(sender_handler, sizeof(struct sender), 1, 0);
 	struct lca_migration log[4];
 	struct lca_msg *extra;
@@ -265,7 +235,7 @@ test_move_with_full_mailbox(void **state)
 	for (uint32_t i = 0; i < 16; i++) {
 		struct lca_msg *m = lca_test_msg();
 
-		*(struct seq_msg *)m->data = (struct seq_msg){ .sender = 2, .seq = i };
+		*(struct lca_test_seq *)m->data = (struct lca_test_seq){ .sender = 2, .seq = i };
 		assert_int_equal(lca_send(rx, m), 0);
 	}
 	extra = lca_test_msg();
@@ -295,9 +265,9 @@ static void
 test_migrate_rejects_bad_requests(void **state)
 {
 	struct lca_actor_spec shared = {
-		.handler = recorder_handler, .lcore = 0, .dispatcher = LCA_DISPATCH_SHARED,
+		.handler = lca_test_recorder_handler, .lcore = 0, .dispatcher = LCA_DISPATCH_SHARED,
 	};
-	lca_actor_id_t a = spawn(recorder_handler, sizeof(struct recorder), 0, 16), s;
+	lca_actor_id_t a = spawn(lca_test_recorder_handler, sizeof(struct lca_test_recorder), 0, 16), s;
 
 	(void)state;
 	assert_int_equal(lca_actor_spawn(&shared, &s), 0);
