@@ -67,6 +67,13 @@ for bad in "--workers 0" "--workers x" "--pings 0" "--pings 1,2" "--hops -1" "--
 done
 out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
 check "--help exits 0 and lists --hops" "[ $rc -eq 0 ] && grep -q -- '--hops N' <<<\"\$out\""
+# Interrupted while workers hold refused pings: every envelope is freed.
+"$exe" "${eal[@]}" -- --pings 200000 --runs 50 >"$tmp/int" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+check "SIGINT mid-run frees every envelope" "grep -q 'interrupted' $tmp/int && ! grep -q 'objects out' $tmp/int"
 harness_checks "$exe" lca-pinghops
 out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
 check "--topology exits 0" "[ $rc -eq 0 ] && [ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"

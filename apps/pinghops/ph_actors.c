@@ -289,11 +289,32 @@ ph_bench_create(const struct ph_conf *conf, struct ph_bench **out)
 	return 0;
 }
 
+/* Pings a worker still kept when a run was cut short (a signal, a time
+ * limit): the runtime does not know them, so it cannot free them. */
+static void
+free_backlog(struct worker *w)
+{
+	while (w->backlog_head != NULL) {
+		struct lca_msg *next = w->backlog_head->ptr;
+
+		w->backlog_head->ptr = NULL;
+		lca_msg_free(w->backlog_head);
+		w->backlog_head = next;
+	}
+	w->backlog_tail = NULL;
+}
+
 void
 ph_bench_destroy(struct ph_bench *b)
 {
 	if (b == NULL)
 		return;
+	for (unsigned int i = 0; b->runtime_up && b->workers != NULL && i < b->conf.workers; i++) {
+		struct worker *w = lca_actor_state(b->workers[i]);
+
+		if (w != NULL)
+			free_backlog(w);
+	}
 	if (b->runtime_up)
 		lca_runtime_cleanup();
 	free(b->workers);
