@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <dirent.h>
 #include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,14 +260,46 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 	return 0;
 }
 
+/*
+ * Remove EAL's runtime folder at exit: it is left behind for every
+ * --file-prefix, holding only telemetry's socket, which telemetry itself
+ * unlinks after us. Anything else in it is kept, with the folder.
+ */
+static void
+remove_run_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path))
+			continue;
+		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+			unlink(path);
+	}
+	closedir(d);
+	if (rmdir(dir) != 0 && errno != ENOENT)
+		LCA_LOG(DEBUG, "kept %s: %s\n", dir, strerror(errno));
+}
+
 int
 lca_eal_cleanup(void)
 {
+	char run_dir[PATH_MAX] = "";
 	int ret = 0;
 
 	if (eal_up) {
+		/* EAL leaves its runtime folder behind, empty after a clean
+		 * exit: one for every --file-prefix ever used. */
+		snprintf(run_dir, sizeof(run_dir), "%s", rte_eal_get_runtime_dir());
 		ret = rte_eal_cleanup();
 		eal_up = false;
+		if (run_dir[0] != '\0')
+			remove_run_dir(run_dir);
 	}
 	free(eal_argv);
 	eal_argv = NULL;

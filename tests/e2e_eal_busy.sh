@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # An app whose EAL cannot start exits 1 with a reason, never "Success" and
 # never a run: a second process on a file prefix that a first one holds.
+# And an app that ran leaves no runtime folder of EAL's behind.
 set -u
 exe=$1
 prefix=lca_test_busy_$$
@@ -20,4 +21,10 @@ out=$(timeout 30 "$exe" "${eal[@]}" -- --hops 10 2>&1); rc=$?
 check "the second process on a held prefix exits 1" "[ $rc -eq 1 ]"
 check "it says EAL failed, and not with 'Success'" "grep -q 'EAL init failed' <<<\"\$out\" && ! grep -q 'Success' <<<\"\$out\""
 check "the first is still running" "kill -0 $first"
+
+# A run that keeps no files leaves no runtime folder behind either.
+gone=lca_test_gone_$$
+"$exe" -l 0 --no-huge --no-pci --in-memory --file-prefix "$gone" --log-level 'lib.*:error' \
+	-- --hops 10 >/dev/null 2>&1
+check "an --in-memory run leaves no /var/run/dpdk/<prefix>" "[ ! -e /var/run/dpdk/$gone ]"
 exit $fail
