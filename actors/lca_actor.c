@@ -16,7 +16,6 @@
 #define DEFAULT_MAX_ACTORS 16384
 #define DEFAULT_MSGS_PER_NODE 65535
 #define DEFAULT_POOL_CACHE 512
-#define DEFAULT_MAILBOX 1024
 #define MAX_THROUGHPUT 1024
 #define MAX_MAILBOX (1u << 28)
 #define HANDLER_SAMPLE 16 /* a power of two */
@@ -31,63 +30,6 @@ static struct {
 	unsigned int lcores[RTE_MAX_LCORE]; /* in spread order */
 	uint32_t placed;                    /* atomic: actors placed by policy */
 } rt;
-
-static const char *const mailbox_names[] = {
-	[LCA_MAILBOX_MP] = "mp",
-	[LCA_MAILBOX_SP] = "sp",
-	[LCA_MAILBOX_RTS] = "rts",
-	[LCA_MAILBOX_HTS] = "hts",
-};
-
-static const char *const dispatcher_names[] = {
-	[LCA_DISPATCH_AFFINITY] = "affinity",
-	[LCA_DISPATCH_SHARED] = "shared",
-};
-
-static int
-parse_name(const char *const *names, unsigned int n, const char *name)
-{
-	if (name == NULL)
-		return -EINVAL;
-	for (unsigned int i = 0; i < n; i++)
-		if (strcmp(name, names[i]) == 0)
-			return (int)i;
-	return -EINVAL;
-}
-
-const char *
-lca_mailbox_mode_name(enum lca_mailbox_mode m)
-{
-	return (unsigned int)m < RTE_DIM(mailbox_names) ? mailbox_names[m] : "?";
-}
-
-int
-lca_mailbox_mode_parse(const char *name, enum lca_mailbox_mode *out)
-{
-	int i = parse_name(mailbox_names, RTE_DIM(mailbox_names), name);
-
-	if (i < 0 || out == NULL)
-		return -EINVAL;
-	*out = (enum lca_mailbox_mode)i;
-	return 0;
-}
-
-const char *
-lca_dispatcher_name(enum lca_dispatcher d)
-{
-	return (unsigned int)d < RTE_DIM(dispatcher_names) ? dispatcher_names[d] : "?";
-}
-
-int
-lca_dispatcher_parse(const char *name, enum lca_dispatcher *out)
-{
-	int i = parse_name(dispatcher_names, RTE_DIM(dispatcher_names), name);
-
-	if (i < 0 || out == NULL)
-		return -EINVAL;
-	*out = (enum lca_dispatcher)i;
-	return 0;
-}
 
 /* An affinity actor's mailbox has one writer, its home lcore (see
  * actor_wake()), so it is single-producer whatever mode was asked: no CAS
@@ -438,7 +380,7 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 		ret = choose_lcore(spec, &lcore);
 	if (ret < 0)
 		return ret;
-	mb = spec->mailbox_size ? spec->mailbox_size : DEFAULT_MAILBOX;
+	mb = spec->mailbox_size ? spec->mailbox_size : LCA_MAILBOX_DEFAULT;
 
 	a = lca_mempool_alloc_on_lcore("lca_actor", sizeof(*a), lcore);
 	if (a == NULL)

@@ -198,6 +198,18 @@ LCA_API void lca_runtime_stop(void);
  */
 LCA_API int lca_runtime_cleanup(void);
 
+/** Mailbox of an actor whose spec leaves mailbox_size at 0. */
+#define LCA_MAILBOX_DEFAULT 1024
+
+/**
+ * Bytes of its node's memory an actor of @p spec takes (its record, its
+ * mailbox and its state), for an app that spawns many to check first.
+ *
+ * @return
+ *   The bytes, an estimate from above; 0 for a NULL @p spec.
+ */
+LCA_API size_t lca_actor_footprint(const struct lca_actor_spec *spec);
+
 /**
  * Create an actor.
  *

@@ -53,6 +53,9 @@ check "--scenario subset runs only those" \
 
 out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
 check "--help exits 0" "[ $rc -eq 0 ] && grep -q -- '--burst N' <<<\"\$out\""
+# More idle actors than EAL's memory holds: refused before any run.
+out=$("$exe" "${eal[@]}" -- --scenario idle --idle 1000000 2>&1); rc=$?
+check "--idle beyond EAL's memory exits 2 before any run" "[ $rc -eq 2 ] && grep -q 'needs about' <<<\"\$out\" && ! grep -q 'run 1:' <<<\"\$out\""
 harness_checks "$exe" lca-microbench
 
 bad() { # name, expected message, args...

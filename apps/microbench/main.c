@@ -22,7 +22,9 @@
 
 #include <rte_common.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 
+#include "lca_actor.h"
 #include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_mempool.h"
@@ -154,6 +156,43 @@ parse_option(void *conf, const char *name, char *val)
 }
 
 /* What needs every option at once, or EAL's lcores. */
+/* Envelopes: full mailboxes, every sender's bursts in flight, and one for
+ * each idle actor, which all get theirs at once. */
+static uint64_t
+mb_pool_size(const struct mb_conf *c)
+{
+	uint64_t flows = RTE_MAX(65535ull, 2 * c->mailbox_size + (c->senders + 1) * c->batch + 8192);
+
+	return RTE_MAX(flows, c->want[MB_IDLE] ? c->idle + 8192 : 0);
+}
+
+/*
+ * Whether EAL's memory holds the idle crowd: its actors (what
+ * lca_actor_footprint() says), and what the runtime sizes for that many
+ * actors (a control ring entry of each kind, a run-queue and a stealing
+ * slot on every lcore, the table) beside the envelope pools. An estimate,
+ * so that --idle too large is refused now rather than after the other
+ * scenarios ran.
+ */
+static bool
+idle_crowd_fits(const struct mb_conf *c)
+{
+	struct lca_actor_spec idle = { .mailbox_size = 2 };
+	struct rte_malloc_socket_stats st;
+	uint64_t actors = c->idle + c->senders + 16;
+	uint64_t need = c->idle * lca_actor_footprint(&idle) +
+			actors * 8 * (2 + 10 * rte_lcore_count()) +
+			mb_pool_size(c) * 2 * RTE_CACHE_LINE_SIZE;
+
+	if (rte_malloc_get_socket_stats((int)rte_socket_id(), &st) != 0 ||
+	    need <= st.heap_freesz_bytes)
+		return true;
+	fprintf(stderr, PROG ": --idle %" PRIu64 " needs about %" PRIu64 " MB of EAL memory, "
+			"%zu MB are free: give EAL more (-m, or hugepages) or ask for fewer\n",
+		c->idle, need >> 20, st.heap_freesz_bytes >> 20);
+	return false;
+}
+
 static int
 check_conf(const struct mb_conf *c)
 {
@@ -162,6 +201,8 @@ check_conf(const struct mb_conf *c)
 			c->burst, c->batch);
 		return -EINVAL;
 	}
+	if (c->want[MB_IDLE] && !idle_crowd_fits(c))
+		return -EINVAL;
 	if ((c->want[MB_CROSS_LCORE] || c->want[MB_MANY_TO_ONE]) && rte_lcore_count() < 2) {
 		fprintf(stderr, PROG ": cross-lcore and many-to-one need 2 lcores (EAL -l 0-1); "
 				"have %u; choose others with --scenario\n", rte_lcore_count());
@@ -313,11 +354,9 @@ run(void *arg)
 	struct lca_runtime_conf rconf = { 0 };
 	int ret;
 
-	/* Every actor of every scenario fits; room in the pool for full
-	 * mailboxes and every sender's bursts in flight. */
+	/* Every actor of every scenario fits, and every envelope. */
 	rconf.max_actors = (unsigned int)(c->idle + c->senders + 16);
-	rconf.msgs_per_node = (unsigned int)RTE_MAX(65535u, 2 * c->mailbox_size +
-					     (c->senders + 1) * c->batch + 8192);
+	rconf.msgs_per_node = (unsigned int)mb_pool_size(c);
 	ret = lca_runtime_init(&rconf);
 	if (ret < 0)
 		return ret;
