@@ -58,7 +58,7 @@ mailbox_drain(struct lca_actor *a, struct rte_ring *mb)
 	while ((n = rte_ring_sc_dequeue_burst(mb, msgs, RTE_DIM(msgs), NULL)) > 0) {
 		for (unsigned int i = 0; i < n; i++)
 			lca_msg_free(msgs[i]);
-		a->dropped_on_stop += n;
+		__atomic_fetch_add(&a->dropped_on_stop, n, __ATOMIC_RELAXED);
 	}
 }
 
@@ -453,7 +453,9 @@ lca_actor_stop(lca_actor_id_t id)
 	 * next turn otherwise (at the latest in lca_runtime_cleanup). */
 	if (actor_lcore_here()->self == a)
 		return 0;
-	if (actor_is_shared(a) || rte_lcore_id() == a->lcore)
+	/* A moving actor's home wakes nothing: the control ring holds the
+	 * stop until the move is over. */
+	if (actor_is_shared(a) || (rte_lcore_id() == a->lcore && !a->moving))
 		actor_wake(a);
 	else
 		ctl_push(a->lcore, a, CTL_STOP);

@@ -150,7 +150,7 @@ actor_wake(struct lca_actor *a)
 	if (likely(!actor_is_shared(a))) {
 		/* While it moves, its old home runs it and owns the flag;
 		 * the hand-over schedules it here (migration_adopt()). */
-		if (a->scheduled == 0 && likely(!a->moving)) {
+		if (likely(!a->moving) && a->scheduled == 0) {
 			a->scheduled = 1;
 			lca_lcore_schedule(a->runq, a);
 		}

@@ -207,7 +207,10 @@ channels_init(unsigned int max_actors)
 static void
 drop_for_stopped(struct lca_actor *a, struct lca_msg *m)
 {
-	a->dropped_on_stop++;
+	/* Counted by whichever lcore drops it: atomic, as a moving actor's
+	 * old and new homes may both. */
+	if (a != NULL)
+		__atomic_fetch_add(&a->dropped_on_stop, 1, __ATOMIC_RELAXED);
 	lca_msg_free(m);
 }
 
@@ -223,7 +226,10 @@ slot_full(const struct channel *c, uint32_t pos)
 static void
 drop_slot(const struct lca_msg *m)
 {
-	actor_lookup(m->to)->dropped_on_stop++;
+	struct lca_actor *a = actor_lookup(m->to);
+
+	if (a != NULL)
+		__atomic_fetch_add(&a->dropped_on_stop, 1, __ATOMIC_RELAXED);
 	if (m->flags & LCA_MSG_F_MBUF)
 		rte_pktmbuf_free(m->ptr);
 }
@@ -283,17 +289,24 @@ slot_write(struct lca_msg *s, const struct lca_msg *m, uint8_t tag)
 	__atomic_store_n(&s->pool, tag, __ATOMIC_RELEASE);
 }
 
+/* Whether the producer has a free slot, learning of freed ones if not. */
+static inline bool
+channel_room(struct channel *c)
+{
+	if (likely(c->prod.head != c->prod.free_to))
+		return true;
+	c->prod.free_to = __atomic_load_n(&c->cons.tail, __ATOMIC_ACQUIRE) + ch_mask + 1;
+	return c->prod.head != c->prod.free_to;
+}
+
 int
 channel_put_to(unsigned int src_lcore, unsigned int dst_lcore, const struct lca_msg *m)
 {
 	struct channel *c = links[src_lcore].out[links[dst_lcore].index];
 	uint32_t head = c->prod.head;
 
-	if (unlikely(head == c->prod.free_to)) {
-		c->prod.free_to = __atomic_load_n(&c->cons.tail, __ATOMIC_ACQUIRE) + ch_mask + 1;
-		if (head == c->prod.free_to)
-			return -ENOBUFS;
-	}
+	if (unlikely(!channel_room(c)))
+		return -ENOBUFS;
 	/* Ask for the line of a slot a few ahead now: under a stream each
 	 * store otherwise waits for its line from the consumer's cache. Not
 	 * the next one, which an idle consumer is polling. */
@@ -318,7 +331,7 @@ channels_lcores(void)
  */
 static unsigned int
 deliver_elsewhere(struct lca_actor *a, struct lca_msg **msgs, unsigned int run,
-		  unsigned int lcore_id)
+		  unsigned int lcore_id, unsigned int home)
 {
 	unsigned int done = 0;
 
@@ -330,11 +343,11 @@ deliver_elsewhere(struct lca_actor *a, struct lca_msg **msgs, unsigned int run,
 		}
 		return done;
 	}
-	while (done < run &&
-	       channel_put_to(lcore_id, __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE),
-			      msgs[done]) == 0)
+	/* @p home as read once by the caller: read again, it could be this
+	 * lcore by now, which has no channel to itself. */
+	while (done < run && channel_put_to(lcore_id, home, msgs[done]) == 0)
 		envelope_recycle(msgs[done++]);
-	a->forwarded += done;
+	__atomic_fetch_add(&a->forwarded, done, __ATOMIC_RELAXED);
 	return done;
 }
 
@@ -350,7 +363,7 @@ deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id)
 {
 	lca_actor_id_t to;
 	struct lca_actor *a;
-	unsigned int run = 1, done;
+	unsigned int run = 1, done, home;
 
 	to = msgs[0]->to;
 	a = actor_lookup(to);
@@ -366,12 +379,13 @@ deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id)
 			drop_for_stopped(a, msgs[i]);
 		return run;
 	}
-	if (unlikely(__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE) != lcore_id))
-		done = deliver_elsewhere(a, msgs, run, lcore_id);
+	home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
+	if (unlikely(home != lcore_id))
+		done = deliver_elsewhere(a, msgs, run, lcore_id, home);
 	else if ((done = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, run, NULL)) > 0)
 		actor_wake(a);
 	if (unlikely(done < run))
-		a->deferred++;
+		__atomic_fetch_add(&a->deferred, 1, __ATOMIC_RELAXED);
 	return done;
 }
 

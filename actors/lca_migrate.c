@@ -25,7 +25,12 @@
  *
  * A sender's messages before the switch are in the old mailbox, its
  * messages after it in the new one, which X reads only after the old one:
- * per-sender order holds. The exception is a sender that pushes into A's
+ * per-sender order holds for the messages X receives. Not yet for those X
+ * itself sends: what X sent from A may still wait in a channel out of A
+ * (or in a receiver's held list) when X, now on B, sends its next message
+ * to the same receiver by another way. Closing that needs the receivers to
+ * confirm delivery of X's older messages before B runs X, without waiting
+ * on messages to X that only X's run will make room for. The exception is a sender that pushes into A's
  * inbox (a thread that is not an lcore, a shared actor, code outside a
  * handler) and is preempted between reading X's home and its push for as
  * long as the whole hand-over takes.
@@ -138,7 +143,8 @@ migration_request(struct lca_actor *a, unsigned int lcore_id)
 	struct rte_ring *mb;
 	char name[RTE_RING_NAMESIZE];
 
-	if (__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE) {
+	/* Stopped, or already there (a move that ended since it was asked). */
+	if (__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE || to == lcore_id) {
 		__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
 		return;
 	}
@@ -249,7 +255,9 @@ migration_adopt(struct lca_actor *a, unsigned int lcore_id)
 	a->old_mailbox = NULL;
 	a->moving = 0;
 	__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
-	if (!rte_ring_empty(a->mailbox)) {
+	/* A stop asked for while it moved needs a turn too, to drain it. */
+	if (!rte_ring_empty(a->mailbox) ||
+	    __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE) {
 		a->scheduled = 1;
 		lca_lcore_schedule(lcore_id, a);
 	}
