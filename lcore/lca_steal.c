@@ -61,9 +61,7 @@ static struct steal_lcore sl[RTE_MAX_LCORE];
 static struct rte_ring *injector;
 static unsigned int lcore_list[RTE_MAX_LCORE];
 static unsigned int n_lcores;
-/* Set once an item goes to the shared dispatcher, so that loops of apps
- * that never use it do not look at it. */
-static uint32_t in_use;
+uint32_t steal_used;
 
 int
 steal_init(unsigned int max_items)
@@ -72,7 +70,7 @@ steal_init(unsigned int max_items)
 
 	memset(sl, 0, sizeof(sl));
 	n_lcores = 0;
-	in_use = 0;
+	steal_used = 0;
 	RTE_LCORE_FOREACH(lcore_id) {
 		struct steal_lcore *s = &sl[lcore_id];
 
@@ -99,20 +97,14 @@ steal_cleanup(void)
 	injector = NULL;
 }
 
-bool
-steal_in_use(void)
-{
-	return __atomic_load_n(&in_use, __ATOMIC_RELAXED) != 0;
-}
-
 int
 steal_push(void *item, bool in_loop)
 {
 	unsigned int me = rte_lcore_id();
 	struct steal_lcore *s = me < RTE_MAX_LCORE ? &sl[me] : NULL;
 
-	if (unlikely(!__atomic_load_n(&in_use, __ATOMIC_RELAXED)))
-		__atomic_store_n(&in_use, 1, __ATOMIC_RELEASE);
+	if (unlikely(!steal_in_use()))
+		__atomic_store_n(&steal_used, 1, __ATOMIC_RELEASE);
 	if (in_loop && s != NULL && s->q != NULL) {
 		s->q[s->tail++ & s->mask] = item;
 		return 0;

@@ -11,8 +11,17 @@
 int steal_init(unsigned int max_items);
 void steal_cleanup(void);
 
+/* Set once an item goes to the shared dispatcher, so that loops of apps
+ * that never use it do not look at it. Read inline: every loop asks, up
+ * to once a batch of turns. */
+extern uint32_t steal_used;
+
 /* Whether any item ever went to the shared dispatcher. */
-bool steal_in_use(void);
+static inline bool
+steal_in_use(void)
+{
+	return __atomic_load_n(&steal_used, __ATOMIC_RELAXED) != 0;
+}
 
 /* Make @p item runnable: on the calling lcore's own queue when it runs
  * its loop (@p in_loop), else on the injection ring. */
