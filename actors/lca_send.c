@@ -240,7 +240,8 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 		case ROUTE_CHANNEL:
 			while (sent < n && channel_put_to(rte_lcore_id(), home, msgs[sent]) == 0)
 				sent++;
-			handed_over(here, msgs, sent);
+			/* handed_over() below only compares pointers: it may run
+			 * after the envelopes went back to the pool. */
 			envelopes_recycle(msgs, sent);
 			if (unlikely(balance_watching))
 				note_cross(here->self, to, sent);
