@@ -213,6 +213,15 @@ void ctl_push(unsigned int lcore, struct lca_actor *a, enum ctl_kind kind);
 /* Copy @p m into the channel from @p src_lcore to @p dst_lcore;
  * 0 or -ENOBUFS. */
 int channel_put_to(unsigned int src_lcore, unsigned int dst_lcore, const struct lca_msg *m);
+/* Whether @p lcore_id has channels to the others: a runtime lcore, whose
+ * own thread (loop, hooks, or the main thread between runs) is the one
+ * producer of its channels. */
+bool channel_from(unsigned int lcore_id);
+/* Messages in the channel from @p src_lcore to @p dst_lcore; call on
+ * @p src_lcore (it reads the producer's own head). */
+unsigned int channel_backlog(unsigned int src_lcore, unsigned int dst_lcore);
+/* Messages waiting in @p lcore_id's inbox. */
+unsigned int inbox_backlog(unsigned int lcore_id);
 /* Lcores with channels between them, and the count. */
 unsigned int channels_lcores(void);
 

@@ -316,6 +316,26 @@ channel_put_to(unsigned int src_lcore, unsigned int dst_lcore, const struct lca_
 	return 0;
 }
 
+bool
+channel_from(unsigned int lcore_id)
+{
+	return lcore_id < RTE_MAX_LCORE && links[lcore_id].out != NULL;
+}
+
+unsigned int
+channel_backlog(unsigned int src_lcore, unsigned int dst_lcore)
+{
+	const struct channel *c = links[src_lcore].out[links[dst_lcore].index];
+
+	return c->prod.head - __atomic_load_n(&c->cons.tail, __ATOMIC_ACQUIRE);
+}
+
+unsigned int
+inbox_backlog(unsigned int lcore_id)
+{
+	return rte_ring_count(links[lcore_id].inbox);
+}
+
 unsigned int
 channels_lcores(void)
 {

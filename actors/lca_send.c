@@ -167,6 +167,12 @@ route_to(const struct actor_lcore *here, const struct lca_actor *a, unsigned int
 		return ROUTE_DIRECT;
 	if (self != NULL && !shared_sender)
 		return ROUTE_CHANNEL;
+	/* Not in a handler, but on a runtime lcore's own thread (a loop hook,
+	 * or the main thread between runs): that thread is its channels' one
+	 * producer, so it takes them too, and a port's RX costs one line a
+	 * packet instead of a multi-producer ring operation. */
+	if (self == NULL && channel_from(rte_lcore_id()))
+		return ROUTE_CHANNEL;
 	return ROUTE_INBOX;
 }
 
@@ -243,7 +249,7 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 			/* handed_over() below only compares pointers: it may run
 			 * after the envelopes went back to the pool. */
 			envelopes_recycle(msgs, sent);
-			if (unlikely(balance_watching))
+			if (unlikely(balance_watching) && here->self != NULL)
 				note_cross(here->self, to, sent);
 			break;
 		case ROUTE_INBOX:

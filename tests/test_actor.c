@@ -294,7 +294,9 @@ test_stop_with_pending(void **state)
 	(void)state;
 	for (uint32_t i = 0; i < 5; i++)
 		assert_int_equal(lca_send(id, seq_msg(0, i)), 0);
-	assert_int_equal(lca_mempool_avail(), pool_full - 5);
+	/* From the main lcore they cross by value in its channel to lcore 1:
+	 * no envelope is out until lcore 1's poll takes them in. */
+	assert_int_equal(lca_mempool_avail(), pool_full);
 	assert_int_equal(lca_actor_stop(id), 0);
 	assert_int_equal(lca_actor_stats_get(id, &st), 0);
 	assert_int_equal(st.dropped_on_stop, 5);
