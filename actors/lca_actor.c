@@ -145,11 +145,16 @@ actor_turn(void *item)
 	timed = (a->turns & (HANDLER_SAMPLE - 1)) == 0;
 	if (timed)
 		start = rte_rdtsc();
-	for (unsigned int i = 0; i < n; i++) {
-		here->current = msgs[i];
-		a->handler(a->id, a->state, msgs[i]);
-		if (here->current != NULL)
-			lca_msg_free(here->current);
+	if (a->batch) {
+		if (n > 0)
+			a->handler.batch(a->id, a->state, msgs, n);
+	} else {
+		for (unsigned int i = 0; i < n; i++) {
+			here->current = msgs[i];
+			a->handler.one(a->id, a->state, msgs[i]);
+			if (here->current != NULL)
+				lca_msg_free(here->current);
+		}
 	}
 	if (timed) {
 		a->handler_cycles += rte_rdtsc() - start;
@@ -350,7 +355,7 @@ check_spec(const struct lca_actor_spec *spec)
 {
 	unsigned int mb = spec->mailbox_size;
 
-	if (spec->handler == NULL)
+	if ((spec->handler == NULL) == (spec->batch_handler == NULL))
 		return -EINVAL;
 	/* The ring holds mb exactly, so it is allocated at 2 x mb slots. */
 	if (mb != 0 && (!rte_is_power_of_2(mb) || mb < 2 || mb > MAX_MAILBOX))
@@ -415,8 +420,13 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 	a->mailbox_size = mb;
 	a->state_size = spec->state_size;
 	a->fill_old_on = RTE_MAX_LCORE;
-	a->handler = spec->handler;
-	a->throughput = spec->throughput ? spec->throughput : 1;
+	a->batch = spec->batch_handler != NULL;
+	if (a->batch)
+		a->handler.batch = spec->batch_handler;
+	else
+		a->handler.one = spec->handler;
+	a->throughput = spec->throughput ? spec->throughput :
+		a->batch ? LCA_BATCH_DEFAULT : 1;
 	a->lcore = lcore;
 	a->runq = spec->dispatcher == LCA_DISPATCH_SHARED ? LCA_LCORE_SHARED : lcore;
 	a->life = ACTOR_ALIVE;
@@ -517,6 +527,25 @@ lca_actor_stats_get(lca_actor_id_t id, struct lca_actor_stats *out)
 		.lcore = a->lcore,
 	};
 	return 0;
+}
+
+int
+lca_actor_backlog(lca_actor_id_t id)
+{
+	const struct lca_actor *a = actor_lookup(id);
+	unsigned int here = rte_lcore_id(), home, n;
+
+	if (a == NULL)
+		return -ESRCH;
+	n = rte_ring_count(a->mailbox);
+	if (actor_is_shared(a))
+		return (int)n;
+	home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
+	if (here == home)
+		return (int)n;
+	if (channel_from(here))
+		return (int)(n + channel_backlog(here, home));
+	return (int)(n + inbox_backlog(home));
 }
 
 lca_actor_id_t

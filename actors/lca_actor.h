@@ -18,6 +18,9 @@
  * returns, the runtime frees it, unless the handler sent it on (a reply or a
  * forward of the same envelope costs no allocation) or kept it with
  * lca_msg_keep(). A send that fails leaves the envelope with the sender.
+ * A batch handler (lca_batch_handler_fn) owns every message it is given,
+ * as an rte_eth_rx_burst() caller owns its mbufs: it sends, keeps or frees
+ * each one, and the runtime frees none of them.
  */
 
 #include <stdbool.h>
@@ -76,6 +79,27 @@ struct lca_msg {
  */
 typedef void (*lca_handler_fn)(lca_actor_id_t self, void *state, struct lca_msg *msg);
 
+/**
+ * A batch handler: runs for up to the actor's throughput messages at once,
+ * taken from its mailbox in one burst, so a packet stage can prefetch ahead
+ * and send on in bursts. It owns all @p n messages (see the file comment).
+ *
+ * @param self
+ *   The actor's id.
+ * @param state
+ *   The actor's state, or NULL.
+ * @param msgs
+ *   The messages, oldest first; the array is the runtime's, valid only
+ *   during the call.
+ * @param n
+ *   How many: at least 1, at most the actor's throughput.
+ */
+typedef void (*lca_batch_handler_fn)(lca_actor_id_t self, void *state, struct lca_msg **msgs,
+				     unsigned int n);
+
+/** A batch handler's throughput when the spec gives 0. */
+#define LCA_BATCH_DEFAULT 32
+
 /** How an actor's dispatcher picks the lcore that runs it. */
 enum lca_dispatcher {
 	LCA_DISPATCH_AFFINITY, /**< Always its home lcore. */
@@ -100,7 +124,10 @@ enum lca_mailbox_mode {
  * lcore: 0 there is lcore 0, so set LCA_LCORE_ANY to have one chosen.
  */
 struct lca_actor_spec {
-	lca_handler_fn handler;   /**< Required. */
+	lca_handler_fn handler;   /**< One message a call; this or batch_handler. */
+	lca_batch_handler_fn batch_handler; /**< Up to throughput messages a call
+					     *   (0: LCA_BATCH_DEFAULT); set
+					     *   this or handler, not both. */
 	size_t state_size;        /**< Bytes of zeroed state on the home node (0: none). */
 	void (*state_init)(void *state, void *arg); /**< Optional, before any message. */
 	void *state_arg;          /**< Argument of state_init. */
@@ -333,6 +360,12 @@ LCA_API int lca_msg_alloc_bulk(struct lca_msg **msgs, unsigned int n);
 LCA_API void lca_msg_free(struct lca_msg *msg);
 
 /**
+ * Free @p n envelopes (and the mbufs they carry) with one pool operation
+ * per run of envelopes from the same pool. NULL entries are skipped.
+ */
+LCA_API void lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n);
+
+/**
  * Keep the message being handled: the runtime will not free it when the
  * handler returns; the handler's actor must free or send it later.
  */
@@ -388,6 +421,50 @@ LCA_API int lca_reply(struct lca_msg *msg);
  *   0; -ENOMEM.
  */
 LCA_API int lca_msg_from_mbuf(struct rte_mbuf *m, struct lca_msg **msg);
+
+/**
+ * Wrap @p n mbufs in @p n envelopes with one pool operation; all or none.
+ * msgs[i] carries m[i] and has type 0 and len 0.
+ *
+ * @return
+ *   0; -EINVAL for a NULL array or mbuf; -ENOMEM when the pool has fewer
+ *   than @p n envelopes (counted): the mbufs stay the caller's.
+ */
+LCA_API int lca_msg_from_mbuf_bulk(struct rte_mbuf **m, struct lca_msg **msgs, unsigned int n);
+
+/**
+ * Take the mbuf out of an envelope: the caller owns the mbuf from now on,
+ * and the envelope (still the caller's) no longer frees it.
+ *
+ * @return
+ *   The mbuf; NULL when @p msg is NULL or carries none.
+ */
+LCA_API struct rte_mbuf *lca_msg_detach_mbuf(struct lca_msg *msg);
+
+/**
+ * Take the mbufs out of @p n envelopes and free the envelopes, in bulk:
+ * what a TX stage does before rte_eth_tx_burst(). An envelope without an
+ * mbuf is freed and contributes none, so the mbufs stay in message order.
+ *
+ * @param[out] mbufs
+ *   Room for @p n mbufs.
+ * @return
+ *   How many mbufs were written to @p mbufs.
+ */
+LCA_API unsigned int lca_msg_to_mbuf_bulk(struct lca_msg **msgs, struct rte_mbuf **mbufs,
+					  unsigned int n);
+
+/**
+ * How many messages a send from the calling thread to @p id would queue
+ * behind: the actor's mailbox, plus what this lcore's channel to the
+ * actor's home holds (for any actor there) or, from a thread that is not a
+ * runtime lcore, the home's inbox. Cheap enough to ask once a burst: for
+ * watermarks and back-pressure (a port stops taking packets above one).
+ *
+ * @return
+ *   The count (>= 0); -ESRCH when there is no such actor.
+ */
+LCA_API int lca_actor_backlog(lca_actor_id_t id);
 
 /** Name of a mailbox mode ("mp", "sp", "rts", "hts"). */
 LCA_API const char *lca_mailbox_mode_name(enum lca_mailbox_mode m);

@@ -39,7 +39,10 @@ struct lca_actor {
 						 * wakers set it 0 -> 1, the turn
 						 * clears it when the mailbox is empty */
 	lca_actor_id_t id;
-	lca_handler_fn handler;
+	union {
+		lca_handler_fn one;          /* unless batch */
+		lca_batch_handler_fn batch;  /* if batch */
+	} handler;
 	void *state;
 	unsigned int throughput;
 	uint32_t mailbox_hwm;
@@ -48,6 +51,7 @@ struct lca_actor {
 	uint64_t turns;
 	uint8_t moving;           /* 1 from a migration's switch to its hand-over */
 	bool handover_pending;    /* fences in while scheduled: at its turn's end */
+	bool batch;               /* handler.batch, which owns what it is given */
 
 	/* Counted now and then: failures, sampled timings, and who it sends
 	 * to for traffic-aware placement (lca_balance.c, only while that
@@ -81,7 +85,7 @@ struct lca_actor {
 	char why[64];             /* why it was asked to move, for the log */
 } __rte_cache_aligned;
 
-_Static_assert(offsetof(struct lca_actor, handover_pending) <
+_Static_assert(offsetof(struct lca_actor, batch) <
 	       offsetof(struct lca_actor, scheduled) + RTE_CACHE_LINE_SIZE,
 	       "a turn's fields share one line");
 

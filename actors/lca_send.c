@@ -10,6 +10,9 @@
 #include "lca_eal.h"
 #include "lca_mempool.h"
 
+/* Envelopes (and mbufs) handed back to their pools with one call. */
+#define FREE_CHUNK 64
+
 static struct lca_send_errors send_errors;
 
 void
@@ -107,19 +110,39 @@ lca_msg_free(struct lca_msg *msg)
 	rte_mempool_put(lca_mempool_by_index(msg->pool), msg);
 }
 
-int
-lca_msg_from_mbuf(struct rte_mbuf *m, struct lca_msg **msg)
+void
+lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
 {
-	int ret;
+	struct actor_lcore *here = actor_lcore_here();
+	struct rte_mbuf *mbufs[FREE_CHUNK];
+	void *run[FREE_CHUNK];
+	unsigned int n_mbufs = 0, n_run = 0, run_pool = 0;
 
-	if (m == NULL || msg == NULL)
-		return -EINVAL;
-	ret = lca_msg_alloc(msg);
-	if (ret == 0) {
-		(*msg)->ptr = m;
-		(*msg)->flags = LCA_MSG_F_MBUF;
+	for (unsigned int i = 0; i < n; i++) {
+		struct lca_msg *m = msgs[i];
+
+		if (m == NULL)
+			continue;
+		if (m == here->current)
+			here->current = NULL;
+		if (m->flags & LCA_MSG_F_MBUF) {
+			mbufs[n_mbufs++] = m->ptr;
+			if (n_mbufs == FREE_CHUNK) {
+				rte_pktmbuf_free_bulk(mbufs, n_mbufs);
+				n_mbufs = 0;
+			}
+		}
+		if (n_run > 0 && (m->pool != run_pool || n_run == FREE_CHUNK)) {
+			rte_mempool_put_bulk(lca_mempool_by_index(run_pool), run, n_run);
+			n_run = 0;
+		}
+		run_pool = m->pool;
+		run[n_run++] = m;
 	}
-	return ret;
+	if (n_mbufs > 0)
+		rte_pktmbuf_free_bulk(mbufs, n_mbufs);
+	if (n_run > 0)
+		rte_mempool_put_bulk(lca_mempool_by_index(run_pool), run, n_run);
 }
 
 void
