@@ -288,6 +288,13 @@ lca_runtime_stop(void)
 static void
 actor_free(struct lca_actor *a)
 {
+	struct lca_msg *m;
+
+	/* Held back by a move that had not settled: the runtime is going. */
+	lca_msg_free(a->settle_next);
+	while (a->settle_q != NULL && rte_ring_sc_dequeue(a->settle_q, (void **)&m) == 0)
+		lca_msg_free(m);
+	lca_mempool_free(a->settle_q);
 	lca_mempool_free(a->old_mailbox);
 	lca_mempool_free(a->mailbox);
 	lca_mempool_free(a->state);

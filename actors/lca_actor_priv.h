@@ -52,6 +52,8 @@ struct lca_actor {
 	uint8_t moving;           /* 1 from a migration's switch to its hand-over */
 	bool handover_pending;    /* fences in while scheduled: at its turn's end */
 	bool batch;               /* handler.batch, which owns what it is given */
+	uint8_t settling;         /* moved, but its older sends may still be on their
+				   * way: its sends wait in settle_q (lca_migrate.c) */
 
 	/* Counted now and then: failures, sampled timings, and who it sends
 	 * to for traffic-aware placement (lca_balance.c, only while that
@@ -80,6 +82,13 @@ struct lca_actor {
 	unsigned int fences;      /* lcores whose pre-switch messages are all in */
 	uint64_t switch_tsc;
 	uint64_t forwarded;       /* reached a former home after the move, sent on */
+	/* After the hand-over, until every lcore has delivered what it sent
+	 * from its old home: see "settle" in lca_migrate.c. */
+	struct rte_ring *settle_q;   /* its sends meanwhile, by pointer, in order */
+	struct lca_msg *settle_next; /* taken from settle_q, not yet delivered */
+	uint32_t settle_wait;        /* atomic: lcores whose mark is still to come */
+	unsigned int old_home;       /* where the marks come from */
+	unsigned int marks_next;     /* dense index of the next lcore to mark */
 	unsigned int mailbox_size;
 	size_t state_size;
 	char why[64];             /* why it was asked to move, for the log */
@@ -91,8 +100,12 @@ _Static_assert(offsetof(struct lca_actor, batch) <
 
 #define PEER_COUNT_MAX 64
 
-/* Internal flag of a message: a migration fence (lca_migrate.c). */
+/* Internal flags of a message (lca_migrate.c): a migration fence, sent to
+ * the old home by every other lcore; a settle mark, sent by the old home
+ * to every other lcore after the hand-over. Neither is ever delivered. */
 #define MSG_F_FENCE 0x80
+#define MSG_F_MARK 0x40
+#define MSG_F_CONTROL (MSG_F_FENCE | MSG_F_MARK)
 
 /* What the running handler on an lcore is: for from, and for freeing. */
 struct actor_lcore {
@@ -206,6 +219,8 @@ enum ctl_kind {
 	CTL_FENCE,   /* it is moving: send its old home a fence (every other lcore) */
 	CTL_ADOPT,   /* it has moved here: schedule it if it has mail */
 	CTL_HAND_OVER, /* its fences are in here, its old home: hand it over */
+	CTL_MARK,    /* it was handed over from here: mark the channels to the rest */
+	CTL_SETTLED, /* every mark is delivered: send what it sent meanwhile */
 	CTL_KINDS,
 };
 /* Actors are cache-line aligned: a control entry's low bits are its kind. */
@@ -236,6 +251,17 @@ void migration_try_hand_over(struct lca_actor *a, unsigned int lcore_id, bool in
 void migration_fence_send(struct lca_actor *a, unsigned int lcore_id);
 void migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id);
 void migration_adopt(struct lca_actor *a, unsigned int lcore_id);
+void migration_marks_send(struct lca_actor *a, unsigned int lcore_id);
+void migration_mark_arrived(struct lca_actor *a);
+void migration_settle(struct lca_actor *a, unsigned int lcore_id);
+unsigned int settle_hold(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
+/* Deliver @p m, a send of a settling actor held back till now, from
+ * @p lcore_id by the route its actor would take there: 0, or -ENOBUFS (no
+ * room yet: it stays the caller's). A stopped receiver drops it, counted. */
+int settle_deliver(struct lca_msg *m, unsigned int lcore_id);
+/* The dense index of @p lcore_id among the runtime lcores, and back. */
+unsigned int channel_index(unsigned int lcore_id);
+unsigned int channel_lcore(unsigned int index);
 int migrations_init(void);
 void migrations_cleanup(void);
 

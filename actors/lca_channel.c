@@ -337,6 +337,41 @@ inbox_backlog(unsigned int lcore_id)
 }
 
 unsigned int
+channel_index(unsigned int lcore_id)
+{
+	return links[lcore_id].index;
+}
+
+unsigned int
+channel_lcore(unsigned int index)
+{
+	return lcore_of_index[index];
+}
+
+int
+settle_deliver(struct lca_msg *m, unsigned int lcore_id)
+{
+	struct lca_actor *r = actor_lookup(m->to);
+	unsigned int home;
+
+	if (r == NULL || __atomic_load_n(&r->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE) {
+		drop_for_stopped(r, m);
+		return 0;
+	}
+	home = __atomic_load_n(&r->lcore, __ATOMIC_ACQUIRE);
+	if (actor_is_shared(r) || home == lcore_id) {
+		if (rte_ring_enqueue(r->mailbox, m) != 0)
+			return -ENOBUFS;
+		actor_wake(r);
+		return 0;
+	}
+	if (channel_put_to(lcore_id, home, m) != 0)
+		return -ENOBUFS;
+	envelope_recycle(m);
+	return 0;
+}
+
+unsigned int
 channels_lcores(void)
 {
 	return n_links;
@@ -387,12 +422,15 @@ deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id)
 
 	to = msgs[0]->to;
 	a = actor_lookup(to);
-	if (unlikely(msgs[0]->flags & MSG_F_FENCE)) {
-		migration_fence_arrived(a, lcore_id);
+	if (unlikely(msgs[0]->flags & MSG_F_CONTROL)) {
+		if (msgs[0]->flags & MSG_F_FENCE)
+			migration_fence_arrived(a, lcore_id);
+		else
+			migration_mark_arrived(a);
 		lca_msg_free(msgs[0]);
 		return 1;
 	}
-	while (run < n && msgs[run]->to == to && !(msgs[run]->flags & MSG_F_FENCE))
+	while (run < n && msgs[run]->to == to && !(msgs[run]->flags & MSG_F_CONTROL))
 		run++;
 	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
 		for (unsigned int i = 0; i < run; i++)
@@ -528,6 +566,12 @@ ctl_poll(struct lcore_links *l, unsigned int lcore_id)
 			break;
 		case CTL_HAND_OVER:
 			migration_try_hand_over(a, lcore_id, inbox_quiet(l));
+			break;
+		case CTL_MARK:
+			migration_marks_send(a, lcore_id);
+			break;
+		case CTL_SETTLED:
+			migration_settle(a, lcore_id);
 			break;
 		case CTL_KINDS:
 			break;

@@ -23,17 +23,25 @@
  *    B's node if the nodes differ, logs the move and hands X to B, which
  *    runs it on the new mailbox. Later arrivals at A are sent on to B.
  *
+ * 4. settle: what X itself sent from A may still wait in a channel out of
+ *    A, or in a receiver lcore's held list, when X, now on B, sends to the
+ *    same receiver by another way (straight into its mailbox, or through
+ *    B's channel). So at the hand-over A puts a mark into its channel to
+ *    every other lcore, after everything X sent from there; each lcore
+ *    counts the mark off when it delivers it, in order, behind what it
+ *    holds. Until the last mark is in, X runs on B but its sends wait in
+ *    its settle queue, by pointer, in order (-ENOBUFS when that is full,
+ *    as for a full mailbox); then B sends them on by X's routes from B and
+ *    the move is over. X is not kept from running: B may hold messages to
+ *    X, in front of A's mark, that only X's run makes room for.
+ *
  * A sender's messages before the switch are in the old mailbox, its
- * messages after it in the new one, which X reads only after the old one:
- * per-sender order holds for the messages X receives. Not yet for those X
- * itself sends: what X sent from A may still wait in a channel out of A
- * (or in a receiver's held list) when X, now on B, sends its next message
- * to the same receiver by another way. Closing that needs the receivers to
- * confirm delivery of X's older messages before B runs X, without waiting
- * on messages to X that only X's run will make room for. The exception is a sender that pushes into A's
- * inbox (a thread that is not an lcore, a shared actor, code outside a
- * handler) and is preempted between reading X's home and its push for as
- * long as the whole hand-over takes.
+ * messages after it in the new one, which X reads only after the old one;
+ * X's own messages from A are delivered before any it sends from B: per
+ * sender order holds both ways. The exception is a sender that pushes
+ * into A's inbox (a thread that is not an lcore, a shared actor) and is
+ * preempted between reading X's home and its push for as long as the
+ * whole hand-over takes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -49,6 +57,7 @@
 #include "lca_mempool.h"
 
 #define LOG_SIZE 256 /* a power of two */
+#define SETTLE_MIN 256u /* sends a settling actor can have held back */
 
 static struct {
 	rte_spinlock_t lock;
@@ -133,6 +142,24 @@ lca_actor_migrate(lca_actor_id_t id, unsigned int lcore)
 	return actor_migrate(actor_lookup(id), lcore, "lca_actor_migrate()");
 }
 
+/* A single-producer, single-consumer ring of @p size entries on
+ * @p lcore's node, or NULL. */
+static struct rte_ring *
+spsc_ring_on(unsigned int size, unsigned int lcore, const char *what, lca_actor_id_t id)
+{
+	struct rte_ring *r = lca_mempool_alloc_on_lcore(what,
+		rte_ring_get_memsize(rte_align32pow2(size + 1)), lcore);
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "%s_%u", what, id);
+	if (r != NULL && rte_ring_init(r, name, size,
+				       RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ) < 0) {
+		lca_mempool_free(r);
+		return NULL;
+	}
+	return r;
+}
+
 /* The switch, on the home lcore between turns: from now on senders reach
  * the new home. Whatever waits in the mailbox stays there, as the old
  * mailbox, and the actor goes on running here on it. */
@@ -141,21 +168,20 @@ migration_request(struct lca_actor *a, unsigned int lcore_id)
 {
 	unsigned int to = a->migrate_to, lcore;
 	struct rte_ring *mb;
-	char name[RTE_RING_NAMESIZE];
 
 	/* Stopped, or already there (a move that ended since it was asked). */
 	if (__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE || to == lcore_id) {
 		__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
 		return;
 	}
-	mb = lca_mempool_alloc_on_lcore("lca_mailbox",
-					rte_ring_get_memsize(rte_align32pow2(a->mailbox_size + 1)), to);
-	snprintf(name, sizeof(name), "lca_mb_%u", a->id);
-	if (mb == NULL || rte_ring_init(mb, name, a->mailbox_size,
-					RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ) < 0) {
+	mb = spsc_ring_on(a->mailbox_size, to, "lca_mb", a->id);
+	a->settle_q = spsc_ring_on(RTE_MAX(a->mailbox_size, SETTLE_MIN), to, "lca_settle", a->id);
+	if (mb == NULL || a->settle_q == NULL) {
 		LCA_LOG(ERR, "actor %u stays on lcore %u: no memory for a mailbox on lcore %u\n",
 			a->id, lcore_id, to);
 		lca_mempool_free(mb);
+		lca_mempool_free(a->settle_q);
+		a->settle_q = NULL;
 		__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
 		return;
 	}
@@ -243,7 +269,76 @@ migration_hand_over(struct lca_actor *a, unsigned int from)
 	a->handover_pending = false;
 	a->fill_old_on = RTE_MAX_LCORE;
 	log_move(a, from, move_state(a, from));
+	/* Settling from before the adopt: the new home's ctl ring has the
+	 * adopt before any lcore's "settled". */
+	a->settling = 1;
+	a->old_home = from;
+	a->marks_next = 0;
+	__atomic_store_n(&a->settle_wait, channels_lcores() - 1, __ATOMIC_RELEASE);
 	ctl_push(a->lcore, a, CTL_ADOPT);
+	migration_marks_send(a, from);
+}
+
+/* On the old home, after the hand-over: a mark into the channel to every
+ * other lcore, behind everything the actor sent from here. In lcore
+ * order; a full channel is tried again at the next poll. */
+void
+migration_marks_send(struct lca_actor *a, unsigned int lcore_id)
+{
+	struct lca_msg mark = {
+		.from = LCA_ACTOR_NONE, .to = a->id, .flags = MSG_F_MARK,
+	};
+
+	for (; a->marks_next < channels_lcores(); a->marks_next++) {
+		unsigned int to = channel_lcore(a->marks_next);
+
+		if (to == lcore_id)
+			continue;
+		if (channel_put_to(lcore_id, to, &mark) < 0) {
+			ctl_push(lcore_id, a, CTL_MARK);
+			return;
+		}
+	}
+}
+
+/* On any lcore but the old home, delivering in order: everything the
+ * old home had sent through its channel to here before the mark is in a
+ * mailbox now. The last one tells the new home. */
+void
+migration_mark_arrived(struct lca_actor *a)
+{
+	if (__atomic_sub_fetch(&a->settle_wait, 1, __ATOMIC_ACQ_REL) == 0)
+		ctl_push(__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE), a, CTL_SETTLED);
+}
+
+/* On the new home, once every mark is in: what the actor sent meanwhile
+ * goes on, in order, by its routes from here; then it sends as usual and
+ * may move again. What does not fit yet is tried at the next poll. */
+void
+migration_settle(struct lca_actor *a, unsigned int lcore_id)
+{
+	for (;;) {
+		if (a->settle_next == NULL &&
+		    rte_ring_sc_dequeue(a->settle_q, (void **)&a->settle_next) != 0)
+			break;
+		if (settle_deliver(a->settle_next, lcore_id) != 0) {
+			ctl_push(lcore_id, a, CTL_SETTLED);
+			return;
+		}
+		a->settle_next = NULL;
+	}
+	a->settling = 0;
+	lca_mempool_free(a->settle_q);
+	a->settle_q = NULL;
+	__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
+}
+
+/* What a settling actor sends: held back, in order, till it has settled.
+ * @return how many of @p msgs it took. */
+unsigned int
+settle_hold(struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
+{
+	return rte_ring_sp_enqueue_burst(a->settle_q, (void **)msgs, n, NULL);
 }
 
 /* On the new home. The old mailbox is empty: the old home handed the actor
@@ -254,7 +349,7 @@ migration_adopt(struct lca_actor *a, unsigned int lcore_id)
 	lca_mempool_free(a->old_mailbox);
 	a->old_mailbox = NULL;
 	a->moving = 0;
-	__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
+	/* Still migrating until it has settled (migration_settle()). */
 	/* A stop asked for while it moved needs a turn too, to drain it. */
 	if (!rte_ring_empty(a->mailbox) ||
 	    __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE) {

@@ -256,6 +256,15 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 			msgs[i]->from = from;
 			msgs[i]->to = to;
 		}
+		if (unlikely(here->self != NULL && here->self->settling)) {
+			/* It has just moved: its older sends may still be on
+			 * their way (lca_migrate.c, "settle"). */
+			sent = settle_hold(here->self, msgs, n);
+			handed_over(here, msgs, sent);
+			if (sent < n)
+				why = -ENOBUFS;
+			goto out;
+		}
 		home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
 		switch (route_to(here, a, home)) {
 		case ROUTE_DIRECT:
@@ -287,6 +296,7 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 			why = -ENOBUFS;
 		}
 	}
+out:
 	if (unlikely(why != 0))
 		send_failed(why);
 	if (err != NULL)

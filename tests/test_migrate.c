@@ -75,6 +75,7 @@ struct sender {
 	uint32_t total;
 	uint32_t next;
 	uint32_t move_every; /* 0: never asks */
+	bool move_self;      /* moves itself, not the receiver */
 	uint32_t moves_asked;
 };
 
@@ -94,9 +95,12 @@ sender_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
 			break; /* no room: again on the next poke */
 		}
 		s->next++;
-		if (s->move_every != 0 && s->next % s->move_every == 0 &&
-		    lca_actor_migrate(s->to, (unsigned int)lca_actor_lcore(s->to) ^ 1u) == 0)
-			s->moves_asked++;
+		if (s->move_every != 0 && s->next % s->move_every == 0) {
+			lca_actor_id_t mover = s->move_self ? self : s->to;
+
+			if (lca_actor_migrate(mover, (unsigned int)lca_actor_lcore(mover) ^ 1u) == 0)
+				s->moves_asked++;
+		}
 	}
 	if (s->next < s->total)
 		lca_send(self, poke);
@@ -215,6 +219,58 @@ test_move_keeps_a_threads_order(void **state)
 	assert_int_equal(r->next[1], 20000);
 	assert_int_equal(r->next[2], 20000);
 	assert_true(lca_migrations_get(NULL, 0) >= 1);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+struct mover_run {
+	struct lca_test_recorder *r;
+	struct sender *feeder;
+	uint32_t total;
+};
+
+static bool
+mover_run_done(void *arg)
+{
+	const struct mover_run *m = arg;
+
+	return m->r->got == m->total && m->feeder->next == m->feeder->total &&
+	       lca_mempool_avail() == pool_full;
+}
+
+/*
+ * The mover's own messages keep their order: what it sent from its old
+ * home may still wait in the channel to the receiver's lcore (the
+ * receiver's small mailbox holds it back) when it sends again from the new
+ * home, which here is the receiver's own lcore. Meanwhile a feeder on the
+ * old home floods the mover's small mailbox, so the new home holds
+ * messages for the mover that only its run makes room for: the move must
+ * not wait on them.
+ */
+static void
+test_move_keeps_the_movers_own_order(void **state)
+{
+	lca_actor_id_t rx = spawn(lca_test_recorder_handler, sizeof(struct lca_test_recorder), 1, 16);
+	lca_actor_id_t mover = spawn(sender_handler, sizeof(struct sender), 0, 16);
+	lca_actor_id_t feeder = spawn(sender_handler, sizeof(struct sender), 0, 0);
+	struct mover_run run = { .r = lca_actor_state(rx), .feeder = lca_actor_state(feeder),
+				 .total = 20000 };
+	struct sender *x = lca_actor_state(mover);
+
+	(void)state;
+	run.r->expect = UINT64_MAX; /* the run ends on mover_run_done() */
+	*x = (struct sender){ .to = rx, .index = 0, .total = run.total, .move_every = 2500,
+			      .move_self = true };
+	*run.feeder = (struct sender){ .to = mover, .index = 1, .total = 5000 };
+	assert_int_equal(lca_send(mover, lca_test_msg()), 0);
+	assert_int_equal(lca_send(feeder, lca_test_msg()), 0);
+	assert_true(lca_test_run_until(mover_run_done, &run, 60));
+	settle(x->moves_asked);
+
+	assert_int_equal(run.r->got, run.total);
+	assert_int_equal(run.r->out_of_order, 0);
+	assert_int_equal(run.r->next[0], run.total);
+	assert_true(x->moves_asked >= 1);
+	assert_int_equal(lca_migrations_get(NULL, 0), x->moves_asked);
 	assert_int_equal(lca_mempool_avail(), pool_full);
 }
 
@@ -433,6 +489,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_move_under_traffic_from_both_lcores, runtime_up,
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_move_keeps_a_threads_order, runtime_up,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_move_keeps_the_movers_own_order, runtime_up,
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_move_with_full_mailbox, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_migrate_rejects_bad_requests, runtime_up,
