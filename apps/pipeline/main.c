@@ -1,0 +1,839 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lca-pipeline: Samza's TestSamzaContainerPerformance (seed 004) as a
+ * pipeline of stages, run on lcactor, on DPDK eventdev and as a plain DPDK
+ * loop, in turn, on the same lcores, printed side by side in the seed's
+ * words: "the test processes N messages in S s".
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eventdev.h>
+#include <rte_lcore.h>
+
+#include "lca_actor.h"
+#include "lca_app.h"
+#include "lca_cli.h"
+#include "lca_eal.h"
+#include "lca_report.h"
+#include "lca_result.h"
+#include "lca_series.h"
+#include "lca_topo.h"
+#include "pipeline.h"
+
+#define APP "lca-pipeline"
+#define CONFIDENCE 0.999
+/* The seed's figure: SAMZA-245-3 on a 2-core MacBook Air. */
+#define SAMZA_MSG_PER_S 756000.0
+/* Most (stream, partition) counters: each engine keeps its own. */
+#define MAX_SSPS (UINT64_C(1) << 22)
+#define EVENT_VDEV "event_dsw0"
+
+static struct pl_conf conf;
+static bool vdev_added;
+static struct pl_lcore lcores_fig[RTE_MAX_LCORE];
+
+static void
+usage(const char *prog)
+{
+	printf("Usage: %s [EAL args] -- [options]\n"
+	       "Samza's TestSamzaContainerPerformance (SAMZA-245, seed 004): a stream container\n"
+	       "consumes --messages from --streams x --partitions stream partitions, each with a\n"
+	       "mock consumer that hands over batches of --batch messages; one task per partition\n"
+	       "counts what it processes, by stream. Prints \"the test processes N messages in S s\"\n"
+	       "after a warm-up, per stage and per lcore msg/s, the message accounting (exact: every\n"
+	       "message produced is processed, every stream partition in offset order) and each\n"
+	       "core's clock verdict, for each engine in turn on the same lcores.\n"
+	       "  --source S          mock (default): the mock consumers. (port: not built yet)\n"
+	       "  --engine LIST       comma-separated, run in this order (default lcactor):\n"
+	       "                        lcactor   sources are loop hooks, tasks are actors with a\n"
+	       "                                  batch handler\n"
+	       "                        eventdev  sources enqueue NEW events (flow = partition,\n"
+	       "                                  atomic) into event_dsw; every lcore's port\n"
+	       "                                  dequeues and counts. Needs EAL --vdev event_dsw0:\n"
+	       "                                  added when the EAL arguments have no event_ vdev\n"
+	       "                        plain     a run-to-completion loop, no actors (SPSC rte_ring\n"
+	       "                                  where a source and its task are on two lcores)\n"
+	       "  --streams N         input streams (default 1000)\n"
+	       "  --partitions N      partitions of each stream, one task each (default 4)\n"
+	       "  --batch N           messages a mock consumer hands over at once (default 5000)\n"
+	       "  --messages N        messages in all, warm-up included (default 10000000)\n"
+	       "  --warmup-messages N messages processed before the measurement starts\n"
+	       "                      (default a tenth of --messages)\n"
+	       "  --warmup-ms MS      or: warm up for MS milliseconds instead\n"
+	       "  --layout L          local (default): a partition's source on its task's lcore;\n"
+	       "                      cross: on the next lcore, so every message crosses lcores\n"
+	       "  --burst N           most messages a source puts out at once (default 64, max %u)\n"
+	       "  --throughput N      most messages a task takes at once (default 64, max %u)\n"
+	       "  --mailbox N         a task's mailbox, the plain hand-off ring (power of 2,\n"
+	       "                      default 1024)\n"
+	       "  --watermark N       backlog at which a source stops for a partition (default\n"
+	       "                      half the mailbox; eventdev: partitions x N new events)\n"
+	       "  --runs N            runs of each engine, interleaved (default 1)\n"
+	       "  --timeout SEC       give up on a run after SEC seconds (default 120)\n"
+	       "  --json FILE         write every figure as JSON (docs/json.md)\n"
+	       "  --topology          print the lcores' topology and exit\n"
+	       "  --help              this text\n"
+	       "Partition p's task runs on the p-th enabled lcore, round-robin. Every lcore polls\n"
+	       "busily: give it no more lcores than CPUs.\n",
+	       prog, PL_MAX_BURST, PL_MAX_BURST);
+}
+
+static int
+parse_engines(char *list)
+{
+	char *items[8];
+	int n = lca_cli_split(list, items, RTE_DIM(items));
+
+	if (n < 0) {
+		fprintf(stderr, APP ": bad value for --engine: a comma-separated list of lcactor, "
+				"eventdev, plain\n");
+		return -EINVAL;
+	}
+	conf.n_engines = 0;
+	for (int i = 0; i < n; i++) {
+		enum pl_engine e;
+
+		for (e = 0; e < PL_ENGINE_COUNT; e++)
+			if (strcmp(items[i], pl_engine_name(e)) == 0)
+				break;
+		if (e == PL_ENGINE_COUNT) {
+			fprintf(stderr, APP ": unknown engine '%s' (lcactor, eventdev, plain)\n",
+				items[i]);
+			return -EINVAL;
+		}
+		for (unsigned int k = 0; k < conf.n_engines; k++)
+			if (conf.engines[k] == e) {
+				fprintf(stderr, APP ": engine '%s' twice in --engine\n", items[i]);
+				return -EINVAL;
+			}
+		conf.engines[conf.n_engines++] = e;
+	}
+	return 0;
+}
+
+static int
+parse_option(void *arg, const char *name, char *val)
+{
+	struct pl_conf *c = arg;
+	uint64_t v = 0;
+	int ret = 0;
+
+	if (strcmp(name, "source") == 0) {
+		if (strcmp(val, "mock") == 0) {
+			c->source = PL_SOURCE_MOCK;
+		} else if (strcmp(val, "port") == 0) {
+			fprintf(stderr, APP ": --source port is not built yet (it comes with lca_port, "
+					"issue 9); use --source mock\n");
+			return -EINVAL;
+		} else {
+			ret = -EINVAL;
+		}
+	} else if (strcmp(name, "engine") == 0) {
+		if (parse_engines(val) < 0)
+			return -EINVAL;
+	} else if (strcmp(name, "streams") == 0) {
+		ret = lca_cli_uint(val, 1, PL_MAX_STREAMS, &v);
+		c->streams = (uint32_t)v;
+	} else if (strcmp(name, "partitions") == 0) {
+		ret = lca_cli_uint(val, 1, PL_MAX_PARTITIONS, &v);
+		c->partitions = (uint32_t)v;
+	} else if (strcmp(name, "batch") == 0) {
+		ret = lca_cli_uint(val, 1, UINT32_MAX, &v);
+		c->batch = (uint32_t)v;
+	} else if (strcmp(name, "messages") == 0) {
+		ret = lca_cli_uint(val, 1, UINT64_C(1) << 40, &c->messages);
+	} else if (strcmp(name, "warmup-messages") == 0) {
+		if (c->warmup_given) {
+			fprintf(stderr, APP ": give --warmup-messages or --warmup-ms, not both\n");
+			return -EINVAL;
+		}
+		ret = lca_cli_uint(val, 0, UINT64_C(1) << 40, &c->warmup_messages);
+		c->warmup_given = true;
+	} else if (strcmp(name, "warmup-ms") == 0) {
+		if (c->warmup_given) {
+			fprintf(stderr, APP ": give --warmup-messages or --warmup-ms, not both\n");
+			return -EINVAL;
+		}
+		ret = lca_cli_uint(val, 1, 3600000, &c->warmup_ms);
+		c->warmup_given = true;
+	} else if (strcmp(name, "layout") == 0) {
+		if (strcmp(val, "local") == 0)
+			c->layout = PL_LAYOUT_LOCAL;
+		else if (strcmp(val, "cross") == 0)
+			c->layout = PL_LAYOUT_CROSS;
+		else
+			ret = -EINVAL;
+	} else if (strcmp(name, "burst") == 0) {
+		ret = lca_cli_uint(val, 1, PL_MAX_BURST, &v);
+		c->burst = (unsigned int)v;
+	} else if (strcmp(name, "throughput") == 0) {
+		ret = lca_cli_uint(val, 1, PL_MAX_BURST, &v);
+		c->throughput = (unsigned int)v;
+	} else if (strcmp(name, "mailbox") == 0) {
+		ret = lca_cli_uint(val, 2, 1u << 20, &v);
+		if (ret == 0 && !rte_is_power_of_2((uint32_t)v))
+			ret = -EINVAL;
+		c->mailbox = (unsigned int)v;
+	} else if (strcmp(name, "watermark") == 0) {
+		ret = lca_cli_uint(val, 1, 1u << 20, &v);
+		c->watermark = (unsigned int)v;
+	} else if (strcmp(name, "runs") == 0) {
+		ret = lca_cli_uint(val, 1, PL_MAX_RUNS, &v);
+		c->runs = (unsigned int)v;
+	} else if (strcmp(name, "timeout") == 0) {
+		ret = lca_cli_uint(val, 1, 86400, &c->timeout_s);
+	} else if (strcmp(name, "json") == 0) {
+		if (lca_cli_output_path("--json", val) < 0)
+			return -EINVAL;
+		c->json_path = val;
+	} else {
+		return -EINVAL;
+	}
+	if (ret < 0) {
+		fprintf(stderr, APP ": bad value '%s' for --%s\n", val, name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool
+has_engine(enum pl_engine e)
+{
+	for (unsigned int i = 0; i < conf.n_engines; i++)
+		if (conf.engines[i] == e)
+			return true;
+	return false;
+}
+
+/* What only the whole command line can tell. */
+static int
+check_conf(struct pl_conf *c)
+{
+	if (!c->warmup_given)
+		c->warmup_messages = c->messages / 10;
+	if (c->warmup_ms == 0 && c->warmup_messages >= c->messages) {
+		fprintf(stderr, APP ": --warmup-messages %" PRIu64 " leaves nothing of --messages %"
+				PRIu64 " to measure\n", c->warmup_messages, c->messages);
+		return -EINVAL;
+	}
+	if (c->watermark == 0)
+		c->watermark = c->mailbox / 2;
+	if (c->watermark >= c->mailbox) {
+		fprintf(stderr, APP ": --watermark %u must be below --mailbox %u\n", c->watermark,
+			c->mailbox);
+		return -EINVAL;
+	}
+	if ((uint64_t)c->streams * c->partitions > MAX_SSPS) {
+		fprintf(stderr, APP ": --streams x --partitions = %" PRIu64 " stream partitions, "
+				"more than the %" PRIu64 " counters a task state may hold\n",
+			(uint64_t)c->streams * c->partitions, MAX_SSPS);
+		return -EINVAL;
+	}
+	if (c->layout == PL_LAYOUT_CROSS && rte_lcore_count() < 2) {
+		fprintf(stderr, APP ": --layout cross needs two lcores or more (EAL -l)\n");
+		return -EINVAL;
+	}
+	if (rte_lcore_count() > 64) {
+		fprintf(stderr, APP ": %u lcores: at most 64 (one event port each)\n",
+			rte_lcore_count());
+		return -EINVAL;
+	}
+	if (has_engine(PL_ENGINE_EVENTDEV) && rte_event_dev_count() == 0) {
+		fprintf(stderr, APP ": --engine eventdev: no event device; give EAL --vdev "
+				EVENT_VDEV "\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, void *arg)
+{
+	struct pl_conf *c = arg;
+	static const struct option opts[] = {
+		{ "source", required_argument, NULL, 0 },
+		{ "engine", required_argument, NULL, 0 },
+		{ "streams", required_argument, NULL, 0 },
+		{ "partitions", required_argument, NULL, 0 },
+		{ "batch", required_argument, NULL, 0 },
+		{ "messages", required_argument, NULL, 0 },
+		{ "warmup-messages", required_argument, NULL, 0 },
+		{ "warmup-ms", required_argument, NULL, 0 },
+		{ "layout", required_argument, NULL, 0 },
+		{ "burst", required_argument, NULL, 0 },
+		{ "throughput", required_argument, NULL, 0 },
+		{ "mailbox", required_argument, NULL, 0 },
+		{ "watermark", required_argument, NULL, 0 },
+		{ "runs", required_argument, NULL, 0 },
+		{ "timeout", required_argument, NULL, 0 },
+		{ "json", required_argument, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ret;
+
+	*c = (struct pl_conf){
+		.source = PL_SOURCE_MOCK,
+		.engines = { PL_ENGINE_LCACTOR },
+		.n_engines = 1,
+		.streams = 1000,
+		.partitions = 4,
+		.batch = 5000,
+		.messages = 10000000,
+		.burst = 64,
+		.throughput = 64,
+		.mailbox = 1024,
+		.layout = PL_LAYOUT_LOCAL,
+		.runs = 1,
+		.timeout_s = 120,
+	};
+	ret = lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
+	if (ret == 0)
+		ret = check_conf(c);
+	return ret;
+}
+
+/* Partition p's task on the p-th lcore, round-robin; its source there
+ * (local) or on the next lcore (cross). */
+static void
+place(void)
+{
+	const struct pl_conf *c = &conf;
+	unsigned int lcore_id;
+
+	pl.conf = c;
+	pl.src = &pl_source_mock;
+	pl.lc = lcores_fig;
+	pl.n_lcores = 0;
+	RTE_LCORE_FOREACH(lcore_id)
+		pl.lcores[pl.n_lcores++] = lcore_id;
+	for (uint32_t p = 0; p < c->partitions; p++) {
+		unsigned int t = p % pl.n_lcores;
+		unsigned int s = c->layout == PL_LAYOUT_LOCAL ? t : (t + 1) % pl.n_lcores;
+		struct pl_lcore *tl = &pl.lc[pl.lcores[t]], *sl = &pl.lc[pl.lcores[s]];
+
+		pl.task_lcore[p] = pl.lcores[t];
+		pl.src_lcore[p] = pl.lcores[s];
+		tl->task_part[tl->n_task++] = p;
+		sl->src_part[sl->n_src++] = p;
+	}
+}
+
+/* Quotas, once the source knows its partitions. */
+static void
+set_quotas(void)
+{
+	pl.lcores_busy = 0;
+	for (unsigned int i = 0; i < pl.n_lcores; i++) {
+		struct pl_lcore *l = &pl.lc[pl.lcores[i]];
+
+		l->quota_process = l->quota_produce = 0;
+		for (unsigned int k = 0; k < l->n_task; k++)
+			l->quota_process += pl.src->quota(l->task_part[k]);
+		for (unsigned int k = 0; k < l->n_src; k++)
+			l->quota_produce += pl.src->quota(l->src_part[k]);
+		pl.lcores_busy += l->quota_process > 0;
+	}
+}
+
+static void
+print_header(const struct pl_conf *c)
+{
+	printf("# " APP ": Samza's TestSamzaContainerPerformance (SAMZA-245, seed 004).\n"
+	       "#   %" PRIu32 " input streams x %" PRIu32 " partitions = %" PRIu64 " stream "
+	       "partitions, each with a mock consumer that hands\n#   over batches of %" PRIu32
+	       " messages; the chooser takes one message at a time from a partition's streams\n"
+	       "#   in turn (Samza's round-robin chooser); one task per partition counts what it "
+	       "processes, by stream.\n#   %" PRIu64 " messages in all.\n",
+	       c->streams, c->partitions, (uint64_t)c->streams * c->partitions, c->batch,
+	       c->messages);
+	if (c->warmup_ms != 0)
+		printf("# Warm-up: %" PRIu64 " ms, then measured to the last message counted.\n",
+		       c->warmup_ms);
+	else
+		printf("# Warm-up: until %" PRIu64 " messages are processed, then measured to the "
+		       "last message counted.\n", c->warmup_messages);
+	printf("# Time: TSC, from the warm-up's end (the first lcore to see it) to the last "
+	       "message counted on any lcore;\n#   N = messages counted after each lcore saw "
+	       "the warm-up end.\n");
+	printf("# A source puts out at most %u messages at once and stops for a partition whose "
+	       "backlog reaches %u\n#   (tasks' mailboxes and hand-off rings: %u); a task takes "
+	       "at most %u at once.\n",
+	       c->burst, c->watermark, c->mailbox, c->throughput);
+	printf("# Engines, in turn on the same lcores:");
+	for (unsigned int i = 0; i < c->n_engines; i++)
+		printf("%s %s", i ? "," : "", pl_engine_name(c->engines[i]));
+	printf("; %u run%s each.\n", c->runs, c->runs > 1 ? "s" : "");
+	if (vdev_added)
+		printf("# EAL: added --vdev " EVENT_VDEV " for --engine eventdev (no event_ vdev "
+		       "was given).\n");
+}
+
+static json_t *
+print_placement(const struct pl_conf *c)
+{
+	json_t *arr = json_array();
+	unsigned int cpus_used = 0;
+	int seen[RTE_MAX_LCORE];
+
+	printf("\nPlacement (layout %s: %s):\n", c->layout == PL_LAYOUT_LOCAL ? "local" : "cross",
+	       c->layout == PL_LAYOUT_LOCAL ? "each partition's source on its task's lcore"
+					    : "each partition's source on the next lcore");
+	printf("%-9s %-7s %-10s %4s %4s %-12s %8s %12s\n", "partition", "task", "task lcore",
+	       "cpu", "node", "source lcore", "streams", "messages");
+	for (uint32_t p = 0; p < c->partitions; p++) {
+		unsigned int tl = pl.task_lcore[p];
+		int cpu = lca_topo_lcore_cpu(tl);
+		char actor[16] = "-";
+
+		if (has_engine(PL_ENGINE_LCACTOR))
+			snprintf(actor, sizeof(actor), "%u", pl_lcactor_task(p));
+		if (p < 64 || p == c->partitions - 1)
+			printf("%-9u %-7s %-10u %4d %4u %-12u %8u %12" PRIu64 "\n", p, actor, tl, cpu,
+			       rte_lcore_to_socket_id(tl), pl.src_lcore[p], c->streams,
+			       pl.src->quota(p));
+		else if (p == 64)
+			printf("...\n");
+		if (has_engine(PL_ENGINE_LCACTOR)) {
+			char role[48];
+
+			snprintf(role, sizeof(role), "task p%u, source on lcore %u", p,
+				 pl.src_lcore[p]);
+			json_array_append_new(arr, json_pack("{s:i, s:i, s:i, s:i, s:s}", "actor",
+							     (int)pl_lcactor_task(p), "lcore",
+							     (int)tl, "cpu", cpu, "node",
+							     (int)rte_lcore_to_socket_id(tl), "role",
+							     role));
+		}
+	}
+	printf("lcores:");
+	for (unsigned int i = 0; i < pl.n_lcores; i++) {
+		int cpu = lca_topo_lcore_cpu(pl.lcores[i]);
+		bool dup = false;
+
+		for (unsigned int k = 0; k < i; k++)
+			dup |= seen[k] == cpu;
+		seen[i] = cpu;
+		cpus_used += !dup;
+		printf(" %u (cpu %d: %u source%s, %u task%s)", pl.lcores[i], cpu,
+		       pl.lc[pl.lcores[i]].n_src, pl.lc[pl.lcores[i]].n_src == 1 ? "" : "s",
+		       pl.lc[pl.lcores[i]].n_task, pl.lc[pl.lcores[i]].n_task == 1 ? "" : "s");
+	}
+	printf("; every engine polls all %u busily\n", pl.n_lcores);
+	if (cpus_used < pl.n_lcores || pl.n_lcores > (unsigned int)rte_lcore_count() ||
+	    (long)pl.n_lcores > sysconf(_SC_NPROCESSORS_ONLN))
+		printf("WARNING: %u busy-polling lcores on %u CPUs (%ld online): they take turns on "
+		       "a CPU, so the figures are not per core\n",
+		       pl.n_lcores, cpus_used, sysconf(_SC_NPROCESSORS_ONLN));
+	return arr;
+}
+
+/* 12345678 as "12,345,678", the seed's way of writing rates. */
+static const char *
+grouped(uint64_t v, char *buf, size_t len)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < n && o + 2 < (int)len; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static const char *
+engine_what(enum pl_engine e)
+{
+	switch (e) {
+	case PL_ENGINE_LCACTOR:
+		return "sources are loop hooks, tasks are actors with a batch handler";
+	case PL_ENGINE_EVENTDEV:
+		return "sources enqueue NEW events (flow = partition, atomic), each lcore's port "
+		       "dequeues and counts";
+	case PL_ENGINE_PLAIN:
+		return "a run-to-completion loop per lcore, no actors";
+	default:
+		return "";
+	}
+}
+
+static void
+print_result(const struct pl_result *r, unsigned int run, const struct lca_series *s)
+{
+	const struct pl_conf *c = &conf;
+	const char *name = pl_engine_name(r->engine);
+	char verdict[320], a[32];
+
+	printf("\n== %s, run %u of %u: %s", name, run + 1, c->runs, engine_what(r->engine));
+	if (r->engine == PL_ENGINE_EVENTDEV)
+		printf(" (%s, new-event threshold %u)", pl_eventdev_driver(), pl_eventdev_threshold());
+	printf(" ==\n");
+	if (r->measured_s > 0)
+		printf("%s: after the initial warm-up (~%.3fs), the test processes %" PRIu64
+		       " messages in %.3fs (%.3fs-%.3fs). This comes out to ~%s messages/sec "
+		       "(%" PRIu64 "/%.3f).\n",
+		       name, r->warm_s, r->measured, r->measured_s, r->end_s, r->warm_s,
+		       grouped((uint64_t)(r->msg_per_s + 0.5), a, sizeof(a)), r->measured,
+		       r->measured_s);
+	else
+		printf("%s: nothing measured: the run ended (%s) before the warm-up did\n", name,
+		       r->status == 0 ? "done" : strerror(-r->status));
+	printf("  %-7s %14s  %s\n", "stage", "msg/s", "(after the warm-up)");
+	printf("  %-7s %14.0f  mock consumers: %" PRIu64 " batches of up to %u handed over\n",
+	       "source", r->source_msg_per_s, pl.src->polls(), c->batch);
+	printf("  %-7s %14.0f  count by stream\n", "task", r->msg_per_s);
+	printf("  %-5s %4s %12s %12s %14s %10s %10s\n", "lcore", "cpu", "produced", "processed",
+	       "msg/s counted", "held", "refused");
+	for (unsigned int i = 0; i < pl.n_lcores; i++) {
+		unsigned int lc = pl.lcores[i];
+		const struct pl_fig *f = &r->lc[lc];
+		double hz = (double)rte_get_tsc_hz(), rate = 0;
+
+		if (f->warm_seen && f->t_last > f->t_warm && f->processed > f->processed_warm)
+			rate = (double)(f->processed - f->processed_warm) /
+			       ((double)(f->t_last - f->t_warm) / hz);
+		printf("  %-5u %4d %12" PRIu64 " %12" PRIu64 " %14.0f %10" PRIu64 " %10" PRIu64 "\n",
+		       lc, lca_topo_lcore_cpu(lc), f->produced, f->processed, rate, f->held,
+		       f->refused);
+	}
+	printf("  accounting: produced %" PRIu64 " = processed %" PRIu64 " + in flight %" PRIu64
+	       " (of %" PRIu64 "): %s; %" PRIu64 " (stream, partition) counts off, %" PRIu64
+	       " out of offset order%s\n",
+	       r->produced, r->processed, r->in_flight, c->messages,
+	       r->exact ? "exact" : "NOT EXACT", r->count_errors, r->out_of_order,
+	       r->pool_empty ? ", pool empty" : "");
+	lca_series_verdict_text(s, verdict, sizeof(verdict));
+	printf("  clock: %s\n", verdict);
+	lca_series_print_freq(stdout, s);
+}
+
+static json_t *
+result_run_json(const struct pl_result *r, unsigned int run, json_t *freq)
+{
+	json_t *lcs = json_array();
+	double hz = (double)rte_get_tsc_hz();
+
+	for (unsigned int i = 0; i < pl.n_lcores; i++) {
+		unsigned int lc = pl.lcores[i];
+		const struct pl_fig *f = &r->lc[lc];
+		double rate = 0;
+
+		if (f->warm_seen && f->t_last > f->t_warm && f->processed > f->processed_warm)
+			rate = (double)(f->processed - f->processed_warm) /
+			       ((double)(f->t_last - f->t_warm) / hz);
+		json_array_append_new(lcs, json_pack("{s:i, s:i, s:I, s:I, s:f, s:I, s:I, s:I}",
+						     "lcore", (int)lc, "cpu",
+						     lca_topo_lcore_cpu(lc), "produced",
+						     (json_int_t)f->produced, "processed",
+						     (json_int_t)f->processed, "msg_per_s", rate,
+						     "held", (json_int_t)f->held, "refused",
+						     (json_int_t)f->refused, "loops",
+						     (json_int_t)f->loops));
+	}
+	return json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:I, "
+			 "s:I, s:I, s:b, s:o, s:o}",
+			 "run", (int)run + 1, "status",
+			 r->status == 0 ? "done" : strerror(-r->status), "produced",
+			 (json_int_t)r->produced, "processed", (json_int_t)r->processed,
+			 "in_flight", (json_int_t)r->in_flight, "measured",
+			 (json_int_t)r->measured, "warmup_s", r->warm_s, "end_s", r->end_s,
+			 "measured_s", r->measured_s, "msg_per_s", r->msg_per_s,
+			 "source_msg_per_s", r->source_msg_per_s, "out_of_order",
+			 (json_int_t)r->out_of_order, "count_errors", (json_int_t)r->count_errors,
+			 "pool_empty", (json_int_t)r->pool_empty, "polls",
+			 (json_int_t)pl.src->polls(), "exact", r->exact, "lcores", lcs,
+			 "frequency", freq);
+}
+
+/* Figures of every run, by engine, for the side-by-side table and JSON. */
+struct engine_runs {
+	double msg_per_s[PL_MAX_RUNS];
+	double measured_s[PL_MAX_RUNS];
+	unsigned int n;
+	json_t *runs;
+	struct lca_freq_total freq;
+};
+
+static struct engine_runs by_engine[PL_ENGINE_COUNT];
+static struct pl_result result;
+
+static double
+mean_of(const double *v, unsigned int n)
+{
+	double s = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		s += v[i];
+	return n ? s / n : 0;
+}
+
+static void
+print_side_by_side(json_t *root)
+{
+	const struct pl_conf *c = &conf;
+
+	printf("\nEngines side by side (lcores");
+	for (unsigned int i = 0; i < pl.n_lcores; i++)
+		printf("%s%u", i ? "," : " ", pl.lcores[i]);
+	printf(", %" PRIu64 " messages, mean of %u run%s):\n", c->messages, c->runs,
+	       c->runs > 1 ? "s" : "");
+	printf("%-9s %14s %12s  %s\n", "engine", "msg/s", "measured s", "ratio");
+	for (unsigned int i = 0; i < c->n_engines; i++) {
+		enum pl_engine e = c->engines[i];
+		const struct engine_runs *er = &by_engine[e];
+		double mine = mean_of(er->msg_per_s, er->n);
+		json_t *ratios = json_object();
+		json_t *res;
+		bool first = true;
+
+		if (er->n == 0)
+			continue;
+		printf("%-9s %14.0f %12.3f  ", pl_engine_name(e), mine,
+		       mean_of(er->measured_s, er->n));
+		for (unsigned int k = 0; k < c->n_engines; k++) {
+			enum pl_engine o = c->engines[k];
+			double other = mean_of(by_engine[o].msg_per_s, by_engine[o].n);
+
+			if (o == e || by_engine[o].n == 0 || other <= 0)
+				continue;
+			printf("%s%.2fx %s", first ? "" : ", ", mine / other, pl_engine_name(o));
+			json_object_set_new(ratios, pl_engine_name(o), json_real(mine / other));
+			first = false;
+		}
+		printf("%s%.0fx Samza's container\n", first ? "" : ", ", mine / SAMZA_MSG_PER_S);
+		res = json_pack("{s:s, s:s, s:o, s:f, s:o, s:O}", "name", pl_engine_name(e),
+				"engine", pl_engine_name(e), "ratios", ratios, "mean_msg_per_s",
+				mine, "frequency", lca_freq_total_json(&er->freq), "runs",
+				er->runs);
+		json_object_set_new(res, "throughput",
+				    lca_result_measure_of(er->msg_per_s, er->n, CONFIDENCE,
+							  "msg/s"));
+		lca_result_add(root, res);
+	}
+	printf("Samza's container in the seed (SAMZA-245-3, a 2-core MacBook Air): "
+	       "~756,000 messages/sec.\n");
+}
+
+static int
+run_engine(enum pl_engine e, struct pl_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->engine = e;
+	switch (e) {
+	case PL_ENGINE_LCACTOR:
+		return pl_lcactor_run(r);
+	case PL_ENGINE_EVENTDEV:
+		return pl_eventdev_run(r);
+	case PL_ENGINE_PLAIN:
+		return pl_plain_run(r);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int
+setup_engines(void)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < conf.n_engines && ret == 0; i++) {
+		switch (conf.engines[i]) {
+		case PL_ENGINE_LCACTOR:
+			ret = pl_lcactor_setup();
+			break;
+		case PL_ENGINE_EVENTDEV:
+			ret = pl_eventdev_setup();
+			break;
+		case PL_ENGINE_PLAIN:
+			ret = pl_plain_setup();
+			break;
+		default:
+			ret = -EINVAL;
+		}
+	}
+	return ret;
+}
+
+static void
+teardown_engines(void)
+{
+	if (has_engine(PL_ENGINE_EVENTDEV))
+		pl_eventdev_teardown();
+	if (has_engine(PL_ENGINE_PLAIN))
+		pl_plain_teardown();
+	if (has_engine(PL_ENGINE_LCACTOR))
+		pl_lcactor_teardown();
+	pl.src->teardown();
+}
+
+static json_t *
+conf_json(const struct pl_conf *c)
+{
+	json_t *engines = json_array(), *map = json_array();
+
+	for (unsigned int i = 0; i < c->n_engines; i++)
+		json_array_append_new(engines, json_string(pl_engine_name(c->engines[i])));
+	for (uint32_t p = 0; p < c->partitions; p++)
+		json_array_append_new(map, json_pack("{s:i, s:i, s:i}", "partition", (int)p,
+						     "source_lcore", (int)pl.src_lcore[p],
+						     "task_lcore", (int)pl.task_lcore[p]));
+	return json_pack("{s:s, s:s, s:o, s:i, s:i, s:I, s:i, s:I, s:I, s:I, s:i, s:i, s:i, "
+			 "s:i, s:s, s:i, s:I, s:b, s:s, s:o}",
+			 "benchmark", "samza-container", "source", pl.src->name, "engines",
+			 engines, "streams", (int)c->streams, "partitions", (int)c->partitions,
+			 "stream_partitions", (json_int_t)c->streams * c->partitions, "batch",
+			 (int)c->batch, "messages", (json_int_t)c->messages, "warmup_messages",
+			 (json_int_t)(c->warmup_ms ? 0 : c->warmup_messages), "warmup_ms",
+			 (json_int_t)c->warmup_ms, "burst", (int)c->burst, "throughput",
+			 (int)c->throughput, "mailbox", (int)c->mailbox, "watermark",
+			 (int)c->watermark, "layout",
+			 c->layout == PL_LAYOUT_LOCAL ? "local" : "cross", "runs", (int)c->runs,
+			 "timeout_s", (json_int_t)c->timeout_s, "eventdev_vdev_added",
+			 vdev_added, "eventdev_driver",
+			 has_engine(PL_ENGINE_EVENTDEV) ? pl_eventdev_driver() : "",
+			 "partition_lcores", map);
+}
+
+static int
+run(void *arg)
+{
+	const struct pl_conf *c = arg;
+	struct lca_freq_total all = { 0 };
+	static struct lca_series series;
+	json_t *root = NULL, *placement;
+	bool ok = true;
+	int ret;
+
+	place();
+	ret = pl.src->setup(c, pl.src_lcore);
+	if (ret < 0)
+		return ret;
+	set_quotas();
+	lca_report_machine(stdout);
+	print_header(c);
+	ret = setup_engines();
+	if (ret < 0) {
+		teardown_engines();
+		return ret;
+	}
+	placement = print_placement(c);
+	for (unsigned int i = 0; i < c->n_engines; i++)
+		by_engine[c->engines[i]].runs = json_array();
+	for (unsigned int run = 0; run < c->runs && ret == 0; run++) {
+		for (unsigned int i = 0; i < c->n_engines && ret == 0; i++) {
+			enum pl_engine e = c->engines[i];
+			struct engine_runs *er = &by_engine[e];
+			char label[48];
+
+			snprintf(label, sizeof(label), "%s run %u", pl_engine_name(e), run + 1);
+			fflush(stdout);
+			lca_series_begin(&series, label, 0);
+			ret = run_engine(e, &result);
+			lca_series_end(&series);
+			print_result(&result, run, &series);
+			lca_freq_total_add(&er->freq, &series);
+			lca_freq_total_add(&all, &series);
+			json_array_append_new(er->runs, result_run_json(&result, run,
+									lca_series_freq_json(&series)));
+			lca_series_release(&series);
+			ok &= result.exact;
+			if (ret == 0) {
+				er->msg_per_s[er->n] = result.msg_per_s;
+				er->measured_s[er->n] = result.measured_s;
+				er->n++;
+			}
+		}
+	}
+	root = lca_result_new(conf_json(c));
+	json_object_set_new(root, "placement", placement);
+	if (ret == 0)
+		print_side_by_side(root);
+	printf("\nFrequency over every run:\n");
+	lca_freq_total_print(stdout, "All engines' runs together:", &all);
+	json_object_set_new(root, "frequency", lca_freq_total_json(&all));
+	if (has_engine(PL_ENGINE_LCACTOR)) {
+		printf("\nlcactor's runtime after its last run:\n");
+		lca_report_actors(stdout);
+		lca_report_lcores(stdout);
+		lca_report_send_errors(stdout);
+	}
+	if (ret == 0 && !ok) {
+		fprintf(stderr, APP ": the accounting is not exact\n");
+		ret = -EIO;
+	}
+	if (c->json_path != NULL && lca_result_write(root, ret == 0, c->json_path) < 0 &&
+	    ret == 0)
+		ret = -EIO;
+	json_decref(root);
+	for (unsigned int i = 0; i < PL_ENGINE_COUNT; i++) {
+		json_decref(by_engine[i].runs);
+		by_engine[i].runs = NULL;
+	}
+	teardown_engines();
+	return ret;
+}
+
+/* --engine's value among the app's arguments (after "--"), or NULL. */
+static const char *
+engine_arg(int argc, char **argv, int sep)
+{
+	const char *v = NULL;
+
+	for (int i = sep + 1; i < argc; i++) {
+		if (strcmp(argv[i], "--engine") == 0 && i + 1 < argc)
+			v = argv[i + 1];
+		else if (strncmp(argv[i], "--engine=", 9) == 0)
+			v = argv[i] + 9;
+	}
+	return v;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct lca_app app = {
+		.name = APP, .parse = parse_args, .usage = usage, .run = run, .conf = &conf,
+	};
+	char **args = argv;
+	int sep = -1, ret;
+
+	for (int i = 1; i < argc && sep < 0; i++)
+		if (strcmp(argv[i], "--") == 0)
+			sep = i;
+	/* --engine eventdev needs an event device: add event_dsw's vdev to
+	 * EAL's arguments when they name no event_ vdev (and say so). */
+	if (sep > 0) {
+		const char *engines = engine_arg(argc, argv, sep);
+		bool vdev = false;
+
+		for (int i = 1; i < sep; i++)
+			vdev |= (strcmp(argv[i], "--vdev") == 0 && i + 1 < sep &&
+				 strncmp(argv[i + 1], "event_", 6) == 0) ||
+				strncmp(argv[i], "--vdev=event_", 13) == 0;
+		if (engines != NULL && strstr(engines, "eventdev") != NULL && !vdev) {
+			args = calloc((size_t)argc + 3, sizeof(*args));
+			if (args == NULL)
+				return 1;
+			memcpy(args, argv, sizeof(*args) * (size_t)sep);
+			args[sep] = (char *)(uintptr_t)"--vdev";
+			args[sep + 1] = (char *)(uintptr_t)EVENT_VDEV;
+			memcpy(args + sep + 2, argv + sep, sizeof(*args) * (size_t)(argc - sep));
+			argc += 2;
+			vdev_added = true;
+		}
+	}
+	ret = lca_app_main(argc, args, &app);
+	if (args != argv)
+		free(args);
+	return ret;
+}

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef PIPELINE_H
+#define PIPELINE_H
+
+/**
+ * @file
+ * lca-pipeline: Samza's stream container (seed 004) as stages that run the
+ * same way on three engines, one after the other in one invocation:
+ *
+ *   source (mock consumers, later ports) -> task (count by stream, one per partition)
+ *
+ * - lcactor:  a source is a loop hook on its lcore; a task is an actor with
+ *             a batch handler on its partition's lcore;
+ * - plain:    the same stages in a run-to-completion loop, no actors; a
+ *             source on another lcore than its task hands over through an
+ *             SPSC rte_ring, in bursts;
+ * - eventdev: sources enqueue NEW events (flow = partition, atomic) into a
+ *             DPDK event device (event_dsw), every lcore's port dequeues
+ *             and counts.
+ *
+ * A source is a pluggable stage (struct pl_source): the mock one now; the
+ * port one later, on lca_port.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+/** Engines, in the order a list may name them. */
+enum pl_engine {
+	PL_ENGINE_LCACTOR,
+	PL_ENGINE_EVENTDEV,
+	PL_ENGINE_PLAIN,
+	PL_ENGINE_COUNT,
+};
+
+/** Where each partition's source runs. */
+enum pl_layout {
+	PL_LAYOUT_LOCAL, /**< On its task's lcore: no message crosses lcores. */
+	PL_LAYOUT_CROSS, /**< On the next lcore: every message crosses. */
+};
+
+/** Sources. */
+enum pl_source_kind {
+	PL_SOURCE_MOCK,
+	PL_SOURCE_PORT, /**< Not built yet (issue 9, after lca_port). */
+};
+
+#define PL_MAX_PARTITIONS 1024
+#define PL_MAX_STREAMS 1000000
+#define PL_MAX_BURST 256
+#define PL_MAX_RUNS 100
+
+/** Settings of a run; every one is printed and recorded. */
+struct pl_conf {
+	enum pl_source_kind source;
+	enum pl_engine engines[PL_ENGINE_COUNT];
+	unsigned int n_engines;
+	uint32_t streams;         /**< Input streams. */
+	uint32_t partitions;      /**< Partitions of each stream = tasks. */
+	uint32_t batch;           /**< Messages a mock consumer hands over at once. */
+	uint64_t messages;        /**< In all, warm-up included. */
+	uint64_t warmup_messages; /**< Processed before the measured part... */
+	uint64_t warmup_ms;       /**< ...or this long (when not 0). */
+	bool warmup_given;        /**< --warmup-messages or --warmup-ms was given. */
+	unsigned int burst;       /**< Most messages a source puts out at once. */
+	unsigned int throughput;  /**< Most messages a task takes at once. */
+	unsigned int mailbox;     /**< Task mailbox / hand-off ring size (power of 2). */
+	unsigned int watermark;   /**< Backlog at which a source stops for a partition. */
+	enum pl_layout layout;
+	unsigned int runs;        /**< Runs of each engine, interleaved. */
+	uint64_t timeout_s;       /**< Most seconds a run may take. */
+	const char *json_path;
+};
+
+/** One message: a stream partition's next offset. */
+struct pl_rec {
+	uint32_t stream;
+	uint32_t part;
+	uint64_t offset;
+};
+
+/**
+ * A source: what feeds one partition. peek() makes up to @p max records
+ * starting at what was committed, without taking them; commit() takes the
+ * first @p n of them (those a send accepted); the rest are made again next
+ * time, so a refused send loses nothing.
+ */
+struct pl_source {
+	const char *name;
+	/** Set up every partition's state; @return 0 or a negative errno. */
+	int (*setup)(const struct pl_conf *c, const unsigned int *src_lcore);
+	/** Back to the start, before each run. */
+	void (*reset)(void);
+	unsigned int (*peek)(uint32_t part, struct pl_rec *out, unsigned int max);
+	void (*commit)(uint32_t part, unsigned int n);
+	/** Messages the partition has still to produce. */
+	uint64_t (*remaining)(uint32_t part);
+	/** Messages the partition produces in all. */
+	uint64_t (*quota)(uint32_t part);
+	/** Messages of @p stream the partition produces in all (offsets 0..n-1). */
+	uint64_t (*expected)(uint32_t part, uint32_t stream);
+	/** Batches the mock consumers handed over in all ("polls"). */
+	uint64_t (*polls)(void);
+	void (*teardown)(void);
+};
+
+extern const struct pl_source pl_source_mock;
+
+/** What a run of one lcore did; written by that lcore only while it runs. */
+struct pl_fig {
+	uint64_t produced;       /**< Messages its sources put out (accepted). */
+	uint64_t processed;      /**< Messages its tasks counted. */
+	uint64_t t_last;         /**< TSC of its last counted message. */
+	uint64_t t_warm;         /**< TSC when it saw the warm-up end. */
+	uint64_t produced_warm;  /**< produced then. */
+	uint64_t processed_warm; /**< processed then. */
+	uint64_t held;           /**< Times a source skipped a partition at the watermark. */
+	uint64_t refused;        /**< Messages a send or enqueue refused (made again). */
+	uint64_t pool_empty;     /**< Times no message could be allocated. */
+	uint64_t loops;          /**< Iterations of its loop (plain, eventdev). */
+	bool warm_seen;
+};
+
+/** An lcore of the run: its figures, and what it runs. */
+struct pl_lcore {
+	struct pl_fig f;
+	/* Set before the run. */
+	uint64_t quota_process;  /**< What its tasks count in all; 0: not known (eventdev). */
+	uint64_t quota_produce;  /**< What its sources put out in all. */
+	unsigned int n_src;      /**< Partitions it sources. */
+	uint32_t src_part[PL_MAX_PARTITIONS];
+	unsigned int n_task;     /**< Partitions whose task it runs. */
+	uint32_t task_part[PL_MAX_PARTITIONS];
+} __rte_cache_aligned;
+
+/** A partition's task: its counts by stream, on the partition's node. */
+struct pl_task {
+	uint64_t processed;
+	uint64_t out_of_order;
+	uint32_t part;
+	uint32_t streams;
+	uint64_t counts[]; /**< [streams]: messages of each stream, the next offset expected. */
+};
+
+/** The shared state of a run. */
+struct pl_ctx {
+	const struct pl_conf *conf;
+	const struct pl_source *src;
+	unsigned int n_lcores;
+	unsigned int lcores[RTE_MAX_LCORE]; /**< Enabled lcores, main first as EAL lists them. */
+	unsigned int src_lcore[PL_MAX_PARTITIONS];
+	unsigned int task_lcore[PL_MAX_PARTITIONS];
+	struct pl_lcore *lc;                /**< [RTE_MAX_LCORE] */
+	/* Per run. */
+	uint64_t t0;                        /**< TSC at the start. */
+	uint64_t warm_deadline;             /**< TSC of the time warm-up's end, or 0. */
+	uint64_t warm_target;               /**< Processed messages that end the warm-up. */
+	uint64_t t_warm;                    /**< TSC when the warm-up ended (atomic). */
+	int warm;                           /**< The warm-up ended (atomic). */
+	unsigned int lcores_done;           /**< Lcores done (atomic). */
+	unsigned int lcores_busy;           /**< Lcores with messages to count. */
+	uint64_t deadline;                  /**< TSC of --timeout. */
+};
+
+extern struct pl_ctx pl;
+
+/** The figures of one run of one engine. */
+struct pl_result {
+	enum pl_engine engine;
+	int status;              /**< 0; -EINTR; -ETIMEDOUT; another negative errno. */
+	uint64_t produced, processed, in_flight;
+	uint64_t measured;       /**< Messages counted after the warm-up. */
+	double warm_s;           /**< From the start to the warm-up's end. */
+	double end_s;            /**< From the start to the last message counted. */
+	double measured_s;       /**< end_s - warm_s. */
+	double msg_per_s;        /**< measured / measured_s. */
+	double source_msg_per_s; /**< Messages produced after the warm-up, per s. */
+	uint64_t out_of_order;
+	uint64_t count_errors;   /**< (stream, partition) counts off their expected. */
+	uint64_t held, refused, pool_empty;
+	bool exact;              /**< produced == processed == --messages, counts exact. */
+	struct pl_fig lc[RTE_MAX_LCORE]; /**< Each lcore's figures (by lcore id). */
+};
+
+/** Name of an engine. */
+const char *pl_engine_name(enum pl_engine e);
+
+/* What the engines share (pl_run.c). */
+
+/** Reset the per-run state and every lcore's figures for a run. */
+void pl_run_reset(void);
+
+/**
+ * Called by each lcore's loop: sees the warm-up end (by processed count
+ * or by time) and takes the lcore's snapshot once it has.
+ */
+static inline void
+pl_warm_check(struct pl_fig *l, uint64_t now)
+{
+	if (likely(l->warm_seen))
+		return;
+	if (!__atomic_load_n(&pl.warm, __ATOMIC_ACQUIRE)) {
+		bool end;
+
+		if (pl.warm_deadline != 0) {
+			end = now >= pl.warm_deadline;
+		} else {
+			uint64_t sum = 0;
+
+			for (unsigned int i = 0; i < pl.n_lcores; i++)
+				sum += __atomic_load_n(&pl.lc[pl.lcores[i]].f.processed,
+						       __ATOMIC_RELAXED);
+			end = sum >= pl.warm_target;
+		}
+		if (!end)
+			return;
+		int zero = 0;
+
+		/* The time now, not the loop's: a thread preempted since may
+		 * carry one from long before. */
+		now = rte_rdtsc();
+		if (__atomic_compare_exchange_n(&pl.warm, &zero, 1, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			__atomic_store_n(&pl.t_warm, now, __ATOMIC_RELEASE);
+	} else {
+		now = rte_rdtsc();
+	}
+	l->t_warm = now;
+	l->produced_warm = l->produced;
+	l->processed_warm = l->processed;
+	l->warm_seen = true;
+}
+
+/** Count one processed burst of @p n on @p l (its own lcore). */
+static inline void
+pl_count(struct pl_fig *l, unsigned int n, uint64_t now)
+{
+	__atomic_store_n(&l->processed, l->processed + n, __ATOMIC_RELAXED);
+	l->t_last = now;
+}
+
+/** Sum of every lcore's processed count (a peek at other lcores' lines). */
+uint64_t pl_processed_all(void);
+
+/**
+ * Run @p fn on every enabled lcore, the main one included, and wait; each
+ * stores its result in @p rets[lcore id]. @return 0, or the first error.
+ */
+int pl_launch(int (*fn)(void *), int *rets);
+
+/** Check the task states against the source and fill @p r's totals. */
+void pl_run_collect(struct pl_result *r, struct pl_task *const *tasks);
+
+/* Engines: set up once, run, tear down. */
+int pl_lcactor_setup(void);
+int pl_lcactor_run(struct pl_result *r);
+void pl_lcactor_teardown(void);
+/** The actor id of partition @p part's task (after pl_lcactor_setup()). */
+uint32_t pl_lcactor_task(uint32_t part);
+
+int pl_plain_setup(void);
+int pl_plain_run(struct pl_result *r);
+void pl_plain_teardown(void);
+
+int pl_eventdev_setup(void);
+int pl_eventdev_run(struct pl_result *r);
+void pl_eventdev_teardown(void);
+/** The event device's driver, once set up. */
+const char *pl_eventdev_driver(void);
+/** The ports' new-event threshold, once set up. */
+unsigned int pl_eventdev_threshold(void);
+
+/** Allocate a zeroed task state for @p part on @p socket (rte_malloc). */
+struct pl_task *pl_task_new(uint32_t part, uint32_t streams, int socket);
+void pl_task_reset(struct pl_task *t);
+
+/** One message into a task's counts: offsets of a stream come in order. */
+static inline void
+pl_task_count(struct pl_task *t, uint32_t stream, uint64_t offset)
+{
+	uint64_t *c = &t->counts[stream];
+
+	t->out_of_order += offset != *c;
+	(*c)++;
+}
+
+#endif /* PIPELINE_H */
