@@ -22,7 +22,7 @@ $(BUILD)/build.ninja:
 
 $(ASAN_BUILD)/build.ninja:
 	meson setup $(ASAN_BUILD) $(MESON_FLAGS) -Dbuildtype=debugoptimized \
-		-Db_sanitize=address,undefined -Db_lundef=false
+		-Db_sanitize=address,undefined -Db_lundef=false -Ddebug_envelopes=true
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -42,7 +42,8 @@ run: build
 	printf '\nrecord:  %s\npicture: %s\n' $$out.json $$out.svg
 
 # Every test: unit and end-to-end tests, then the unit tests again under
-# AddressSanitizer and UndefinedBehaviorSanitizer.
+# AddressSanitizer and UndefinedBehaviorSanitizer, with the envelope checks
+# on (-Ddebug_envelopes: double free, send or write after free).
 test: build asan
 	meson test -C $(BUILD) --print-errorlogs
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

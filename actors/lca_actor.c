@@ -175,6 +175,18 @@ actor_turn(void *item)
 	return actor_unschedule(a);
 }
 
+#ifdef LCA_DEBUG_ENVELOPES
+/* Every envelope starts free and poisoned. */
+static void
+envelope_init_cb(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
+{
+	(void)mp;
+	(void)arg;
+	(void)idx;
+	envelope_debug_init(obj);
+}
+#endif
+
 int
 lca_runtime_init(const struct lca_runtime_conf *conf)
 {
@@ -224,13 +236,17 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 	if (c.msgs_per_node + cache_room > UINT32_MAX / 2)
 		return -EINVAL;
 	pool_conf = (struct lca_mempool_conf){
-		.elt_size = sizeof(struct lca_msg),
+		.elt_size = ENVELOPE_ELT_SIZE,
 		.per_node = c.msgs_per_node + (unsigned int)cache_room,
 		.cache_size = c.pool_cache,
 	};
 	ret = lca_mempool_init(&pool_conf);
 	if (ret < 0)
 		return ret;
+#ifdef LCA_DEBUG_ENVELOPES
+	for (unsigned int i = 0; i < lca_mempool_count(); i++)
+		rte_mempool_obj_iter(lca_mempool_by_index(i), envelope_init_cb, NULL);
+#endif
 
 	lcore_conf = (struct lca_lcore_conf){
 		.turn = actor_turn,

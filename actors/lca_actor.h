@@ -167,6 +167,9 @@ struct lca_send_errors {
 	uint64_t no_actor;     /**< -ESRCH */
 	uint64_t stopped;      /**< -EPIPE */
 	uint64_t pool_empty;   /**< -ENOMEM from lca_msg_alloc() */
+	uint64_t misuse;       /**< Envelopes freed twice, sent after their free or
+				*   written after it (caught only in builds with
+				*   -Ddebug_envelopes=true; each logged) */
 };
 
 /** Configuration of the runtime. */

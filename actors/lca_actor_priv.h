@@ -13,6 +13,7 @@
 #include <rte_mempool.h>
 
 #include "lca_actor.h"
+#include "lca_envelope.h"
 #include "lca_lcore.h"
 #include "lca_mempool.h"
 
@@ -277,7 +278,13 @@ extern bool balance_watching;
 static inline void
 envelope_recycle(struct lca_msg *m)
 {
-	rte_mempool_put(lca_mempool_by_index(m->pool), m);
+	struct rte_mempool *mp;
+
+	if (!envelope_giving_back(m))
+		return;
+	mp = lca_mempool_by_index(m->pool);
+	envelope_poison(m);
+	rte_mempool_put(mp, m);
 }
 /* The lcore poll function: deliver what other lcores and threads sent
  * this one. Also called by the main thread

@@ -485,6 +485,7 @@ channel_take(void *src, struct lca_msg **msgs)
 	if (rte_mempool_get_bulk(lca_mempool_by_index(pool), (void **)msgs, n) != 0)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
+		envelope_taken(msgs[i]);
 		memcpy(msgs[i], &c->slots[(tail + i) & ch_mask], sizeof(*msgs[i]));
 		msgs[i]->pool = (uint8_t)pool;
 	}

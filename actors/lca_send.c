@@ -49,7 +49,17 @@ lca_send_errors_get(struct lca_send_errors *out)
 	out->no_actor = __atomic_load_n(&send_errors.no_actor, __ATOMIC_RELAXED);
 	out->stopped = __atomic_load_n(&send_errors.stopped, __ATOMIC_RELAXED);
 	out->pool_empty = __atomic_load_n(&send_errors.pool_empty, __ATOMIC_RELAXED);
+	out->misuse = __atomic_load_n(&send_errors.misuse, __ATOMIC_RELAXED);
 }
+
+#ifdef LCA_DEBUG_ENVELOPES
+void
+envelope_misuse(const struct lca_msg *m, const char *what)
+{
+	__atomic_fetch_add(&send_errors.misuse, 1, __ATOMIC_RELAXED);
+	LCA_LOG(ERR, "envelope %p on lcore %d: %s\n", (const void *)m, (int)rte_lcore_id(), what);
+}
+#endif
 
 void
 lca_send_errors_reset(void)
@@ -83,8 +93,10 @@ lca_msg_alloc_bulk(struct lca_msg **msgs, unsigned int n)
 		send_failed(-ENOMEM);
 		return -ENOMEM;
 	}
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < n; i++) {
+		envelope_taken(msgs[i]);
 		msg_reset(msgs[i], pool);
+	}
 	return 0;
 }
 
@@ -99,15 +111,21 @@ lca_msg_free(struct lca_msg *msg)
 {
 	struct actor_lcore *here = actor_lcore_here();
 
+	struct rte_mempool *mp;
+
 	if (msg == NULL)
 		return;
 	/* A handler that frees the message it handles (after a failed send,
 	 * say) must not have the runtime free it again. */
 	if (msg == here->current)
 		here->current = NULL;
+	if (!envelope_giving_back(msg))
+		return;
 	if (msg->flags & LCA_MSG_F_MBUF)
 		rte_pktmbuf_free(msg->ptr);
-	rte_mempool_put(lca_mempool_by_index(msg->pool), msg);
+	mp = lca_mempool_by_index(msg->pool);
+	envelope_poison(msg);
+	rte_mempool_put(mp, msg);
 }
 
 void
@@ -125,6 +143,8 @@ lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
 			continue;
 		if (m == here->current)
 			here->current = NULL;
+		if (!envelope_giving_back(m))
+			continue;
 		if (m->flags & LCA_MSG_F_MBUF) {
 			mbufs[n_mbufs++] = m->ptr;
 			if (n_mbufs == FREE_CHUNK) {
@@ -137,6 +157,7 @@ lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
 			n_run = 0;
 		}
 		run_pool = m->pool;
+		envelope_poison(m);
 		run[n_run++] = m;
 	}
 	if (n_mbufs > 0)
@@ -251,6 +272,9 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 	int why = refusal(a);
 	unsigned int sent = 0, home;
 
+	for (unsigned int i = 0; why == 0 && i < n; i++)
+		if (unlikely(!envelope_sendable(msgs[i])))
+			why = -EINVAL;
 	if (likely(why == 0 && n > 0)) {
 		for (unsigned int i = 0; i < n; i++) {
 			msgs[i]->from = from;

@@ -51,6 +51,7 @@ fill_info(const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "send_no_actor", e.no_actor);
 	rte_tel_data_add_dict_u64(d, "send_stopped", e.stopped);
 	rte_tel_data_add_dict_u64(d, "send_pool_empty", e.pool_empty);
+	rte_tel_data_add_dict_u64(d, "envelope_misuse", e.misuse);
 	return 0;
 }
 

@@ -2,7 +2,9 @@
 /*
  * The runtime used out of order (issue 13, defect 5): an envelope asked
  * for before the runtime is up or after it is gone, and a cleanup while
- * the loops run, get an error, never a crash.
+ * the loops run, get an error, never a crash. With -Ddebug_envelopes=true
+ * (the sanitizer build of `make test`), a double free, a send after free
+ * and a write after free are caught, and the pool stays sound.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -63,12 +65,87 @@ test_cleanup_while_running(void **state)
 	assert_int_equal(lca_runtime_cleanup(), 0);
 }
 
+#ifdef LCA_DEBUG_ENVELOPES
+static void
+nobody(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	(void)self;
+	(void)state;
+	(void)m;
+}
+#endif
+
+static void
+test_envelope_misuse_is_caught(void **state)
+{
+#ifdef LCA_DEBUG_ENVELOPES
+	struct lca_runtime_conf c = { .msgs_per_node = 1023, .pool_cache = 32 };
+	struct lca_actor_spec spec = { .handler = nobody, .lcore = 0 };
+	struct lca_send_errors e;
+	struct lca_msg *m, *a, *b;
+	lca_actor_id_t id;
+
+	(void)state;
+	assert_int_equal(lca_runtime_init(&c), 0);
+	assert_int_equal(lca_actor_spawn(&spec, &id), 0);
+
+	/* A double free: caught, and the envelope goes back only once, so
+	 * the next two allocations are two envelopes. */
+	assert_int_equal(lca_msg_alloc(&m), 0);
+	lca_msg_free(m);
+	lca_msg_free(m);
+	lca_send_errors_get(&e);
+	assert_int_equal(e.misuse, 1);
+	assert_int_equal(lca_msg_alloc(&a), 0);
+	assert_int_equal(lca_msg_alloc(&b), 0);
+	assert_ptr_not_equal(a, b);
+	lca_msg_free(b);
+
+	/* A send of a freed envelope: refused, and it is still free. */
+	lca_msg_free(a);
+	assert_int_equal(lca_send(id, a), -EINVAL);
+	lca_send_errors_get(&e);
+	assert_int_equal(e.misuse, 2);
+
+	/* A write after the free: caught when the envelope is next taken
+	 * (the lcore's cache gives back the last one freed). */
+	a->type = 7;
+	assert_int_equal(lca_msg_alloc(&m), 0);
+	assert_ptr_equal(m, a);
+	lca_send_errors_get(&e);
+	assert_int_equal(e.misuse, 3);
+	lca_msg_free(m);
+
+	/* A bulk free of one freed twice: the rest go back, that one not. */
+	assert_int_equal(lca_msg_alloc(&a), 0);
+	assert_int_equal(lca_msg_alloc(&b), 0);
+	lca_msg_free(a);
+	{
+		struct lca_msg *both[2] = { a, b };
+
+		lca_msg_free_bulk(both, 2);
+	}
+	lca_send_errors_get(&e);
+	assert_int_equal(e.misuse, 4);
+	assert_int_equal(lca_msg_alloc(&a), 0);
+	assert_int_equal(lca_msg_alloc(&b), 0);
+	assert_ptr_not_equal(a, b);
+	lca_msg_free(a);
+	lca_msg_free(b);
+	assert_int_equal(lca_runtime_cleanup(), 0);
+#else
+	(void)state;
+	skip(); /* only a -Ddebug_envelopes=true build has the checks */
+#endif
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alloc_without_runtime),
 		cmocka_unit_test(test_cleanup_while_running),
+		cmocka_unit_test(test_envelope_misuse_is_caught),
 	};
 	int failed;
 
