@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The log-linear latency histogram (apps/common/lca_hdr.c) that lca-load
+ * records into: precision, percentiles, mean and deviation, merge, values
+ * out of range, and the percentile spectrum. No EAL.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "lca_hdr.h"
+
+#define HOUR_US 3600000000LL
+
+/* Within @p rel of @p want (relative). */
+static void
+assert_close(double got, double want, double rel)
+{
+	if (fabs(got - want) > rel * fabs(want)) {
+		print_error("got %.6f, want %.6f (within %.4f%%)\n", got, want, rel * 100);
+		fail();
+	}
+}
+
+static void
+test_init_refuses_bad_layouts(void **state)
+{
+	struct lca_hdr h;
+
+	(void)state;
+	assert_int_equal(lca_hdr_init(&h, 1, 3), -EINVAL);
+	assert_int_equal(lca_hdr_init(&h, 1000, 0), -EINVAL);
+	assert_int_equal(lca_hdr_init(&h, 1000, 6), -EINVAL);
+	assert_int_equal(lca_hdr_init(NULL, 1000, 3), -EINVAL);
+	assert_int_equal(lca_hdr_init(&h, HOUR_US, 3), 0);
+	/* 3 digits: 2048 linear steps a power of two (2^11 >= 2 x 10^3). */
+	assert_int_equal(h.sub_bucket_count, 2048);
+	lca_hdr_free(&h);
+}
+
+/* Every value's sub-bucket is at most 10^-d of it wide, and holds it. */
+static void
+test_precision_is_three_digits(void **state)
+{
+	struct lca_hdr h;
+
+	(void)state;
+	assert_int_equal(lca_hdr_init(&h, HOUR_US, 3), 0);
+	for (double x = 1; x < (double)HOUR_US; x *= 1.01) {
+		int64_t v = (int64_t)x;
+		int64_t lo = lca_hdr_lowest_equivalent(&h, v);
+		int64_t hi = lca_hdr_highest_equivalent(&h, v);
+
+		assert_true(lo <= v && v <= hi);
+		if (v >= 1000)
+			assert_true((double)(hi - lo + 1) <= (double)v / 1000.0);
+		else
+			assert_int_equal(lo, hi); /* exact below 2 x 10^3 / 2 */
+	}
+	lca_hdr_free(&h);
+}
+
+static void
+test_uniform_percentiles(void **state)
+{
+	struct lca_hdr h;
+
+	(void)state;
+	assert_int_equal(lca_hdr_init(&h, HOUR_US, 3), 0);
+	for (int64_t v = 1; v <= 100000; v++)
+		assert_int_equal(lca_hdr_record(&h, v), 0);
+	assert_int_equal(h.total, 100000);
+	assert_int_equal(h.min, 1);
+	assert_int_equal(h.max, 100000);
+	assert_close((double)lca_hdr_value_at(&h, 50), 50000, 1e-3);
+	assert_close((double)lca_hdr_value_at(&h, 90), 90000, 1e-3);
+	assert_close((double)lca_hdr_value_at(&h, 99), 99000, 1e-3);
+	assert_close((double)lca_hdr_value_at(&h, 99.9), 99900, 1e-3);
+	assert_int_equal(lca_hdr_value_at(&h, 100), 100000);
+	assert_close(lca_hdr_mean(&h), 50000.5, 1e-3);
+	assert_close(lca_hdr_stdev(&h), 28867.5, 2e-3); /* n / sqrt(12) */
+	assert_close(lca_hdr_within_stdev_pct(&h), 57.7, 1e-2);
+	lca_hdr_free(&h);
+}
+
+/* HdrHistogram's own test case: 10,000 values of 1 ms and one of 100 s,
+ * in microseconds, as a stalled server shows in a corrected run. */
+static void
+test_one_stall_shows_at_the_tail(void **state)
+{
+	struct lca_hdr h;
+
+	(void)state;
+	assert_int_equal(lca_hdr_init(&h, HOUR_US, 3), 0);
+	assert_int_equal(lca_hdr_record_n(&h, 1000, 10000), 0);
+	assert_int_equal(lca_hdr_record(&h, 100000000), 0);
+	assert_int_equal(h.total, 10001);
+	assert_close((double)lca_hdr_value_at(&h, 30), 1000, 1e-3);
+	assert_close((double)lca_hdr_value_at(&h, 99), 1000, 1e-3);
+	assert_close((double)lca_hdr_value_at(&h, 99.99), 1000, 1e-3);
+	assert_close((double)lca_hdr_value_at(&h, 99.999), 100000000, 1e-3);
+	assert_int_equal(lca_hdr_value_at(&h, 100), 100000000);
+	assert_close(lca_hdr_mean(&h), (10000.0 * 1000 + 1e8) / 10001, 1e-3);
+	lca_hdr_free(&h);
+}
+
+static void
+test_out_of_range_is_counted_not_recorded(void **state)
+{
+	struct lca_hdr h;
+
+	(void)state;
+	assert_int_equal(lca_hdr_init(&h, 1000000, 3), 0);
+	assert_int_equal(lca_hdr_record(&h, -1), -ERANGE);
+	assert_int_equal(lca_hdr_record(&h, 1000001), -ERANGE);
+	assert_int_equal(lca_hdr_record(&h, 1000000), 0);
+	assert_int_equal(lca_hdr_record(&h, 0), 0);
+	assert_int_equal(h.total, 2);
+	assert_int_equal(h.out_of_range, 2);
+	assert_int_equal(h.min, 0);
+	assert_int_equal(h.max, 1000000);
+	lca_hdr_reset(&h);
+	assert_int_equal(h.total, 0);
+	assert_int_equal(h.out_of_range, 0);
+	assert_int_equal(lca_hdr_value_at(&h, 50), 0);
+	lca_hdr_free(&h);
+}
+
+/* Two threads' histograms merged are the histogram of all their values. */
+static void
+test_merge_equals_recording_together(void **state)
+{
+	struct lca_hdr a, b, all, other;
+
+	(void)state;
+	assert_int_equal(lca_hdr_init(&a, HOUR_US, 3), 0);
+	assert_int_equal(lca_hdr_init(&b, HOUR_US, 3), 0);
+	assert_int_equal(lca_hdr_init(&all, HOUR_US, 3), 0);
+	assert_int_equal(lca_hdr_init(&other, HOUR_US, 2), 0);
+	for (int64_t v = 1; v < 5000000; v = v * 3 / 2 + 1) {
+		lca_hdr_record(v % 2 ? &a : &b, v);
+		lca_hdr_record(&all, v);
+	}
+	assert_int_equal(lca_hdr_add(&a, &b), 0);
+	assert_int_equal(a.total, all.total);
+	assert_int_equal(a.min, all.min);
+	assert_int_equal(a.max, all.max);
+	for (double p = 0; p <= 100; p += 12.5)
+		assert_int_equal(lca_hdr_value_at(&a, p), lca_hdr_value_at(&all, p));
+	assert_int_equal(lca_hdr_add(&a, &other), -EINVAL);
+	lca_hdr_free(&a);
+	lca_hdr_free(&b);
+	lca_hdr_free(&all);
+	lca_hdr_free(&other);
+}
+
+struct walk {
+	unsigned int n;
+	struct lca_hdr_step first, last, prev;
+	bool monotonic;
+};
+
+static bool
+walk_step(const struct lca_hdr_step *s, void *arg)
+{
+	struct walk *w = arg;
+
+	if (w->n == 0)
+		w->first = *s;
+	else if (s->percentile < w->prev.percentile || s->value < w->prev.value ||
+		 s->total_count < w->prev.total_count)
+		w->monotonic = false;
+	w->prev = *s;
+	w->last = *s;
+	w->n++;
+	return true;
+}
+
+static void
+test_spectrum_walks_to_one_hundred(void **state)
+{
+	struct lca_hdr h;
+	struct walk w = { .monotonic = true };
+	unsigned int steps;
+
+	(void)state;
+	assert_int_equal(lca_hdr_init(&h, HOUR_US, 3), 0);
+	assert_int_equal(lca_hdr_spectrum(&h, 5, walk_step, &w), 0); /* empty */
+	for (int64_t v = 1; v <= 10000; v++)
+		lca_hdr_record(&h, v * 10);
+	steps = lca_hdr_spectrum(&h, 5, walk_step, &w);
+	assert_int_equal(steps, w.n);
+	assert_true(w.monotonic);
+	assert_true(w.first.percentile == 0.0);
+	assert_int_equal(w.first.value, 10);
+	assert_true(w.last.percentile == 100.0);
+	assert_int_equal(w.last.total_count, 10000);
+	assert_int_equal(w.last.value, 100000);
+	/* 5 ticks a halving: 0, 10, 20, ..., 50 %, 55, ... : more than 40 steps
+	 * out to 99.99 % and beyond, fewer than 200 for 10,000 values. */
+	assert_true(steps > 40 && steps < 200);
+	lca_hdr_free(&h);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init_refuses_bad_layouts),
+		cmocka_unit_test(test_precision_is_three_digits),
+		cmocka_unit_test(test_uniform_percentiles),
+		cmocka_unit_test(test_one_stall_shows_at_the_tail),
+		cmocka_unit_test(test_out_of_range_is_counted_not_recorded),
+		cmocka_unit_test(test_merge_equals_recording_together),
+		cmocka_unit_test(test_spectrum_walks_to_one_hundred),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
