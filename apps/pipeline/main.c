@@ -740,6 +740,9 @@ run(void *arg)
 			lca_series_begin(&series, label, 0);
 			ret = run_engine(e, &result);
 			lca_series_end(&series);
+			if (ret == -ETIMEDOUT)
+				fprintf(stderr, APP ": %s not done after %" PRIu64 " s (--timeout)\n",
+					label, c->timeout_s);
 			print_result(&result, run, &series);
 			lca_freq_total_add(&er->freq, &series);
 			lca_freq_total_add(&all, &series);

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# lca-pipeline end to end: short runs of the three engines, their seed-shaped
+# lines, exact accounting of every engine (in the output and the JSON), odd
+# sizes, the cross layout, one lcore; then bad arguments, SIGINT, a time-out.
+set -u
+exe=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_pipeline --log-level 'lib.*:error')
+fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+
+# exact FILE MESSAGES ENGINES...: every run of every engine counted every message.
+exact() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, messages, engines = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+d = json.load(open(path))
+assert d['ok'] is True, 'ok'
+assert d['conf']['engines'] == engines, d['conf']['engines']
+assert [r['engine'] for r in d['results']] == engines
+for res in d['results']:
+    assert res['throughput']['n'] == d['conf']['runs'] and res['mean_msg_per_s'] > 0, res['name']
+    assert set(res['ratios']) == set(engines) - {res['engine']}, res['ratios']
+    for r in res['runs']:
+        assert r['exact'] and r['status'] == 'done', r
+        assert r['produced'] == r['processed'] == messages and r['in_flight'] == 0, r
+        assert r['count_errors'] == 0 and r['out_of_order'] == 0, r
+        assert 0 < r['measured'] < messages and r['measured_s'] > 0, r
+        assert sum(l['processed'] for l in r['lcores']) == messages
+        assert sum(l['produced'] for l in r['lcores']) == messages
+        assert r['frequency']['monitor'] in ('ran', 'did not run')
+    assert res['frequency']['monitor'] in ('ran', 'did not run')
+if 'lcactor' in engines:
+    assert len(d['placement']) == d['conf']['partitions']
+    assert all(p['role'].startswith('task p') for p in d['placement'])
+assert len(d['conf']['partition_lcores']) == d['conf']['partitions']
+PY
+}
+
+seed_line() { # ENGINE: the seed's sentence, in its words
+	echo "^$1: after the initial warm-up \(~[0-9.]+s\), the test processes [0-9]+ messages in [0-9.]+s \([0-9.]+s-[0-9.]+s\)\. This comes out to ~[0-9,]+ messages/sec \([0-9]+/[0-9.]+\)\.$"
+}
+
+"$exe" "${eal[@]}" -- --messages 200000 --engine lcactor,eventdev,plain --json "$tmp/all.json" \
+	>"$tmp/all" 2>&1
+rc=$?
+out=$(cat "$tmp/all")
+check "three engines: exits 0" "[ $rc -eq 0 ]"
+for e in lcactor eventdev plain; do
+	check "$e: the seed's line" "grep -qE '$(seed_line $e)' <<<\"\$out\""
+done
+check "an exact accounting line per engine" "[ \$(grep -cE '^  accounting: produced 200000 = processed 200000 \+ in flight 0 \(of 200000\): exact; 0 \(stream, partition\) counts off, 0 out of offset order$' <<<\"\$out\") -eq 3 ]"
+check "the vdev added for eventdev, and said" "grep -q 'added --vdev event_dsw0' <<<\"\$out\" && grep -q -- '--vdev event_dsw0' <<<\"\$out\""
+check "side by side with ratios" "grep -qE '^lcactor +[0-9]+ +[0-9.]+ +[0-9.]+x eventdev, [0-9.]+x plain, [0-9]+x Samza' <<<\"\$out\" && grep -qE '^plain +[0-9]+ +[0-9.]+ +[0-9.]+x lcactor, [0-9.]+x eventdev' <<<\"\$out\""
+check "placement: 4 partitions over lcores 0 and 1, sources local" "[ \$(grep -cE '^[0-3] +[0-9]+ +[01] +[0-9]+ +[0-9]+ +[01] +1000 +50000$' <<<\"\$out\") -eq 4 ]"
+check "per-lcore rows, stage rows" "[ \$(grep -cE '^  [01] +[0-9]+ +[0-9]+ +[0-9]+ ' <<<\"\$out\") -eq 6 ] && [ \$(grep -cE '^  (source|task) +[0-9]+ ' <<<\"\$out\") -eq 6 ]"
+check "a clock verdict per engine, and the frequency report" "[ \$(grep -c '^  clock: ' <<<\"\$out\") -eq 3 ] && grep -q '^Clock verdict: ' <<<\"\$out\""
+check "JSON: every engine's accounting exact" "exact '$tmp/all.json' 200000 lcactor eventdev plain"
+record_checks "$tmp/all.json" lca-pipeline
+
+# Odd sizes: remainders everywhere (messages over partitions and streams,
+# bursts and batches that do not divide them), two runs each, engines reordered.
+out=$("$exe" "${eal[@]}" -- --messages 100003 --streams 7 --partitions 3 --batch 3 --burst 5 \
+	--throughput 3 --mailbox 64 --watermark 40 --warmup-messages 1 --runs 2 \
+	--engine plain,lcactor --json "$tmp/odd.json" 2>&1); rc=$?
+check "odd sizes, 2 runs: exits 0, exact" "[ $rc -eq 0 ] && exact '$tmp/odd.json' 100003 plain lcactor"
+out=$("$exe" "${eal[@]}" -- --messages 200000 --layout cross --engine lcactor,plain,eventdev \
+	--json "$tmp/cross.json" 2>&1); rc=$?
+check "cross layout: exits 0, exact" "[ $rc -eq 0 ] && exact '$tmp/cross.json' 200000 lcactor plain eventdev"
+check "cross layout: sources on the other lcore" "[ \$(grep -cE '^[0-3] +[0-9]+ +([01]) +[0-9]+ +[0-9]+ +(1 +1000 .*|0 +1000 .*)$' <<<\"\$out\") -eq 4 ] && grep -q 'layout cross' <<<\"\$out\""
+out=$("$exe" -l 0 --no-huge --no-pci --in-memory --file-prefix lca_test_pipeline \
+	--log-level 'lib.*:error' --vdev event_dsw0 -- --messages 50000 \
+	--engine eventdev,lcactor,plain --json "$tmp/one.json" 2>&1); rc=$?
+check "one lcore, vdev given: exits 0, exact, nothing added" "[ $rc -eq 0 ] && exact '$tmp/one.json' 50000 eventdev lcactor plain && ! grep -q 'added --vdev' <<<\"\$out\""
+
+for bad in "--engine foo" "--engine lcactor,lcactor" "--engine lcactor," "--engine" \
+	"--source port" "--source kafka" "--streams 0" "--streams 1000001" "--partitions 0" \
+	"--partitions 1025" "--batch 0" "--messages 0" "--messages x" "--messages -5" \
+	"--warmup-messages 200000 --messages 200000" "--warmup-ms 5 --warmup-messages 5" \
+	"--warmup-ms 0" "--layout diagonal" "--burst 0" "--burst 257" "--throughput 0" \
+	"--mailbox 1000" "--mailbox 1024 --watermark 1024" "--runs 0" "--timeout 0" \
+	"--streams 1000000 --partitions 8" "--bogus" "extra"; do
+	out=$("$exe" "${eal[@]}" -- $bad 2>&1); rc=$?
+	check "bad argument '$bad' exits 2 with a message" "[ $rc -eq 2 ] && grep -qE 'lca-pipeline: |unknown option|unexpected argument|needs a value' <<<\"\$out\""
+done
+out=$("$exe" "${eal[@]}" -- --source port 2>&1)
+check "--source port says it is not built yet" "grep -q 'not built yet' <<<\"\$out\""
+out=$("$exe" -l 0 --no-huge --no-pci --in-memory --file-prefix lca_test_pipeline -- --layout cross 2>&1); rc=$?
+check "cross layout on one lcore exits 2" "[ $rc -eq 2 ] && grep -q 'needs two lcores' <<<\"\$out\""
+out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
+check "--help exits 0 and lists --engine and --source" "[ $rc -eq 0 ] && grep -q -- '--engine LIST' <<<\"\$out\" && grep -q -- '--source S' <<<\"\$out\""
+
+# A time-out ends the run with exit 1, and says so.
+out=$("$exe" "${eal[@]}" -- --messages 1000000000000 --timeout 1 --engine plain 2>&1); rc=$?
+check "--timeout: exits 1, says why" "[ $rc -eq 1 ] && grep -q 'timed out' <<<\"\$out\""
+# Interrupted mid-run on each engine: a clean stop, every envelope freed.
+for e in lcactor eventdev plain; do
+	"$exe" "${eal[@]}" -- --messages 1000000000000 --engine $e >"$tmp/int" 2>&1 &
+	pid=$!
+	sleep 1.5
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	check "$e: SIGINT stops cleanly (exit 1, interrupted)" "[ $rc -eq 1 ] && grep -q 'interrupted' $tmp/int && ! grep -qiE 'objects out|sanitizer|segmentation' $tmp/int"
+done
+harness_checks "$exe" lca-pipeline
+out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
+check "--topology exits 0" "[ $rc -eq 0 ] && [ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"
+exit $fail
