@@ -11,6 +11,7 @@ packages=(
 	libhwloc-dev hwloc        # topology: cores, SMT siblings, caches, nodes
 	libcmocka-dev             # unit tests
 	libjansson-dev            # the apps' --json records
+	libhttp-parser-dev        # lca-httpd and lca-load parse HTTP with it (not by hand)
 	valgrind                  # leak check of the smoke app in `make test`
 	python3-jsonschema        # e2e tests check every app's --json against docs/lcactor-result.schema.json
 	python3-matplotlib        # scripts/lca-plot: the SVG of a run (`make run`, e2e tests)

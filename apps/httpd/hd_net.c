@@ -1,0 +1,1226 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lca-httpd's sockets: one worker per lcore, driven from that lcore's loop
+ * hook. The hook's poll asks the worker's epoll set with a zero timeout and
+ * handles what is ready (accept, read and parse, answer into the
+ * connection's output buffer); the hook's end writes every buffer that got
+ * output in the iteration, once, so pipelined answers leave together and
+ * answers that came back as messages during the iteration's turns leave in
+ * the same iteration.
+ *
+ * Only the worker's lcore touches its connections. What another lcore has
+ * for it comes as a message to its worker actor: a socket to adopt (one
+ * acceptor), or the service's answer to a /user request.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <http_parser.h>
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "httpd.h"
+#include "lca_lcore.h"
+
+const char *const hd_ctr_names[HD_N] = {
+	[HD_ACCEPTED] = "accepted",
+	[HD_OPENED] = "opened",
+	[HD_CLOSED] = "closed",
+	[HD_REFUSED] = "refused_table_full",
+	[HD_REQUESTS] = "requests",
+	[HD_S200] = "status_200",
+	[HD_S400] = "status_400",
+	[HD_S404] = "status_404",
+	[HD_S405] = "status_405",
+	[HD_S408] = "status_408",
+	[HD_S413] = "status_413",
+	[HD_S431] = "status_431",
+	[HD_S503] = "status_503",
+	[HD_RESETS] = "resets",
+	[HD_HALF_CLOSED] = "half_closed",
+	[HD_IDLE_CLOSED] = "idle_closed",
+	[HD_USER_ASKED] = "user_asked",
+	[HD_USER_ANSWERED] = "user_answered",
+	[HD_LATE_REPLIES] = "late_replies",
+	[HD_BYTES_IN] = "bytes_in",
+	[HD_BYTES_OUT] = "bytes_out",
+	[HD_IDLE_WAITS] = "idle_waits",
+	[HD_WAKEUPS] = "wakeups",
+};
+
+/* The seed's small body (003: 35 bytes, from its Transfer/sec). */
+static const char ROOT_BODY[] = "Hello from lca-httpd on DPDK lcores";
+#define ROOT_BODY_LEN (sizeof(ROOT_BODY) - 1)
+
+#define RBUF_SIZE 65536
+#define MAX_EVENTS 64
+#define OUT_HIGH (256 * 1024)         /* stop reading above this much unsent */
+#define OUT_MAX (16 * 1024 * 1024)    /* most a connection may have unsent */
+#define BYTES_MAX (8 * 1024 * 1024)   /* largest /bytes/N */
+#define URL_MAX 256
+#define LINGER_MS 2000                /* reading what a closed peer still sends */
+#define SCAN_MS 50                    /* timers: how often the table is looked at */
+#define KEY_LISTEN UINT64_MAX
+#define KEY_EVENTFD (UINT64_MAX - 1)
+
+enum conn_state { CONN_FREE, CONN_OPEN, CONN_LINGER };
+
+struct hd_worker;
+
+struct hd_conn {
+	http_parser p;
+	struct hd_worker *w;
+	int fd;
+	uint32_t gen;
+	uint8_t state;
+	bool in_req;      /* a request started, not complete */
+	bool pending;     /* waiting for the service's answer; parser paused */
+	bool pend_keep;
+	bool pend_head;
+	bool want_close;  /* close once the output is out */
+	bool rd_closed;   /* the peer shut its side */
+	bool dirty;       /* on the worker's list of output to write */
+	bool url_over;
+	uint16_t err;     /* status decided by a callback (413, 431) */
+	uint16_t url_len;
+	uint32_t ev;      /* epoll events asked now */
+	uint32_t hdr_bytes;
+	uint64_t body_bytes;
+	uint64_t req_start;   /* tsc */
+	uint64_t last_active; /* tsc */
+	char *out;
+	uint32_t out_len, out_off, out_cap;
+	char *in;             /* bytes read after a paused request */
+	uint32_t in_len;
+	char url[URL_MAX];
+};
+
+struct hd_worker {
+	unsigned int lcore;
+	int ep;
+	int efd;
+	int lfd;
+	lca_actor_id_t actor;
+	uint64_t now;           /* tsc at the start of the iteration */
+	uint64_t next_scan;
+	uint64_t next_date;
+	uint64_t last_turns;
+	uint64_t idle_loops;
+	uint32_t n_conns;       /* slots handed out so far (high-water mark) */
+	uint32_t n_free;
+	uint32_t *free_ids;
+	uint32_t *dirty_ids;
+	uint32_t n_dirty;
+	struct hd_conn *conns;
+	uint64_t assigned[RTE_MAX_LCORE]; /* acceptor: connections given to each lcore */
+	char *rbuf;
+	char date[40];
+	char root[256];         /* the whole keep-alive answer to GET / */
+	uint32_t root_len;
+	uint64_t ctr[HD_N];
+	/* Read by the lcores that wake it, so on a line of its own. */
+	int sleeping __rte_cache_aligned;
+} __rte_cache_aligned;
+
+static struct hd_conf cfg;
+static struct hd_worker *workers[RTE_MAX_LCORE];
+static lca_actor_id_t service_id = LCA_ACTOR_NONE;
+static unsigned int service_lcore;
+static unsigned int listen_port;
+static uint64_t tsc_hz;
+
+static http_parser_settings settings;
+
+static inline void
+ctr_add(struct hd_worker *w, enum hd_ctr k, uint64_t n)
+{
+	/* One writer; readers (telemetry) take a whole aligned word. */
+	__atomic_store_n(&w->ctr[k], w->ctr[k] + n, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+ms_to_tsc(uint64_t ms)
+{
+	return ms * tsc_hz / 1000;
+}
+
+/* --- output ------------------------------------------------------------- */
+
+static void flush(struct hd_worker *w, struct hd_conn *c);
+static void conn_close(struct hd_worker *w, struct hd_conn *c);
+
+static void
+mark_dirty(struct hd_worker *w, struct hd_conn *c)
+{
+	if (c->dirty)
+		return;
+	if (w->n_dirty == cfg.max_conns) { /* a slot reused twice in one iteration */
+		flush(w, c);
+		return;
+	}
+	c->dirty = true;
+	w->dirty_ids[w->n_dirty++] = (uint32_t)(c - w->conns);
+}
+
+/* Room for @p len more bytes; false (connection closed) when there is none. */
+static bool
+out_reserve(struct hd_worker *w, struct hd_conn *c, size_t len)
+{
+	size_t need = (size_t)c->out_len + len, cap = c->out_cap ? c->out_cap : 4096;
+	char *p;
+
+	if (need <= c->out_cap)
+		return true;
+	if (c->out_off > 0 && need - c->out_off <= c->out_cap) {
+		memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+		c->out_len -= c->out_off;
+		c->out_off = 0;
+		return true;
+	}
+	while (cap < need)
+		cap *= 2;
+	if (cap > OUT_MAX || (p = realloc(c->out, cap)) == NULL) {
+		conn_close(w, c);
+		return false;
+	}
+	c->out = p;
+	c->out_cap = (uint32_t)cap;
+	return true;
+}
+
+static bool
+out_append(struct hd_worker *w, struct hd_conn *c, const void *data, size_t len)
+{
+	if (!out_reserve(w, c, len))
+		return false;
+	memcpy(c->out + c->out_len, data, len);
+	c->out_len += (uint32_t)len;
+	mark_dirty(w, c);
+	return true;
+}
+
+static const char *
+reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 413: return "Content Too Large";
+	case 431: return "Request Header Fields Too Large";
+	case 503: return "Service Unavailable";
+	default: return "Error";
+	}
+}
+
+static void
+count_status(struct hd_worker *w, int status)
+{
+	static const struct { int status; enum hd_ctr k; } map[] = {
+		{ 200, HD_S200 }, { 400, HD_S400 }, { 404, HD_S404 }, { 405, HD_S405 },
+		{ 408, HD_S408 }, { 413, HD_S413 }, { 431, HD_S431 }, { 503, HD_S503 },
+	};
+
+	for (unsigned int i = 0; i < RTE_DIM(map); i++)
+		if (map[i].status == status)
+			ctr_add(w, map[i].k, 1);
+}
+
+/*
+ * The header of an answer, and room for its body: returns where the body
+ * goes (NULL when the connection was closed for want of memory). A HEAD
+ * answer gets the header only.
+ */
+static char *
+respond(struct hd_worker *w, struct hd_conn *c, int status, const char *ctype, size_t body_len,
+	bool keep, bool head, const char *extra)
+{
+	char hdr[512];
+	int n = snprintf(hdr, sizeof(hdr),
+			 "HTTP/1.1 %d %s\r\nServer: lca-httpd\r\nDate: %s\r\n"
+			 "Content-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n",
+			 status, reason(status), w->date, ctype, body_len,
+			 keep ? "Connection: keep-alive\r\n" : "Connection: close\r\n",
+			 extra != NULL ? extra : "");
+	size_t total = (size_t)n + (head ? 0 : body_len);
+	char *body;
+
+	count_status(w, status);
+	if (!out_reserve(w, c, total))
+		return NULL;
+	memcpy(c->out + c->out_len, hdr, (size_t)n);
+	body = c->out + c->out_len + n;
+	c->out_len += (uint32_t)total;
+	mark_dirty(w, c);
+	if (!keep)
+		c->want_close = true;
+	return body;
+}
+
+static void
+respond_text(struct hd_worker *w, struct hd_conn *c, int status, bool keep, bool head,
+	     const char *extra)
+{
+	char body[64];
+	int n = snprintf(body, sizeof(body), "%s\n", reason(status));
+	char *p = respond(w, c, status, "text/plain", (size_t)n, keep, head, extra);
+
+	if (p != NULL && !head)
+		memcpy(p, body, (size_t)n);
+}
+
+/* A request we will not serve: answer, then close this connection only. */
+static void
+refuse(struct hd_worker *w, struct hd_conn *c, int status)
+{
+	c->in_req = false;
+	respond_text(w, c, status, false, false, NULL);
+}
+
+static void
+update_date(struct hd_worker *w)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(w->date, sizeof(w->date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	w->root_len = (uint32_t)snprintf(w->root, sizeof(w->root),
+					 "HTTP/1.1 200 OK\r\nServer: lca-httpd\r\nDate: %s\r\n"
+					 "Content-Type: text/plain\r\nContent-Length: %zu\r\n"
+					 "Connection: keep-alive\r\n\r\n%s",
+					 w->date, ROOT_BODY_LEN, ROOT_BODY);
+}
+
+/* --- connections ---------------------------------------------------------- */
+
+static void
+set_events(struct hd_worker *w, struct hd_conn *c)
+{
+	uint32_t want = 0;
+	uint32_t unsent = c->out_len - c->out_off;
+
+	if (c->state == CONN_LINGER)
+		want = EPOLLIN;
+	else {
+		if (!c->pending && !c->rd_closed && !c->want_close && unsent < OUT_HIGH)
+			want |= EPOLLIN;
+		if (unsent > 0)
+			want |= EPOLLOUT;
+	}
+	if (want != c->ev) {
+		struct epoll_event ev = { .events = want, .data.u64 = (uint64_t)(c - w->conns) };
+
+		epoll_ctl(w->ep, EPOLL_CTL_MOD, c->fd, &ev);
+		c->ev = want;
+	}
+}
+
+static void
+conn_close(struct hd_worker *w, struct hd_conn *c)
+{
+	if (c->state == CONN_FREE)
+		return;
+	close(c->fd); /* leaves the epoll set with it */
+	free(c->out);
+	free(c->in);
+	c->out = c->in = NULL;
+	c->out_len = c->out_off = c->out_cap = c->in_len = 0;
+	c->state = CONN_FREE;
+	c->gen++;
+	c->dirty = false; /* a stale entry on the dirty list finds it free */
+	w->free_ids[w->n_free++] = (uint32_t)(c - w->conns);
+	ctr_add(w, HD_CLOSED, 1);
+}
+
+/*
+ * Done with the connection. When the peer may still be sending, shut our
+ * side and read what comes for a while: closing with unread bytes makes
+ * the kernel send a reset, which can destroy the answer just sent (a 413
+ * whose body is still arriving, say).
+ */
+static void
+conn_finish(struct hd_worker *w, struct hd_conn *c)
+{
+	if (c->rd_closed) {
+		conn_close(w, c);
+		return;
+	}
+	shutdown(c->fd, SHUT_WR);
+	c->state = CONN_LINGER;
+	c->last_active = w->now;
+	set_events(w, c);
+}
+
+static void
+flush(struct hd_worker *w, struct hd_conn *c)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0) {
+			c->out_off += (uint32_t)n;
+			ctr_add(w, HD_BYTES_OUT, (uint64_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		/* EPIPE, ECONNRESET: the peer went away mid-answer. */
+		ctr_add(w, HD_RESETS, 1);
+		conn_close(w, c);
+		return;
+	}
+	if (c->out_off == c->out_len) {
+		c->out_off = c->out_len = 0;
+		if (c->want_close && !c->pending) {
+			conn_finish(w, c);
+			return;
+		}
+	}
+	set_events(w, c);
+}
+
+static void
+conn_adopt(struct hd_worker *w, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct hd_conn *c;
+	uint32_t id;
+	int one = 1;
+
+	if (w->n_free == 0) {
+		if (w->n_conns == cfg.max_conns) {
+			close(fd);
+			ctr_add(w, HD_REFUSED, 1);
+			return;
+		}
+		id = w->n_conns++;
+	} else {
+		id = w->free_ids[--w->n_free];
+	}
+	c = &w->conns[id];
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c->fd = fd;
+	c->w = w;
+	c->state = CONN_OPEN;
+	c->in_req = c->pending = c->want_close = c->rd_closed = c->dirty = false;
+	c->err = 0;
+	c->ev = EPOLLIN;
+	c->last_active = w->now;
+	http_parser_init(&c->p, HTTP_REQUEST);
+	c->p.data = c;
+	ev.data.u64 = id;
+	if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		conn_close(w, c);
+		return;
+	}
+	ctr_add(w, HD_OPENED, 1);
+}
+
+/* --- requests ------------------------------------------------------------- */
+
+static int
+on_message_begin(http_parser *p)
+{
+	struct hd_conn *c = p->data;
+
+	c->in_req = true;
+	c->req_start = c->w->now;
+	c->hdr_bytes = 0;
+	c->body_bytes = 0;
+	c->url_len = 0;
+	c->url_over = false;
+	return 0;
+}
+
+static int
+header_bytes(struct hd_conn *c, size_t len)
+{
+	c->hdr_bytes += (uint32_t)len + 2;
+	if (c->hdr_bytes > cfg.header_limit) {
+		c->err = 431;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+on_url(http_parser *p, const char *at, size_t len)
+{
+	struct hd_conn *c = p->data;
+
+	if (c->url_len + len < URL_MAX) {
+		memcpy(c->url + c->url_len, at, len);
+		c->url_len += (uint16_t)len;
+	} else {
+		c->url_over = true;
+	}
+	return header_bytes(c, len);
+}
+
+static int
+on_header(http_parser *p, const char *at, size_t len)
+{
+	(void)at;
+	return header_bytes(p->data, len);
+}
+
+static int
+on_headers_complete(http_parser *p)
+{
+	struct hd_conn *c = p->data;
+
+	if ((p->flags & F_CONTENTLENGTH) && p->content_length > cfg.body_limit) {
+		c->err = 413;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+on_body(http_parser *p, const char *at, size_t len)
+{
+	struct hd_conn *c = p->data;
+
+	(void)at;
+	c->body_bytes += len; /* read and dropped: no route takes a body */
+	if (c->body_bytes > cfg.body_limit) {
+		c->err = 413;
+		return -1;
+	}
+	return 0;
+}
+
+/* A decimal of at most 10 digits and nothing else, up to @p max. */
+static bool
+parse_id(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0 || len > 10)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Ask the service for a user; false when it cannot be asked. */
+static bool
+ask_service(struct hd_worker *w, struct hd_conn *c, uint32_t id)
+{
+	struct lca_msg *m;
+	struct hd_user_req *r;
+
+	if (lca_msg_alloc(&m) != 0)
+		return false;
+	r = (struct hd_user_req *)m->data;
+	r->conn = (uint32_t)(c - w->conns);
+	r->gen = c->gen;
+	r->id = id;
+	m->type = HD_MSG_USER_REQ;
+	m->len = sizeof(*r);
+	if (lca_send_from(w->actor, service_id, m) != 0) {
+		lca_msg_free(m);
+		return false;
+	}
+	ctr_add(w, HD_USER_ASKED, 1);
+	if (service_lcore != w->lcore)
+		hd_net_wake(service_lcore);
+	return true;
+}
+
+static int
+on_message_complete(http_parser *p)
+{
+	struct hd_conn *c = p->data;
+	struct hd_worker *w = c->w;
+	bool keep = http_should_keep_alive(p) != 0, head = p->method == HTTP_HEAD;
+	const char *q = memchr(c->url, '?', c->url_len);
+	size_t path_len = q != NULL ? (size_t)(q - c->url) : c->url_len;
+	uint64_t n;
+
+	c->in_req = false;
+	c->last_active = w->now;
+	ctr_add(w, HD_REQUESTS, 1);
+	if (p->method != HTTP_GET && !head) {
+		respond_text(w, c, 405, keep, false, "Allow: GET, HEAD\r\n");
+	} else if (c->url_over) {
+		respond_text(w, c, 404, keep, head, NULL);
+	} else if (path_len == 1 && c->url[0] == '/') {
+		if (keep && !head) {
+			count_status(w, 200);
+			out_append(w, c, w->root, w->root_len);
+		} else {
+			char *b = respond(w, c, 200, "text/plain", ROOT_BODY_LEN, keep, head, NULL);
+
+			if (b != NULL && !head)
+				memcpy(b, ROOT_BODY, ROOT_BODY_LEN);
+		}
+	} else if (path_len > 6 && memcmp(c->url, "/user/", 6) == 0) {
+		if (!parse_id(c->url + 6, path_len - 6, UINT32_MAX, &n)) {
+			respond_text(w, c, 404, keep, head, NULL);
+		} else if (ask_service(w, c, (uint32_t)n)) {
+			/* The answer comes as a message; what follows on this
+			 * connection waits for it, so answers keep their order. */
+			c->pending = true;
+			c->pend_keep = keep;
+			c->pend_head = head;
+			http_parser_pause(p, 1);
+			return 0;
+		} else {
+			respond_text(w, c, 503, keep, head, NULL);
+		}
+	} else if (path_len > 7 && memcmp(c->url, "/bytes/", 7) == 0 &&
+		   parse_id(c->url + 7, path_len - 7, BYTES_MAX, &n)) {
+		char *b = respond(w, c, 200, "application/octet-stream", n, keep, head, NULL);
+
+		if (b != NULL && !head)
+			memset(b, 'x', n);
+	} else {
+		respond_text(w, c, 404, keep, head, NULL);
+	}
+	if (!keep || c->state != CONN_OPEN) {
+		c->want_close = true;
+		http_parser_pause(p, 1); /* what follows is not read */
+	}
+	return 0;
+}
+
+/* Keep @p len unparsed bytes until the pending answer is in. */
+static bool
+save_input(struct hd_worker *w, struct hd_conn *c, const char *data, size_t len)
+{
+	char *p;
+
+	if (len == 0)
+		return true;
+	p = realloc(c->in, c->in_len + len);
+	if (p == NULL) {
+		conn_close(w, c);
+		return false;
+	}
+	memcpy(p + c->in_len, data, len);
+	c->in = p;
+	c->in_len += (uint32_t)len;
+	return true;
+}
+
+static void
+feed(struct hd_worker *w, struct hd_conn *c, const char *data, size_t len)
+{
+	size_t done;
+	enum http_errno e;
+
+	if (c->want_close || c->state != CONN_OPEN)
+		return; /* answering its last request, then closing */
+	done = http_parser_execute(&c->p, &settings, data, len);
+	if (c->state != CONN_OPEN)
+		return;
+	e = HTTP_PARSER_ERRNO(&c->p);
+	if (e == HPE_PAUSED) {
+		if (c->pending)
+			save_input(w, c, data + done, len - done);
+	} else if (e != HPE_OK) {
+		refuse(w, c, c->err != 0 ? c->err : 400);
+	} else if (c->p.upgrade) {
+		refuse(w, c, 400); /* CONNECT and Upgrade are not served */
+	}
+	if (c->state == CONN_OPEN)
+		set_events(w, c);
+}
+
+static void
+on_eof(struct hd_worker *w, struct hd_conn *c)
+{
+	c->rd_closed = true;
+	if (c->pending || c->out_off < c->out_len) {
+		/* Half-closed: answer what was asked, then close. */
+		ctr_add(w, HD_HALF_CLOSED, 1);
+		c->want_close = true;
+		set_events(w, c);
+		return;
+	}
+	conn_close(w, c);
+}
+
+static void
+conn_read(struct hd_worker *w, struct hd_conn *c)
+{
+	for (int k = 0; k < 4; k++) {
+		ssize_t n = recv(c->fd, w->rbuf, RBUF_SIZE, 0);
+
+		if (n > 0) {
+			ctr_add(w, HD_BYTES_IN, (uint64_t)n);
+			c->last_active = w->now;
+			feed(w, c, w->rbuf, (size_t)n);
+			if (c->state != CONN_OPEN || !(c->ev & EPOLLIN) || n < RBUF_SIZE)
+				return;
+			continue;
+		}
+		if (n == 0) {
+			on_eof(w, c);
+			return;
+		}
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return;
+		ctr_add(w, HD_RESETS, 1); /* ECONNRESET and the like */
+		conn_close(w, c);
+		return;
+	}
+}
+
+/* Read and drop what a peer sends after we closed our side; close at its
+ * end, on an error, or at the linger time (the scan). */
+static void
+conn_linger_read(struct hd_worker *w, struct hd_conn *c)
+{
+	ssize_t n = recv(c->fd, w->rbuf, RBUF_SIZE, 0);
+
+	if (n > 0)
+		return;
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	c->rd_closed = true;
+	conn_close(w, c);
+}
+
+/* The service's answer, as a message to this lcore's worker actor. */
+static void
+user_reply(struct hd_worker *w, struct lca_msg *m)
+{
+	const struct hd_user_req *r = (const struct hd_user_req *)m->data;
+	const struct hd_user *u = m->ptr;
+	struct hd_conn *c;
+	uint32_t in_len;
+
+	if (r->conn >= w->n_conns || w->conns[r->conn].gen != r->gen ||
+	    w->conns[r->conn].state != CONN_OPEN || !w->conns[r->conn].pending) {
+		ctr_add(w, HD_LATE_REPLIES, 1);
+		return;
+	}
+	c = &w->conns[r->conn];
+	ctr_add(w, HD_USER_ANSWERED, 1);
+	c->pending = false;
+	if (u == NULL) {
+		respond_text(w, c, 404, c->pend_keep, c->pend_head, NULL);
+	} else {
+		char body[256];
+		int n = snprintf(body, sizeof(body),
+				 "{\"id\":%u,\"first\":\"%.5s\",\"last\":\"%.7s\",\"ssn\":%" PRIu64
+				 ",\"friends\":[%u,%u,%u,%u,%u]}\n",
+				 u->id, u->first, u->last, u->ssn, u->friends[0], u->friends[1],
+				 u->friends[2], u->friends[3], u->friends[4]);
+		char *b = respond(w, c, 200, "application/json", (size_t)n, c->pend_keep,
+				  c->pend_head, NULL);
+
+		if (b == NULL)
+			return;
+		if (!c->pend_head)
+			memcpy(b, body, (size_t)n);
+	}
+	if (c->state != CONN_OPEN)
+		return;
+	http_parser_pause(&c->p, 0);
+	if (c->want_close) {
+		mark_dirty(w, c);
+		return;
+	}
+	/* What came behind the request: parse it now (it may pause again). */
+	in_len = c->in_len;
+	if (in_len > 0) {
+		memcpy(w->rbuf, c->in, in_len);
+		c->in_len = 0;
+		feed(w, c, w->rbuf, in_len);
+	}
+	if (c->state == CONN_OPEN) {
+		if (c->rd_closed && !c->pending)
+			c->want_close = true;
+		set_events(w, c);
+	}
+}
+
+/* --- the worker actor ---------------------------------------------------- */
+
+static void
+worker_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	struct hd_worker *w = workers[rte_lcore_id()];
+
+	(void)self;
+	(void)state;
+	switch (m->type) {
+	case HD_MSG_FD: {
+		int fd;
+
+		memcpy(&fd, m->data, sizeof(fd));
+		conn_adopt(w, fd);
+		break;
+	}
+	case HD_MSG_USER_REPLY:
+		user_reply(w, m);
+		break;
+	default:
+		break;
+	}
+}
+
+/* --- accept --------------------------------------------------------------- */
+
+/* The lcore with the fewest connections given and not yet closed. */
+static unsigned int
+least_loaded(struct hd_worker *w)
+{
+	unsigned int best = w->lcore, l;
+	uint64_t best_load = UINT64_MAX;
+
+	RTE_LCORE_FOREACH(l) {
+		uint64_t closed = __atomic_load_n(&workers[l]->ctr[HD_CLOSED], __ATOMIC_RELAXED) +
+				  __atomic_load_n(&workers[l]->ctr[HD_REFUSED], __ATOMIC_RELAXED);
+		uint64_t load = w->assigned[l] > closed ? w->assigned[l] - closed : 0;
+
+		if (load < best_load) {
+			best_load = load;
+			best = l;
+		}
+	}
+	return best;
+}
+
+static void
+accept_all(struct hd_worker *w)
+{
+	static bool said_emfile;
+
+	for (int k = 0; k < 64; k++) {
+		int fd = accept4(w->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		unsigned int to = w->lcore;
+
+		if (fd < 0) {
+			if ((errno == EMFILE || errno == ENFILE) && !said_emfile) {
+				said_emfile = true;
+				fprintf(stderr, "lca-httpd: accept: %s (raise RLIMIT_NOFILE or lower "
+						"--max-conns)\n", strerror(errno));
+			}
+			return;
+		}
+		ctr_add(w, HD_ACCEPTED, 1);
+		if (cfg.accept == HD_ACCEPT_BALANCE) {
+			to = least_loaded(w);
+			w->assigned[to]++;
+		}
+		if (to != w->lcore) {
+			struct lca_msg *m;
+
+			if (lca_msg_alloc(&m) == 0) {
+				memcpy(m->data, &fd, sizeof(fd));
+				m->type = HD_MSG_FD;
+				m->len = sizeof(fd);
+				if (lca_send_from(w->actor, workers[to]->actor, m) == 0) {
+					hd_net_wake(to);
+					continue;
+				}
+				lca_msg_free(m);
+			}
+			w->assigned[to]--;
+			w->assigned[w->lcore]++; /* keep it here rather than lose it */
+		}
+		conn_adopt(w, fd);
+	}
+}
+
+/* --- timers ---------------------------------------------------------------- */
+
+static void
+scan(struct hd_worker *w)
+{
+	uint64_t req_to = ms_to_tsc(cfg.request_timeout_ms);
+	uint64_t idle_to = ms_to_tsc(cfg.keepalive_ms);
+	uint64_t linger_to = ms_to_tsc(LINGER_MS);
+
+	for (uint32_t i = 0; i < w->n_conns; i++) {
+		struct hd_conn *c = &w->conns[i];
+
+		if (c->state == CONN_LINGER) {
+			if (w->now - c->last_active > linger_to)
+				conn_close(w, c);
+		} else if (c->state == CONN_OPEN) {
+			if (c->in_req && !c->want_close && w->now - c->req_start > req_to)
+				refuse(w, c, 408); /* a slow sender */
+			else if (!c->in_req && !c->pending && c->out_off == c->out_len &&
+				 !c->want_close && w->now - c->last_active > idle_to) {
+				ctr_add(w, HD_IDLE_CLOSED, 1);
+				conn_close(w, c);
+			}
+		}
+	}
+}
+
+/* --- the hook ------------------------------------------------------------- */
+
+static unsigned int
+handle_events(struct hd_worker *w, const struct epoll_event *evs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t key = evs[i].data.u64;
+		uint32_t e = evs[i].events;
+		struct hd_conn *c;
+
+		if (key == KEY_LISTEN) {
+			accept_all(w);
+			continue;
+		}
+		if (key == KEY_EVENTFD) {
+			uint64_t v;
+
+			if (read(w->efd, &v, sizeof(v)) < 0)
+				continue;
+			continue;
+		}
+		c = &w->conns[key];
+		if (c->state == CONN_LINGER) {
+			conn_linger_read(w, c);
+			continue;
+		}
+		if (c->state != CONN_OPEN)
+			continue;
+		if (e & EPOLLERR) {
+			ctr_add(w, HD_RESETS, 1);
+			conn_close(w, c);
+			continue;
+		}
+		if (e & EPOLLOUT) {
+			flush(w, c);
+			if (c->state != CONN_OPEN)
+				continue;
+		}
+		if (e & EPOLLIN)
+			conn_read(w, c);
+		else if (e & EPOLLHUP)
+			conn_close(w, c);
+	}
+	return (unsigned int)n;
+}
+
+static unsigned int
+hook_poll(unsigned int lcore_id, uint64_t now_tsc, void *arg)
+{
+	struct hd_worker *w = arg;
+	struct epoll_event evs[MAX_EVENTS];
+	struct lca_lcore_stats st;
+	int n;
+
+	(void)lcore_id;
+	w->now = now_tsc;
+	if (unlikely(now_tsc >= w->next_date)) {
+		update_date(w);
+		w->next_date = now_tsc + tsc_hz / 10;
+	}
+	if (unlikely(now_tsc >= w->next_scan)) {
+		scan(w);
+		w->next_scan = now_tsc + ms_to_tsc(SCAN_MS);
+	}
+	n = epoll_wait(w->ep, evs, MAX_EVENTS, 0);
+	if (n > 0) {
+		w->idle_loops = 0;
+		return handle_events(w, evs, n);
+	}
+	if (cfg.idle != HD_IDLE_EPOLL)
+		return 0;
+	/* Idle: nothing ready here and no turn ran on this lcore since the
+	 * last look. After idle_after such loops, wait in the kernel. */
+	lca_lcore_stats_get(w->lcore, &st);
+	if (st.turns != w->last_turns) {
+		w->last_turns = st.turns;
+		w->idle_loops = 0;
+		return 0;
+	}
+	if (++w->idle_loops < cfg.idle_after)
+		return 0;
+	w->idle_loops = 0;
+	{
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)cfg.idle_wait_us * 1000 };
+
+		__atomic_store_n(&w->sleeping, 1, __ATOMIC_RELAXED);
+		/* A sender reads the flag after its send: one of the two
+		 * sees the other's store. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		n = epoll_pwait2(w->ep, evs, MAX_EVENTS, &ts, NULL);
+		__atomic_store_n(&w->sleeping, 0, __ATOMIC_RELAXED);
+	}
+	ctr_add(w, HD_IDLE_WAITS, 1);
+	w->now = rte_rdtsc();
+	return n > 0 ? handle_events(w, evs, n) : 0;
+}
+
+static void
+hook_end(unsigned int lcore_id, void *arg)
+{
+	struct hd_worker *w = arg;
+
+	(void)lcore_id;
+	for (uint32_t i = 0; i < w->n_dirty; i++) {
+		struct hd_conn *c = &w->conns[w->dirty_ids[i]];
+
+		if (!c->dirty)
+			continue;
+		c->dirty = false;
+		if (c->state == CONN_OPEN)
+			flush(w, c);
+	}
+	w->n_dirty = 0;
+}
+
+void
+hd_net_wake(unsigned int lcore)
+{
+	struct hd_worker *w = workers[lcore];
+	struct hd_worker *me = workers[rte_lcore_id() < RTE_MAX_LCORE ? rte_lcore_id() : 0];
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (w != NULL && __atomic_load_n(&w->sleeping, __ATOMIC_RELAXED)) {
+		uint64_t one = 1;
+
+		if (write(w->efd, &one, sizeof(one)) == sizeof(one) && me != NULL)
+			ctr_add(me, HD_WAKEUPS, 1);
+	}
+}
+
+/* --- set-up ------------------------------------------------------------- */
+
+static int
+listen_socket(const struct hd_conf *c, unsigned int port, bool reuseport, unsigned int *bound)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	socklen_t alen = sizeof(a);
+	int one = 1;
+	int fd;
+
+	if (inet_pton(AF_INET, c->bind, &a.sin_addr) != 1)
+		return -EINVAL;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (reuseport && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
+		goto fail;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, (int)c->backlog) < 0)
+		goto fail;
+	if (getsockname(fd, (struct sockaddr *)&a, &alen) < 0)
+		goto fail;
+	*bound = ntohs(a.sin_port);
+	return fd;
+fail:
+	{
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+}
+
+static int
+epoll_add(int ep, int fd, uint64_t key)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = key };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int
+hd_net_init(const struct hd_conf *conf)
+{
+	unsigned int l, port;
+	int ret;
+
+	cfg = *conf;
+	tsc_hz = rte_get_tsc_hz();
+	settings = (http_parser_settings){
+		.on_message_begin = on_message_begin,
+		.on_url = on_url,
+		.on_header_field = on_header,
+		.on_header_value = on_header,
+		.on_headers_complete = on_headers_complete,
+		.on_body = on_body,
+		.on_message_complete = on_message_complete,
+	};
+	port = (unsigned int)conf->port;
+	RTE_LCORE_FOREACH(l) {
+		int socket_id = (int)rte_lcore_to_socket_id(l);
+		struct hd_worker *w = rte_zmalloc_socket("hd_worker", sizeof(*w),
+							 RTE_CACHE_LINE_SIZE, socket_id);
+
+		if (w == NULL)
+			return -ENOMEM;
+		workers[l] = w;
+		w->lcore = l;
+		w->lfd = w->ep = w->efd = -1;
+		w->actor = LCA_ACTOR_NONE;
+		w->conns = rte_zmalloc_socket("hd_conns", sizeof(*w->conns) * conf->max_conns,
+					      RTE_CACHE_LINE_SIZE, socket_id);
+		w->free_ids = rte_malloc_socket("hd_free", sizeof(uint32_t) * conf->max_conns, 0,
+						socket_id);
+		w->dirty_ids = rte_malloc_socket("hd_dirty", sizeof(uint32_t) * conf->max_conns, 0,
+						 socket_id);
+		w->rbuf = rte_malloc_socket("hd_rbuf", RBUF_SIZE, RTE_CACHE_LINE_SIZE, socket_id);
+		if (w->conns == NULL || w->free_ids == NULL || w->dirty_ids == NULL ||
+		    w->rbuf == NULL)
+			return -ENOMEM;
+		w->ep = epoll_create1(EPOLL_CLOEXEC);
+		w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (w->ep < 0 || w->efd < 0)
+			return -errno;
+		ret = epoll_add(w->ep, w->efd, KEY_EVENTFD);
+		if (ret < 0)
+			return ret;
+		if (conf->accept == HD_ACCEPT_REUSEPORT || l == rte_get_main_lcore()) {
+			ret = listen_socket(conf, port, conf->accept == HD_ACCEPT_REUSEPORT, &port);
+			if (ret < 0) {
+				fprintf(stderr, "lca-httpd: cannot listen on %s:%u: %s\n", conf->bind,
+					port, strerror(-ret));
+				return ret;
+			}
+			w->lfd = ret;
+			ret = epoll_add(w->ep, w->lfd, KEY_LISTEN);
+			if (ret < 0)
+				return ret;
+		}
+		update_date(w);
+	}
+	listen_port = port;
+	return 0;
+}
+
+unsigned int
+hd_net_port(void)
+{
+	return listen_port;
+}
+
+int
+hd_net_start(lca_actor_id_t service)
+{
+	unsigned int l;
+	int ret;
+
+	service_id = service;
+	service_lcore = (unsigned int)lca_actor_lcore(service);
+	RTE_LCORE_FOREACH(l) {
+		struct hd_worker *w = workers[l];
+		struct lca_actor_spec spec = {
+			.handler = worker_handler,
+			.lcore = l,
+			.mailbox_size = 16384,
+			.throughput = 64,
+			.name = "http-worker",
+		};
+		struct lca_lcore_hook hook = { .poll = hook_poll, .end = hook_end, .arg = w };
+
+		ret = lca_actor_spawn(&spec, &w->actor);
+		if (ret < 0)
+			return ret;
+		ret = lca_lcore_hook_add(l, &hook);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+lca_actor_id_t
+hd_net_worker_actor(unsigned int lcore)
+{
+	return workers[lcore] != NULL ? workers[lcore]->actor : LCA_ACTOR_NONE;
+}
+
+uint64_t
+hd_net_lcore_counter(unsigned int lcore, enum hd_ctr k)
+{
+	return workers[lcore] != NULL ? __atomic_load_n(&workers[lcore]->ctr[k], __ATOMIC_RELAXED)
+				      : 0;
+}
+
+uint64_t
+hd_net_counter(enum hd_ctr k)
+{
+	uint64_t sum = 0;
+	unsigned int l;
+
+	RTE_LCORE_FOREACH(l)
+		sum += hd_net_lcore_counter(l, k);
+	return sum;
+}
+
+uint64_t
+hd_net_lcore_open(unsigned int lcore)
+{
+	uint64_t opened = hd_net_lcore_counter(lcore, HD_OPENED);
+	uint64_t closed = hd_net_lcore_counter(lcore, HD_CLOSED);
+
+	return opened > closed ? opened - closed : 0;
+}
+
+uint64_t
+hd_net_open(void)
+{
+	uint64_t sum = 0;
+	unsigned int l;
+
+	RTE_LCORE_FOREACH(l)
+		sum += hd_net_lcore_open(l);
+	return sum;
+}
+
+void
+hd_net_cleanup(void)
+{
+	unsigned int l;
+
+	RTE_LCORE_FOREACH(l) {
+		struct hd_worker *w = workers[l];
+
+		if (w == NULL)
+			continue;
+		if (w->conns != NULL && w->free_ids != NULL)
+			for (uint32_t i = 0; i < w->n_conns; i++)
+				conn_close(w, &w->conns[i]);
+		if (w->lfd >= 0)
+			close(w->lfd);
+		if (w->ep >= 0)
+			close(w->ep);
+		if (w->efd >= 0)
+			close(w->efd);
+		if (w->actor != LCA_ACTOR_NONE) {
+			struct lca_lcore_hook hook = { .poll = hook_poll, .end = hook_end, .arg = w };
+
+			lca_lcore_hook_remove(l, &hook);
+		}
+		rte_free(w->conns);
+		rte_free(w->free_ids);
+		rte_free(w->dirty_ids);
+		rte_free(w->rbuf);
+		rte_free(w);
+		workers[l] = NULL;
+	}
+}

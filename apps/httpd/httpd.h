@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef HTTPD_H
+#define HTTPD_H
+
+/*
+ * lca-httpd: HTTP/1.1 on lcores over kernel TCP sockets. Each lcore has a
+ * worker: an epoll set polled from a loop hook (timeout 0), its
+ * connections, and a worker actor that takes what other lcores send it
+ * (an accepted socket, a service's reply). Requests are parsed with
+ * http-parser; GET /user/ID crosses the runtime as a message to the
+ * service actor, and its reply comes back as a message to the
+ * connection's worker actor.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lca_actor.h"
+
+/* Message types. */
+#define HD_MSG_FD 1         /* worker <- acceptor: adopt data.fd */
+#define HD_MSG_USER_REQ 2   /* service <- worker: look up a user */
+#define HD_MSG_USER_REPLY 3 /* worker <- service: the record (ptr) or NULL */
+
+/* How connections reach the lcores. */
+enum hd_accept {
+	HD_ACCEPT_BALANCE,   /* one listening socket on the main lcore; each new
+			      * connection goes to the lcore with fewest open */
+	HD_ACCEPT_REUSEPORT, /* one SO_REUSEPORT socket per lcore; the kernel
+			      * hashes each connection to one */
+};
+
+/* What an lcore does when its loop finds nothing. */
+enum hd_idle {
+	HD_IDLE_EPOLL, /* after idle_after empty loops, epoll_pwait2() up to
+			* idle_wait_us; a send to a sleeping lcore writes its eventfd */
+	HD_IDLE_SPIN,  /* poll again at once (the runtime's spin) */
+};
+
+struct hd_conf {
+	const char *bind;
+	uint64_t port;             /* 0: any free port, printed */
+	enum hd_accept accept;
+	enum hd_idle idle;
+	uint64_t idle_after;       /* empty loops before an idle wait */
+	uint64_t idle_wait_us;     /* longest idle wait */
+	uint64_t max_conns;        /* per lcore */
+	uint64_t header_limit;     /* request line + headers, bytes: past it 431 */
+	uint64_t body_limit;       /* body bytes: past it 413 */
+	uint64_t request_timeout_ms; /* a started request not complete: 408 */
+	uint64_t keepalive_ms;     /* an idle connection is closed */
+	uint64_t users;            /* the service's records */
+	uint64_t service_lcore;    /* UINT64_MAX: the last lcore */
+	uint64_t duration_s;       /* 0: until a signal */
+	uint64_t backlog;
+	const char *json_path;
+};
+
+/* One lcore's counters; only that lcore writes them. */
+enum hd_ctr {
+	HD_ACCEPTED,       /* accepted by this lcore's listening socket */
+	HD_OPENED,         /* connections this lcore took */
+	HD_CLOSED,
+	HD_REFUSED,        /* accepted, but this lcore's table was full: closed */
+	HD_REQUESTS,       /* complete requests */
+	HD_S200,
+	HD_S400,           /* malformed */
+	HD_S404,
+	HD_S405,
+	HD_S408,           /* a request not complete in time */
+	HD_S413,           /* body past the limit */
+	HD_S431,           /* request line and headers past the limit */
+	HD_S503,           /* the service could not be asked */
+	HD_RESETS,         /* the peer reset the connection */
+	HD_HALF_CLOSED,    /* the peer shut its side while we still had to answer */
+	HD_IDLE_CLOSED,    /* keep-alive timeout */
+	HD_USER_ASKED,     /* /user requests sent to the service */
+	HD_USER_ANSWERED,  /* its replies that reached the connection */
+	HD_LATE_REPLIES,   /* replies for a connection closed meanwhile */
+	HD_BYTES_IN,
+	HD_BYTES_OUT,
+	HD_IDLE_WAITS,     /* epoll waits of the idle policy */
+	HD_WAKEUPS,        /* eventfd writes to wake a waiting lcore */
+	HD_N
+};
+
+extern const char *const hd_ctr_names[HD_N];
+
+/* What a /user request carries, inline. */
+struct hd_user_req {
+	uint32_t conn;
+	uint32_t gen;
+	uint32_t id;
+};
+
+/* A user record, as lca-reqresp's service keeps them. */
+struct hd_user {
+	uint32_t id;
+	char first[5];
+	char last[7];
+	uint64_t ssn;
+	uint32_t friends[5];
+};
+
+/* Set up every lcore's worker and sockets (main lcore, before the run). */
+int hd_net_init(const struct hd_conf *conf);
+
+/* The port listened on (after hd_net_init). */
+unsigned int hd_net_port(void);
+
+/* Spawn the worker actors and add the hooks; @p service answers /user. */
+int hd_net_start(lca_actor_id_t service);
+
+/* The service lcore's worker is woken when it waits (service -> worker). */
+void hd_net_wake(unsigned int lcore);
+
+/* Sum of counter @p k over the lcores; one lcore's with @p lcore. */
+uint64_t hd_net_counter(enum hd_ctr k);
+uint64_t hd_net_lcore_counter(unsigned int lcore, enum hd_ctr k);
+
+/* Open connections now, over every lcore and on one. */
+uint64_t hd_net_open(void);
+uint64_t hd_net_lcore_open(unsigned int lcore);
+
+/* The worker actor of @p lcore. */
+lca_actor_id_t hd_net_worker_actor(unsigned int lcore);
+
+/* Close every socket and free the workers (after the run). */
+void hd_net_cleanup(void);
+
+#endif /* HTTPD_H */

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lca-httpd: seed 003's HTTP server on lcores (docs/usage.md#lca-httpd).
+ * Kernel TCP sockets, driven from each lcore's loop hook (hd_net.c);
+ * GET / answers the seed's small body, GET /user/ID asks a service actor
+ * for a record of lca-reqresp's user database, across lcores as a message.
+ * Counters go to DPDK telemetry (/lcactor/http) and, at the end, to
+ * stdout and the --json record.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_spinlock.h>
+#include <rte_telemetry.h>
+
+#include "httpd.h"
+#include "lca_actor.h"
+#include "lca_app.h"
+#include "lca_cli.h"
+#include "lca_eal.h"
+#include "lca_report.h"
+#include "lca_result.h"
+#include "lca_rng.h"
+#include "lca_series.h"
+#include "lca_topo.h"
+
+#define NAME "lca-httpd"
+
+static struct hd_conf conf;
+
+/* --- the service actor: lca-reqresp's user database ------------------------ */
+
+struct service_state {
+	const struct hd_user *db;
+	uint32_t users;
+	uint64_t answered;
+	uint64_t unknown;
+};
+
+static struct hd_user *user_db;
+
+static void
+fill_name(char *dst, size_t len, uint64_t bits)
+{
+	for (size_t i = 0; i < len; i++, bits >>= 5)
+		dst[i] = (char)('a' + (bits & 31) % 26);
+}
+
+static int
+build_db(uint32_t users, int socket_id)
+{
+	uint64_t rng = lca_rng_stream(42, 0);
+
+	user_db = rte_malloc_socket("hd_users", sizeof(*user_db) * users, RTE_CACHE_LINE_SIZE,
+				    socket_id);
+	if (user_db == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < users; i++) {
+		user_db[i].id = i;
+		fill_name(user_db[i].first, sizeof(user_db[i].first), lca_rng_next(&rng));
+		fill_name(user_db[i].last, sizeof(user_db[i].last), lca_rng_next(&rng));
+		user_db[i].ssn = lca_rng_next(&rng) % 1000000000ull;
+		for (int f = 0; f < 5; f++)
+			user_db[i].friends[f] = lca_rng_below(&rng, users);
+	}
+	return 0;
+}
+
+static void
+service_init(void *state, void *arg)
+{
+	struct service_state *s = state;
+
+	(void)arg;
+	s->db = user_db;
+	s->users = (uint32_t)conf.users;
+}
+
+/* A request from a connection's worker: the same envelope goes back with
+ * the record (immutable, read on the worker's lcore) or NULL. */
+static void
+service_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	struct service_state *s = state;
+	const struct hd_user_req *r = (const struct hd_user_req *)m->data;
+	int home = lca_actor_lcore(m->from);
+
+	(void)self;
+	s->answered++;
+	if (r->id < s->users) {
+		m->ptr = (void *)(uintptr_t)&s->db[r->id];
+	} else {
+		m->ptr = NULL;
+		s->unknown++;
+	}
+	m->type = HD_MSG_USER_REPLY;
+	if (lca_reply(m) != 0)
+		return; /* counted by the runtime; the connection's scan times it out */
+	if (home >= 0 && (unsigned int)home != rte_lcore_id())
+		hd_net_wake((unsigned int)home);
+}
+
+/* --- telemetry -------------------------------------------------------------- */
+
+static rte_spinlock_t tel_lock = RTE_SPINLOCK_INITIALIZER;
+static bool tel_up;
+
+static int
+tel_http(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int l;
+
+	(void)cmd;
+	(void)params;
+	rte_spinlock_lock(&tel_lock);
+	if (!tel_up) {
+		rte_spinlock_unlock(&tel_lock);
+		return -ENODEV;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "open", hd_net_open());
+	for (int k = 0; k < HD_N; k++)
+		rte_tel_data_add_dict_u64(d, hd_ctr_names[k], hd_net_counter((enum hd_ctr)k));
+	RTE_LCORE_FOREACH(l) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "open_lcore_%u", l);
+		rte_tel_data_add_dict_u64(d, name, hd_net_lcore_open(l));
+	}
+	rte_spinlock_unlock(&tel_lock);
+	return 0;
+}
+
+/* --- options ------------------------------------------------------------ */
+
+static void
+usage(const char *prog)
+{
+	printf("Usage: %s [EAL args] -- [options]\n"
+	       "HTTP/1.1 server on lcores, kernel TCP sockets polled from each lcore's loop.\n"
+	       "Routes: GET / (35-byte text body), GET /user/ID (a record from the service\n"
+	       "actor, asked by message), GET /bytes/N (N bytes, at most 8 MiB). HEAD too.\n"
+	       "  --bind ADDR            IPv4 address to listen on (default 127.0.0.1)\n"
+	       "  --port N               TCP port (default 8080; 0: any free port, printed)\n"
+	       "  --accept MODE          balance (default): one listening socket on the main\n"
+	       "                         lcore hands each connection to the lcore with the\n"
+	       "                         fewest open; reuseport: one SO_REUSEPORT socket per\n"
+	       "                         lcore, the kernel hashes connections to them\n"
+	       "  --idle MODE            epoll (default): after --idle-after empty loops an\n"
+	       "                         lcore waits in epoll up to --idle-wait-us (a message\n"
+	       "                         for it wakes it through an eventfd); spin: poll always\n"
+	       "                         (100%% CPU per lcore)\n"
+	       "  --idle-after N         empty loops before an idle wait (default 64)\n"
+	       "  --idle-wait-us N       longest idle wait, microseconds (default 1000)\n"
+	       "  --max-conns N          connections per lcore (default 16384); RLIMIT_NOFILE\n"
+	       "                         is raised to hold them all\n"
+	       "  --header-limit N       bytes of request line and headers; past it: 431\n"
+	       "                         (default 8192)\n"
+	       "  --body-limit N         bytes of request body; past it: 413 (default 1048576)\n"
+	       "  --request-timeout MS   a request begun and not complete after MS: 408\n"
+	       "                         (default 10000)\n"
+	       "  --keepalive-timeout MS an idle connection is closed after MS (default 60000)\n"
+	       "  --users N              records of the service (default 10000)\n"
+	       "  --service-lcore N      lcore of the service actor (default: the last one)\n"
+	       "  --duration SEC         serve SEC seconds, then report (default: until\n"
+	       "                         SIGINT/SIGTERM)\n"
+	       "  --backlog N            listen backlog (default 4096)\n"
+	       "  --json FILE            write the counters as JSON (docs/json.md)\n"
+	       "  --topology             print the lcores' topology and exit\n"
+	       "  --help                 this text\n"
+	       "Telemetry: /lcactor/http (connections, requests, answers by status).\n",
+	       prog);
+}
+
+static int
+parse_option(void *arg, const char *name, char *val)
+{
+	struct hd_conf *c = arg;
+	int ret = -EINVAL;
+
+	if (strcmp(name, "bind") == 0) {
+		c->bind = val;
+		ret = 0;
+	} else if (strcmp(name, "port") == 0) {
+		ret = lca_cli_uint(val, 0, 65535, &c->port);
+	} else if (strcmp(name, "accept") == 0) {
+		ret = 0;
+		if (strcmp(val, "balance") == 0)
+			c->accept = HD_ACCEPT_BALANCE;
+		else if (strcmp(val, "reuseport") == 0)
+			c->accept = HD_ACCEPT_REUSEPORT;
+		else
+			ret = -EINVAL;
+	} else if (strcmp(name, "idle") == 0) {
+		ret = 0;
+		if (strcmp(val, "epoll") == 0)
+			c->idle = HD_IDLE_EPOLL;
+		else if (strcmp(val, "spin") == 0)
+			c->idle = HD_IDLE_SPIN;
+		else
+			ret = -EINVAL;
+	} else if (strcmp(name, "idle-after") == 0) {
+		ret = lca_cli_uint(val, 1, 1u << 30, &c->idle_after);
+	} else if (strcmp(name, "idle-wait-us") == 0) {
+		ret = lca_cli_uint(val, 1, 100000, &c->idle_wait_us);
+	} else if (strcmp(name, "max-conns") == 0) {
+		ret = lca_cli_uint(val, 1, 1u << 20, &c->max_conns);
+	} else if (strcmp(name, "header-limit") == 0) {
+		ret = lca_cli_uint(val, 64, 64 * 1024, &c->header_limit);
+	} else if (strcmp(name, "body-limit") == 0) {
+		ret = lca_cli_uint(val, 0, 1ull << 40, &c->body_limit);
+	} else if (strcmp(name, "request-timeout") == 0) {
+		ret = lca_cli_uint(val, 1, 3600000, &c->request_timeout_ms);
+	} else if (strcmp(name, "keepalive-timeout") == 0) {
+		ret = lca_cli_uint(val, 1, 3600000, &c->keepalive_ms);
+	} else if (strcmp(name, "users") == 0) {
+		ret = lca_cli_uint(val, 1, 1u << 24, &c->users);
+	} else if (strcmp(name, "service-lcore") == 0) {
+		ret = lca_cli_uint(val, 0, RTE_MAX_LCORE - 1, &c->service_lcore);
+		if (ret == 0 && !rte_lcore_is_enabled((unsigned int)c->service_lcore)) {
+			fprintf(stderr, NAME ": --service-lcore %s is not among the lcores (-l)\n",
+				val);
+			return -EINVAL;
+		}
+	} else if (strcmp(name, "duration") == 0) {
+		ret = lca_cli_uint(val, 1, UINT32_MAX / 1000, &c->duration_s);
+	} else if (strcmp(name, "backlog") == 0) {
+		ret = lca_cli_uint(val, 1, 65535, &c->backlog);
+	} else if (strcmp(name, "json") == 0) {
+		ret = lca_cli_output_path("--json", val) == 0 ? (c->json_path = val, 0) : -EINVAL;
+	}
+	if (ret < 0)
+		fprintf(stderr, NAME ": bad value '%s' for --%s\n", val, name);
+	return ret;
+}
+
+static int
+parse_args(int argc, char **argv, void *arg)
+{
+	struct hd_conf *c = arg;
+	static const struct option opts[] = {
+		{ "bind", required_argument, NULL, 0 },
+		{ "port", required_argument, NULL, 0 },
+		{ "accept", required_argument, NULL, 0 },
+		{ "idle", required_argument, NULL, 0 },
+		{ "idle-after", required_argument, NULL, 0 },
+		{ "idle-wait-us", required_argument, NULL, 0 },
+		{ "max-conns", required_argument, NULL, 0 },
+		{ "header-limit", required_argument, NULL, 0 },
+		{ "body-limit", required_argument, NULL, 0 },
+		{ "request-timeout", required_argument, NULL, 0 },
+		{ "keepalive-timeout", required_argument, NULL, 0 },
+		{ "users", required_argument, NULL, 0 },
+		{ "service-lcore", required_argument, NULL, 0 },
+		{ "duration", required_argument, NULL, 0 },
+		{ "backlog", required_argument, NULL, 0 },
+		{ "json", required_argument, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int last = 0, l;
+	struct in_addr a;
+	int ret;
+
+	*c = (struct hd_conf){
+		.bind = "127.0.0.1", .port = 8080, .accept = HD_ACCEPT_BALANCE,
+		.idle = HD_IDLE_EPOLL, .idle_after = 64, .idle_wait_us = 1000,
+		.max_conns = 16384, .header_limit = 8192, .body_limit = 1048576,
+		.request_timeout_ms = 10000, .keepalive_ms = 60000, .users = 10000,
+		.service_lcore = UINT64_MAX, .backlog = 4096,
+	};
+	ret = lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
+	if (ret != 0)
+		return ret;
+	if (inet_pton(AF_INET, c->bind, &a) != 1) {
+		fprintf(stderr, NAME ": bad value '%s' for --bind (an IPv4 address)\n", c->bind);
+		return -EINVAL;
+	}
+	RTE_LCORE_FOREACH(l)
+		last = l;
+	if (c->service_lcore == UINT64_MAX)
+		c->service_lcore = last;
+	return 0;
+}
+
+/* Room for every connection of every lcore, and some for the rest. */
+static int
+raise_nofile(void)
+{
+	struct rlimit r;
+	rlim_t need = (rlim_t)conf.max_conns * rte_lcore_count() + 1024, was;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0)
+		return -errno;
+	was = r.rlim_cur;
+	if (r.rlim_cur >= need) {
+		printf("# RLIMIT_NOFILE: %llu, enough for %" PRIu64 " connections x %u lcores\n",
+		       (unsigned long long)r.rlim_cur, conf.max_conns, rte_lcore_count());
+		return 0;
+	}
+	r.rlim_cur = need;
+	if (r.rlim_max < need) {
+		struct rlimit both = { .rlim_cur = need, .rlim_max = need };
+
+		if (setrlimit(RLIMIT_NOFILE, &both) == 0) {
+			printf("# RLIMIT_NOFILE: raised from %llu to %llu (hard limit too) for %"
+			       PRIu64 " connections x %u lcores\n", (unsigned long long)was,
+			       (unsigned long long)need, conf.max_conns, rte_lcore_count());
+			return 0;
+		}
+		r.rlim_cur = r.rlim_max;
+	}
+	if (setrlimit(RLIMIT_NOFILE, &r) < 0)
+		return -errno;
+	printf("# RLIMIT_NOFILE: raised from %llu to %llu%s\n", (unsigned long long)was,
+	       (unsigned long long)r.rlim_cur,
+	       r.rlim_cur < need ? " (the hard limit: fewer connections than --max-conns fit)"
+				 : "");
+	return 0;
+}
+
+static void
+print_config(lca_actor_id_t service)
+{
+	printf("# lca-httpd: listening on %s:%u, %u lcores\n", conf.bind, hd_net_port(),
+	       rte_lcore_count());
+	if (conf.accept == HD_ACCEPT_BALANCE)
+		printf("# accept: balance: one listening socket on lcore %u; each connection goes "
+		       "to the lcore with the fewest open (a message to its worker actor)\n",
+		       rte_get_main_lcore());
+	else
+		printf("# accept: reuseport: one SO_REUSEPORT socket per lcore; the kernel hashes "
+		       "each connection to one (may be uneven)\n");
+	if (conf.idle == HD_IDLE_EPOLL)
+		printf("# idle: epoll: an lcore polls while it has work; after %" PRIu64
+		       " empty loops it waits in epoll_pwait2 up to %" PRIu64
+		       " us (a message for it wakes it), so load generators on the same CPUs "
+		       "get them\n", conf.idle_after, conf.idle_wait_us);
+	else
+		printf("# idle: spin: every lcore busy-polls at 100%% CPU%s\n",
+		       rte_lcore_count() >= (unsigned int)sysconf(_SC_NPROCESSORS_ONLN)
+			       ? " -- as many busy lcores as CPUs: a client on this machine competes "
+				 "with them"
+			       : "");
+	printf("# limits: request line + headers %" PRIu64 " B (431), body %" PRIu64
+	       " B (413), request %" PRIu64 " ms (408), keep-alive %" PRIu64 " ms, %" PRIu64
+	       " connections per lcore\n", conf.header_limit, conf.body_limit,
+	       conf.request_timeout_ms, conf.keepalive_ms, conf.max_conns);
+	printf("# routes: GET / (35 B), GET /user/ID (service actor %u on lcore %d, %" PRIu64
+	       " users), GET /bytes/N; telemetry /lcactor/http\n", service,
+	       lca_actor_lcore(service), conf.users);
+	printf("lca-httpd: ready on port %u\n", hd_net_port());
+	fflush(stdout);
+}
+
+static void
+print_counters(FILE *f)
+{
+	unsigned int l;
+
+	fprintf(f, "%-8s %10s", "lcore", "open");
+	for (int k = 0; k < HD_N; k++)
+		fprintf(f, " %s", hd_ctr_names[k]);
+	fprintf(f, "\n");
+	RTE_LCORE_FOREACH(l) {
+		fprintf(f, "%-8u %10" PRIu64, l, hd_net_lcore_open(l));
+		for (int k = 0; k < HD_N; k++)
+			fprintf(f, " %" PRIu64, hd_net_lcore_counter(l, (enum hd_ctr)k));
+		fprintf(f, "\n");
+	}
+	fprintf(f, "http:");
+	for (int k = 0; k < HD_N; k++)
+		fprintf(f, " %s=%" PRIu64, hd_ctr_names[k], hd_net_counter((enum hd_ctr)k));
+	fprintf(f, " open=%" PRIu64 "\n", hd_net_open());
+}
+
+static json_t *
+counters_json(void)
+{
+	json_t *o = json_object(), *per = json_array();
+	unsigned int l;
+
+	for (int k = 0; k < HD_N; k++)
+		json_object_set_new(o, hd_ctr_names[k],
+				    json_integer((json_int_t)hd_net_counter((enum hd_ctr)k)));
+	json_object_set_new(o, "open", json_integer((json_int_t)hd_net_open()));
+	RTE_LCORE_FOREACH(l) {
+		json_t *p = json_pack("{s:i, s:i, s:I}", "lcore", (int)l, "cpu",
+				      lca_topo_lcore_cpu(l), "open",
+				      (json_int_t)hd_net_lcore_open(l));
+
+		for (int k = 0; k < HD_N; k++)
+			json_object_set_new(p, hd_ctr_names[k],
+					    json_integer((json_int_t)hd_net_lcore_counter(
+						    l, (enum hd_ctr)k)));
+		json_array_append_new(per, p);
+	}
+	json_object_set_new(o, "per_lcore", per);
+	return o;
+}
+
+static int
+write_json(lca_actor_id_t service, const struct lca_series *s, bool ok)
+{
+	json_t *rec = lca_result_new(json_pack(
+		"{s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "bind",
+		conf.bind, "port", (json_int_t)hd_net_port(), "accept",
+		conf.accept == HD_ACCEPT_BALANCE ? "balance" : "reuseport", "idle",
+		conf.idle == HD_IDLE_EPOLL ? "epoll" : "spin", "idle_after",
+		(json_int_t)conf.idle_after, "idle_wait_us", (json_int_t)conf.idle_wait_us,
+		"max_conns", (json_int_t)conf.max_conns, "header_limit",
+		(json_int_t)conf.header_limit, "body_limit", (json_int_t)conf.body_limit,
+		"request_timeout_ms", (json_int_t)conf.request_timeout_ms, "keepalive_ms",
+		(json_int_t)conf.keepalive_ms, "users", (json_int_t)conf.users, "service_lcore",
+		(json_int_t)conf.service_lcore, "duration_s", (json_int_t)conf.duration_s));
+	json_t *place = json_object_get(rec, "placement");
+	json_t *result = counters_json();
+	unsigned int l;
+	int ret;
+
+	json_array_append_new(place, json_pack("{s:i, s:i, s:s}", "actor", (int)service, "lcore",
+					       lca_actor_lcore(service), "role", "service"));
+	RTE_LCORE_FOREACH(l)
+		json_array_append_new(place, json_pack("{s:i, s:i, s:s}", "actor",
+						       (int)hd_net_worker_actor(l), "lcore", (int)l,
+						       "role", "worker"));
+	json_object_set_new(result, "name", json_string("http"));
+	json_object_set_new(result, "frequency", lca_series_freq_json(s));
+	json_object_set_new(rec, "frequency", lca_series_freq_json(s));
+	lca_result_add(rec, result);
+	ret = lca_result_write(rec, ok, conf.json_path);
+	json_decref(rec);
+	return ret;
+}
+
+static int
+run(void *arg)
+{
+	struct hd_conf *c = arg;
+	/* The hooks wait in epoll when idle; the runtime itself spins. */
+	struct lca_runtime_conf rconf = { .idle = LCA_IDLE_SPIN };
+	static struct lca_series series;
+	lca_actor_id_t service = LCA_ACTOR_NONE;
+	struct lca_actor_spec sspec = {
+		.handler = service_handler,
+		.state_size = sizeof(struct service_state),
+		.state_init = service_init,
+		.lcore = (unsigned int)c->service_lcore,
+		.mailbox_size = 16384,
+		.throughput = 64,
+		.name = "user-service",
+	};
+	int ret;
+
+	ret = raise_nofile();
+	if (ret < 0) {
+		fprintf(stderr, NAME ": cannot raise RLIMIT_NOFILE: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = lca_runtime_init(&rconf);
+	if (ret < 0)
+		return ret;
+	ret = build_db((uint32_t)c->users,
+		       (int)rte_lcore_to_socket_id((unsigned int)c->service_lcore));
+	if (ret == 0)
+		ret = hd_net_init(c);
+	if (ret == 0)
+		ret = lca_actor_spawn(&sspec, &service);
+	if (ret == 0)
+		ret = hd_net_start(service);
+	if (ret < 0) {
+		hd_net_cleanup();
+		rte_free(user_db);
+		lca_runtime_cleanup();
+		return ret;
+	}
+	rte_spinlock_lock(&tel_lock);
+	tel_up = true;
+	rte_spinlock_unlock(&tel_lock);
+	rte_telemetry_register_cmd("/lcactor/http", tel_http,
+				   "lca-httpd: connections, requests, answers by status. No parameters.");
+	lca_report_machine(stdout);
+	print_config(service);
+
+	lca_series_begin(&series, "serving", 0);
+	ret = lca_runtime_run((unsigned int)(c->duration_s * 1000));
+	lca_series_end(&series);
+	if (ret == -ETIMEDOUT || ret == -EINTR) {
+		printf("lca-httpd: stopped (%s)\n", ret == -EINTR ? "signal" : "--duration");
+		ret = 0;
+	}
+	rte_spinlock_lock(&tel_lock);
+	tel_up = false;
+	rte_spinlock_unlock(&tel_lock);
+
+	print_counters(stdout);
+	lca_report_actors(stdout);
+	lca_report_lcores(stdout);
+	lca_report_send_errors(stdout);
+	lca_series_print_freq(stdout, &series);
+	if (c->json_path != NULL && write_json(service, &series, ret == 0) < 0 && ret == 0)
+		ret = -EIO;
+	lca_series_release(&series);
+	hd_net_cleanup();
+	lca_runtime_cleanup();
+	rte_free(user_db);
+	return ret;
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct lca_app app = {
+		.name = NAME, .parse = parse_args, .usage = usage, .run = run, .conf = &conf,
+	};
+
+	return lca_app_main(argc, argv, &app);
+}
