@@ -65,6 +65,10 @@ mailbox_drain(struct lca_actor *a, struct rte_ring *mb)
 void
 actor_drain(struct lca_actor *a)
 {
+	struct rte_ring *control = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
+
+	if (control != NULL)
+		mailbox_drain(a, control);
 	if (a->old_mailbox != NULL)
 		mailbox_drain(a, a->old_mailbox);
 	mailbox_drain(a, a->mailbox);
@@ -82,8 +86,10 @@ actor_unschedule(struct lca_actor *a)
 	uint32_t expected = 0;
 
 	if (likely(!actor_is_shared(a))) {
-		/* Only this lcore fills the mailbox: nothing can race. */
-		if (!rte_ring_empty(turn_mailbox(a)))
+		/* Only this lcore fills the mailbox: nothing can race. A
+		 * control message from elsewhere after this look comes with a
+		 * CTL_WAKE (lca_control.c). */
+		if (!rte_ring_empty(turn_mailbox(a)) || actor_has_control(a))
 			return true;
 		a->scheduled = 0;
 		/* Not scheduled, so in no queue: its new home may take it,
@@ -97,7 +103,7 @@ actor_unschedule(struct lca_actor *a)
 	/* Release: the lcore that runs it next sees this turn's writes. */
 	__atomic_store_n(&a->scheduled, 0, __ATOMIC_RELEASE);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (rte_ring_empty(a->mailbox))
+	if (rte_ring_empty(a->mailbox) && !actor_has_control(a))
 		return false;
 	if (__atomic_compare_exchange_n(&a->scheduled, &expected, 1, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_RELAXED))
@@ -125,6 +131,7 @@ actor_turn(void *item)
 	struct lca_actor *a = item;
 	struct actor_lcore *here = actor_lcore_here();
 	struct lca_msg *msgs[MAX_THROUGHPUT];
+	struct rte_ring *control;
 	unsigned int n, left;
 	uint64_t start = 0;
 	bool timed;
@@ -133,7 +140,12 @@ actor_turn(void *item)
 		actor_finish_stop(a);
 		return actor_unschedule(a);
 	}
-	n = rte_ring_sc_dequeue_burst(turn_mailbox(a), (void **)msgs, a->throughput, &left);
+	/* The control lane first: it never waits behind the mailbox. */
+	control = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
+	n = unlikely(control != NULL) ?
+		rte_ring_sc_dequeue_burst(control, (void **)msgs, a->throughput, NULL) : 0;
+	n += rte_ring_sc_dequeue_burst(turn_mailbox(a), (void **)msgs + n, a->throughput - n,
+				       &left);
 	if (n + left > a->mailbox_hwm)
 		a->mailbox_hwm = n + left;
 	a->received += n;
@@ -311,6 +323,7 @@ actor_free(struct lca_actor *a)
 	while (a->settle_q != NULL && rte_ring_sc_dequeue(a->settle_q, (void **)&m) == 0)
 		lca_msg_free(m);
 	lca_mempool_free(a->settle_q);
+	lca_mempool_free(a->control);
 	lca_mempool_free(a->old_mailbox);
 	lca_mempool_free(a->mailbox);
 	lca_mempool_free(a->state);

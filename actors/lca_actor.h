@@ -49,7 +49,11 @@ typedef uint32_t lca_actor_id_t;
 #define LCA_MSG_INLINE 40
 
 /** Flags of an envelope. */
-#define LCA_MSG_F_MBUF 0x01 /**< ptr is an rte_mbuf owned by the message. */
+#define LCA_MSG_F_MBUF 0x01    /**< ptr is an rte_mbuf owned by the message. */
+#define LCA_MSG_F_CONTROL 0x02 /**< It came by the control lane (lca_send_control()). */
+
+/** Messages an actor's control lane holds. */
+#define LCA_CONTROL_SIZE 64
 
 /**
  * A message envelope: one cache line from the sending lcore's node pool.
@@ -406,6 +410,21 @@ LCA_API int lca_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg
  *   sender's.
  */
 LCA_API unsigned int lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *err);
+
+/**
+ * Send @p msg into the control lane of @p to: a second, small mailbox
+ * (LCA_CONTROL_SIZE) that the actor's turns empty before its mailbox, so
+ * the message does not wait behind a backed-up mailbox (supervision
+ * notices, timers, an operator's stop). It goes by pointer from any
+ * thread; the receiver sees LCA_MSG_F_CONTROL in its flags. Order holds per
+ * sender within the lane, not between the lane and the mailbox. The lane
+ * is made on the actor's node at its first control message.
+ *
+ * @return
+ *   As lca_send(): 0; -ENOBUFS (the lane is full); -ESRCH; -EPIPE;
+ *   -EINVAL; and -ENOMEM when there is no memory for the lane.
+ */
+LCA_API int lca_send_control(lca_actor_id_t to, struct lca_msg *msg);
 
 /**
  * Send @p msg back to the sender of the message being handled (msg->from),

@@ -32,6 +32,9 @@ struct lca_actor {
 	uint32_t runq;       /* lcore whose run queue takes it, or LCA_LCORE_SHARED */
 	unsigned int lcore;  /* home lcore: where senders send; atomic (migration) */
 	uint64_t rejected;   /* atomic: senders count full-mailbox refusals */
+	struct rte_ring *control; /* atomic: the control lane, made at its first
+				   * control message (lca_control.c), or NULL */
+	uint32_t control_wake;    /* atomic: 1 while a CTL_WAKE is queued for it */
 
 	/* What a turn touches, on one line: a message costs as few lines as
 	 * it can while a workload's own data crowds the caches. Written by the
@@ -182,6 +185,18 @@ actor_wake(struct lca_actor *a)
 		lca_lcore_schedule(a->runq, a);
 }
 
+/* Whether @p a has messages in its control lane. */
+static inline bool
+actor_has_control(const struct lca_actor *a)
+{
+	const struct rte_ring *c = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
+
+	return unlikely(c != NULL) && !rte_ring_empty(c);
+}
+
+/* Control lane (lca_control.c): on the actor's home lcore, a CTL_WAKE. */
+void control_wake(struct lca_actor *a, unsigned int lcore_id);
+
 /* The mailbox a turn of @p a takes from: while it moves, it runs on its
  * old home, on what was sent before the switch. */
 static inline struct rte_ring *
@@ -222,10 +237,12 @@ enum ctl_kind {
 	CTL_HAND_OVER, /* its fences are in here, its old home: hand it over */
 	CTL_MARK,    /* it was handed over from here: mark the channels to the rest */
 	CTL_SETTLED, /* every mark is delivered: send what it sent meanwhile */
+	CTL_WAKE,    /* its control lane has mail, sent from another lcore */
 	CTL_KINDS,
 };
 /* Actors are cache-line aligned: a control entry's low bits are its kind. */
-#define CTL_KIND_MASK 7u
+#define CTL_KIND_MASK 63u
+_Static_assert(CTL_KINDS <= CTL_KIND_MASK + 1, "a kind fits in an actor's low bits");
 /* Queue @p kind for @p a on @p lcore; cannot fail (the ring holds an
  * entry of each kind for every actor, and an actor has at most one of each
  * kind queued on an lcore). */

@@ -574,6 +574,9 @@ ctl_poll(struct lcore_links *l, unsigned int lcore_id)
 		case CTL_SETTLED:
 			migration_settle(a, lcore_id);
 			break;
+		case CTL_WAKE:
+			control_wake(a, lcore_id);
+			break;
 		case CTL_KINDS:
 			break;
 		}

@@ -351,7 +351,7 @@ migration_adopt(struct lca_actor *a, unsigned int lcore_id)
 	a->moving = 0;
 	/* Still migrating until it has settled (migration_settle()). */
 	/* A stop asked for while it moved needs a turn too, to drain it. */
-	if (!rte_ring_empty(a->mailbox) ||
+	if (!rte_ring_empty(a->mailbox) || actor_has_control(a) ||
 	    __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE) {
 		a->scheduled = 1;
 		lca_lcore_schedule(lcore_id, a);

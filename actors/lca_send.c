@@ -279,6 +279,7 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 		for (unsigned int i = 0; i < n; i++) {
 			msgs[i]->from = from;
 			msgs[i]->to = to;
+			msgs[i]->flags &= (uint8_t)~LCA_MSG_F_CONTROL;
 		}
 		if (unlikely(here->self != NULL && here->self->settling)) {
 			/* It has just moved: its older sends may still be on

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control lane: a control message goes before a full mailbox, wakes an
+ * idle actor from another lcore and from a thread that is no lcore, is
+ * refused with the same errors as a send when it cannot go, and is freed
+ * and counted when its actor stops.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <rte_lcore.h>
+
+#include "lca_actor.h"
+#include "lca_eal.h"
+#include "lca_mempool.h"
+#include "lca_test.h"
+
+#define CONTROL_TYPE 77
+
+static unsigned int pool_full;
+
+static int
+runtime_up(void **state)
+{
+	struct lca_runtime_conf c = { .msgs_per_node = 4095, .pool_cache = 64 };
+
+	(void)state;
+	return lca_test_runtime_up(&c, &pool_full);
+}
+
+static int
+runtime_down(void **state)
+{
+	(void)state;
+	return lca_runtime_cleanup();
+}
+
+struct log {
+	uint32_t n;
+	uint32_t expect;
+	uint32_t type[64];
+	uint8_t flags[64];
+	int lcore[64];
+};
+
+static void
+log_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct log *l = state;
+
+	(void)self;
+	if (l->n < RTE_DIM(l->type)) {
+		l->type[l->n] = msg->type;
+		l->flags[l->n] = msg->flags;
+		l->lcore[l->n] = (int)rte_lcore_id();
+	}
+	if (++l->n == l->expect)
+		lca_runtime_stop();
+}
+
+static lca_actor_id_t
+spawn_log(unsigned int lcore, unsigned int mailbox, uint32_t expect)
+{
+	lca_actor_id_t id = lca_test_spawn(log_handler, sizeof(struct log), lcore, mailbox, 4);
+
+	((struct log *)lca_actor_state(id))->expect = expect;
+	return id;
+}
+
+static struct lca_msg *
+typed(uint32_t type)
+{
+	struct lca_msg *m = lca_test_msg();
+
+	m->type = type;
+	return m;
+}
+
+/* A full mailbox: the control message is still taken, and handled first. */
+static void
+test_control_goes_before_a_full_mailbox(void **state)
+{
+	lca_actor_id_t id = spawn_log(0, 16, 17);
+	struct log *l = lca_actor_state(id);
+	struct lca_msg *extra = typed(1);
+
+	(void)state;
+	for (uint32_t i = 0; i < 16; i++)
+		assert_int_equal(lca_send(id, typed(1)), 0);
+	assert_int_equal(lca_send(id, extra), -ENOBUFS);
+	lca_msg_free(extra);
+	assert_int_equal(lca_send_control(id, typed(CONTROL_TYPE)), 0);
+	assert_true(lca_test_run(20));
+	assert_int_equal(l->n, 17);
+	assert_int_equal(l->type[0], CONTROL_TYPE);
+	assert_true(l->flags[0] & LCA_MSG_F_CONTROL);
+	for (unsigned int i = 1; i < 17; i++) {
+		assert_int_equal(l->type[i], 1);
+		assert_false(l->flags[i] & LCA_MSG_F_CONTROL);
+	}
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+/* An actor on lcore 1 sends a control message to an idle one on lcore 0,
+ * which only the CTL_WAKE brings to run. */
+static void
+poker_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	const lca_actor_id_t *target = state;
+
+	(void)self;
+	msg->type = CONTROL_TYPE;
+	assert_int_equal(lca_send_control(*target, msg), 0);
+}
+
+static void
+test_control_wakes_an_idle_actor_from_another_lcore(void **state)
+{
+	lca_actor_id_t id = spawn_log(0, 0, 1);
+	lca_actor_id_t poker = lca_test_spawn(poker_handler, sizeof(lca_actor_id_t), 1, 0, 1);
+	struct log *l = lca_actor_state(id);
+
+	(void)state;
+	*(lca_actor_id_t *)lca_actor_state(poker) = id;
+	assert_int_equal(lca_send(poker, typed(1)), 0);
+	assert_true(lca_test_run(20));
+	assert_int_equal(l->n, 1);
+	assert_int_equal(l->type[0], CONTROL_TYPE);
+	assert_int_equal(l->lcore[0], 0);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+struct thread_arg {
+	lca_actor_id_t to;
+	uint32_t n;
+	int errors;
+};
+
+static void *
+control_thread(void *arg)
+{
+	struct thread_arg *t = arg;
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		struct lca_msg *m;
+
+		if (lca_msg_alloc(&m) != 0) {
+			t->errors++;
+			continue;
+		}
+		m->type = CONTROL_TYPE + i;
+		while (lca_send_control(t->to, m) == -ENOBUFS)
+			;
+	}
+	return NULL;
+}
+
+static bool
+log_full(void *arg)
+{
+	const struct log *l = arg;
+
+	return l->n == l->expect;
+}
+
+/* From a thread that is no lcore, to an actor on lcore 1: all arrive, in
+ * the thread's order, on lcore 1. */
+static void
+test_control_from_a_thread_in_order(void **state)
+{
+	lca_actor_id_t id = spawn_log(1, 0, 40);
+	struct log *l = lca_actor_state(id);
+	struct thread_arg t = { .to = id, .n = 40 };
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(pthread_create(&th, NULL, control_thread, &t), 0);
+	assert_true(lca_test_run_until(log_full, l, 20));
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(t.errors, 0);
+	for (unsigned int i = 0; i < 40; i++) {
+		assert_int_equal(l->type[i], CONTROL_TYPE + i);
+		assert_int_equal(l->lcore[i], 1);
+	}
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+/* Refusals are a send's, and a stop frees what waits in the lane. */
+static void
+test_control_refusals_and_stop(void **state)
+{
+	lca_actor_id_t id = spawn_log(1, 0, 1000);
+	struct lca_actor_stats st;
+	struct lca_msg *m;
+	unsigned int sent = 0;
+
+	(void)state;
+	assert_int_equal(lca_send_control(id, NULL), -EINVAL);
+	m = typed(CONTROL_TYPE);
+	assert_int_equal(lca_send_control(id + 1, m), -ESRCH);
+	while (lca_send_control(id, m) == 0) {
+		sent++;
+		m = typed(CONTROL_TYPE);
+	}
+	assert_int_equal(sent, LCA_CONTROL_SIZE);
+	assert_int_equal(lca_send_control(id, m), -ENOBUFS);
+	assert_int_equal(lca_actor_stats_get(id, &st), 0);
+	assert_int_equal(st.rejected, 2);
+	assert_int_equal(lca_actor_stop(id), 0);
+	assert_int_equal(lca_send_control(id, m), -EPIPE);
+	lca_msg_free(m);
+	assert_int_equal(lca_actor_stats_get(id, &st), 0);
+	assert_int_equal(st.dropped_on_stop, LCA_CONTROL_SIZE);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_control_goes_before_a_full_mailbox,
+						runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_control_wakes_an_idle_actor_from_another_lcore,
+						runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_control_from_a_thread_in_order, runtime_up,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_control_refusals_and_stop, runtime_up,
+						runtime_down),
+	};
+	int failed;
+
+	lca_test_eal_init("lca_test_control");
+	failed = cmocka_run_group_tests(tests, NULL, NULL);
+	lca_eal_cleanup();
+	return failed;
+}
