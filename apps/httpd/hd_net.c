@@ -93,6 +93,7 @@ struct hd_conn {
 	bool rd_closed;   /* the peer shut its side */
 	bool dirty;       /* on the worker's list of output to write */
 	bool url_over;
+	bool peer_shut;   /* its FIN is in (EPOLLRDHUP); counted in HD_HALF_CLOSED */
 	uint16_t err;     /* status decided by a callback (413, 431) */
 	uint16_t url_len;
 	uint32_t ev;      /* epoll events asked now */
@@ -318,7 +319,7 @@ set_events(struct hd_worker *w, struct hd_conn *c)
 		want = EPOLLIN;
 	else {
 		if (!c->pending && !c->rd_closed && !c->want_close && unsent < OUT_HIGH)
-			want |= EPOLLIN;
+			want |= EPOLLIN | EPOLLRDHUP;
 		if (unsent > 0)
 			want |= EPOLLOUT;
 	}
@@ -400,7 +401,7 @@ flush(struct hd_worker *w, struct hd_conn *c)
 static void
 conn_adopt(struct hd_worker *w, int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP };
 	struct hd_conn *c;
 	uint32_t id;
 	int one = 1;
@@ -421,8 +422,9 @@ conn_adopt(struct hd_worker *w, int fd)
 	c->w = w;
 	c->state = CONN_OPEN;
 	c->in_req = c->pending = c->want_close = c->rd_closed = c->dirty = false;
+	c->peer_shut = false;
 	c->err = 0;
-	c->ev = EPOLLIN;
+	c->ev = EPOLLIN | EPOLLRDHUP;
 	c->last_active = w->now;
 	http_parser_init(&c->p, HTTP_REQUEST);
 	c->p.data = c;
@@ -658,7 +660,9 @@ on_eof(struct hd_worker *w, struct hd_conn *c)
 	c->rd_closed = true;
 	if (c->pending || c->out_off < c->out_len) {
 		/* Half-closed: answer what was asked, then close. */
-		ctr_add(w, HD_HALF_CLOSED, 1);
+		if (!c->peer_shut)
+			ctr_add(w, HD_HALF_CLOSED, 1);
+		c->peer_shut = true;
 		c->want_close = true;
 		set_events(w, c);
 		return;
@@ -916,10 +920,18 @@ handle_events(struct hd_worker *w, const struct epoll_event *evs, int n)
 			if (c->state != CONN_OPEN)
 				continue;
 		}
-		if (e & EPOLLIN)
+		if (e & EPOLLIN) {
 			conn_read(w, c);
-		else if (e & EPOLLHUP)
+			/* The peer shut its side with requests in: it waits
+			 * for their answers (a half-close), which still go. */
+			if ((e & EPOLLRDHUP) && !c->peer_shut && c->state == CONN_OPEN &&
+			    (c->pending || c->out_off < c->out_len)) {
+				c->peer_shut = true;
+				ctr_add(w, HD_HALF_CLOSED, 1);
+			}
+		} else if (e & EPOLLHUP) {
 			conn_close(w, c);
+		}
 	}
 	return (unsigned int)n;
 }
