@@ -750,7 +750,12 @@ run(void *arg)
 									lca_series_freq_json(&series)));
 			lca_series_release(&series);
 			ok &= result.exact;
-			if (ret == 0) {
+			if (ret == 0 && result.measured_s <= 0) {
+				fprintf(stderr, APP ": %s ended before its warm-up did: nothing "
+						"measured (shorten the warm-up)\n", label);
+				ok = false;
+			}
+			if (ret == 0 && result.measured_s > 0) {
 				er->msg_per_s[er->n] = result.msg_per_s;
 				er->measured_s[er->n] = result.measured_s;
 				er->n++;
