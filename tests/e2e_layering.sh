@@ -16,6 +16,7 @@ parts = {
     'mempool': ('mempool/lca_mempool.c', 'lca_mempool.h', {'eal', 'mempool'}),
     'lcore': ('lcore/lca_lcore.c', 'lca_lcore.h', {'eal', 'lcore'}),
     'actors': ('actors/lca_actor.c', 'lca_actor.h', {'eal', 'mempool', 'lcore', 'actors'}),
+    'port': ('actors/port/lca_port.c', 'lca_port.h', {'eal', 'mempool', 'lcore', 'actors', 'port'}),
 }
 cmds = json.load(open(os.path.join(build, 'compile_commands.json')))
 fail = 0

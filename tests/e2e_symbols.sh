@@ -17,11 +17,11 @@ bad=$(grep -v '^lca_' <<<"$syms" | grep -Ev "$allowed_re" || true)
 check "every exported symbol begins with lca_" "[ -z \"\$bad\" ] || { echo \"\$bad\" | sed 's/^/#   /'; false; }"
 # The public API is there, the interior is not.
 for s in lca_runtime_init lca_send lca_lcore_hook_add lca_freq_monitor_start lca_freq_deadlines \
-	lca_logtype; do
+	lca_logtype lca_port_start; do
 	check "exports $s" "grep -qx $s <<<\"\$syms\""
 done
 for s in channels_init channels_poll inbox_push stop_request send_failed actor_drain \
-	lca_send_errors_reset freq_msr_open freq_acc_add; do
+	lca_send_errors_reset freq_msr_open freq_acc_add port_rx_poll port_tx_handler; do
 	check "hides $s" "! grep -qx $s <<<\"\$syms\""
 done
 exit $fail

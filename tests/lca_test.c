@@ -19,18 +19,32 @@
 void
 lca_test_eal_init(const char *prefix)
 {
+	lca_test_eal_init_args(prefix, NULL, 0);
+}
+
+void
+lca_test_eal_init_args(const char *prefix, const char *const *extra, unsigned int n_extra)
+{
 	/* EAL takes argv as char **: the prefix goes into a copy of its own. */
+	enum { N_BASE = 10, N_EXTRA_MAX = 16 };
 	char file_prefix[64];
-	char *argv[] = {
+	char *argv[N_BASE + N_EXTRA_MAX + 1] = {
 		(char *)"lca-test", (char *)"-l", (char *)"0-1", (char *)"--no-huge",
 		(char *)"--no-pci", (char *)"--in-memory", (char *)"--file-prefix",
-		file_prefix, (char *)"--log-level", (char *)"lib.*:error", NULL,
+		file_prefix, (char *)"--log-level", (char *)"lib.*:error",
 	};
 	int app_argc;
 	char **app_argv;
 
+	if (n_extra > N_EXTRA_MAX) {
+		fprintf(stderr, "%s: %u extra EAL arguments, at most %d\n", prefix, n_extra,
+			N_EXTRA_MAX);
+		exit(1);
+	}
+	for (unsigned int i = 0; i < n_extra; i++)
+		argv[N_BASE + i] = (char *)(uintptr_t)extra[i];
 	snprintf(file_prefix, sizeof(file_prefix), "%s", prefix);
-	if (lca_eal_init(10, argv, &app_argc, &app_argv) < 0) {
+	if (lca_eal_init((int)(N_BASE + n_extra), argv, &app_argc, &app_argv) < 0) {
 		fprintf(stderr, "%s: EAL did not start\n", prefix);
 		exit(1);
 	}

@@ -19,6 +19,12 @@
 void lca_test_eal_init(const char *prefix);
 
 /*
+ * As lca_test_eal_init(), with @p n_extra more EAL arguments after those
+ * (e.g. "--vdev", "net_ring0").
+ */
+void lca_test_eal_init_args(const char *prefix, const char *const *extra, unsigned int n_extra);
+
+/*
  * Run the loops until a handler stops them, or until @p max_seconds pass.
  * @return true when a handler stopped them, false on the watchdog.
  */

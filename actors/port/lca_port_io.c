@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The hot path of a port: the RX poll that the lcore loop calls through a
+ * hook, the TX actors' batch handler, and the end hook that flushes TX.
+ *
+ * RX, per queue and poll:
+ *   1. paused on a destination: stay paused (counted) while its backlog is
+ *      above the level that paused it;
+ *   2. a stash left from before: send it first; while some is left, take
+ *      no new packets (counted);
+ *   3. rte_eth_rx_burst(), classify in bulk, free what the policy drops,
+ *      wrap the rest into envelopes in one pool operation and send each run
+ *      of consecutive packets for one actor with one lca_send_burst().
+ *      What an actor refuses stays in the stash, in order, and the queue
+ *      pauses on that actor; an actor whose backlog passed the watermark
+ *      after a run pauses the queue too.
+ * So the NIC's ring fills and the NIC counts imissed, instead of the
+ * runtime dropping, and every packet taken is in one of rx's terms.
+ */
+#include <errno.h>
+
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "lca_eal.h"
+#include "lca_port_priv.h"
+
+static inline void
+set_held(struct port_rxq *q)
+{
+	__atomic_store_n(&q->held, (uint64_t)(q->n - q->head), __ATOMIC_RELAXED);
+}
+
+static inline void
+pause_on(struct port_rxq *q, lca_actor_id_t to, int resume_at)
+{
+	q->paused_on = to;
+	q->resume_at = resume_at;
+}
+
+/* Send what the stash holds, run by run. @return messages sent. */
+static unsigned int
+rx_push(struct port_rxq *q)
+{
+	unsigned int sent_total = 0;
+
+	if (!q->wrapped) {
+		if (lca_msg_from_mbuf_bulk(q->pkts + q->head, q->msgs + q->head,
+					   q->n - q->head) < 0) {
+			/* No envelopes: keep the packets, try at the next poll. */
+			port_count(&q->no_envelope, 1);
+			return 0;
+		}
+		q->wrapped = true;
+	}
+	while (q->head < q->n) {
+		lca_actor_id_t to = q->to[q->head];
+		unsigned int run = 1, sent;
+		int err = 0, backlog;
+
+		while (q->head + run < q->n && q->to[q->head + run] == to)
+			run++;
+		sent = lca_send_burst(to, q->msgs + q->head, run, &err);
+		q->head += sent;
+		sent_total += sent;
+		if (sent < run) {
+			if (err == -ENOBUFS) {
+				/* Full: wait until some of its backlog is gone. */
+				backlog = lca_actor_backlog(to);
+				pause_on(q, to, backlog > 0 ? backlog - 1 : 0);
+				break;
+			}
+			/* No such actor, or stopped: these packets have nowhere
+			 * to go. Freed and counted, never retried forever. */
+			if (!q->warned_dest) {
+				LCA_LOG(WARNING, "port %u RX queue %u: actor %u refused packets "
+					"(%d): dropped, counted in dropped_dest\n",
+					q->port_id, q->queue_id, to, err);
+				q->warned_dest = true;
+			}
+			lca_msg_free_bulk(q->msgs + q->head, run - sent);
+			port_count(&q->dropped_dest, run - sent);
+			q->head += run - sent;
+			continue;
+		}
+		backlog = lca_actor_backlog(to);
+		if (backlog > (int)q->watermark)
+			pause_on(q, to, (int)q->watermark);
+	}
+	port_count(&q->delivered, sent_total);
+	if (q->head == q->n) {
+		q->n = 0;
+		q->head = 0;
+		q->wrapped = false;
+	}
+	set_held(q);
+	return sent_total;
+}
+
+unsigned int
+port_rx_poll(struct port_rxq *q)
+{
+	unsigned int work = 0, n, kept = 0, dropped = 0;
+
+	if (q->paused_on != LCA_ACTOR_NONE) {
+		int backlog = lca_actor_backlog(q->paused_on);
+
+		if (backlog > q->resume_at) {
+			port_count(&q->paused_polls, 1);
+			return 0;
+		}
+		q->paused_on = LCA_ACTOR_NONE;
+	}
+	if (q->n > q->head) {
+		work = rx_push(q);
+		if (q->n > q->head) {
+			port_count(&q->paused_polls, 1);
+			return work;
+		}
+	}
+	if (q->paused_on != LCA_ACTOR_NONE)
+		return work;
+
+	n = rte_eth_rx_burst(q->port_id, q->queue_id, q->pkts, (uint16_t)q->burst);
+	if (n == 0)
+		return work;
+	port_count(&q->rx, n);
+	if (q->classify != NULL) {
+		q->classify(q->pkts, q->to, n, q->classify_arg);
+	} else {
+		for (unsigned int i = 0; i < n; i++)
+			q->to[i] = q->dest;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		if (q->to[i] == LCA_ACTOR_NONE) {
+			q->drops[dropped++] = q->pkts[i];
+		} else {
+			q->pkts[kept] = q->pkts[i];
+			q->to[kept] = q->to[i];
+			kept++;
+		}
+	}
+	if (dropped > 0) {
+		rte_pktmbuf_free_bulk(q->drops, dropped);
+		port_count(&q->dropped_policy, dropped);
+	}
+	q->n = kept;
+	q->head = 0;
+	q->wrapped = false;
+	set_held(q);
+	if (kept > 0)
+		rx_push(q);
+	return work + n;
+}
+
+/* Free what the stash holds (the port is stopping). @return how many. */
+void
+port_rxq_release(struct port_rxq *q)
+{
+	unsigned int left = q->n - q->head;
+
+	if (left == 0)
+		return;
+	if (q->wrapped)
+		lca_msg_free_bulk(q->msgs + q->head, left);
+	else
+		rte_pktmbuf_free_bulk(q->pkts + q->head, left);
+	LCA_LOG(INFO, "port %u RX queue %u: %u packets held at stop freed\n", q->port_id,
+		q->queue_id, left);
+	q->n = 0;
+	q->head = 0;
+	q->wrapped = false;
+}
+
+unsigned int
+port_lcore_poll(unsigned int lcore_id, uint64_t now_tsc, void *arg)
+{
+	struct port_lcore *pl = arg;
+	unsigned int work = 0;
+
+	(void)lcore_id;
+	(void)now_tsc;
+	for (unsigned int i = 0; i < pl->n_rxq; i++)
+		work += port_rx_poll(pl->rxqs[i]);
+	return work;
+}
+
+/* The driver refused these: try once more, then free and count the rest. */
+void
+port_tx_unsent(struct rte_mbuf **unsent, uint16_t count, void *userdata)
+{
+	struct port_txq *q = userdata;
+	uint16_t sent = rte_eth_tx_burst(q->port_id, q->queue_id, unsent, count);
+
+	if (sent > 0) {
+		port_count(&q->tx, sent);
+		port_count(&q->tx_bursts, 1);
+	}
+	if (sent < count) {
+		rte_pktmbuf_free_bulk(unsent + sent, count - sent);
+		port_count(&q->tx_dropped, count - sent);
+	}
+}
+
+static inline void
+tx_sent(struct port_txq *q, uint16_t sent)
+{
+	if (sent > 0) {
+		port_count(&q->tx, sent);
+		port_count(&q->tx_bursts, 1);
+	}
+}
+
+void
+port_tx_flush(struct port_txq *q)
+{
+	if (q->buf->length > 0)
+		tx_sent(q, rte_eth_tx_buffer_flush(q->port_id, q->queue_id, q->buf));
+}
+
+void
+port_lcore_end(unsigned int lcore_id, void *arg)
+{
+	struct port_lcore *pl = arg;
+
+	(void)lcore_id;
+	for (unsigned int i = 0; i < pl->n_txq; i++)
+		port_tx_flush(pl->txqs[i]);
+}
+
+/* The queue a TX actor fills: its own when it runs on the queue's lcore;
+ * else (it was moved) one of the lcore it runs on, whose end hook flushes
+ * it; only an lcore without a queue of the port falls back to its own. */
+static inline struct port_txq *
+tx_queue_here(const struct port_tx_state *s)
+{
+	unsigned int lcore = rte_lcore_id();
+	const struct port_lcore *pl;
+
+	if (likely(s->own->lcore == lcore))
+		return s->own;
+	pl = lcore < RTE_MAX_LCORE ? s->port->lcores[lcore] : NULL;
+	return pl != NULL && pl->n_txq > 0 ? pl->txqs[0] : s->own;
+}
+
+void
+port_tx_handler(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n)
+{
+	struct port_txq *q = tx_queue_here(state);
+	struct rte_mbuf *m[LCA_PORT_BURST_MAX];
+	unsigned int k;
+
+	(void)self;
+	k = lca_msg_to_mbuf_bulk(msgs, m, n);
+	for (unsigned int i = 0; i < k; i++)
+		tx_sent(q, rte_eth_tx_buffer(q->port_id, q->queue_id, q->buf, m[i]));
+}
