@@ -83,6 +83,19 @@ stop_port(struct lca_port *p)
 	assert_int_equal(lca_port_pools_kept(), 0);
 }
 
+/* As runtime_up, with lcores that sleep when a loop finds nothing to do. */
+static int
+runtime_up_sleepy(void **state)
+{
+	struct lca_runtime_conf c = {
+		.msgs_per_node = 8191, .pool_cache = 64,
+		.idle = LCA_IDLE_SLEEP, .idle_sleep_after = 16, .idle_sleep_us = 100,
+	};
+
+	(void)state;
+	return lca_test_runtime_up(&c, &msg_pool_full);
+}
+
 /* A net_ring port of its own, probed now. */
 static uint16_t
 new_ring_port(char *name, size_t len)
@@ -727,6 +740,34 @@ test_stop_keeps_busy_pool(void **state)
 	assert_int_equal(lca_port_pools_kept(), 0);
 }
 
+/* An idle port is no work: the loops polling it count idle iterations and
+ * their idle policy sleeps. A poll that claimed work for nothing would keep
+ * them busy (no sleep at all). */
+static void
+test_idle_port_is_idle(void **state)
+{
+	char name[16];
+	struct lca_port_conf c = { .rx_desc = 256, .tx_desc = 256, .dest = spawn_sink(0, 0) };
+	struct lca_lcore_stats before[2], after[2];
+	struct lca_port_stats st;
+	struct lca_port *p;
+
+	(void)state;
+	c.port_id = new_ring_port(name, sizeof(name));
+	p = start_port(&c);
+	assert_int_equal(lca_port_rx_queues(p), 2);
+	for (unsigned int l = 0; l < 2; l++)
+		assert_int_equal(lca_lcore_stats_get(l, &before[l]), 0);
+	assert_false(lca_test_run(1)); /* nothing stops it: the time limit does */
+	for (unsigned int l = 0; l < 2; l++) {
+		assert_int_equal(lca_lcore_stats_get(l, &after[l]), 0);
+		assert_true(after[l].sleeps > before[l].sleeps);
+	}
+	assert_int_equal(lca_port_stats_get(p, &st), 0);
+	assert_int_equal(st.rx, 0);
+	stop_port(p);
+}
+
 int
 main(void)
 {
@@ -740,6 +781,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_backpressure, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_loopback_eal_port, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_stop_keeps_busy_pool, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_idle_port_is_idle, runtime_up_sleepy,
+						runtime_down),
 	};
 	int ret;
 

@@ -221,7 +221,9 @@ LCA_API int lca_port_stop(struct lca_port *port);
  * of another lcore's (the messages then cross by channel).
  *
  * Send it envelopes that carry mbufs (lca_msg_from_mbuf()); it frees those
- * that carry none.
+ * that carry none. A TX actor moved to another lcore (lca_actor_migrate(),
+ * LCA_PLACE_AUTO) fills that lcore's TX queue; with fewer TX queues than
+ * lcores, an lcore may have none, so do not move TX actors then.
  *
  * @return
  *   The actor; LCA_ACTOR_NONE for a NULL port or an lcore out of range.
