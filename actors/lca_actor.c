@@ -14,6 +14,7 @@
 #include "lca_topo.h"
 
 #define DEFAULT_MAX_ACTORS 16384
+#define DEFAULT_MAX_TIMERS 4096
 #define DEFAULT_MSGS_PER_NODE 65535
 #define DEFAULT_POOL_CACHE 512
 #define MAX_THROUGHPUT 1024
@@ -116,6 +117,7 @@ actor_finish_stop(struct lca_actor *a)
 {
 	actor_drain(a);
 	__atomic_store_n(&a->life, ACTOR_STOPPED, __ATOMIC_RELEASE);
+	actor_tell_watchers(a);
 }
 
 /*
@@ -157,13 +159,18 @@ actor_turn(void *item)
 	timed = (a->turns & (HANDLER_SAMPLE - 1)) == 0;
 	if (timed)
 		start = rte_rdtsc();
+	a->paused = 0;
 	if (a->batch) {
 		if (n > 0)
 			a->handler.batch(a->id, a->state, msgs, n);
+		if (unlikely(here->failed))
+			actor_failed(a, here, NULL);
 	} else {
 		for (unsigned int i = 0; i < n; i++) {
 			here->current = msgs[i];
 			a->handler.one(a->id, a->state, msgs[i]);
+			if (unlikely(here->failed))
+				actor_failed(a, here, msgs[i]);
 			if (here->current != NULL)
 				lca_msg_free(here->current);
 		}
@@ -178,6 +185,8 @@ actor_turn(void *item)
 
 	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE))
 		actor_finish_stop(a);
+	else if (unlikely(a->paused))
+		return false; /* its flag stays held: the backoff timer queues it */
 	else if (left > 0) {
 		if (!actor_is_shared(a))
 			return true;
@@ -185,6 +194,19 @@ actor_turn(void *item)
 		return false;
 	}
 	return actor_unschedule(a);
+}
+
+/* The actors' part of each loop iteration: deliver what other lcores and
+ * threads sent, then run the timers that are due. Also called by the main
+ * thread for other lcores between runs: their timers stay theirs. */
+static unsigned int
+runtime_poll(unsigned int lcore_id)
+{
+	unsigned int work = channels_poll(lcore_id);
+
+	if (lcore_id == rte_lcore_id())
+		work += timers_poll(lcore_id);
+	return work;
 }
 
 #ifdef LCA_DEBUG_ENVELOPES
@@ -217,6 +239,7 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 	    c.idle > LCA_IDLE_SLEEP)
 		return -EINVAL;
 	c.max_actors = c.max_actors ? c.max_actors : DEFAULT_MAX_ACTORS;
+	c.max_timers = c.max_timers ? c.max_timers : DEFAULT_MAX_TIMERS;
 	c.msgs_per_node = c.msgs_per_node ? c.msgs_per_node : DEFAULT_MSGS_PER_NODE;
 	c.pool_cache = c.pool_cache ? c.pool_cache : DEFAULT_POOL_CACHE;
 
@@ -262,7 +285,7 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 
 	lcore_conf = (struct lca_lcore_conf){
 		.turn = actor_turn,
-		.poll = channels_poll,
+		.poll = runtime_poll,
 		.max_items = c.max_actors,
 		.idle = (enum lca_idle_policy)c.idle,
 		.idle_sleep_after = c.idle_sleep_after,
@@ -279,9 +302,13 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 	if (ret == 0)
 		ret = migrations_init();
 	if (ret == 0)
+		ret = timers_init(c.max_timers);
+	supervision_quiet(false);
+	if (ret == 0)
 		ret = balance_init(&c);
 	if (ret < 0) {
 		balance_cleanup();
+		timers_cleanup();
 		channels_cleanup();
 		rte_free(lca_actors.actors);
 		lca_actors.actors = NULL;
@@ -345,8 +372,11 @@ lca_runtime_cleanup(void)
 		return -EBUSY;
 	}
 	telemetry_runtime_up(false);
+	supervision_quiet(true);
 	balance_cleanup();
 	migrations_cleanup();
+	/* Before the actors go: a timer's message is freed, not sent. */
+	timers_cleanup();
 	/* Hand every message still between lcores to its mailbox, so that
 	 * stopping the actors counts it. */
 	RTE_LCORE_FOREACH(lcore_id)
@@ -395,6 +425,9 @@ check_spec(const struct lca_actor_spec *spec)
 		return -EINVAL;
 	/* The ring holds mb exactly, so it is allocated at 2 x mb slots. */
 	if (mb != 0 && (!rte_is_power_of_2(mb) || mb < 2 || mb > MAX_MAILBOX))
+		return -EINVAL;
+	if (spec->supervision != NULL &&
+	    (unsigned int)spec->supervision->strategy > LCA_SUPERVISE_STOP)
 		return -EINVAL;
 	if ((unsigned int)spec->mailbox_mode > LCA_MAILBOX_HTS ||
 	    (unsigned int)spec->dispatcher > LCA_DISPATCH_SHARED ||
@@ -467,6 +500,13 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 	a->runq = spec->dispatcher == LCA_DISPATCH_SHARED ? LCA_LCORE_SHARED : lcore;
 	a->life = ACTOR_ALIVE;
 	snprintf(a->name, sizeof(a->name), "%s", spec->name ? spec->name : "");
+	a->state_init = spec->state_init;
+	a->state_arg = spec->state_arg;
+	rte_spinlock_init(&a->watch_lock);
+	if (spec->supervision != NULL)
+		a->sup = *spec->supervision;
+	else
+		a->sup = (struct lca_supervision){ .supervisor = LCA_ACTOR_NONE };
 	if (spec->state_init != NULL)
 		spec->state_init(a->state, spec->state_arg);
 	__atomic_store_n(&lca_actors.actors[slot], a, __ATOMIC_RELEASE);
@@ -559,6 +599,9 @@ lca_actor_stats_get(lca_actor_id_t id, struct lca_actor_stats *out)
 		.turns = a->turns,
 		.handler_cycles = a->handler_cycles,
 		.timed_msgs = a->timed_msgs,
+		.failures = a->failures,
+		.failed_msgs = a->failed_msgs,
+		.restarts = a->restarts,
 		.mailbox_hwm = a->mailbox_hwm,
 		.lcore = a->lcore,
 	};

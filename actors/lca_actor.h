@@ -120,6 +120,56 @@ enum lca_mailbox_mode {
 	LCA_MAILBOX_HTS, /**< Multi-producer, head/tail sync (preemption-tolerant). */
 };
 
+/** What the runtime does when an actor's handler fails (lca_actor_fail()). */
+enum lca_strategy {
+	LCA_SUPERVISE_RESUME,  /**< Go on with the next message, state as it is. */
+	LCA_SUPERVISE_RESTART, /**< State zeroed and state_init run again; the
+				*   mailbox is kept; within the limit, after a
+				*   backoff. */
+	LCA_SUPERVISE_STOP,    /**< Stop the actor (its mailbox is dropped, counted). */
+};
+
+/** How an actor is supervised (Akka's strategies, with a limit and backoff). */
+struct lca_supervision {
+	lca_actor_id_t supervisor; /**< Gets an LCA_TYPE_FAILED notice on its
+				    *   control lane at each failure;
+				    *   LCA_ACTOR_NONE: nobody. */
+	enum lca_strategy strategy;
+	unsigned int max_restarts; /**< RESTART: more restarts than this within
+				    *   within_ms stop the actor instead (0: 10). */
+	unsigned int within_ms;    /**< The window of max_restarts (0: 1000). */
+	unsigned int backoff_min_us; /**< Pause before the first restart's next
+				      *   message, doubled at each restart in
+				      *   the window (0: none). */
+	unsigned int backoff_max_us; /**< Cap of the pause (0: 1,000,000). */
+};
+
+/** Message types the runtime sends; apps use types below LCA_TYPE_SYSTEM. */
+#define LCA_TYPE_SYSTEM 0xffff0000u
+/** To a supervisor's control lane: one of its actors failed; data is a
+ *  struct lca_failure. */
+#define LCA_TYPE_FAILED (LCA_TYPE_SYSTEM + 1)
+/** To a watcher's control lane: the watched actor stopped; data is a
+ *  struct lca_terminated. */
+#define LCA_TYPE_TERMINATED (LCA_TYPE_SYSTEM + 2)
+
+/** The payload of LCA_TYPE_FAILED. */
+struct lca_failure {
+	lca_actor_id_t actor;    /**< Who failed. */
+	int32_t reason;          /**< What it gave lca_actor_fail(). */
+	uint32_t msg_type;       /**< Type of the message it failed on. */
+	uint32_t action;         /**< enum lca_strategy applied (a RESTART past
+				  *   its limit becomes STOP). */
+	uint32_t restarts;       /**< Its restarts so far. */
+	uint32_t backoff_us;     /**< The pause before its next message. */
+};
+
+/** The payload of LCA_TYPE_TERMINATED. */
+struct lca_terminated {
+	lca_actor_id_t actor;    /**< Who stopped. */
+	uint32_t by_supervision; /**< 1: stopped by its supervision strategy. */
+};
+
 /** Home lcore to be chosen by the placement policy. */
 #define LCA_LCORE_ANY UINT32_MAX
 
@@ -144,6 +194,8 @@ struct lca_actor_spec {
 	enum lca_dispatcher dispatcher;     /**< Default LCA_DISPATCH_AFFINITY. */
 	unsigned int throughput;  /**< Most messages a turn (0: 1, as Akka). */
 	const char *name;         /**< For stats and logs (optional). */
+	const struct lca_supervision *supervision; /**< Copied at spawn; NULL:
+						    *   resume, nobody told. */
 };
 
 /** Counters of one actor. */
@@ -161,6 +213,10 @@ struct lca_actor_stats {
 	uint64_t timed_msgs;      /**< Messages of the timed turns (one turn in 16 is
 				   *   timed): handler_cycles / timed_msgs is the
 				   *   mean cost of a message. */
+	uint64_t failures;        /**< Handler failures (lca_actor_fail()). */
+	uint64_t failed_msgs;     /**< Messages it failed on, dropped (not when
+				   *   the handler had sent or kept them). */
+	uint64_t restarts;        /**< Restarts by its supervision. */
 	uint32_t mailbox_hwm;     /**< Most messages seen waiting at a turn's start. */
 	uint32_t lcore;           /**< Home lcore. */
 };
@@ -179,6 +235,8 @@ struct lca_send_errors {
 /** Configuration of the runtime. */
 struct lca_runtime_conf {
 	unsigned int max_actors;    /**< Size of the actor table (0: 16384). */
+	unsigned int max_timers;    /**< Timers that can be armed at once (0: 4096;
+				     *   see lca_timer.h). */
 	unsigned int msgs_per_node; /**< Envelopes each node's pool can have out (0: 65535);
 				     *   the runtime adds room for what the per-lcore
 				     *   caches may hold. */
@@ -308,6 +366,30 @@ struct lca_migration {
 				*   (move_pages), or a negative errno. */
 	char why[64];          /**< Who asked, and why. */
 };
+
+/**
+ * From a handler: the message being handled failed. When the handler
+ * returns, the message is dropped and counted (unless the handler sent or
+ * kept it), the actor's supervision strategy is applied and its supervisor
+ * is told. A batch handler's whole call counts as one failure.
+ *
+ * @return
+ *   0; -EPERM outside a handler.
+ */
+LCA_API int lca_actor_fail(int reason);
+
+/** Watchers one actor can have. */
+#define LCA_WATCHERS_MAX 8
+
+/**
+ * Have @p watcher told, by an LCA_TYPE_TERMINATED message on its control
+ * lane, when @p target stops (at once if it has). From any thread.
+ *
+ * @return
+ *   0; -ESRCH (either is not an actor); -ENOSPC (the target has
+ *   LCA_WATCHERS_MAX watchers); -EALREADY (already watching).
+ */
+LCA_API int lca_actor_watch(lca_actor_id_t watcher, lca_actor_id_t target);
 
 /**
  * Move an affinity actor to another lcore, with nothing lost and every

@@ -9,6 +9,7 @@
 #include <rte_atomic.h>
 #include <rte_lcore.h>
 #include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include <rte_mempool.h>
 
@@ -56,6 +57,8 @@ struct lca_actor {
 	uint8_t moving;           /* 1 from a migration's switch to its hand-over */
 	bool handover_pending;    /* fences in while scheduled: at its turn's end */
 	bool batch;               /* handler.batch, which owns what it is given */
+	uint8_t paused;           /* restarted with a backoff: its flag stays held and
+				   * a timer queues it again (lca_supervise.c) */
 	uint8_t settling;         /* moved, but its older sends may still be on their
 				   * way: its sends wait in settle_q (lca_migrate.c) */
 
@@ -96,6 +99,22 @@ struct lca_actor {
 	unsigned int mailbox_size;
 	size_t state_size;
 	char why[64];             /* why it was asked to move, for the log */
+
+	/* Supervision (lca_supervise.c): written by the lcore that runs it,
+	 * but for the watchers, which any thread adds under watch_lock. */
+	struct lca_supervision sup __rte_cache_aligned;
+	void (*state_init)(void *state, void *arg);
+	void *state_arg;
+	uint64_t failures;
+	uint64_t failed_msgs;
+	uint64_t restarts;
+	uint64_t window_tsc;      /* start of the max_restarts window */
+	uint32_t window_restarts;
+	bool by_supervision;      /* its strategy stopped it */
+	bool told_watchers;       /* under watch_lock */
+	rte_spinlock_t watch_lock;
+	uint32_t n_watchers;
+	lca_actor_id_t watchers[LCA_WATCHERS_MAX];
 } __rte_cache_aligned;
 
 _Static_assert(offsetof(struct lca_actor, batch) <
@@ -115,6 +134,8 @@ _Static_assert(offsetof(struct lca_actor, batch) <
 struct actor_lcore {
 	struct lca_actor *self;  /* running actor, or NULL */
 	struct lca_msg *current; /* message being handled, until sent or kept */
+	bool failed;             /* the handler called lca_actor_fail() */
+	int fail_reason;
 } __rte_cache_aligned;
 
 struct actor_table {
@@ -196,6 +217,37 @@ actor_has_control(const struct lca_actor *a)
 
 /* Control lane (lca_control.c): on the actor's home lcore, a CTL_WAKE. */
 void control_wake(struct lca_actor *a, unsigned int lcore_id);
+/* lca_send_control() on behalf of @p from. */
+int control_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg);
+
+/* Supervision (lca_supervise.c). After a handler that failed: drop
+ * @p msg (NULL for a batch) unless sent or kept, apply the strategy, tell
+ * the supervisor. */
+void actor_failed(struct lca_actor *a, struct actor_lcore *here, struct lca_msg *msg);
+/* Tell @p a's watchers it stopped (once). */
+void actor_tell_watchers(struct lca_actor *a);
+/* Between lca_runtime_cleanup()'s start and the next init: no notices
+ * (the actors they would go to are being freed). */
+void supervision_quiet(bool quiet);
+
+/* Timers (lca_timer.c). */
+int timers_init(unsigned int max_timers);
+void timers_cleanup(void);
+/* Run this lcore's due timers; @return how many ran. */
+unsigned int timers_poll(unsigned int lcore_id);
+/* Put @p a (paused, its flag held) back in this lcore's run queue in
+ * @p delay_us. */
+int timer_wake_after(struct lca_actor *a, uint64_t delay_us);
+
+/* @p msg is the receiver's now: the running handler no longer owns it. */
+static inline void
+message_handed_over(struct lca_msg *msg)
+{
+	struct actor_lcore *here = actor_lcore_here();
+
+	if (here->current == msg)
+		here->current = NULL;
+}
 
 /* The mailbox a turn of @p a takes from: while it moves, it runs on its
  * old home, on what was sent before the switch. */

@@ -96,8 +96,13 @@ control_wake(struct lca_actor *a, unsigned int lcore_id)
 int
 lca_send_control(lca_actor_id_t to, struct lca_msg *msg)
 {
+	return control_send_from(lca_actor_self(), to, msg);
+}
+
+int
+control_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg)
+{
 	struct lca_actor *a = actor_lookup(to);
-	const struct lca_actor *self = actor_lcore_here()->self;
 	struct rte_ring *lane;
 	int why = 0;
 
@@ -112,7 +117,7 @@ lca_send_control(lca_actor_id_t to, struct lca_msg *msg)
 	else if ((lane = control_lane(a)) == NULL)
 		why = -ENOMEM;
 	if (why == 0) {
-		msg->from = self != NULL ? self->id : LCA_ACTOR_NONE;
+		msg->from = from;
 		msg->to = to;
 		msg->flags |= LCA_MSG_F_CONTROL;
 		if (rte_ring_enqueue(lane, msg) != 0) {
@@ -120,10 +125,7 @@ lca_send_control(lca_actor_id_t to, struct lca_msg *msg)
 			__atomic_fetch_add(&a->rejected, 1, __ATOMIC_RELAXED);
 			why = -ENOBUFS;
 		} else {
-			struct actor_lcore *here = actor_lcore_here();
-
-			if (here->current == msg)
-				here->current = NULL;
+			message_handed_over(msg);
 			control_schedule(a);
 			return 0;
 		}

@@ -17,6 +17,7 @@
 #include <rte_telemetry.h>
 
 #include "lca_actor_priv.h"
+#include "lca_timer.h"
 
 /* Held by a reply while it reads the runtime, and by the runtime going
  * down, so a reply never reads freed actors. */
@@ -41,6 +42,7 @@ static int
 fill_info(const char *params, struct rte_tel_data *d)
 {
 	struct lca_send_errors e;
+	struct lca_timer_stats ts;
 
 	(void)params;
 	lca_send_errors_get(&e);
@@ -52,6 +54,12 @@ fill_info(const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "send_stopped", e.stopped);
 	rte_tel_data_add_dict_u64(d, "send_pool_empty", e.pool_empty);
 	rte_tel_data_add_dict_u64(d, "envelope_misuse", e.misuse);
+	lca_timer_stats_get(&ts);
+	rte_tel_data_add_dict_u64(d, "timers_active", ts.active);
+	rte_tel_data_add_dict_u64(d, "timers_fired", ts.fired);
+	rte_tel_data_add_dict_u64(d, "timers_retried", ts.retried);
+	rte_tel_data_add_dict_u64(d, "timers_missed", ts.missed);
+	rte_tel_data_add_dict_u64(d, "timers_dropped", ts.dropped);
 	return 0;
 }
 
@@ -108,6 +116,9 @@ fill_actor(const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "turns", s.turns);
 	rte_tel_data_add_dict_u64(d, "mailbox_hwm", s.mailbox_hwm);
 	rte_tel_data_add_dict_u64(d, "handler_cycles", s.handler_cycles);
+	rte_tel_data_add_dict_u64(d, "failures", s.failures);
+	rte_tel_data_add_dict_u64(d, "failed_msgs", s.failed_msgs);
+	rte_tel_data_add_dict_u64(d, "restarts", s.restarts);
 	rte_tel_data_add_dict_u64(d, "timed_msgs", s.timed_msgs);
 	return 0;
 }

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Timers: a delayed message arrives on the control lane even while the
+ * receiver's mailbox is never empty; a periodic timer ticks until it is
+ * cancelled and never after; cancel, stale handles, a receiver that
+ * stopped, a full table and a thread without an lcore id.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <rte_lcore.h>
+
+#include "lca_actor.h"
+#include "lca_eal.h"
+#include "lca_mempool.h"
+#include "lca_test.h"
+#include "lca_timer.h"
+
+#define T_BUSY 1
+#define T_TIMER 2
+#define T_START 3
+#define MAX_TIMERS 4
+
+static unsigned int pool_full;
+
+static int
+runtime_up(void **state)
+{
+	struct lca_runtime_conf c = {
+		.msgs_per_node = 4095, .pool_cache = 64, .max_timers = MAX_TIMERS,
+	};
+
+	(void)state;
+	return lca_test_runtime_up(&c, &pool_full);
+}
+
+static int
+runtime_down(void **state)
+{
+	(void)state;
+	return lca_runtime_cleanup();
+}
+
+static struct lca_msg *
+typed(uint32_t type)
+{
+	struct lca_msg *m = lca_test_msg();
+
+	m->type = type;
+	return m;
+}
+
+/* --- a busy actor that also waits for a timer --------------------------- */
+
+struct busy {
+	uint64_t busy_msgs;
+	uint32_t timer_msgs;
+	uint8_t timer_flags;
+};
+
+/* It keeps 32 messages circling through its own mailbox, so the mailbox is
+ * never empty; the timer's message must still get through. */
+static void
+busy_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct busy *b = state;
+
+	if (msg->type == T_BUSY) {
+		b->busy_msgs++;
+		lca_send(self, msg);
+		return;
+	}
+	b->timer_msgs++;
+	b->timer_flags = msg->flags;
+	lca_runtime_stop();
+}
+
+static void
+test_timer_gets_past_a_busy_mailbox(void **state)
+{
+	lca_actor_id_t id = lca_test_spawn(busy_handler, sizeof(struct busy), 1, 64, 8);
+	struct busy *b = lca_actor_state(id);
+	struct lca_timer_stats ts;
+	lca_timer_id_t t;
+
+	(void)state;
+	for (unsigned int i = 0; i < 32; i++)
+		assert_int_equal(lca_send(id, typed(T_BUSY)), 0);
+	assert_int_equal(lca_send_after(id, typed(T_TIMER), 2000, &t), 0);
+	assert_true(t != LCA_TIMER_NONE);
+	assert_true(lca_test_run(20));
+	assert_int_equal(b->timer_msgs, 1);
+	assert_true(b->timer_flags & LCA_MSG_F_CONTROL);
+	assert_true(b->busy_msgs > 32); /* the mailbox was busy all along */
+	lca_timer_stats_get(&ts);
+	assert_int_equal(ts.armed, 1);
+	assert_int_equal(ts.fired, 1);
+	assert_int_equal(ts.active, 0);
+	/* Fired: its handle finds nothing. */
+	assert_int_equal(lca_timer_cancel(t), -ENOENT);
+	assert_int_equal(lca_actor_stop(id), 0);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+/* --- a periodic timer, cancelled by its receiver ------------------------ */
+
+struct ticker {
+	lca_timer_id_t timer;
+	uint32_t ticks;
+	uint32_t stop_after;
+	uint64_t fired_at_cancel;
+	int cancel_ret;
+};
+
+static void
+ticker_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct ticker *t = state;
+	struct lca_timer_stats ts;
+
+	if (msg->type == T_START) {
+		struct lca_msg tmpl = { .type = T_TIMER, .len = 4 };
+
+		*(uint32_t *)tmpl.data = 0xabcd;
+		assert_int_equal(lca_send_every(self, &tmpl, 500, &t->timer), 0);
+		return;
+	}
+	assert_int_equal(msg->type, T_TIMER);
+	assert_int_equal(*(uint32_t *)msg->data, 0xabcd);
+	if (++t->ticks == t->stop_after) {
+		t->cancel_ret = lca_timer_cancel(t->timer);
+		lca_timer_stats_get(&ts);
+		t->fired_at_cancel = ts.fired;
+	}
+}
+
+static bool
+ticked_enough(void *arg)
+{
+	const struct ticker *t = arg;
+
+	return t->ticks >= t->stop_after;
+}
+
+static void
+test_periodic_ticks_until_cancelled(void **state)
+{
+	lca_actor_id_t id = lca_test_spawn(ticker_handler, sizeof(struct ticker), 1, 0, 1);
+	struct ticker *t = lca_actor_state(id);
+	struct lca_timer_stats ts;
+
+	(void)state;
+	t->stop_after = 5;
+	assert_int_equal(lca_send(id, typed(T_START)), 0);
+	assert_true(lca_test_run_until(ticked_enough, t, 20));
+	/* Whatever was on its way is handled; nothing fires after. */
+	assert_false(lca_test_run(1));
+	lca_timer_stats_get(&ts);
+	assert_int_equal(t->cancel_ret, 0);
+	assert_int_equal(ts.fired, t->fired_at_cancel);
+	assert_int_equal(t->ticks, ts.fired);
+	assert_int_equal(ts.cancelled, 1);
+	assert_int_equal(ts.active, 0);
+	assert_int_equal(lca_timer_cancel(t->timer), -ENOENT);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+/* --- cancel, refusals, a full table ------------------------------------- */
+
+static void
+nothing(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	(void)self;
+	(void)state;
+	(void)msg;
+}
+
+struct thread_try {
+	lca_actor_id_t to;
+	int ret;
+};
+
+static void *
+try_from_thread(void *arg)
+{
+	struct thread_try *t = arg;
+	struct lca_msg *m;
+
+	if (lca_msg_alloc(&m) != 0) {
+		t->ret = -ENOMEM;
+		return NULL;
+	}
+	t->ret = lca_send_after(t->to, m, 10, NULL);
+	if (t->ret != 0)
+		lca_msg_free(m);
+	return NULL;
+}
+
+static void
+test_cancel_and_refusals(void **state)
+{
+	lca_actor_id_t id = lca_test_spawn(nothing, 0, 1, 0, 1);
+	struct lca_msg tmpl = { .type = T_TIMER };
+	lca_timer_id_t t[MAX_TIMERS + 1];
+	struct lca_timer_stats ts;
+	struct thread_try th = { .to = id };
+	struct lca_msg *m;
+	pthread_t thread;
+
+	(void)state;
+	/* Cancelled before it fires: its message is freed, unsent. */
+	assert_int_equal(lca_send_after(id, typed(T_TIMER), 60000000, &t[0]), 0);
+	assert_int_equal(lca_mempool_avail(), pool_full - 1);
+	assert_int_equal(lca_timer_cancel(t[0]), 0);
+	assert_int_equal(lca_timer_cancel(t[0]), -ENOENT);
+	assert_int_equal(lca_timer_cancel(LCA_TIMER_NONE), -ENOENT);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+
+	/* Refusals leave the message with the caller. */
+	m = typed(T_TIMER);
+	assert_int_equal(lca_send_after(id + 1, m, 10, NULL), -ESRCH);
+	assert_int_equal(lca_send_after(id, NULL, 10, NULL), -EINVAL);
+	assert_int_equal(lca_send_every(id, &tmpl, 0, NULL), -EINVAL);
+	tmpl.flags = LCA_MSG_F_MBUF;
+	assert_int_equal(lca_send_every(id, &tmpl, 10, NULL), -EINVAL);
+	tmpl.flags = 0;
+
+	/* A full table. */
+	for (unsigned int i = 0; i < MAX_TIMERS; i++)
+		assert_int_equal(lca_send_every(id, &tmpl, 60000000, &t[i]), 0);
+	assert_int_equal(lca_send_every(id, &tmpl, 60000000, &t[MAX_TIMERS]), -ENOSPC);
+	assert_int_equal(lca_send_after(id, m, 10, NULL), -ENOSPC);
+	for (unsigned int i = 0; i < MAX_TIMERS; i++)
+		assert_int_equal(lca_timer_cancel(t[i]), 0);
+
+	/* A thread with no lcore id cannot arm one. */
+	assert_int_equal(pthread_create(&thread, NULL, try_from_thread, &th), 0);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	assert_int_equal(th.ret, -EPERM);
+
+	/* The receiver stops before its timer fires: the message is freed
+	 * and counted, not lost unseen. */
+	assert_int_equal(lca_send_after(id, m, 1000, NULL), 0);
+	assert_int_equal(lca_actor_stop(id), 0);
+	m = typed(T_TIMER);
+	assert_int_equal(lca_send_after(id, m, 10, NULL), -EPIPE);
+	lca_msg_free(m);
+	assert_false(lca_test_run(1));
+	lca_timer_stats_get(&ts);
+	assert_int_equal(ts.dropped, 1);
+	assert_int_equal(ts.active, 0);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_timer_gets_past_a_busy_mailbox, runtime_up,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_periodic_ticks_until_cancelled, runtime_up,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_cancel_and_refusals, runtime_up,
+						runtime_down),
+	};
+	int failed;
+
+	lca_test_eal_init("lca_test_timer");
+	failed = cmocka_run_group_tests(tests, NULL, NULL);
+	lca_eal_cleanup();
+	return failed;
+}
