@@ -161,12 +161,24 @@ actor_turn(void *item)
 		start = rte_rdtsc();
 	a->paused = 0;
 	if (a->batch) {
+		for (unsigned int i = 0; i < n; i++)
+			if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE)) {
+				n = i + deadlines_filter(a, msgs + i, n - i);
+				break;
+			}
 		if (n > 0)
 			a->handler.batch(a->id, a->state, msgs, n);
 		if (unlikely(here->failed))
 			actor_failed(a, here, NULL);
 	} else {
+		unsigned int expired = 0;
+
 		for (unsigned int i = 0; i < n; i++) {
+			if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE) &&
+			    deadlines_filter(a, msgs + i, 1) == 0) {
+				expired++;
+				continue;
+			}
 			here->current = msgs[i];
 			a->handler.one(a->id, a->state, msgs[i]);
 			if (unlikely(here->failed))
@@ -174,6 +186,7 @@ actor_turn(void *item)
 			if (here->current != NULL)
 				lca_msg_free(here->current);
 		}
+		n -= expired;
 	}
 	if (timed) {
 		a->handler_cycles += rte_rdtsc() - start;
@@ -602,6 +615,7 @@ lca_actor_stats_get(lca_actor_id_t id, struct lca_actor_stats *out)
 		.failures = a->failures,
 		.failed_msgs = a->failed_msgs,
 		.restarts = a->restarts,
+		.expired = a->expired,
 		.mailbox_hwm = a->mailbox_hwm,
 		.lcore = a->lcore,
 	};

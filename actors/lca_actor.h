@@ -51,6 +51,11 @@ typedef uint32_t lca_actor_id_t;
 /** Flags of an envelope. */
 #define LCA_MSG_F_MBUF 0x01    /**< ptr is an rte_mbuf owned by the message. */
 #define LCA_MSG_F_CONTROL 0x02 /**< It came by the control lane (lca_send_control()). */
+#define LCA_MSG_F_DEADLINE 0x04 /**< It carries a deadline (lca_msg_set_deadline()). */
+
+/** Inline bytes a message with a deadline can carry: the deadline takes
+ *  the last 8 of data[]. */
+#define LCA_MSG_INLINE_WITH_DEADLINE (LCA_MSG_INLINE - 8)
 
 /** Messages an actor's control lane holds. */
 #define LCA_CONTROL_SIZE 64
@@ -217,6 +222,8 @@ struct lca_actor_stats {
 	uint64_t failed_msgs;     /**< Messages it failed on, dropped (not when
 				   *   the handler had sent or kept them). */
 	uint64_t restarts;        /**< Restarts by its supervision. */
+	uint64_t expired;         /**< Messages past their deadline when their
+				   *   turn came: dropped, never handled. */
 	uint32_t mailbox_hwm;     /**< Most messages seen waiting at a turn's start. */
 	uint32_t lcore;           /**< Home lcore. */
 };
@@ -492,6 +499,27 @@ LCA_API int lca_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg
  *   sender's.
  */
 LCA_API unsigned int lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *err);
+
+/**
+ * Give @p msg a deadline: if its receiver's turn comes after @p tsc (the
+ * TSC, rte_rdtsc()), the runtime drops it unhandled and counts it in the
+ * receiver's `expired`. The deadline rides in the last 8 bytes of data[],
+ * so the message may carry at most LCA_MSG_INLINE_WITH_DEADLINE inline
+ * bytes from then on; it crosses lcores with the message.
+ *
+ * @return
+ *   0; -EINVAL (NULL); -EMSGSIZE when msg->len is above
+ *   LCA_MSG_INLINE_WITH_DEADLINE.
+ */
+LCA_API int lca_msg_set_deadline(struct lca_msg *msg, uint64_t tsc);
+
+/**
+ * lca_msg_set_deadline() @p us microseconds from now.
+ *
+ * @return
+ *   As lca_msg_set_deadline().
+ */
+LCA_API int lca_msg_set_deadline_us(struct lca_msg *msg, uint64_t us);
 
 /**
  * Send @p msg into the control lane of @p to: a second, small mailbox

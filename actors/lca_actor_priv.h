@@ -5,6 +5,7 @@
 /* Internals shared by lca_actor.c (life cycle, turns) and lca_send.c. */
 
 #include <stddef.h>
+#include <string.h>
 
 #include <rte_atomic.h>
 #include <rte_lcore.h>
@@ -108,6 +109,7 @@ struct lca_actor {
 	uint64_t failures;
 	uint64_t failed_msgs;
 	uint64_t restarts;
+	uint64_t expired;
 	uint64_t window_tsc;      /* start of the max_restarts window */
 	uint32_t window_restarts;
 	bool by_supervision;      /* its strategy stopped it */
@@ -219,6 +221,21 @@ actor_has_control(const struct lca_actor *a)
 void control_wake(struct lca_actor *a, unsigned int lcore_id);
 /* lca_send_control() on behalf of @p from. */
 int control_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg);
+
+/* Where a message's deadline is (lca_msg_set_deadline()). */
+static inline uint64_t
+msg_deadline(const struct lca_msg *m)
+{
+	uint64_t tsc;
+
+	memcpy(&tsc, &m->data[LCA_MSG_INLINE_WITH_DEADLINE], sizeof(tsc));
+	return tsc;
+}
+
+/* Drop the messages of @p msgs[0..n) that are past their deadline,
+ * counted on @p a; the rest close up, in order. @return how many are
+ * left. Only called when one of them has a deadline. */
+unsigned int deadlines_filter(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
 
 /* Supervision (lca_supervise.c). After a handler that failed: drop
  * @p msg (NULL for a batch) unless sent or kept, apply the strategy, tell

@@ -119,6 +119,7 @@ fill_actor(const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "failures", s.failures);
 	rte_tel_data_add_dict_u64(d, "failed_msgs", s.failed_msgs);
 	rte_tel_data_add_dict_u64(d, "restarts", s.restarts);
+	rte_tel_data_add_dict_u64(d, "expired", s.expired);
 	rte_tel_data_add_dict_u64(d, "timed_msgs", s.timed_msgs);
 	return 0;
 }

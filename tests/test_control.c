@@ -3,7 +3,8 @@
  * The control lane: a control message goes before a full mailbox, wakes an
  * idle actor from another lcore and from a thread that is no lcore, is
  * refused with the same errors as a send when it cannot go, and is freed
- * and counted when its actor stops.
+ * and counted when its actor stops. Deadlines: a message past its deadline
+ * is dropped and counted, never handled, with either kind of handler.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,9 +12,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 
 #include "lca_actor.h"
@@ -220,6 +223,101 @@ test_control_refusals_and_stop(void **state)
 	assert_int_equal(lca_mempool_avail(), pool_full);
 }
 
+/* --- deadlines ----------------------------------------------------------- */
+
+static uint32_t batch_seen[64];
+static uint32_t batch_n;
+
+static void
+deadline_batch(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n)
+{
+	(void)self;
+	(void)state;
+	for (unsigned int i = 0; i < n; i++)
+		batch_seen[batch_n++] = msgs[i]->type;
+	lca_msg_free_bulk(msgs, n);
+	if (batch_n == 6)
+		lca_runtime_stop();
+}
+
+/* Types 0..11: 1, 4, 7, 10 are past their deadline, 2, 5, 8, 11 far from
+ * it, the rest have none. */
+static void
+send_with_deadlines(lca_actor_id_t to)
+{
+	for (uint32_t i = 0; i < 12; i++) {
+		struct lca_msg *m = typed(i);
+
+		if (i % 3 == 1)
+			assert_int_equal(lca_msg_set_deadline(m, 1), 0);
+		else if (i % 3 == 2)
+			assert_int_equal(lca_msg_set_deadline_us(m, 60000000), 0);
+		assert_int_equal(lca_send(to, m), 0);
+	}
+}
+
+static void
+test_expired_messages_are_dropped_not_handled(void **state)
+{
+	lca_actor_id_t one = spawn_log(1, 0, 8);
+	struct lca_actor_spec spec = { .batch_handler = deadline_batch, .lcore = 0 };
+	struct log *l = lca_actor_state(one);
+	struct lca_actor_stats st;
+	lca_actor_id_t batch;
+
+	(void)state;
+	send_with_deadlines(one);
+	assert_true(lca_test_run(20));
+	assert_int_equal(l->n, 8);
+	for (unsigned int i = 0, want = 0; i < 8; i++, want++) {
+		if (want % 3 == 1)
+			want++;
+		assert_int_equal(l->type[i], want);
+	}
+	assert_int_equal(lca_actor_stats_get(one, &st), 0);
+	assert_int_equal(st.expired, 4);
+	assert_int_equal(st.handled, 8);
+
+	/* A batch handler never sees them either. */
+	assert_int_equal(lca_actor_spawn(&spec, &batch), 0);
+	batch_n = 0;
+	for (uint32_t i = 0; i < 9; i++) { /* 0..8: three expire */
+		struct lca_msg *m = typed(i);
+
+		if (i % 3 == 1)
+			assert_int_equal(lca_msg_set_deadline(m, 1), 0);
+		assert_int_equal(lca_send(batch, m), 0);
+	}
+	assert_true(lca_test_run(20));
+	assert_int_equal(batch_n, 6);
+	for (unsigned int i = 0; i < 6; i++)
+		assert_true(batch_seen[i] % 3 != 1);
+	assert_int_equal(lca_actor_stats_get(batch, &st), 0);
+	assert_int_equal(st.expired, 3);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
+/* The deadline takes the last 8 inline bytes, never the payload's. */
+static void
+test_deadline_leaves_the_payload(void **state)
+{
+	struct lca_msg *m = lca_test_msg();
+
+	(void)state;
+	memset(m->data, 0x5a, LCA_MSG_INLINE);
+	m->len = LCA_MSG_INLINE_WITH_DEADLINE + 1;
+	assert_int_equal(lca_msg_set_deadline(m, rte_rdtsc()), -EMSGSIZE);
+	assert_false(m->flags & LCA_MSG_F_DEADLINE);
+	m->len = LCA_MSG_INLINE_WITH_DEADLINE;
+	assert_int_equal(lca_msg_set_deadline_us(m, 1000), 0);
+	assert_true(m->flags & LCA_MSG_F_DEADLINE);
+	for (unsigned int i = 0; i < LCA_MSG_INLINE_WITH_DEADLINE; i++)
+		assert_int_equal(m->data[i], 0x5a);
+	assert_int_equal(lca_msg_set_deadline(NULL, 1), -EINVAL);
+	lca_msg_free(m);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
 int
 main(void)
 {
@@ -231,6 +329,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_control_from_a_thread_in_order, runtime_up,
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_control_refusals_and_stop, runtime_up,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_expired_messages_are_dropped_not_handled,
+						runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_deadline_leaves_the_payload, runtime_up,
 						runtime_down),
 	};
 	int failed;
