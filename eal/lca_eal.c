@@ -20,7 +20,11 @@
 
 RTE_LOG_REGISTER(lca_logtype, lcactor, INFO);
 
-static volatile sig_atomic_t stop_requested;
+/* Set by the signal handler on whichever thread takes the signal, read by
+ * every lcore's loop: an atomic (lock-free, so safe in a handler), not a
+ * volatile sig_atomic_t, which orders nothing between threads (a data race
+ * under C11 that ThreadSanitizer reports). */
+static int stop_requested;
 static bool no_huge_fallback;
 static bool eal_up;
 static char eal_args_text[1024];
@@ -30,19 +34,19 @@ static void
 on_stop_signal(int sig)
 {
 	(void)sig;
-	stop_requested = 1;
+	__atomic_store_n(&stop_requested, 1, __ATOMIC_RELAXED);
 }
 
 bool
 lca_eal_stop_requested(void)
 {
-	return stop_requested != 0;
+	return __atomic_load_n(&stop_requested, __ATOMIC_RELAXED) != 0;
 }
 
 void
 lca_eal_request_stop(void)
 {
-	stop_requested = 1;
+	__atomic_store_n(&stop_requested, 1, __ATOMIC_RELAXED);
 }
 
 bool
