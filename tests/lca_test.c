@@ -76,6 +76,24 @@ lca_test_runtime_up(const struct lca_runtime_conf *conf, unsigned int *pool_full
 	return ret;
 }
 
+unsigned int lca_test_pool_full;
+
+int
+lca_test_setup(void **state)
+{
+	struct lca_runtime_conf c = { .msgs_per_node = 4095, .pool_cache = 64 };
+
+	(void)state;
+	return lca_test_runtime_up(&c, &lca_test_pool_full);
+}
+
+int
+lca_test_teardown(void **state)
+{
+	(void)state;
+	return lca_runtime_cleanup();
+}
+
 lca_actor_id_t
 lca_test_spawn(lca_handler_fn handler, size_t size, unsigned int lcore, unsigned int mailbox,
 	       unsigned int throughput)

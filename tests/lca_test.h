@@ -45,6 +45,15 @@ bool lca_test_run_until(bool (*done)(void *arg), void *arg, unsigned int max_sec
  */
 int lca_test_runtime_up(const struct lca_runtime_conf *conf, unsigned int *pool_full);
 
+/* Envelopes in the pools when none is out, as lca_test_setup() found it. */
+extern unsigned int lca_test_pool_full;
+
+/* cmocka setup and teardown of the usual test: the runtime with small
+ * pools (4095 envelopes, caches of 64), its pool_full in
+ * lca_test_pool_full; then lca_runtime_cleanup(). */
+int lca_test_setup(void **state);
+int lca_test_teardown(void **state);
+
 /* An affinity actor of @p handler with zeroed state of @p size on
  * @p lcore (or LCA_LCORE_ANY), a mailbox of @p mailbox (0: default) and
  * @p throughput; fails the test when it cannot be spawned. */

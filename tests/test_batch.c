@@ -23,24 +23,6 @@
 #define MSGS 1000
 #define BURST 16
 
-static unsigned int pool_full;
-
-static int
-runtime_up(void **state)
-{
-	struct lca_runtime_conf c = { .msgs_per_node = 4095, .pool_cache = 64 };
-
-	(void)state;
-	return lca_test_runtime_up(&c, &pool_full);
-}
-
-static int
-runtime_down(void **state)
-{
-	(void)state;
-	return lca_runtime_cleanup();
-}
-
 struct batcher {
 	uint64_t calls;
 	uint64_t got;
@@ -116,7 +98,7 @@ test_batch_bursts_in_order(void **state)
 	assert_true(b->biggest > 1);
 	assert_true(b->biggest <= BURST);
 	assert_true(b->calls >= MSGS / BURST);
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 /* The runtime frees nothing a batch handler was given: kept messages are
@@ -134,11 +116,11 @@ test_batch_handler_owns_messages(void **state)
 	assert_int_equal(b->got, MSGS);
 	assert_int_equal(b->out_of_order, 0);
 	assert_true(b->biggest <= LCA_BATCH_DEFAULT);
-	assert_int_equal(lca_mempool_avail(), pool_full - MSGS);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full - MSGS);
 	assert_int_equal(lca_actor_stats_get(id, &st), 0);
 	assert_int_equal(st.handled, MSGS);
 	lca_msg_free_bulk(b->kept, MSGS);
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 static void
@@ -180,7 +162,7 @@ test_mbuf_bulk_round_trip(void **state)
 		assert_ptr_equal(msgs[i]->ptr, in[i]);
 		assert_true(msgs[i]->flags & LCA_MSG_F_MBUF);
 	}
-	assert_int_equal(lca_mempool_avail(), pool_full - BURST);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full - BURST);
 
 	/* Detached, an mbuf outlives its envelope. */
 	assert_ptr_equal(lca_msg_detach_mbuf(msgs[0]), in[0]);
@@ -193,7 +175,7 @@ test_mbuf_bulk_round_trip(void **state)
 	assert_int_equal(lca_msg_to_mbuf_bulk(msgs + 1, out, BURST - 1), BURST - 1);
 	for (unsigned int i = 1; i < BURST; i++)
 		assert_ptr_equal(out[i - 1], in[i]);
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 	rte_pktmbuf_free_bulk(out, BURST - 1);
 	rte_pktmbuf_free(in[0]);
 	assert_int_equal(rte_mempool_avail_count(mp), 255);
@@ -203,13 +185,13 @@ test_mbuf_bulk_round_trip(void **state)
 	assert_int_equal(lca_msg_from_mbuf_bulk(in, msgs, BURST), 0);
 	lca_msg_free_bulk(msgs, BURST);
 	assert_int_equal(rte_mempool_avail_count(mp), 255);
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 
 	/* A NULL mbuf: nothing is allocated. */
 	in[3] = NULL;
 	assert_int_equal(lca_msg_from_mbuf_bulk(in, msgs, BURST), -EINVAL);
 	assert_int_equal(lca_msg_from_mbuf(NULL, msgs), -EINVAL);
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 	rte_mempool_free(mp);
 }
 
@@ -250,16 +232,16 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_batch_bursts_in_order, runtime_up,
-						runtime_down),
-		cmocka_unit_test_setup_teardown(test_batch_handler_owns_messages, runtime_up,
-						runtime_down),
-		cmocka_unit_test_setup_teardown(test_spec_takes_one_handler, runtime_up,
-						runtime_down),
-		cmocka_unit_test_setup_teardown(test_mbuf_bulk_round_trip, runtime_up,
-						runtime_down),
-		cmocka_unit_test_setup_teardown(test_backlog_counts_what_waits, runtime_up,
-						runtime_down),
+		cmocka_unit_test_setup_teardown(test_batch_bursts_in_order, lca_test_setup,
+						lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_batch_handler_owns_messages, lca_test_setup,
+						lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_spec_takes_one_handler, lca_test_setup,
+						lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_mbuf_bulk_round_trip, lca_test_setup,
+						lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_backlog_counts_what_waits, lca_test_setup,
+						lca_test_teardown),
 	};
 	int failed;
 

@@ -26,24 +26,6 @@
 
 #define CONTROL_TYPE 77
 
-static unsigned int pool_full;
-
-static int
-runtime_up(void **state)
-{
-	struct lca_runtime_conf c = { .msgs_per_node = 4095, .pool_cache = 64 };
-
-	(void)state;
-	return lca_test_runtime_up(&c, &pool_full);
-}
-
-static int
-runtime_down(void **state)
-{
-	(void)state;
-	return lca_runtime_cleanup();
-}
-
 struct log {
 	uint32_t n;
 	uint32_t expect;
@@ -107,7 +89,7 @@ test_control_goes_before_a_full_mailbox(void **state)
 		assert_int_equal(l->type[i], 1);
 		assert_false(l->flags[i] & LCA_MSG_F_CONTROL);
 	}
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 /* An actor on lcore 1 sends a control message to an idle one on lcore 0,
@@ -136,7 +118,7 @@ test_control_wakes_an_idle_actor_from_another_lcore(void **state)
 	assert_int_equal(l->n, 1);
 	assert_int_equal(l->type[0], CONTROL_TYPE);
 	assert_int_equal(l->lcore[0], 0);
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 struct thread_arg {
@@ -191,7 +173,7 @@ test_control_from_a_thread_in_order(void **state)
 		assert_int_equal(l->type[i], CONTROL_TYPE + i);
 		assert_int_equal(l->lcore[i], 1);
 	}
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 /* Refusals are a send's, and a stop frees what waits in the lane. */
@@ -220,7 +202,7 @@ test_control_refusals_and_stop(void **state)
 	lca_msg_free(m);
 	assert_int_equal(lca_actor_stats_get(id, &st), 0);
 	assert_int_equal(st.dropped_on_stop, LCA_CONTROL_SIZE);
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 /* --- deadlines ----------------------------------------------------------- */
@@ -294,7 +276,7 @@ test_expired_messages_are_dropped_not_handled(void **state)
 		assert_true(batch_seen[i] % 3 != 1);
 	assert_int_equal(lca_actor_stats_get(batch, &st), 0);
 	assert_int_equal(st.expired, 3);
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 /* The deadline takes the last 8 inline bytes, never the payload's. */
@@ -315,7 +297,7 @@ test_deadline_leaves_the_payload(void **state)
 		assert_int_equal(m->data[i], 0x5a);
 	assert_int_equal(lca_msg_set_deadline(NULL, 1), -EINVAL);
 	lca_msg_free(m);
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 int
@@ -323,17 +305,17 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_control_goes_before_a_full_mailbox,
-						runtime_up, runtime_down),
+						lca_test_setup, lca_test_teardown),
 		cmocka_unit_test_setup_teardown(test_control_wakes_an_idle_actor_from_another_lcore,
-						runtime_up, runtime_down),
-		cmocka_unit_test_setup_teardown(test_control_from_a_thread_in_order, runtime_up,
-						runtime_down),
-		cmocka_unit_test_setup_teardown(test_control_refusals_and_stop, runtime_up,
-						runtime_down),
+						lca_test_setup, lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_control_from_a_thread_in_order, lca_test_setup,
+						lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_control_refusals_and_stop, lca_test_setup,
+						lca_test_teardown),
 		cmocka_unit_test_setup_teardown(test_expired_messages_are_dropped_not_handled,
-						runtime_up, runtime_down),
-		cmocka_unit_test_setup_teardown(test_deadline_leaves_the_payload, runtime_up,
-						runtime_down),
+						lca_test_setup, lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_deadline_leaves_the_payload, lca_test_setup,
+						lca_test_teardown),
 	};
 	int failed;
 

@@ -23,24 +23,6 @@
 #define T_FAIL 2
 #define FRESH 0x5eed
 
-static unsigned int pool_full;
-
-static int
-runtime_up(void **state)
-{
-	struct lca_runtime_conf c = { .msgs_per_node = 4095, .pool_cache = 64 };
-
-	(void)state;
-	return lca_test_runtime_up(&c, &pool_full);
-}
-
-static int
-runtime_down(void **state)
-{
-	(void)state;
-	return lca_runtime_cleanup();
-}
-
 /* --- a worker that fails on T_FAIL -------------------------------------- */
 
 struct worker {
@@ -176,7 +158,7 @@ test_resume_keeps_state_and_drops_the_failing_message(void **state)
 	assert_int_equal(worked, 20);
 	assert_int_equal(((struct worker *)lca_actor_state(w))->since, 30); /* never reset */
 	assert_int_equal(((struct worker *)lca_actor_state(w))->gaps, 0);
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 /* A restart makes the state anew and keeps the mailbox: every message but
@@ -211,7 +193,7 @@ test_restart_reinitialises_state_and_keeps_the_mailbox(void **state)
 		assert_int_equal(l->f[i].backoff_us, 0);
 	}
 	assert_true(lca_actor_alive(w));
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 static bool
@@ -272,7 +254,7 @@ test_restart_limit_backoff_then_stop(void **state)
 	assert_int_equal(l->type[4], LCA_TYPE_TERMINATED);
 	assert_int_equal(l->t[4].actor, w);
 	assert_int_equal(lca_actor_watch(watcher, watcher + 100), -ESRCH);
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 static void
@@ -298,7 +280,7 @@ test_stop_strategy_and_misuse(void **state)
 	assert_int_equal(worked, 1);
 	assert_int_equal(st.dropped_on_stop, 8);
 	assert_false(lca_actor_alive(w));
-	assert_int_equal(lca_mempool_avail(), pool_full);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
 int
@@ -306,13 +288,13 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_resume_keeps_state_and_drops_the_failing_message,
-						runtime_up, runtime_down),
+						lca_test_setup, lca_test_teardown),
 		cmocka_unit_test_setup_teardown(test_restart_reinitialises_state_and_keeps_the_mailbox,
-						runtime_up, runtime_down),
-		cmocka_unit_test_setup_teardown(test_restart_limit_backoff_then_stop, runtime_up,
-						runtime_down),
-		cmocka_unit_test_setup_teardown(test_stop_strategy_and_misuse, runtime_up,
-						runtime_down),
+						lca_test_setup, lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_restart_limit_backoff_then_stop, lca_test_setup,
+						lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_stop_strategy_and_misuse, lca_test_setup,
+						lca_test_teardown),
 	};
 	int failed;
 
