@@ -513,6 +513,7 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 	a->runq = spec->dispatcher == LCA_DISPATCH_SHARED ? LCA_LCORE_SHARED : lcore;
 	a->life = ACTOR_ALIVE;
 	snprintf(a->name, sizeof(a->name), "%s", spec->name ? spec->name : "");
+	a->pinned = spec->pinned;
 	a->state_init = spec->state_init;
 	a->state_arg = spec->state_arg;
 	rte_spinlock_init(&a->watch_lock);

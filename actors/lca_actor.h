@@ -201,6 +201,10 @@ struct lca_actor_spec {
 	const char *name;         /**< For stats and logs (optional). */
 	const struct lca_supervision *supervision; /**< Copied at spawn; NULL:
 						    *   resume, nobody told. */
+	bool pinned;              /**< Never moved: lca_actor_migrate() refuses
+				   *   (-EPERM) and placement auto leaves it where
+				   *   it is (an actor that owns its lcore's
+				   *   resources, e.g. a port's TX queue). */
 };
 
 /** Counters of one actor. */
@@ -413,8 +417,8 @@ LCA_API int lca_actor_watch(lca_actor_id_t watcher, lca_actor_id_t target);
  *
  * @return
  *   0 when asked; -ESRCH (no such actor); -EINVAL (a shared actor, or an
- *   lcore that is not enabled); -EPIPE (stopped); -EALREADY (it is there);
- *   -EBUSY (a move of it is under way).
+ *   lcore that is not enabled); -EPERM (spawned pinned); -EPIPE (stopped);
+ *   -EALREADY (it is there); -EBUSY (a move of it is under way).
  */
 LCA_API int lca_actor_migrate(lca_actor_id_t id, unsigned int lcore);
 

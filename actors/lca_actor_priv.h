@@ -113,6 +113,7 @@ struct lca_actor {
 	uint64_t window_tsc;      /* start of the max_restarts window */
 	uint32_t window_restarts;
 	bool by_supervision;      /* its strategy stopped it */
+	bool pinned;              /* never migrated */
 	bool told_watchers;       /* under watch_lock */
 	rte_spinlock_t watch_lock;
 	uint32_t n_watchers;

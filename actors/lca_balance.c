@@ -98,7 +98,7 @@ balance_plan(struct balance_cand *cand, unsigned int n, uint64_t *load, unsigned
 		struct balance_cand *c = &cand[i];
 		double to_peer = (double)(load[c->peer_lcore] + c->weight);
 		double to_self = (double)(load[c->lcore] + c->peer_weight);
-		bool self_fits = to_peer <= limit, peer_fits = to_self <= limit;
+		bool self_fits = to_peer <= limit, peer_fits = !c->peer_pinned && to_self <= limit;
 
 		if (c->lcore == c->peer_lcore || fixed(moves, n_moves, c))
 			continue;
@@ -152,13 +152,16 @@ survey(uint64_t *load)
 		if (a == NULL || actor_is_shared(a) ||
 		    __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)
 			continue;
+		/* A pinned actor counts in its lcore's load, and is never a
+		 * candidate; it may be a candidate's peer that stays put. */
 		cross = read_u64(&a->cross_sends);
 		local = read_u64(&a->local_sends);
 		handled = read_u64(&a->handled);
 		lcore = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
 		s->period_handled = handled - s->handled;
 		load[bal.index_of_lcore[lcore]] += actor_load(s);
-		if (cross - s->cross >= MIN_CROSS_SENDS && cross - s->cross >= local - s->local &&
+		if (!a->pinned &&
+		    cross - s->cross >= MIN_CROSS_SENDS && cross - s->cross >= local - s->local &&
 		    __atomic_load_n(&a->peer_count, __ATOMIC_RELAXED) >= PEER_COUNT_MAX / 2 &&
 		    !__atomic_load_n(&a->migrating, __ATOMIC_ACQUIRE) &&
 		    (s->moved_period == 0 || bal.period - s->moved_period > HOLD_PERIODS))
@@ -193,6 +196,7 @@ resolve_peers(unsigned int n)
 			continue;
 		c->peer_lcore = bal.index_of_lcore[__atomic_load_n(&p->lcore, __ATOMIC_ACQUIRE)];
 		c->peer_weight = actor_load(ps);
+		c->peer_pinned = p->pinned;
 		bal.cand[kept++] = *c;
 	}
 	return kept;

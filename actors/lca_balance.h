@@ -16,6 +16,7 @@ struct balance_cand {
 	uint32_t peer;
 	uint32_t peer_lcore;
 	uint64_t peer_weight;
+	bool peer_pinned;     /* the peer never moves: only self may */
 	uint64_t cross;       /* its sends across lcores in the period */
 };
 

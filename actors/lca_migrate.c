@@ -123,6 +123,8 @@ actor_migrate(struct lca_actor *a, unsigned int lcore, const char *why)
 		return -ESRCH;
 	if (lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore) || actor_is_shared(a))
 		return -EINVAL;
+	if (a->pinned)
+		return -EPERM;
 	if (__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)
 		return -EPIPE;
 	if (__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE) == lcore)

@@ -334,6 +334,40 @@ test_migrate_rejects_bad_requests(void **state)
 	assert_int_equal(lca_actor_migrate(a, 0), -EALREADY);
 	assert_int_equal(lca_actor_stop(a), 0);
 	assert_int_equal(lca_actor_migrate(a, 1), -EPIPE);
+	/* Pinned: never moved. */
+	shared.dispatcher = LCA_DISPATCH_AFFINITY;
+	shared.pinned = true;
+	assert_int_equal(lca_actor_spawn(&shared, &s), 0);
+	assert_int_equal(lca_actor_migrate(s, 1), -EPERM);
+	assert_int_equal(lca_actor_lcore(s), 0);
+}
+
+/* A pinned peer stays: only the candidate itself may move, and when it
+ * does not fit, nothing moves. */
+static void
+test_plan_never_moves_a_pinned_peer(void **state)
+{
+	struct balance_cand c = {
+		.self = 0, .lcore = 0, .weight = 100, .peer = 1, .peer_lcore = 1,
+		.peer_weight = 100, .cross = 500,
+	};
+	struct balance_move m[2];
+	uint64_t load[2] = { 100, 900 };
+	uint64_t even[2] = { 500, 500 };
+
+	(void)state;
+	/* Unpinned, the peer would come over (the candidate does not fit). */
+	assert_int_equal(balance_plan(&c, 1, load, 2, 1.25, m, 2), 1);
+	assert_int_equal(m[0].actor, 1);
+	load[0] = 100;
+	load[1] = 900;
+	c.peer_pinned = true;
+	assert_int_equal(balance_plan(&c, 1, load, 2, 1.25, m, 2), 0);
+	assert_int_equal(load[0], 100);
+	/* Where the candidate fits, it goes to its pinned peer. */
+	assert_int_equal(balance_plan(&c, 1, even, 2, 1.25, m, 2), 1);
+	assert_int_equal(m[0].actor, 0);
+	assert_int_equal(m[0].to, 1);
 }
 
 /* --- the planner on made-up figures ------------------------------------- */
@@ -497,6 +531,7 @@ main(void)
 						runtime_down),
 		cmocka_unit_test(test_plan_brings_pairs_together_within_the_bound),
 		cmocka_unit_test(test_plan_keeps_the_bound),
+		cmocka_unit_test(test_plan_never_moves_a_pinned_peer),
 		cmocka_unit_test_setup_teardown(test_auto_brings_pairs_together, runtime_auto,
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_auto_moves_nothing_when_traffic_is_uniform,

@@ -507,6 +507,9 @@ tx_actors_spawn(struct lca_port *p, const unsigned int *lcores, unsigned int n_l
 			.lcore = t->lcore,
 			.throughput = p->burst,
 			.name = name,
+			/* It owns its lcore's TX queue: a move would put two
+			 * lcores on one queue. */
+			.pinned = true,
 		};
 		int ret;
 
