@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the three benches share: the runtime, the load, series, histograms. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "lifecycle.h"
+
+static uint64_t load_lost;
+
+int
+lc_runtime_up(const struct lc_conf *c, unsigned int max_timers)
+{
+	struct lca_runtime_conf rc = {
+		.max_timers = max_timers,
+		.idle = c->idle,
+		.idle_sleep_after = 1000,
+		.idle_sleep_us = c->sleep_us,
+	};
+	int ret = lca_runtime_init(&rc);
+
+	if (ret < 0)
+		fprintf(stderr, APP ": runtime: %s\n", strerror(-ret));
+	load_lost = 0;
+	return ret;
+}
+
+int
+lc_spawn(lca_handler_fn h, size_t state_size, void (*init)(void *, void *), void *arg,
+	 unsigned int lcore, unsigned int mailbox, const char *name, lca_actor_id_t *id)
+{
+	struct lca_actor_spec spec = {
+		.handler = h, .state_size = state_size, .state_init = init, .state_arg = arg,
+		.lcore = lcore, .mailbox_size = mailbox, .name = name,
+	};
+	int ret = lca_actor_spawn(&spec, id);
+
+	if (ret < 0)
+		fprintf(stderr, APP ": cannot spawn %s on lcore %u: %s\n", name, lcore,
+			strerror(-ret));
+	return ret;
+}
+
+void
+lc_load_bounce(struct lca_msg *m)
+{
+	/* A refused reply is freed by the runtime when the handler returns:
+	 * the load shrinks by one, counted, nothing else. */
+	if (lca_reply(m) != 0)
+		__atomic_fetch_add(&load_lost, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t
+lc_load_lost(void)
+{
+	return __atomic_load_n(&load_lost, __ATOMIC_RELAXED);
+}
+
+static void
+load_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	(void)self;
+	(void)state;
+	lc_load_bounce(m);
+}
+
+/* @p n messages that ping-pong between @p a and @p b, half started each way. */
+int
+lc_load_seed(lca_actor_id_t a, lca_actor_id_t b, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct lca_msg *m;
+		int ret = lca_msg_alloc(&m);
+
+		if (ret < 0)
+			return ret;
+		m->type = LC_TYPE_LOAD;
+		m->len = 0;
+		ret = i & 1 ? lca_send_from(a, b, m) : lca_send_from(b, a, m);
+		if (ret < 0) {
+			lca_msg_free(m);
+			fprintf(stderr, APP ": cannot seed the load: %s\n", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int
+lc_load_start(const struct lc_conf *c, const lca_actor_id_t *cross)
+{
+	lca_actor_id_t ids[6];
+	int ret = 0;
+
+	if (cross != NULL) {
+		ids[0] = cross[0];
+		ids[1] = cross[1];
+	} else {
+		ret = lc_spawn(load_handler, 0, NULL, NULL, c->lcore[0], 1024, "load x0", &ids[0]);
+		if (ret == 0)
+			ret = lc_spawn(load_handler, 0, NULL, NULL, c->lcore[1], 1024, "load x1",
+				       &ids[1]);
+	}
+	for (unsigned int i = 0; i < 2 && ret == 0; i++) {
+		ret = lc_spawn(load_handler, 0, NULL, NULL, c->lcore[i], 1024,
+			       i ? "load l1a" : "load l0a", &ids[2 + 2 * i]);
+		if (ret == 0)
+			ret = lc_spawn(load_handler, 0, NULL, NULL, c->lcore[i], 1024,
+				       i ? "load l1b" : "load l0b", &ids[3 + 2 * i]);
+	}
+	if (ret == 0)
+		ret = lc_load_seed(ids[0], ids[1], LC_LOAD_CROSS);
+	if (ret == 0)
+		ret = lc_load_seed(ids[2], ids[3], LC_LOAD_LOCAL);
+	if (ret == 0)
+		ret = lc_load_seed(ids[4], ids[5], LC_LOAD_LOCAL);
+	return ret;
+}
+
+void
+lc_series_begin(struct lca_series *s, const char *label)
+{
+	fflush(stdout);
+	lca_series_begin(s, label, 0);
+}
+
+void
+lc_series_end(struct lca_series *s, struct lc_outcome *o)
+{
+	char verdict[256];
+
+	lca_series_end(s);
+	lca_series_verdict_text(s, verdict, sizeof(verdict));
+	printf("  clock: %s\n", verdict);
+	if (o->total != NULL)
+		lca_freq_total_add(o->total, s);
+}
+
+int
+lc_hdr_init(struct lca_hdr *h)
+{
+	return lca_hdr_init(h, 100LL * 1000 * 1000 * 1000, 3);
+}
+
+static double
+us_at(const struct lca_hdr *h, double p)
+{
+	return (double)lca_hdr_value_at(h, p) / 1000.0;
+}
+
+void
+lc_hdr_print(const char *what, const struct lca_hdr *h)
+{
+	if (h->total == 0) {
+		printf("  %-22s none recorded\n", what);
+		return;
+	}
+	printf("  %-22s p50 %9.1f  p99 %9.1f  p99.9 %9.1f  max %9.1f  mean %9.1f us  (n %" PRId64
+	       ")\n", what, us_at(h, 50), us_at(h, 99), us_at(h, 99.9), (double)h->max / 1000.0,
+	       lca_hdr_mean(h) / 1000.0, h->total);
+}
+
+json_t *
+lc_hdr_json(const struct lca_hdr *h)
+{
+	if (h->total == 0)
+		return json_pack("{s:s, s:I}", "unit", "us", "n", (json_int_t)0);
+	return json_pack("{s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "unit", "us", "n",
+			 (json_int_t)h->total, "p50", us_at(h, 50), "p99", us_at(h, 99), "p99_9",
+			 us_at(h, 99.9), "max", (double)h->max / 1000.0, "min",
+			 (double)h->min / 1000.0, "mean", lca_hdr_mean(h) / 1000.0);
+}
+
+bool
+lc_interrupted(int run_ret)
+{
+	return run_ret == -EINTR;
+}

@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Restart latency under load. A producer on lcore 0 sends numbered
+ * messages to a worker on lcore 1 (supervision: restart); every K-th one
+ * makes the worker's handler call lca_actor_fail(), after writing the TSC
+ * of that call where the worker's next handler call finds it. The restart
+ * re-runs state_init, which marks the fresh state; the first message the
+ * fresh state handles records the latency. A supervisor on lcore 0 counts
+ * the LCA_TYPE_FAILED notices and keeps the pauses they give. Load
+ * actors keep both lcores busy.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "lifecycle.h"
+
+#define RS_BURST 32
+#define RS_KEEP 64 /* per-failure figures kept for the backoff variant */
+
+enum {
+	RS_GO = 1,
+	RS_NUM,
+};
+
+struct rs_worker {
+	bool fresh;
+};
+
+struct rs_producer {
+	uint64_t next;
+	uint64_t refused;
+};
+
+static struct {
+	uint64_t messages, fail_every;
+	lca_actor_id_t worker, supervisor;
+	uint64_t hz;
+	/* The worker's lcore only. */
+	uint64_t fail_tsc;
+	uint64_t handled_ok;
+	uint64_t out_of_order;
+	struct lca_hdr lat;
+	double lat_us[RS_KEEP];  /* latency of failure i, i < RS_KEEP */
+	/* Read across lcores. */
+	uint64_t next_expected;  /* atomic */
+	uint64_t injected;       /* atomic */
+	uint64_t inits;          /* atomic: state_init calls */
+	/* The supervisor's lcore only. */
+	uint64_t notices;        /* atomic (read by the worker) */
+	uint64_t bad_notices;
+	uint32_t pause_us[RS_KEEP];
+	uint64_t stalled_go;
+} rs;
+
+static void
+maybe_done(void)
+{
+	if (__atomic_load_n(&rs.next_expected, __ATOMIC_SEQ_CST) == rs.messages &&
+	    __atomic_load_n(&rs.notices, __ATOMIC_SEQ_CST) ==
+		    __atomic_load_n(&rs.injected, __ATOMIC_SEQ_CST))
+		lca_runtime_stop();
+}
+
+static void
+worker_init(void *state, void *arg)
+{
+	struct rs_worker *w = state;
+
+	(void)arg;
+	w->fresh = true;
+	__atomic_fetch_add(&rs.inits, 1, __ATOMIC_RELAXED);
+}
+
+static void
+worker(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	struct rs_worker *w = state;
+	uint64_t now = rte_rdtsc(), seq, expect;
+
+	(void)self;
+	if (m->type == LC_TYPE_LOAD) {
+		lc_load_bounce(m);
+		return;
+	}
+	memcpy(&seq, m->data, sizeof(seq));
+	if (w->fresh) {
+		w->fresh = false;
+		if (rs.fail_tsc != 0) {
+			uint64_t k = __atomic_load_n(&rs.injected, __ATOMIC_RELAXED) - 1;
+			double ns = lc_cycles_to_ns(now - rs.fail_tsc, rs.hz);
+
+			lca_hdr_record(&rs.lat, (int64_t)ns);
+			if (k < RS_KEEP)
+				rs.lat_us[k] = ns / 1000.0;
+			rs.fail_tsc = 0;
+		}
+	}
+	expect = __atomic_load_n(&rs.next_expected, __ATOMIC_RELAXED);
+	if (seq != expect)
+		rs.out_of_order++;
+	if ((seq + 1) % rs.fail_every == 0) {
+		__atomic_fetch_add(&rs.injected, 1, __ATOMIC_SEQ_CST);
+		rs.fail_tsc = rte_rdtsc();
+		lca_actor_fail((int)(seq & INT32_MAX));
+	} else {
+		rs.handled_ok++;
+	}
+	__atomic_store_n(&rs.next_expected, seq + 1, __ATOMIC_SEQ_CST);
+	maybe_done();
+}
+
+static void
+supervisor(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	struct lca_failure f;
+	uint64_t n;
+
+	(void)self;
+	(void)state;
+	if (m->type != LCA_TYPE_FAILED || m->len < sizeof(f)) {
+		rs.bad_notices++;
+		return;
+	}
+	memcpy(&f, m->data, sizeof(f));
+	n = __atomic_add_fetch(&rs.notices, 1, __ATOMIC_SEQ_CST);
+	if (f.actor != rs.worker || f.action != LCA_SUPERVISE_RESTART || f.restarts != n ||
+	    (m->flags & LCA_MSG_F_CONTROL) == 0)
+		rs.bad_notices++;
+	if (n - 1 < RS_KEEP)
+		rs.pause_us[n - 1] = f.backoff_us;
+	maybe_done();
+}
+
+static void
+producer(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	struct rs_producer *p = state;
+
+	for (unsigned int i = 0; i < RS_BURST && p->next < rs.messages; i++) {
+		struct lca_msg *n;
+
+		if (lca_msg_alloc(&n) != 0)
+			break;
+		n->type = RS_NUM;
+		n->len = sizeof(p->next);
+		memcpy(n->data, &p->next, sizeof(p->next));
+		if (lca_send(rs.worker, n) != 0) {
+			lca_msg_free(n);
+			p->refused++;
+			break;
+		}
+		p->next++;
+	}
+	if (p->next < rs.messages && lca_send(self, m) != 0)
+		rs.stalled_go++;
+}
+
+static int
+scenario(const struct lc_conf *c, bool backoff, struct lc_outcome *o)
+{
+	const char *name = backoff ? "restart, backoff 100..1000 us" : "restart, no backoff";
+	struct lca_supervision sup = {
+		.strategy = LCA_SUPERVISE_RESTART,
+		.max_restarts = 1000000,
+		.within_ms = backoff ? 60000 : 1000,
+		.backoff_min_us = backoff ? 100 : 0,
+		.backoff_max_us = backoff ? 1000 : 0,
+	};
+	struct lca_actor_spec ws = {
+		.handler = worker, .state_size = sizeof(struct rs_worker), .state_init = worker_init,
+		.lcore = c->lcore[1], .name = "worker", .supervision = &sup,
+	};
+	struct lca_series series = { 0 };
+	struct lca_actor_stats wst;
+	struct rs_producer pst;
+	lca_actor_id_t prod;
+	struct lca_msg *go;
+	uint64_t injected, expect_ok;
+	unsigned int limit;
+	bool exact, doubling = true;
+	json_t *pauses = json_array(), *lats = json_array();
+	int ret, run_ret;
+
+	memset(&rs, 0, sizeof(rs));
+	rs.hz = rte_get_tsc_hz();
+	rs.fail_every = c->fail_every;
+	/* One more than the failures need, so that each has a message after it. */
+	rs.messages = backoff ? (uint64_t)c->backoff_failures * c->fail_every + 1 : c->messages;
+	ret = lc_hdr_init(&rs.lat);
+	ret = ret ? ret : lc_runtime_up(c, 64);
+	if (ret < 0)
+		goto out_hdr;
+	ret = lc_spawn(supervisor, 0, NULL, NULL, c->lcore[0], 1024, "supervisor",
+		       &rs.supervisor);
+	sup.supervisor = rs.supervisor;
+	if (ret == 0) {
+		ret = lca_actor_spawn(&ws, &rs.worker);
+		if (ret < 0)
+			fprintf(stderr, APP ": cannot spawn the worker: %s\n", strerror(-ret));
+	}
+	if (ret == 0)
+		ret = lc_spawn(producer, sizeof(struct rs_producer), NULL, NULL, c->lcore[0], 1024,
+			       "producer", &prod);
+	if (ret == 0)
+		ret = lc_load_start(c, NULL);
+	if (ret == 0)
+		ret = lca_msg_alloc(&go);
+	if (ret == 0) {
+		go->type = RS_GO;
+		go->len = 0;
+		ret = lca_send(prod, go);
+		if (ret < 0)
+			lca_msg_free(go);
+	}
+	if (ret < 0)
+		goto out;
+
+	printf("\n%s: %" PRIu64 " messages, every %" PRIu64 "th fails\n", name, rs.messages,
+	       c->fail_every);
+	lc_series_begin(&series, name);
+	/* ~1 us a message under load, and the pauses: a generous limit. */
+	limit = (unsigned int)RTE_MIN(30000 + rs.messages / 10 +
+				      (backoff ? rs.messages / c->fail_every * 2 : 0), 3600000ull);
+	run_ret = lca_runtime_run(limit);
+	lc_series_end(&series, o);
+	if (lc_interrupted(run_ret)) {
+		ret = run_ret;
+		goto out_series;
+	}
+	if (run_ret == -ETIMEDOUT)
+		fprintf(stderr, APP ": %s: not done after %u ms: %" PRIu64 " of %" PRIu64
+				" messages, %" PRIu64 " of %" PRIu64 " notices\n", name, limit,
+			rs.next_expected, rs.messages, rs.notices, rs.injected);
+	lca_actor_stats_get(rs.worker, &wst);
+	pst = *(struct rs_producer *)lca_actor_state(prod);
+	injected = rs.injected;
+	expect_ok = rs.messages - rs.messages / c->fail_every;
+	exact = run_ret == 0 && injected == rs.messages / c->fail_every &&
+		wst.failed_msgs == injected && wst.failures == injected &&
+		wst.restarts == injected && rs.notices == injected && rs.bad_notices == 0 &&
+		rs.handled_ok == expect_ok && rs.out_of_order == 0 && rs.inits == injected + 1 &&
+		rs.stalled_go == 0 && wst.handled == rs.messages;
+
+	lc_hdr_print("restart latency:", &rs.lat);
+	printf("  (from the lca_actor_fail() call to the first message the re-initialised state "
+	       "handles%s; a failure on the last message has none)\n",
+	       backoff ? ", the pause included" : "");
+	printf("  injected failures %" PRIu64 ": failed_msgs %" PRIu64 ", failures %" PRIu64
+	       ", restarts %" PRIu64 ", state_init runs %" PRIu64 " (1 + restarts), "
+	       "LCA_TYPE_FAILED notices %" PRIu64 " (%" PRIu64 " wrong): %s\n",
+	       injected, wst.failed_msgs, wst.failures, wst.restarts, rs.inits, rs.notices,
+	       rs.bad_notices, exact ? "exact" : "NOT exact");
+	printf("  other messages: %" PRIu64 " of %" PRIu64 " handled once, in order "
+	       "(%" PRIu64 " out of order); handled %" PRIu64 " = sent %" PRIu64 "; "
+	       "producer refused %" PRIu64 " times (mailbox full, retried): %s\n",
+	       rs.handled_ok, expect_ok, rs.out_of_order, wst.handled, pst.next, pst.refused,
+	       rs.handled_ok == expect_ok && rs.out_of_order == 0 ? "nothing lost" : "LOST");
+	for (uint64_t i = 0; i < RTE_MIN(injected, (uint64_t)RS_KEEP); i++) {
+		uint64_t shift = RTE_MIN(i, 20ull);
+		uint32_t want = backoff ? (uint32_t)RTE_MIN(100ull << shift, 1000ull) : 0;
+
+		doubling &= rs.pause_us[i] == want;
+		json_array_append_new(pauses, json_integer(rs.pause_us[i]));
+		json_array_append_new(lats, rs.lat_us[i] > 0 ? json_real(rs.lat_us[i]) : json_null());
+	}
+	if (backoff) {
+		printf("  pauses in the notices (us):");
+		for (uint64_t i = 0; i < RTE_MIN(injected, (uint64_t)RS_KEEP); i++)
+			printf(" %u", rs.pause_us[i]);
+		printf("\n  restart latency each (us):");
+		for (uint64_t i = 0; i < RTE_MIN(injected, (uint64_t)RS_KEEP); i++)
+			if (rs.lat_us[i] > 0)
+				printf(" %.0f", rs.lat_us[i]);
+			else
+				printf(" -");
+		printf("\n  the pause doubles from 100 us up to 1000 us: %s\n",
+		       doubling ? "yes" : "NO");
+		exact &= doubling;
+	}
+	json_array_append_new(o->results, json_pack(
+		"{s:s, s:s, s:b, s:I, s:I, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+		"s:I}, s:o, s:o, s:b, s:o}",
+		"name", name, "bench", "restart", "backoff", backoff, "messages",
+		(json_int_t)rs.messages, "fail_every", (json_int_t)c->fail_every,
+		"restart_latency", lc_hdr_json(&rs.lat),
+		"counts", "injected", (json_int_t)injected, "failed_msgs",
+		(json_int_t)wst.failed_msgs, "failures", (json_int_t)wst.failures, "restarts",
+		(json_int_t)wst.restarts, "state_inits", (json_int_t)rs.inits, "notices",
+		(json_int_t)rs.notices, "bad_notices", (json_int_t)rs.bad_notices, "handled_ok",
+		(json_int_t)rs.handled_ok, "expected_ok", (json_int_t)expect_ok, "out_of_order",
+		(json_int_t)rs.out_of_order, "producer_refused", (json_int_t)pst.refused,
+		"pauses_us", pauses, "latency_us_each", lats, "exact", exact, "frequency",
+		lca_series_freq_json(&series)));
+	pauses = lats = NULL;
+	o->exact &= exact;
+	if (run_ret < 0)
+		ret = run_ret;
+out_series:
+	lca_series_release(&series);
+out:
+	lca_runtime_cleanup();
+out_hdr:
+	json_decref(pauses);
+	json_decref(lats);
+	lca_hdr_free(&rs.lat);
+	return ret;
+}
+
+int
+lc_bench_restart(const struct lc_conf *c, struct lc_outcome *o)
+{
+	int ret;
+
+	printf("\n== restart: worker on lcore %u (supervision restart, max_restarts 1000000), "
+	       "producer and supervisor on lcore %u, load on both\n", c->lcore[1], c->lcore[0]);
+	ret = scenario(c, false, o);
+	if (ret == 0)
+		ret = scenario(c, true, o);
+	return ret;
+}

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Timer jitter. Two receivers, one per lcore, keep a number of one-shot
+ * timers (lca_send_after) outstanding: each arrival records its lateness
+ * (arrival TSC - intended TSC, the intended one in the payload) and arms
+ * the next, with a delay drawn from [min, max], alternately to itself and
+ * to the other receiver, until each has armed its share. Receiver 0 also
+ * arms one periodic timer (lca_send_every) to a third receiver on lcore 1
+ * (its control lane is not shared with the one-shots'), cancelled after
+ * its ticks. Under load the two receivers are the cross-lcore ping-pong
+ * pair themselves and the tick receiver bounces messages to itself, so
+ * their mailboxes are never empty: the timers must still come, through
+ * the control lane.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "lca_rng.h"
+#include "lca_timer.h"
+#include "lifecycle.h"
+
+enum {
+	TM_START = 1,
+	TM_ONCE,
+	TM_TICK,
+	TM_FENCE,
+};
+
+struct tm_rx {
+	unsigned int idx;
+	uint64_t armed;     /* one-shots it armed */
+	uint64_t arm_errors;
+	uint64_t got_once;  /* one-shots it received */
+	uint64_t ticks;     /* periodic ticks it received */
+	uint64_t rng;
+};
+
+static struct {
+	const struct lc_conf *c;
+	lca_actor_id_t rx[2];
+	lca_actor_id_t tick_rx;  /* the periodic's receiver, on lcore 1 */
+	struct lca_hdr once[2];  /* by receiver: each touches its own */
+	struct lca_hdr tick;     /* the tick receiver's */
+	uint64_t hz;
+	uint64_t expected_once;  /* atomic: 2 x timers, less arm errors */
+	uint64_t got_once;       /* atomic */
+	uint64_t tick_base;      /* the periodic's arm TSC */
+	lca_timer_id_t periodic; /* armed by receiver 0 before any tick */
+	int periodic_err;
+	int cancel_err;
+	bool fenced;             /* atomic: the ticks after the cancel are in */
+} tm;
+
+static void
+maybe_done(void)
+{
+	if (__atomic_load_n(&tm.fenced, __ATOMIC_ACQUIRE) &&
+	    __atomic_load_n(&tm.got_once, __ATOMIC_ACQUIRE) ==
+		    __atomic_load_n(&tm.expected_once, __ATOMIC_ACQUIRE))
+		lca_runtime_stop();
+}
+
+static void
+arm_one(lca_actor_id_t self, struct tm_rx *r)
+{
+	const struct lc_conf *c = tm.c;
+	uint32_t span = c->max_delay_us - c->min_delay_us + 1;
+	uint64_t delay = c->min_delay_us + lca_rng_below(&r->rng, span);
+	lca_actor_id_t to = r->armed & 1 ? tm.rx[r->idx ^ 1] : self;
+	struct lca_msg *m;
+	uint64_t intended;
+	int ret = lca_msg_alloc(&m);
+
+	r->armed++;
+	if (ret == 0) {
+		m->type = TM_ONCE;
+		m->len = sizeof(intended);
+		intended = rte_get_timer_cycles() + delay * rte_get_timer_hz() / 1000000;
+		memcpy(m->data, &intended, sizeof(intended));
+		ret = lca_send_after(to, m, delay, NULL);
+		if (ret < 0)
+			lca_msg_free(m);
+	}
+	if (ret < 0) {
+		/* Not armed: one fewer to wait for, said in the counts. */
+		r->arm_errors++;
+		__atomic_fetch_sub(&tm.expected_once, 1, __ATOMIC_ACQ_REL);
+	}
+}
+
+static void
+record(struct lca_hdr *h, uint64_t intended)
+{
+	uint64_t now = rte_get_timer_cycles();
+	uint64_t late = now > intended ? now - intended : 0;
+
+	lca_hdr_record(h, (int64_t)lc_cycles_to_ns(late, tm.hz));
+}
+
+static void
+rx_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	struct tm_rx *r = state;
+	uint64_t v;
+
+	switch (m->type) {
+	case LC_TYPE_LOAD:
+		lc_load_bounce(m);
+		return;
+	case TM_START:
+		for (unsigned int i = 0; i < tm.c->inflight && r->armed < tm.c->timers; i++)
+			arm_one(self, r);
+		if (r->idx == 0) {
+			struct lca_msg tmpl = { .type = TM_TICK };
+
+			tm.tick_base = rte_get_timer_cycles();
+			tm.periodic_err = lca_send_every(tm.tick_rx, &tmpl, tm.c->period_us,
+							 &tm.periodic);
+			if (tm.periodic_err < 0)
+				__atomic_store_n(&tm.fenced, true, __ATOMIC_RELEASE);
+		}
+		break;
+	case TM_ONCE:
+		memcpy(&v, m->data, sizeof(v));
+		record(&tm.once[r->idx], v);
+		r->got_once++;
+		__atomic_fetch_add(&tm.got_once, 1, __ATOMIC_ACQ_REL);
+		if (r->armed < tm.c->timers)
+			arm_one(self, r);
+		break;
+	case TM_TICK:
+		r->ticks++;
+		record(&tm.tick, tm.tick_base + r->ticks * (uint64_t)tm.c->period_us *
+						       rte_get_timer_hz() / 1000000);
+		if (r->ticks == tm.c->ticks) {
+			struct lca_msg *f;
+
+			/* Nothing fires after the cancel returns; what fired
+			 * before is in the lane ahead of the fence. */
+			tm.cancel_err = lca_timer_cancel(tm.periodic);
+			if (lca_msg_alloc(&f) == 0) {
+				f->type = TM_FENCE;
+				f->len = 0;
+				if (lca_send_control(self, f) != 0) {
+					lca_msg_free(f);
+					__atomic_store_n(&tm.fenced, true, __ATOMIC_RELEASE);
+				}
+			} else {
+				__atomic_store_n(&tm.fenced, true, __ATOMIC_RELEASE);
+			}
+		}
+		break;
+	case TM_FENCE:
+		__atomic_store_n(&tm.fenced, true, __ATOMIC_RELEASE);
+		break;
+	default:
+		break;
+	}
+	maybe_done();
+}
+
+static void
+rx_init(void *state, void *arg)
+{
+	struct tm_rx *r = state;
+
+	r->idx = (unsigned int)(uintptr_t)arg;
+	r->rng = lca_rng_stream(0x713e5, r->idx);
+}
+
+static int
+send_start(lca_actor_id_t to)
+{
+	struct lca_msg *m;
+	int ret = lca_msg_alloc(&m);
+
+	if (ret < 0)
+		return ret;
+	m->type = TM_START;
+	m->len = 0;
+	ret = lca_send_control(to, m);
+	if (ret < 0)
+		lca_msg_free(m);
+	return ret;
+}
+
+/* Expected length of a scenario, for its time limit. */
+static unsigned int
+limit_ms(const struct lc_conf *c)
+{
+	uint64_t mean_us = (c->min_delay_us + (uint64_t)c->max_delay_us) / 2;
+	uint64_t once_ms = c->timers * mean_us / c->inflight / 1000;
+	uint64_t tick_ms = (uint64_t)c->ticks * c->period_us / 1000;
+
+	uint64_t longest = RTE_MAX(once_ms, tick_ms);
+
+	return (unsigned int)RTE_MIN(10000 + 4 * longest, 3600000ull);
+}
+
+static int
+scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o)
+{
+	const char *name = loaded ? "timers, lcores under load" : "timers, lcores idle";
+	struct tm_rx st[3];
+	struct lca_actor_stats as[3];
+	struct lca_timer_stats ts;
+	struct lca_series series = { 0 };
+	uint64_t armed = 0, arm_errors = 0, ticks;
+	bool exact;
+	int ret, run_ret;
+
+	memset(&tm, 0, sizeof(tm));
+	tm.c = c;
+	tm.hz = rte_get_timer_hz();
+	tm.expected_once = 2 * c->timers;
+	tm.cancel_err = -EAGAIN;
+	ret = lc_hdr_init(&tm.once[0]);
+	ret = ret ? ret : lc_hdr_init(&tm.once[1]);
+	ret = ret ? ret : lc_hdr_init(&tm.tick);
+	ret = ret ? ret : lc_runtime_up(c, 2 * c->inflight + 16);
+	if (ret < 0)
+		goto out_hdr;
+	for (unsigned int i = 0; i < 2 && ret == 0; i++)
+		ret = lc_spawn(rx_handler, sizeof(struct tm_rx), rx_init, (void *)(uintptr_t)i,
+			       c->lcore[i], 1024, i ? "timer rx1" : "timer rx0", &tm.rx[i]);
+	if (ret == 0)
+		ret = lc_spawn(rx_handler, sizeof(struct tm_rx), rx_init, (void *)(uintptr_t)2,
+			       c->lcore[1], 1024, "tick rx", &tm.tick_rx);
+	if (ret == 0 && loaded)
+		ret = lc_load_start(c, tm.rx);
+	if (ret == 0 && loaded)
+		ret = lc_load_seed(tm.tick_rx, tm.tick_rx, LC_LOAD_LOCAL);
+	for (unsigned int i = 0; i < 2 && ret == 0; i++)
+		ret = send_start(tm.rx[i]);
+	if (ret < 0)
+		goto out;
+
+	printf("\n%s\n", name);
+	lc_series_begin(&series, name);
+	run_ret = lca_runtime_run(limit_ms(c));
+	lc_series_end(&series, o);
+	if (lc_interrupted(run_ret)) {
+		ret = run_ret;
+		goto out_series;
+	}
+	if (run_ret == -ETIMEDOUT)
+		fprintf(stderr, APP ": %s: not done after %u ms: %" PRIu64 " of %" PRIu64
+				" one-shots in, ticks fenced: %s\n", name, limit_ms(c),
+			tm.got_once, tm.expected_once, tm.fenced ? "yes" : "no");
+
+	for (unsigned int i = 0; i < 2; i++) {
+		st[i] = *(struct tm_rx *)lca_actor_state(tm.rx[i]);
+		lca_actor_stats_get(tm.rx[i], &as[i]);
+		armed += st[i].armed - st[i].arm_errors;
+		arm_errors += st[i].arm_errors;
+	}
+	st[2] = *(struct tm_rx *)lca_actor_state(tm.tick_rx);
+	lca_actor_stats_get(tm.tick_rx, &as[2]);
+	ticks = st[2].ticks;
+	lca_timer_stats_get(&ts);
+	exact = run_ret == 0 && tm.periodic_err == 0 && tm.cancel_err == 0 && arm_errors == 0 &&
+		tm.got_once == armed && ts.armed == armed + 1 && ts.fired == tm.got_once + ticks &&
+		ts.dropped == 0 && ts.cancelled == 1 && ts.active == 0 && ticks >= c->ticks;
+
+	lca_hdr_add(&tm.once[0], &tm.once[1]);
+	lc_hdr_print("one-shot lateness:", &tm.once[0]);
+	lc_hdr_print("periodic lateness:", &tm.tick);
+	printf("  idle policy %s%s; receivers' mailboxes: high-water %u, %u and %u (ticks) "
+	       "messages%s\n", lca_idle_policy_name(c->idle),
+	       c->idle == LCA_IDLE_SLEEP ? " (sleeps)" : "", as[0].mailbox_hwm, as[1].mailbox_hwm,
+	       as[2].mailbox_hwm,
+	       loaded ? " (the load's backlog: timers came by the control lane)" : "");
+	printf("  one-shot: armed %" PRIu64 " = fired %" PRIu64 " + dropped %" PRIu64
+	       " + cancelled 0 + still armed %u (arm errors %" PRIu64 ")\n",
+	       armed, tm.got_once, ts.dropped, ts.active, arm_errors);
+	printf("  periodic: 1 armed (%u us), %" PRIu64 " ticks fired, %" PRIu64 " missed, "
+	       "cancelled after tick %u%s%s\n",
+	       c->period_us, ticks, ts.missed, c->ticks,
+	       tm.cancel_err == 0 ? "" : " (the cancel failed)",
+	       ts.missed ? " (a tick's lateness counts from the k-th period at its k-th arrival: "
+			   "after a miss, a period too much)" : "");
+	printf("  runtime timer counters: armed %" PRIu64 " = %" PRIu64 " one-shot + 1 periodic; "
+	       "fired %" PRIu64 " = %" PRIu64 " + %" PRIu64 " received; retried %" PRIu64
+	       ", missed %" PRIu64 ", dropped %" PRIu64 ", cancelled %" PRIu64 ", active %u: %s\n",
+	       ts.armed, armed, ts.fired, tm.got_once, ticks, ts.retried, ts.missed, ts.dropped,
+	       ts.cancelled, ts.active, exact ? "exact" : "NOT exact");
+
+	json_array_append_new(o->results, json_pack(
+		"{s:s, s:s, s:b, s:s, s:I, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, "
+		"s:{s:I, s:I, s:I, s:I}, s:[i, i, i], s:b, s:o}",
+		"name", name, "bench", "timers", "loaded", loaded, "idle",
+		lca_idle_policy_name(c->idle), "sleep_us", (json_int_t)c->sleep_us,
+		"one_shot_lateness", lc_hdr_json(&tm.once[0]),
+		"periodic_lateness", lc_hdr_json(&tm.tick),
+		"timer_stats", "armed", (json_int_t)ts.armed, "fired", (json_int_t)ts.fired,
+		"cancelled", (json_int_t)ts.cancelled, "retried", (json_int_t)ts.retried,
+		"missed", (json_int_t)ts.missed, "dropped", (json_int_t)ts.dropped, "active",
+		(json_int_t)ts.active,
+		"counts", "one_shot_armed", (json_int_t)armed, "one_shot_received",
+		(json_int_t)tm.got_once, "ticks_received", (json_int_t)ticks, "arm_errors",
+		(json_int_t)arm_errors,
+		"mailbox_hwm", (int)as[0].mailbox_hwm, (int)as[1].mailbox_hwm,
+		(int)as[2].mailbox_hwm, "exact", exact,
+		"frequency", lca_series_freq_json(&series)));
+	o->exact &= exact;
+	if (run_ret < 0)
+		ret = run_ret;
+out_series:
+	lca_series_release(&series);
+out:
+	lca_runtime_cleanup();
+out_hdr:
+	lca_hdr_free(&tm.once[0]);
+	lca_hdr_free(&tm.once[1]);
+	lca_hdr_free(&tm.tick);
+	return ret;
+}
+
+int
+lc_bench_timers(const struct lc_conf *c, struct lc_outcome *o)
+{
+	int ret;
+
+	printf("\n== timers: %" PRIu64 " one-shots per lcore (%u outstanding each, delays %u..%u us,"
+	       " half to the other lcore), 1 periodic every %u us for %u ticks\n",
+	       c->timers, c->inflight, c->min_delay_us, c->max_delay_us, c->period_us, c->ticks);
+	printf("# lateness = arrival TSC in the receiver's handler - intended TSC (arm time + "
+	       "delay, in the payload)\n");
+	ret = scenario(c, true, o);
+	if (ret == 0)
+		ret = scenario(c, false, o);
+	return ret;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LIFECYCLE_H
+#define LIFECYCLE_H
+
+/*
+ * lca-lifecycle: what issue 13 asks to be measured of the lifecycle parts
+ * of the runtime: timer jitter, restart latency under load, non-EAL
+ * feeder threads. Each bench brings the runtime up, runs its scenarios
+ * under the frequency monitor, prints its lines and returns one JSON
+ * result per scenario.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "lca_actor.h"
+#include "lca_hdr.h"
+#include "lca_series.h"
+
+#define APP "lca-lifecycle"
+
+#define LC_MAX_FEEDER_COUNTS 8
+#define LC_MAX_FEEDERS 64
+
+enum lc_bench {
+	LC_BENCH_TIMERS = 1u << 0,
+	LC_BENCH_RESTART = 1u << 1,
+	LC_BENCH_FEEDERS = 1u << 2,
+};
+
+struct lc_conf {
+	unsigned int benches;       /* LC_BENCH_* in the order given */
+	enum lc_bench order[3];
+	unsigned int n_order;
+	enum lca_idle_policy idle;
+	unsigned int sleep_us;      /* --idle sleep: the sleep */
+	uint64_t timers;            /* one-shot timers armed per lcore */
+	unsigned int inflight;      /* one-shots outstanding per lcore */
+	unsigned int min_delay_us, max_delay_us;
+	unsigned int period_us;     /* the periodic timer */
+	unsigned int ticks;         /* its ticks before it is cancelled */
+	uint64_t messages;          /* restart: numbered messages */
+	uint64_t fail_every;        /* restart: every K-th fails */
+	unsigned int backoff_failures; /* backoff variant: failures */
+	unsigned int feeders[LC_MAX_FEEDER_COUNTS];
+	unsigned int n_feeders;
+	uint64_t per_feeder;
+	unsigned int stall_s;       /* feeders' watchdog */
+	const char *json_path;
+	unsigned int lcore[2];      /* the two lcores used */
+};
+
+/* One bench's outcome: its JSON results, whether its counts were exact. */
+struct lc_outcome {
+	json_t *results; /* array */
+	bool exact;
+	struct lca_freq_total *total; /* series merged here */
+};
+
+/* Runtime up with the app's idle policy and room for @p max_timers. */
+int lc_runtime_up(const struct lc_conf *c, unsigned int max_timers);
+
+/* Spawn an affinity actor; logs and returns the error. */
+int lc_spawn(lca_handler_fn h, size_t state_size, void (*init)(void *, void *), void *arg,
+	     unsigned int lcore, unsigned int mailbox, const char *name, lca_actor_id_t *id);
+
+/* Background load: a ping-pong pair across the two lcores and one on each
+ * lcore, so that every lcore always has turns to run and mailboxes that
+ * never empty. @p cross, when not NULL, are two actors (on lcore[0] and
+ * lcore[1]) whose handlers call lc_load_bounce() for LC_TYPE_LOAD: they
+ * take the cross pair's place, so their own mailboxes stay backed up. */
+#define LC_TYPE_LOAD 0x10ad
+#define LC_LOAD_CROSS 256
+#define LC_LOAD_LOCAL 64
+int lc_load_start(const struct lc_conf *c, const lca_actor_id_t *cross);
+void lc_load_bounce(struct lca_msg *m);
+/* @p n load messages between @p a and @p b (the same actor: it bounces them
+ * to itself), whose handlers call lc_load_bounce(). */
+int lc_load_seed(lca_actor_id_t a, lca_actor_id_t b, unsigned int n);
+uint64_t lc_load_lost(void);
+
+/* Start a scenario's series (monitor on); end it and print its verdict. */
+void lc_series_begin(struct lca_series *s, const char *label);
+void lc_series_end(struct lca_series *s, struct lc_outcome *o);
+
+/* HDR histogram in ns up to 100 s, 3 digits. */
+int lc_hdr_init(struct lca_hdr *h);
+/* "p50 X  p99 X  p99.9 X  max X us (n N)" and its JSON. */
+void lc_hdr_print(const char *what, const struct lca_hdr *h);
+json_t *lc_hdr_json(const struct lca_hdr *h);
+static inline double
+lc_cycles_to_ns(uint64_t cycles, uint64_t hz)
+{
+	return (double)cycles * 1e9 / (double)hz;
+}
+
+/* Whether a signal or lca_runtime_stop() asked the app to end. */
+bool lc_interrupted(int run_ret);
+
+int lc_bench_timers(const struct lc_conf *c, struct lc_outcome *o);
+int lc_bench_restart(const struct lc_conf *c, struct lc_outcome *o);
+int lc_bench_feeders(const struct lc_conf *c, struct lc_outcome *o);
+
+#endif /* LIFECYCLE_H */

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lca-lifecycle: the figures issue 13 asks for, of the runtime's lifecycle
+ * parts: timer jitter (one-shot and periodic, under load and idle),
+ * restart latency under load (with exact accounting of failures, notices
+ * and every other message), and non-EAL feeder threads (1, 2, 4, 8 on the
+ * lcores' CPUs, with a watchdog instead of a hang).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_lcore.h>
+
+#include "lca_app.h"
+#include "lca_cli.h"
+#include "lca_report.h"
+#include "lca_result.h"
+#include "lifecycle.h"
+
+static const char *const bench_names[] = { "timers", "restart", "feeders" };
+
+static void
+usage(const char *prog)
+{
+	printf("Usage: %s [EAL args] -- [options]\n"
+	       "The runtime's lifecycle parts measured (issue 13), on the first two lcores:\n"
+	       "  timers:  one-shot timers (lca_send_after) kept outstanding on both lcores with\n"
+	       "           delays drawn in [--min-delay-us, --max-delay-us], half to the other\n"
+	       "           lcore, and one periodic timer (lca_send_every); their lateness\n"
+	       "           (p50, p99, p99.9, max) with the lcores under load (the receivers'\n"
+	       "           mailboxes backed up) and idle, and the timer counters, exact\n"
+	       "  restart: a worker with supervision restart fails on every K-th of a stream of\n"
+	       "           numbered messages, under load: the latency from lca_actor_fail() to\n"
+	       "           the first message its fresh state handles; failures, notices and\n"
+	       "           every other message counted exactly; then with a backoff\n"
+	       "           (100 us doubling up to 1000 us), the pauses as the notices give them\n"
+	       "  feeders: N threads without an lcore id send to one affinity actor (its lcore's\n"
+	       "           inbox), on the lcores' CPUs: msg/s, exact accounting, and a watchdog\n"
+	       "           that reports a stall instead of hanging\n"
+	       "  --bench LIST        which, in order (default timers,restart,feeders)\n"
+	       "  --idle POLICY       the lcores' idle policy: spin (default), pause, sleep\n"
+	       "  --sleep-us N        with --idle sleep, each sleep (default 100, at most 100000)\n"
+	       "  --timers N          one-shot timers armed per lcore (default 5000)\n"
+	       "  --inflight N        one-shots outstanding per lcore (default 32, at most 1024)\n"
+	       "  --min-delay-us N    shortest one-shot delay (default 100)\n"
+	       "  --max-delay-us N    longest one-shot delay (default 10000)\n"
+	       "  --period-us N       the periodic timer's period (default 1000)\n"
+	       "  --ticks N           its ticks before it is cancelled (default 1000)\n"
+	       "  --messages N        restart: numbered messages (default 200000)\n"
+	       "  --fail-every K      restart: every K-th message fails (default 100; at most\n"
+	       "                      --messages)\n"
+	       "  --backoff-failures N  restart with backoff: failures injected (default 16, at\n"
+	       "                      most 64; its stream is N x K + 1 messages)\n"
+	       "  --feeders LIST      feeder thread counts (default 1,2,4,8; each 1..%d)\n"
+	       "  --per-feeder N      messages each feeder sends (default 200000)\n"
+	       "  --stall-s N         feeders: seconds without progress that count as a stall\n"
+	       "                      (default 5)\n"
+	       "  --json FILE         write every figure as JSON (docs/json.md)\n"
+	       "  --topology          print the lcores' topology and exit\n"
+	       "  --help              this text\n"
+	       "Needs 2 lcores (-l 0-1). With --idle spin or pause the two lcores busy-poll\n"
+	       "their CPUs; the feeder threads share those CPUs with them.\n",
+	       prog, LC_MAX_FEEDERS);
+}
+
+static int
+bad_value(const char *opt, const char *value)
+{
+	fprintf(stderr, APP ": bad value '%s' for --%s\n", value, opt);
+	return -EINVAL;
+}
+
+static int
+parse_benches(struct lc_conf *c, char *text)
+{
+	char *items[8];
+	int k = lca_cli_split(text, items, RTE_DIM(items));
+
+	if (k < 0)
+		return -EINVAL;
+	c->benches = 0;
+	c->n_order = 0;
+	for (int i = 0; i < k; i++) {
+		unsigned int b;
+
+		for (b = 0; b < RTE_DIM(bench_names); b++)
+			if (strcmp(items[i], bench_names[b]) == 0)
+				break;
+		if (b == RTE_DIM(bench_names) || (c->benches & (1u << b)))
+			return -EINVAL; /* unknown, or given twice */
+		c->benches |= 1u << b;
+		c->order[c->n_order++] = (enum lc_bench)(1u << b);
+	}
+	return 0;
+}
+
+static int
+parse_feeders(struct lc_conf *c, char *text)
+{
+	char *items[LC_MAX_FEEDER_COUNTS];
+	int k = lca_cli_split(text, items, LC_MAX_FEEDER_COUNTS);
+
+	if (k < 0)
+		return -EINVAL;
+	for (int i = 0; i < k; i++) {
+		uint64_t v;
+
+		if (lca_cli_uint(items[i], 1, LC_MAX_FEEDERS, &v) < 0)
+			return -EINVAL;
+		c->feeders[i] = (unsigned int)v;
+	}
+	c->n_feeders = (unsigned int)k;
+	return 0;
+}
+
+struct uint_opt {
+	const char *name;
+	size_t off;
+	bool wide; /* uint64_t, else unsigned int */
+	uint64_t min, max;
+};
+
+#define UOPT(n, field, w, lo, hi) { n, offsetof(struct lc_conf, field), w, lo, hi }
+
+static const struct uint_opt uint_opts[] = {
+	UOPT("sleep-us", sleep_us, false, 1, LCA_IDLE_SLEEP_MAX_US),
+	UOPT("timers", timers, true, 1, 100000000),
+	UOPT("inflight", inflight, false, 1, 1024),
+	UOPT("min-delay-us", min_delay_us, false, 1, 10000000),
+	UOPT("max-delay-us", max_delay_us, false, 1, 10000000),
+	UOPT("period-us", period_us, false, 10, 10000000),
+	UOPT("ticks", ticks, false, 1, 10000000),
+	UOPT("messages", messages, true, 1, 1000000000000ull),
+	UOPT("fail-every", fail_every, true, 1, 1000000000000ull),
+	UOPT("backoff-failures", backoff_failures, false, 1, 64),
+	UOPT("per-feeder", per_feeder, true, 1, 1000000000000ull),
+	UOPT("stall-s", stall_s, false, 1, 3600),
+};
+
+static int
+parse_option(void *conf, const char *name, char *val)
+{
+	struct lc_conf *c = conf;
+	char copy[256];
+	uint64_t v;
+
+	snprintf(copy, sizeof(copy), "%s", val);
+	for (unsigned int i = 0; i < RTE_DIM(uint_opts); i++) {
+		const struct uint_opt *u = &uint_opts[i];
+
+		if (strcmp(name, u->name) != 0)
+			continue;
+		if (lca_cli_uint(val, u->min, u->max, &v) < 0)
+			return bad_value(name, val);
+		if (u->wide)
+			*(uint64_t *)((char *)c + u->off) = v;
+		else
+			*(unsigned int *)((char *)c + u->off) = (unsigned int)v;
+		return 0;
+	}
+	if (strcmp(name, "bench") == 0) {
+		if (parse_benches(c, val) < 0)
+			return bad_value(name, copy);
+	} else if (strcmp(name, "feeders") == 0) {
+		if (parse_feeders(c, val) < 0)
+			return bad_value(name, copy);
+	} else if (strcmp(name, "idle") == 0) {
+		if (lca_idle_policy_parse(val, &c->idle) < 0)
+			return bad_value(name, val);
+	} else if (strcmp(name, "json") == 0) {
+		if (lca_cli_output_path("--json", val) < 0)
+			return -EINVAL;
+		c->json_path = val;
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* What each value allows alone is checked above; what they allow together here. */
+static int
+check_conf(struct lc_conf *c)
+{
+	unsigned int lc;
+
+	if (c->min_delay_us > c->max_delay_us) {
+		fprintf(stderr, APP ": --min-delay-us %u is above --max-delay-us %u\n",
+			c->min_delay_us, c->max_delay_us);
+		return -EINVAL;
+	}
+	if ((c->benches & LC_BENCH_RESTART) && c->fail_every > c->messages) {
+		fprintf(stderr, APP ": --fail-every %" PRIu64 " is above --messages %" PRIu64
+				": no failure would be injected\n", c->fail_every, c->messages);
+		return -EINVAL;
+	}
+	if ((c->benches & LC_BENCH_RESTART) && c->fail_every < 2) {
+		fprintf(stderr, APP ": --fail-every 1 leaves no message to measure a restart by\n");
+		return -EINVAL;
+	}
+	if (rte_lcore_count() < 2) {
+		fprintf(stderr, APP ": needs 2 lcores (e.g. -l 0-1), has %u\n", rte_lcore_count());
+		return -EINVAL;
+	}
+	c->lcore[0] = rte_get_main_lcore();
+	lc = rte_get_next_lcore(c->lcore[0], 1, 0);
+	c->lcore[1] = lc;
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, void *conf)
+{
+	struct lc_conf *c = conf;
+	static const struct option opts[] = {
+		{ "bench", required_argument, NULL, 0 },
+		{ "idle", required_argument, NULL, 0 },
+		{ "sleep-us", required_argument, NULL, 0 },
+		{ "timers", required_argument, NULL, 0 },
+		{ "inflight", required_argument, NULL, 0 },
+		{ "min-delay-us", required_argument, NULL, 0 },
+		{ "max-delay-us", required_argument, NULL, 0 },
+		{ "period-us", required_argument, NULL, 0 },
+		{ "ticks", required_argument, NULL, 0 },
+		{ "messages", required_argument, NULL, 0 },
+		{ "fail-every", required_argument, NULL, 0 },
+		{ "backoff-failures", required_argument, NULL, 0 },
+		{ "feeders", required_argument, NULL, 0 },
+		{ "per-feeder", required_argument, NULL, 0 },
+		{ "stall-s", required_argument, NULL, 0 },
+		{ "json", required_argument, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ret;
+
+	*c = (struct lc_conf){
+		.benches = LC_BENCH_TIMERS | LC_BENCH_RESTART | LC_BENCH_FEEDERS,
+		.order = { LC_BENCH_TIMERS, LC_BENCH_RESTART, LC_BENCH_FEEDERS },
+		.n_order = 3,
+		.idle = LCA_IDLE_SPIN,
+		.sleep_us = 100,
+		.timers = 5000,
+		.inflight = 32,
+		.min_delay_us = 100,
+		.max_delay_us = 10000,
+		.period_us = 1000,
+		.ticks = 1000,
+		.messages = 200000,
+		.fail_every = 100,
+		.backoff_failures = 16,
+		.feeders = { 1, 2, 4, 8 },
+		.n_feeders = 4,
+		.per_feeder = 200000,
+		.stall_s = 5,
+	};
+	ret = lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
+	return ret == 0 ? check_conf(c) : ret;
+}
+
+static const char *
+bench_name(enum lc_bench b)
+{
+	return b == LC_BENCH_TIMERS ? "timers" : b == LC_BENCH_RESTART ? "restart" : "feeders";
+}
+
+static json_t *
+conf_json(const struct lc_conf *c)
+{
+	json_t *benches = json_array(), *feeders = json_array();
+
+	for (unsigned int i = 0; i < c->n_order; i++)
+		json_array_append_new(benches, json_string(bench_name(c->order[i])));
+	for (unsigned int i = 0; i < c->n_feeders; i++)
+		json_array_append_new(feeders, json_integer(c->feeders[i]));
+	return json_pack("{s:s, s:o, s:s, s:i, s:I, s:i, s:i, s:i, s:i, s:i, s:I, s:I, s:i, s:o, "
+			 "s:I, s:i, s:[i, i]}",
+			 "benchmark", "lifecycle", "bench", benches, "idle",
+			 lca_idle_policy_name(c->idle), "sleep_us", (int)c->sleep_us, "timers",
+			 (json_int_t)c->timers, "inflight", (int)c->inflight, "min_delay_us",
+			 (int)c->min_delay_us, "max_delay_us", (int)c->max_delay_us, "period_us",
+			 (int)c->period_us, "ticks", (int)c->ticks, "messages",
+			 (json_int_t)c->messages, "fail_every", (json_int_t)c->fail_every,
+			 "backoff_failures", (int)c->backoff_failures, "feeders", feeders,
+			 "per_feeder", (json_int_t)c->per_feeder, "stall_s", (int)c->stall_s,
+			 "lcores", (int)c->lcore[0], (int)c->lcore[1]);
+}
+
+static int
+run(void *conf)
+{
+	struct lc_conf *c = conf;
+	static struct lca_freq_total total;
+	struct lc_outcome o = { .results = json_array(), .exact = true, .total = &total };
+	json_t *root;
+	size_t i;
+	json_t *r;
+	int ret = 0;
+
+	memset(&total, 0, sizeof(total));
+	lca_report_machine(stdout);
+	printf("# lca-lifecycle: benches");
+	for (unsigned int b = 0; b < c->n_order; b++)
+		printf("%s%s", b ? "," : " ", bench_name(c->order[b]));
+	printf(" on lcores %u and %u; idle policy %s", c->lcore[0], c->lcore[1],
+	       lca_idle_policy_name(c->idle));
+	if (c->idle == LCA_IDLE_SLEEP)
+		printf(" (%u us sleeps after 1000 empty loops)", c->sleep_us);
+	printf("\n# the runtime is brought up afresh for each scenario; each scenario runs under "
+	       "the frequency monitor\n");
+	for (unsigned int b = 0; b < c->n_order && ret == 0; b++) {
+		switch (c->order[b]) {
+		case LC_BENCH_TIMERS:
+			ret = lc_bench_timers(c, &o);
+			break;
+		case LC_BENCH_RESTART:
+			ret = lc_bench_restart(c, &o);
+			break;
+		case LC_BENCH_FEEDERS:
+			ret = lc_bench_feeders(c, &o);
+			break;
+		}
+	}
+	root = lca_result_new(conf_json(c));
+	json_array_foreach(o.results, i, r)
+		lca_result_add(root, json_incref(r));
+	json_decref(o.results);
+	printf("\nFrequency over every scenario:\n");
+	lca_freq_total_print(stdout, "All scenarios together:", &total);
+	json_object_set_new(root, "frequency", lca_freq_total_json(&total));
+	printf("\nAccounting: %s\n", ret == 0 && o.exact ? "every count exact" :
+		ret == 0 ? "NOT exact (see above)" : "run cut short");
+	if (ret == 0 && !o.exact) {
+		fprintf(stderr, APP ": the accounting is not exact\n");
+		ret = -EIO;
+	}
+	if (ret != -EINTR && c->json_path != NULL &&
+	    lca_result_write(root, ret == 0 && o.exact, c->json_path) < 0 && ret == 0)
+		ret = -EIO;
+	json_decref(root);
+	return ret;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct lc_conf conf;
+	const struct lca_app app = {
+		.name = APP, .parse = parse_args, .usage = usage, .run = run, .conf = &conf,
+	};
+
+	return lca_app_main(argc, argv, &app);
+}
