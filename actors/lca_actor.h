@@ -45,6 +45,10 @@ typedef uint32_t lca_actor_id_t;
 /** "No actor": the sender of a message sent from outside any actor. */
 #define LCA_ACTOR_NONE UINT32_MAX
 
+/** Ids from here up (below LCA_ACTOR_NONE) are references to actors on
+ *  other nodes (lca_remote.h); the local table never reaches them. */
+#define LCA_ACTOR_REMOTE_BASE 0x80000000u
+
 /** Bytes of payload carried inside an envelope. */
 #define LCA_MSG_INLINE 40
 

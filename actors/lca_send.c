@@ -14,6 +14,7 @@
 #define FREE_CHUNK 64
 
 static struct lca_send_errors send_errors;
+remote_send_fn remote_send_hook;
 
 void
 send_failed(int err)
@@ -269,8 +270,13 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 {
 	struct actor_lcore *here = actor_lcore_here();
 	struct lca_actor *a = actor_lookup(to);
-	int why = refusal(a);
+	int why;
 	unsigned int sent = 0, home;
+
+	/* Only a send that misses the local table looks at remote ids. */
+	if (unlikely(a == NULL) && to >= LCA_ACTOR_REMOTE_BASE && remote_send_hook != NULL)
+		return remote_send_hook(from, to, msgs, n, err);
+	why = refusal(a);
 
 	for (unsigned int i = 0; why == 0 && i < n; i++)
 		if (unlikely(!envelope_sendable(msgs[i])))

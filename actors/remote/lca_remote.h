@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_REMOTE_H
+#define LCA_REMOTE_H
+
+/**
+ * @file
+ * Actors on other nodes (processes or hosts), reached over DPDK ethdev ports.
+ *
+ * A remote reference is an lca_actor_id_t in the range the local actor
+ * table never reaches (LCA_ACTOR_REMOTE_BASE and up, below LCA_ACTOR_NONE):
+ * a node id and the actor's id on that node (lca_remote_ref()). lca_send(),
+ * lca_send_from(), lca_send_burst() and lca_reply() take it as they take a
+ * local id; only the send that misses the local table looks further, so a
+ * local send costs what it did.
+ *
+ * A send to a remote reference copies the message into the open frame of
+ * the channel from the calling lcore to the destination's node and lcore;
+ * each lcore's end hook closes its open frames once per loop iteration and
+ * hands them to the port's TX actor. The channel numbers its frames, keeps
+ * each one (a reference on its mbuf, no copy) until the peer acknowledges
+ * it, and retransmits it on a NAK or when its timeout passes; the receiver
+ * detects duplicates, reorders, and delivers every message once and in the
+ * order each sender sent it. docs/wire.md describes the frames.
+ *
+ * The ownership rule is lca_send()'s: the message is the sender's until the
+ * send returns 0, then the runtime's (its bytes are in a frame, the envelope
+ * is freed); a refused send leaves it with the sender. The errors:
+ * -ENOBUFS (the channel has no credit: the peer's window is full; try
+ * again, nothing was dropped), -ESRCH (an unknown node, or the remote part
+ * not started), -EHOSTDOWN (the peer stopped answering: see
+ * lca_remote_watch()), -EMSGSIZE (larger than a frame can carry), -EINVAL
+ * (a ptr payload that is not an mbuf: its size is not declared; or NULL),
+ * -EPERM (from a thread that is not a runtime lcore), -ENOMEM (no mbuf for
+ * a frame). On the receiving node the message is sent to its actor on
+ * behalf of the remote sender (msg->from is a remote reference, so
+ * lca_reply() goes back over the wire); a receiver whose mailbox is full
+ * holds the channel (its credit stops growing, the sender sees -ENOBUFS)
+ * and nothing is dropped; a receiver that does not exist or stopped is
+ * counted there (lca_send_errors_get(): no_actor, stopped) and in the
+ * link's undeliverable counter.
+ *
+ * Functions return 0 or a negative errno value, and log every error.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lca_actor.h"
+#include "lca_api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Bits of a remote reference that hold the actor's id on its node. */
+#define LCA_REMOTE_LOCAL_BITS 20
+/** Largest actor id on a node that a remote reference can name. */
+#define LCA_REMOTE_LOCAL_MAX ((1u << LCA_REMOTE_LOCAL_BITS) - 1)
+/** Largest node id (node ids are 0 .. LCA_REMOTE_NODE_MAX - 1). */
+#define LCA_REMOTE_NODE_MAX 2047u
+/** Most nodes in a node table (this one included). */
+#define LCA_REMOTE_MAX_NODES 16
+/** Most lcores a node may list. */
+#define LCA_REMOTE_MAX_LCORES 16
+
+/**
+ * System message type: the node of a watched remote actor stopped answering
+ * (no frame within lca_remote_conf.dead_ms). Sent to each watcher's control
+ * lane (lca_remote_watch()) with a struct lca_terminated whose actor is the
+ * remote reference and by_supervision 0: it reads as LCA_TYPE_TERMINATED
+ * and differs only in its type, for a watcher that wants to tell a lost
+ * node from a stopped actor.
+ */
+#define LCA_TYPE_NODE_DOWN (LCA_TYPE_SYSTEM + 16)
+
+/**
+ * A remote reference: actor @p local on node @p node.
+ *
+ * @return
+ *   The reference; LCA_ACTOR_NONE when @p node >= LCA_REMOTE_NODE_MAX or
+ *   @p local > LCA_REMOTE_LOCAL_MAX.
+ */
+static inline lca_actor_id_t
+lca_remote_ref(unsigned int node, lca_actor_id_t local)
+{
+	if (node >= LCA_REMOTE_NODE_MAX || local > LCA_REMOTE_LOCAL_MAX)
+		return LCA_ACTOR_NONE;
+	return LCA_ACTOR_REMOTE_BASE | ((lca_actor_id_t)node << LCA_REMOTE_LOCAL_BITS) | local;
+}
+
+/** Whether @p id is a remote reference (not a local id, not LCA_ACTOR_NONE). */
+static inline bool
+lca_remote_is_ref(lca_actor_id_t id)
+{
+	return id >= LCA_ACTOR_REMOTE_BASE && id != LCA_ACTOR_NONE;
+}
+
+/** The node of a remote reference. */
+static inline unsigned int
+lca_remote_node(lca_actor_id_t ref)
+{
+	return (ref & ~LCA_ACTOR_REMOTE_BASE) >> LCA_REMOTE_LOCAL_BITS;
+}
+
+/** The actor id, on its node, of a remote reference. */
+static inline lca_actor_id_t
+lca_remote_local(lca_actor_id_t ref)
+{
+	return ref & LCA_REMOTE_LOCAL_MAX;
+}
+
+/** One node of the node table. */
+struct lca_remote_node {
+	uint16_t id;          /**< Node id (< LCA_REMOTE_NODE_MAX). */
+	uint8_t mac[6];       /**< Its Ethernet address. */
+	uint32_t ipv4;        /**< Its IPv4 address, host byte order. */
+	uint16_t udp_base;    /**< Lcore L of the node listens on UDP port udp_base + L. */
+	uint16_t port_id;     /**< The local ethdev port that reaches it (for this
+			       *   node's own entry: unused). */
+	uint16_t n_lcores;    /**< Entries in lcores (0 for this node's own entry:
+			       *   the runtime's lcores). */
+	uint16_t lcores[LCA_REMOTE_MAX_LCORES]; /**< Its lcores that take frames: a
+						 *   message to its actor A goes to
+						 *   lcores[A % n_lcores]. */
+};
+
+/** Faults injected on transmission, for tests and for goodput under loss. */
+struct lca_remote_inject {
+	uint32_t loss_ppm;    /**< Frames dropped, per million. */
+	uint32_t dup_ppm;     /**< Frames sent twice, per million. */
+	uint32_t reorder_ppm; /**< Frames held back behind the next one, per million. */
+	uint64_t seed;        /**< Seed of each lcore's stream (0: 1); runs with the
+			       *   same seed and traffic inject the same faults. */
+};
+
+/** How to start the remote part. Zero-filled fields take their defaults. */
+struct lca_remote_conf {
+	uint16_t self;        /**< This node's id: one of nodes[]. */
+	uint16_t n_nodes;     /**< Entries in nodes. */
+	struct lca_remote_node nodes[LCA_REMOTE_MAX_NODES]; /**< This node and its peers. */
+	bool loopback;        /**< Messages to this node's own id go over the wire
+			       *   too (through its port and back: tests on one
+			       *   net_ring); else such a send is refused (-ESRCH). */
+	unsigned int window;  /**< Frames in flight per channel, a power of two
+			       *   (0: 256; at most 4096). */
+	unsigned int rto_us;  /**< First retransmission timeout (0: 50 us); it
+			       *   doubles at each timeout, up to rto_max_us. */
+	unsigned int rto_max_us; /**< (0: 20000 us). */
+	unsigned int heartbeat_ms; /**< A channel with nothing to send says it is
+				    *   alive this often (0: 10 ms). */
+	unsigned int dead_ms; /**< A peer not heard from for this long, after it was
+			       *   heard once, is dead (0: 1000 ms). */
+	unsigned int connect_ms; /**< A peer never heard from is dead after this
+				  *   long (0: 10000 ms). */
+	unsigned int burst;   /**< Of the ports it starts (0: lca_port's default). */
+	unsigned int mtu;     /**< IPv4 bytes a frame may hold (0: 1500; 128 .. 9000). */
+	struct lca_remote_inject inject; /**< Faults on transmission (zero: none). */
+};
+
+/** Counters of a link (one peer node; lca_remote_link_stats_get() sums its channels). */
+struct lca_remote_link_stats {
+	uint64_t msgs_sent;      /**< Messages put into frames. */
+	uint64_t msgs_delivered; /**< Messages received and given to their actor. */
+	uint64_t undeliverable;  /**< Received for an actor that does not exist or stopped. */
+	uint64_t frames_sent;    /**< Data frames, first transmissions. */
+	uint64_t frames_rx;      /**< Data frames received in the window, first copies. */
+	uint64_t acks_sent;      /**< Frames without data: acks, NAKs, heartbeats. */
+	uint64_t retransmits;    /**< Data frames sent again (timeout or NAK). */
+	uint64_t timeouts;       /**< Retransmission timeouts. */
+	uint64_t naks_sent;      /**< NAKs sent (a gap was seen). */
+	uint64_t naks_rx;        /**< NAKs received. */
+	uint64_t duplicates;     /**< Data frames received again, dropped. */
+	uint64_t reordered;      /**< Data frames received ahead of a gap, kept. */
+	uint64_t out_of_window;  /**< Data frames beyond the window, dropped. */
+	uint64_t no_credit;      /**< Sends refused for want of credit (-ENOBUFS). */
+	uint64_t held;           /**< Times delivery waited for a full mailbox. */
+	uint64_t lost_on_dead;   /**< Messages in unacknowledged frames when the peer died. */
+	uint64_t inj_lost;       /**< Frames the injector dropped. */
+	uint64_t inj_dup;        /**< Frames the injector duplicated. */
+	uint64_t inj_reordered;  /**< Frames the injector held back. */
+	uint64_t in_flight;      /**< Data frames sent and not yet acknowledged, now. */
+	uint32_t dead;           /**< 1 when the peer was declared dead. */
+};
+
+/** Counters of the remote part that belong to no link. */
+struct lca_remote_stats {
+	uint64_t malformed;      /**< Frames dropped by the decoder (any reason). */
+	uint64_t unknown_peer;   /**< Well-formed frames from a node not in the table. */
+	uint64_t not_for_us;     /**< Frames for another address or port, dropped. */
+	uint64_t no_mbuf;        /**< Times the port's mbuf pool was empty (a frame
+				  *   not opened: -ENOMEM; an ack not sent; a
+				  *   delivery waiting). */
+	uint64_t tx_refused;     /**< Frames the TX actors refused (full mailbox):
+				  *   data frames go again on their timeout. */
+	uint64_t tx_no_envelope; /**< Frames not sent for want of envelopes (idem). */
+};
+
+/**
+ * Fill @p conf from a node table file (INI; docs/wire.md, "Node table"):
+ * `self = N`, optional `loopback`, `window`, `rto_us`, `rto_max_us`,
+ * `heartbeat_ms`, `dead_ms`, `connect_ms`, `mtu`, and a `[node N]` section
+ * per node with `mac`, `ip`, `udp_base`, `port` and `lcores` (a
+ * comma-separated list). '#' and ';' start comments.
+ *
+ * @return
+ *   0; -ENOENT (no such file); -EINVAL (a bad line, logged with its number).
+ */
+LCA_API int lca_remote_conf_load(const char *path, struct lca_remote_conf *conf);
+
+/**
+ * Start the remote part: start each port the table names (lca_port_start(),
+ * with a classifier that steers each frame by its UDP destination port to
+ * a link actor on that lcore), spawn one link actor per runtime lcore, and
+ * add a hook to each lcore (timers in its poll, frames closed and sent in
+ * its end function). Call after lca_runtime_init() and before
+ * lca_runtime_run(), from the main lcore.
+ *
+ * @return
+ *   0; -EINVAL (a bad configuration, logged); -EEXIST (already started);
+ *   -EBUSY (loops running); another error of lca_port_start(),
+ *   lca_actor_spawn() or lca_lcore_hook_add().
+ */
+LCA_API int lca_remote_start(const struct lca_remote_conf *conf);
+
+/**
+ * Stop the remote part: free what the channels hold (frames in flight and
+ * undelivered frames, counted in lost_on_dead when unacknowledged), remove
+ * the hooks, stop the link actors and the ports. Call from the main lcore
+ * while the loops are not running, before lca_runtime_cleanup().
+ *
+ * @return
+ *   0 (also when not started); -EBUSY while the loops run.
+ */
+LCA_API int lca_remote_stop(void);
+
+/** This node's id, or -ESRCH when the remote part is not started. */
+LCA_API int lca_remote_self(void);
+
+/**
+ * Whether everything sent so far has been acknowledged by every peer (no
+ * frame in flight, no message in an open frame): for an app that wants to
+ * stop only when its last messages arrived.
+ */
+LCA_API bool lca_remote_idle(void);
+
+/**
+ * Have @p watcher told when the node of remote reference @p target is
+ * declared dead: an LCA_TYPE_NODE_DOWN message on its control lane (see
+ * there), at once when it is dead already. Sends to a dead node fail with
+ * -EHOSTDOWN. From any thread.
+ *
+ * @return
+ *   0; -ESRCH (@p watcher is not a local actor, or @p target not a remote
+ *   reference to a node in the table); -ENOSPC (the table of watches is
+ *   full, 256 entries).
+ */
+LCA_API int lca_remote_watch(lca_actor_id_t watcher, lca_actor_id_t target);
+
+/**
+ * Whether node @p node is up: started, in the table and not declared dead.
+ */
+LCA_API bool lca_remote_node_up(unsigned int node);
+
+/**
+ * Counters of the link to @p node: the sums over every channel to it (one
+ * per local lcore and peer lcore). Exact while the loops are not running.
+ *
+ * @return
+ *   0; -EINVAL (NULL); -ESRCH (no such peer, or not started).
+ */
+LCA_API int lca_remote_link_stats_get(unsigned int node, struct lca_remote_link_stats *out);
+
+/** Counters that belong to no link. @return 0; -EINVAL for NULL. */
+LCA_API int lca_remote_stats_get(struct lca_remote_stats *out);
+
+/**
+ * Decode one frame (Ethernet, IPv4, UDP, channel header, messages) and
+ * check every length in it, without touching any state: what the receive
+ * path runs first, and what the fuzz target drives.
+ *
+ * @param buf
+ *   The frame's bytes.
+ * @param len
+ *   How many.
+ * @param[out] n_msgs
+ *   Messages it carries (may be NULL).
+ * @return
+ *   0 for a well-formed frame; -EBADMSG otherwise.
+ */
+LCA_API int lca_remote_frame_check(const void *buf, uint32_t len, unsigned int *n_msgs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LCA_REMOTE_H */

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_REMOTE_PRIV_H
+#define LCA_REMOTE_PRIV_H
+
+/* Internals shared by lca_remote.c (channels, hooks, link actors),
+ * lca_remote_conf.c (the node table file) and lca_remote_telemetry.c. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_lcore.h>
+#include <rte_spinlock.h>
+
+#include "lca_port.h"
+#include "lca_remote.h"
+
+/* A counter one lcore writes and any thread may read. */
+static inline void
+rm_count(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+/* Serial-number comparisons (RFC 1982) of 32-bit sequence numbers. */
+static inline bool
+seq_lt(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+static inline bool
+seq_le(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) <= 0;
+}
+
+/* A data frame kept until the peer acknowledges it. */
+struct tx_slot {
+	struct rte_mbuf *m;
+	uint64_t sent_tsc; /* last (re)transmission */
+	uint16_t n_msgs;
+};
+
+/* A data frame received and not yet delivered whole. */
+struct rx_slot {
+	struct rte_mbuf *m;
+	uint32_t seq;
+	uint16_t rec_off; /* first record's offset in the frame */
+	uint16_t n_msgs;
+};
+
+/* The channel from one local lcore to one lcore of a peer: its TX side
+ * (our frames to it) and its RX side (its frames to us). Only the local
+ * lcore touches it while the loops run. */
+struct chan {
+	unsigned int peer;      /* index into rm.peers */
+	unsigned int port;      /* index into rm.ports */
+	uint16_t peer_lcore;
+	uint16_t src_udp, dst_udp;
+	/* TX */
+	uint32_t next_seq;      /* of the next frame opened */
+	uint32_t sent_seq;      /* highest frame closed and sent */
+	uint32_t acked;         /* every frame <= acked arrived */
+	uint32_t credit;        /* frames <= credit may be sent */
+	struct rte_mbuf *open;  /* frame being filled */
+	uint32_t open_seq;
+	uint16_t open_off;
+	uint16_t open_n;
+	uint64_t rto_tsc;       /* when the oldest unacked frame is resent; 0: none */
+	uint64_t rto;           /* current timeout, cycles */
+	uint64_t last_tx_tsc;
+	/* RX */
+	uint32_t rcv_next;      /* lowest frame not yet delivered whole */
+	uint32_t rcv_contig;    /* every frame <= rcv_contig arrived */
+	uint32_t rcv_high;      /* highest frame that arrived */
+	uint16_t head_i;        /* records of frame rcv_next delivered */
+	uint16_t head_off;      /* offset of its next record */
+	uint64_t last_rx_tsc;   /* 0: never heard */
+	uint32_t peer_session;
+	bool need_ack;
+	bool need_nak;
+	bool dirty;             /* on its lcore's list of channels to close */
+	bool blocked;           /* delivery waits for room in a mailbox */
+	bool cleaned;           /* freed after its peer died */
+	struct tx_slot *tx;     /* window entries */
+	struct rx_slot *rx;
+	struct lca_remote_link_stats st;
+};
+
+#define RM_TXQ_MAX 256
+
+/* What one lcore has of the remote part. */
+struct rm_lcore {
+	unsigned int lcore;
+	unsigned int n_chan;
+	struct chan *chan;          /* [peer][peer lcore index], see chan_of() */
+	unsigned int n_dirty;
+	struct chan **dirty;
+	unsigned int n_blocked;
+	uint64_t next_check;
+	uint64_t rng;
+	struct {
+		struct rte_mbuf *q[RM_TXQ_MAX];
+		unsigned int n;
+		struct rte_mbuf *held;   /* held back by the reorder injector */
+		unsigned int held_age;
+		lca_actor_id_t tx_actor;
+		struct rte_mempool *pool;
+	} port[LCA_REMOTE_MAX_NODES];
+};
+
+struct rm_peer {
+	struct lca_remote_node n;
+	unsigned int port;           /* index into rm.ports */
+	unsigned int chan_base;      /* its first channel in an rm_lcore */
+	uint32_t dead;               /* atomic */
+};
+
+struct rm_watch {
+	lca_actor_id_t watcher;
+	lca_actor_id_t target;
+};
+
+#define RM_WATCH_MAX 256
+
+struct rm_state {
+	bool up;
+	struct lca_remote_conf conf;
+	struct lca_remote_node self;
+	unsigned int n_peers;
+	struct rm_peer peers[LCA_REMOTE_MAX_NODES];
+	int16_t peer_of_node[LCA_REMOTE_NODE_MAX];
+	unsigned int n_ports;
+	struct lca_port *ports[LCA_REMOTE_MAX_NODES];
+	uint16_t port_ids[LCA_REMOTE_MAX_NODES];
+	struct rm_lcore *lc[RTE_MAX_LCORE];
+	lca_actor_id_t link_actor[RTE_MAX_LCORE];
+	unsigned int n_lcores;
+	unsigned int lcores[RTE_MAX_LCORE];
+	unsigned int window;
+	uint32_t frame_cap;          /* bytes of a frame, outer headers included */
+	uint32_t session;
+	uint64_t rto_min, rto_max, hb, dead, connect, check, start_tsc;
+	struct lca_remote_stats st;
+	rte_spinlock_t watch_lock;
+	unsigned int n_watch;
+	struct rm_watch watch[RM_WATCH_MAX];
+};
+
+extern struct rm_state rm;
+
+/* Telemetry (lca_remote_telemetry.c). */
+void rm_telemetry_register(void);
+
+#endif /* LCA_REMOTE_PRIV_H */

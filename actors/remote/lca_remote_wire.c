@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Frames: the decoder that checks every length before anything is read,
+ * and the outer headers' writer. No state: the fuzz target drives these. */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+
+#include "lca_remote.h"
+#include "lca_remote_wire.h"
+
+static inline uint16_t
+rd16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+static inline uint32_t
+rd32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+enum wire_err
+wire_decode(const uint8_t *buf, uint32_t len, struct wire_view *v)
+{
+	const uint8_t *ip, *udp, *rec;
+	uint32_t ip_len, ihl, udp_len, left;
+	const struct wire_hdr *h;
+	unsigned int n;
+
+	if (buf == NULL || len < WIRE_OUTER_LEN + WIRE_HDR_LEN)
+		return WIRE_SHORT;
+	if (rd16(buf + 12) != 0x0800)
+		return WIRE_NOT_IPV4;
+	ip = buf + WIRE_ETH_LEN;
+	ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+	if ((ip[0] >> 4) != 4 || ihl < WIRE_IP_LEN)
+		return WIRE_IP_BAD;
+	ip_len = rd16(ip + 2);
+	/* A frame may be padded past the IP datagram (short Ethernet frames),
+	 * never cut short of it. */
+	if (ip_len < ihl + WIRE_UDP_LEN + WIRE_HDR_LEN || ip_len > len - WIRE_ETH_LEN)
+		return WIRE_IP_BAD;
+	/* Fragments are not ours: the channel fragments large messages itself. */
+	if ((rd16(ip + 6) & 0x3fff) != 0)
+		return WIRE_IP_BAD;
+	if (ip[9] != 17)
+		return WIRE_NOT_UDP;
+	udp = ip + ihl;
+	udp_len = rd16(udp + 4);
+	if (udp_len != ip_len - ihl)
+		return WIRE_UDP_BAD;
+	h = (const struct wire_hdr *)(udp + WIRE_UDP_LEN);
+	if (h->version != WIRE_VERSION)
+		return WIRE_VERSION_BAD;
+	if ((h->flags & ~WIRE_F_KNOWN) != 0 || h->flags == 0)
+		return WIRE_FLAGS_BAD;
+	n = rd16((const uint8_t *)&h->n_msgs);
+	rec = (const uint8_t *)h + WIRE_HDR_LEN;
+	left = udp_len - WIRE_UDP_LEN - WIRE_HDR_LEN;
+	/* Data frames carry at least one message, others none. */
+	if (((h->flags & WIRE_F_DATA) != 0) != (n > 0))
+		return WIRE_RECORDS_BAD;
+	if ((h->flags & WIRE_F_DATA) && rd32((const uint8_t *)&h->seq) == 0)
+		return WIRE_RECORDS_BAD;
+	v->hdr = h;
+	v->msgs = rec;
+	v->msgs_len = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t plen, rlen;
+
+		if (left < WIRE_MSG_LEN)
+			return WIRE_RECORDS_BAD;
+		plen = rd16(rec + 12);
+		rlen = wire_rec_len(plen);
+		if (rlen > left)
+			return WIRE_RECORDS_BAD;
+		if (rd16(rec + 14) & ~WIRE_MSG_F_MBUF)
+			return WIRE_RECORDS_BAD;
+		/* An inline payload fits an envelope; a larger one came from an
+		 * mbuf and says so. */
+		if (plen > LCA_MSG_INLINE && !(rd16(rec + 14) & WIRE_MSG_F_MBUF))
+			return WIRE_RECORDS_BAD;
+		v->msgs_len += rlen;
+		rec += rlen;
+		left -= rlen;
+	}
+	/* Nothing may follow the last record (but the padding of a short frame,
+	 * which is outside udp_len). */
+	if (left != 0)
+		return WIRE_RECORDS_BAD;
+	v->src_ip = rd32(ip + 12);
+	v->dst_ip = rd32(ip + 16);
+	v->src_port = rd16(udp);
+	v->dst_port = rd16(udp + 2);
+	v->src_mac = buf + 6;
+	return WIRE_OK;
+}
+
+int
+lca_remote_frame_check(const void *buf, uint32_t len, unsigned int *n_msgs)
+{
+	struct wire_view v;
+
+	if (wire_decode(buf, len, &v) != WIRE_OK)
+		return -EBADMSG;
+	if (n_msgs != NULL)
+		*n_msgs = rte_be_to_cpu_16(v.hdr->n_msgs);
+	return 0;
+}
+
+void
+wire_outer_write(uint8_t *buf, const uint8_t *src_mac, const uint8_t *dst_mac, uint32_t src_ip,
+		 uint32_t dst_ip, uint16_t src_port, uint16_t dst_port, uint32_t udp_payload)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(buf + WIRE_ETH_LEN);
+	uint8_t *udp = buf + WIRE_ETH_LEN + WIRE_IP_LEN;
+	uint16_t ulen = (uint16_t)(WIRE_UDP_LEN + udp_payload);
+
+	memcpy(buf, dst_mac, 6);
+	memcpy(buf + 6, src_mac, 6);
+	buf[12] = 0x08;
+	buf[13] = 0x00;
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = 0x45;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(WIRE_IP_LEN + ulen));
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = 64;
+	ip->next_proto_id = 17;
+	ip->src_addr = rte_cpu_to_be_32(src_ip);
+	ip->dst_addr = rte_cpu_to_be_32(dst_ip);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp[0] = (uint8_t)(src_port >> 8);
+	udp[1] = (uint8_t)src_port;
+	udp[2] = (uint8_t)(dst_port >> 8);
+	udp[3] = (uint8_t)dst_port;
+	udp[4] = (uint8_t)(ulen >> 8);
+	udp[5] = (uint8_t)ulen;
+	/* No UDP checksum (allowed in IPv4): the channel's sequence numbers and
+	 * lengths are checked, and a NIC's Ethernet CRC guards the bytes. */
+	udp[6] = 0;
+	udp[7] = 0;
+}

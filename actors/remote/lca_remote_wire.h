@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_REMOTE_WIRE_H
+#define LCA_REMOTE_WIRE_H
+
+/* The frame layout of docs/wire.md: Ethernet, IPv4 (no options), UDP, the
+ * channel header, then packed message records. Every multi-byte field is in
+ * network byte order. */
+
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#define WIRE_VERSION 1
+
+#define WIRE_ETH_LEN 14
+#define WIRE_IP_LEN 20
+#define WIRE_UDP_LEN 8
+#define WIRE_OUTER_LEN (WIRE_ETH_LEN + WIRE_IP_LEN + WIRE_UDP_LEN)
+
+/* Channel header flags. */
+#define WIRE_F_DATA 0x01      /* seq numbers a data frame, messages follow */
+#define WIRE_F_ACK 0x02       /* ack and credit are valid */
+#define WIRE_F_NAK 0x04       /* nak names the first missing frame */
+#define WIRE_F_HEARTBEAT 0x08 /* sent because the channel was quiet */
+#define WIRE_F_KNOWN (WIRE_F_DATA | WIRE_F_ACK | WIRE_F_NAK | WIRE_F_HEARTBEAT)
+
+struct wire_hdr {
+	uint8_t version;
+	uint8_t flags;
+	uint16_t n_msgs;
+	uint16_t src_node;
+	uint16_t dst_node;
+	uint32_t seq;
+	uint32_t ack;
+	uint32_t credit;
+	uint32_t nak;
+	uint32_t session;
+	uint32_t reserved;
+} __rte_packed;
+
+#define WIRE_HDR_LEN 32
+_Static_assert(sizeof(struct wire_hdr) == WIRE_HDR_LEN, "channel header is 32 bytes");
+
+/* Message record flags. */
+#define WIRE_MSG_F_MBUF 0x0001 /* the payload came from an mbuf: it arrives in one */
+
+struct wire_msg {
+	uint32_t to;
+	uint32_t from;
+	uint32_t type;
+	uint16_t len;
+	uint16_t flags;
+} __rte_packed;
+
+#define WIRE_MSG_LEN 16
+_Static_assert(sizeof(struct wire_msg) == WIRE_MSG_LEN, "record header is 16 bytes");
+
+/* A record's bytes: its header and its payload, padded to 4. */
+static inline uint32_t
+wire_rec_len(uint32_t payload)
+{
+	return WIRE_MSG_LEN + ((payload + 3u) & ~3u);
+}
+
+/* What the decoder found in a well-formed frame. */
+struct wire_view {
+	const struct wire_hdr *hdr;
+	const uint8_t *msgs;   /* first record */
+	uint32_t msgs_len;     /* bytes of records */
+	uint32_t src_ip, dst_ip;   /* host order */
+	uint16_t src_port, dst_port; /* host order */
+	const uint8_t *src_mac;
+};
+
+/* Why a frame was refused (counted, see struct lca_remote_stats). */
+enum wire_err {
+	WIRE_OK = 0,
+	WIRE_SHORT,
+	WIRE_NOT_IPV4,
+	WIRE_IP_BAD,
+	WIRE_NOT_UDP,
+	WIRE_UDP_BAD,
+	WIRE_VERSION_BAD,
+	WIRE_FLAGS_BAD,
+	WIRE_RECORDS_BAD,
+};
+
+/* Check every length of the frame in @p buf; fill @p v. No state. */
+enum wire_err wire_decode(const uint8_t *buf, uint32_t len, struct wire_view *v);
+
+/* Write the Ethernet, IPv4 and UDP headers for a frame of @p udp_payload
+ * bytes after the UDP header. */
+void wire_outer_write(uint8_t *buf, const uint8_t *src_mac, const uint8_t *dst_mac,
+		      uint32_t src_ip, uint32_t dst_ip, uint16_t src_port, uint16_t dst_port,
+		      uint32_t udp_payload);
+
+#endif /* LCA_REMOTE_WIRE_H */

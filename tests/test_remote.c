@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Remote actors on net_ring: a node that lists itself as a peer
+ * (loopback) sends its frames through a net_ring port whose TX queue q
+ * writes the ring its RX queue q reads, so every frame crosses the whole
+ * path: packing, the channel header, the port, the classifier, the link
+ * actor, the decoder and delivery. The fault injector drops, duplicates
+ * and holds back frames between the rings; every message must still
+ * arrive exactly once, in each sender's order.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "lca_actor.h"
+#include "lca_eal.h"
+#include "lca_port.h"
+#include "lca_remote.h"
+#include "lca_test.h"
+
+#define SELF 3
+#define MSGS 20000 /* per producer and receiver */
+#define BATCH 64
+#define TYPE_GO 1
+#define TYPE_DATA 2
+
+static unsigned int msg_pool_full;
+
+static int
+runtime_up(void **state)
+{
+	struct lca_runtime_conf c = { .msgs_per_node = 16383, .pool_cache = 64 };
+
+	(void)state;
+	return lca_test_runtime_up(&c, &msg_pool_full);
+}
+
+static int
+runtime_down(void **state)
+{
+	(void)state;
+	lca_remote_stop();
+	return lca_runtime_cleanup();
+}
+
+static char port_name[16];
+
+static uint16_t
+new_ring_port(void)
+{
+	static unsigned int seq = 1;
+	uint16_t pid;
+
+	snprintf(port_name, sizeof(port_name), "net_ring%u", seq++);
+	assert_int_equal(rte_dev_probe(port_name), 0);
+	assert_int_equal(rte_eth_dev_get_port_by_name(port_name, &pid), 0);
+	return pid;
+}
+
+/* This node alone, reaching itself over a new net_ring port. */
+static void
+loopback_conf(struct lca_remote_conf *c)
+{
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, SELF };
+	uint16_t pid = new_ring_port();
+
+	memset(c, 0, sizeof(*c));
+	c->self = SELF;
+	c->loopback = true;
+	c->n_nodes = 1;
+	c->nodes[0].id = SELF;
+	memcpy(c->nodes[0].mac, mac, 6);
+	c->nodes[0].ipv4 = 0x0a000003;
+	c->nodes[0].udp_base = 7000;
+	c->nodes[0].port_id = pid;
+	c->nodes[0].n_lcores = 2;
+	c->nodes[0].lcores[0] = 0;
+	c->nodes[0].lcores[1] = 1;
+}
+
+/* What a data message carries. */
+struct payload {
+	uint32_t producer;
+	uint32_t seq;
+};
+
+/* A producer: on each GO, sends up to BATCH messages to each receiver's
+ * remote reference, and a GO to itself while any are left. A refused send
+ * (-ENOBUFS: no credit) keeps the message's number for the next turn. */
+struct producer {
+	uint32_t index;
+	uint32_t next[2];
+	lca_actor_id_t to[2];
+	uint64_t refused;
+	uint64_t other_errors;
+};
+
+static void
+producer_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct producer *p = state;
+	bool more = false;
+
+	for (unsigned int r = 0; r < 2; r++) {
+		for (unsigned int i = 0; i < BATCH && p->next[r] < MSGS; i++) {
+			struct payload pl = { .producer = p->index, .seq = p->next[r] };
+			struct lca_msg *m;
+			int ret;
+
+			if (lca_msg_alloc(&m) != 0)
+				break;
+			m->type = TYPE_DATA;
+			memcpy(m->data, &pl, sizeof(pl));
+			m->len = sizeof(pl);
+			ret = lca_send(p->to[r], m);
+			if (ret != 0) {
+				lca_msg_free(m);
+				if (ret == -ENOBUFS)
+					p->refused++;
+				else
+					p->other_errors++;
+				break;
+			}
+			p->next[r]++;
+		}
+		more |= p->next[r] < MSGS;
+	}
+	if (more)
+		lca_send(self, msg);
+}
+
+/* A receiver: checks each producer's numbers come in order, once. */
+struct receiver {
+	uint32_t expect[2];
+	uint64_t got;
+	uint64_t out_of_order;
+	uint64_t bad_from;
+};
+
+static void
+receiver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct receiver *r = state;
+	struct payload pl;
+
+	(void)self;
+	memcpy(&pl, msg->data, sizeof(pl));
+	if (msg->type != TYPE_DATA || pl.producer > 1 || !lca_remote_is_ref(msg->from) ||
+	    lca_remote_node(msg->from) != SELF) {
+		r->bad_from++;
+		return;
+	}
+	if (pl.seq != r->expect[pl.producer])
+		r->out_of_order++;
+	r->expect[pl.producer] = pl.seq + 1;
+	r->got++;
+}
+
+static lca_actor_id_t recv_ids[2];
+
+static bool
+all_received(void *arg)
+{
+	(void)arg;
+	for (unsigned int i = 0; i < 2; i++) {
+		const struct receiver *r = lca_actor_state(recv_ids[i]);
+
+		if (r->got < 2 * MSGS)
+			return false;
+	}
+	return lca_remote_idle();
+}
+
+/* Two producers (one per lcore) to two receivers (one per lcore), over the
+ * wire; every count checked. */
+static void
+run_exchange(const struct lca_remote_conf *c, struct lca_remote_link_stats *ls)
+{
+	lca_actor_id_t prod[2];
+	struct lca_remote_stats gs;
+
+	for (unsigned int i = 0; i < 2; i++)
+		recv_ids[i] = lca_test_spawn(receiver_handler, sizeof(struct receiver), i, 4096, 64);
+	for (unsigned int i = 0; i < 2; i++) {
+		struct producer *p;
+
+		prod[i] = lca_test_spawn(producer_handler, sizeof(struct producer), i, 16, 1);
+		p = lca_actor_state(prod[i]);
+		p->index = i;
+		p->to[0] = lca_remote_ref(SELF, recv_ids[0]);
+		p->to[1] = lca_remote_ref(SELF, recv_ids[1]);
+	}
+	assert_int_equal(lca_remote_start(c), 0);
+	for (unsigned int i = 0; i < 2; i++) {
+		struct lca_msg *m;
+
+		assert_int_equal(lca_msg_alloc(&m), 0);
+		m->type = TYPE_GO;
+		assert_int_equal(lca_send(prod[i], m), 0);
+	}
+	assert_true(lca_test_run_until(all_received, NULL, 60));
+	for (unsigned int i = 0; i < 2; i++) {
+		const struct receiver *r = lca_actor_state(recv_ids[i]);
+		const struct producer *p = lca_actor_state(prod[i]);
+
+		assert_int_equal(r->got, 2 * MSGS);
+		assert_int_equal(r->out_of_order, 0);
+		assert_int_equal(r->bad_from, 0);
+		assert_int_equal(r->expect[0], MSGS);
+		assert_int_equal(r->expect[1], MSGS);
+		assert_int_equal(p->other_errors, 0);
+	}
+	assert_int_equal(lca_remote_link_stats_get(SELF, ls), 0);
+	assert_int_equal(ls->msgs_sent, 4 * MSGS);
+	assert_int_equal(ls->msgs_delivered, 4 * MSGS);
+	assert_int_equal(ls->undeliverable, 0);
+	assert_int_equal(ls->in_flight, 0);
+	assert_int_equal(ls->lost_on_dead, 0);
+	assert_int_equal(ls->dead, 0);
+	/* Every first transmission of a data frame arrived once, or was
+	 * retransmitted. */
+	assert_true(ls->frames_rx <= ls->frames_sent);
+	assert_int_equal(lca_remote_stats_get(&gs), 0);
+	assert_int_equal(gs.malformed, 0);
+	assert_int_equal(gs.unknown_peer, 0);
+	assert_int_equal(lca_remote_stop(), 0);
+}
+
+static void
+test_clean_wire(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_link_stats ls;
+
+	(void)state;
+	loopback_conf(&c);
+	run_exchange(&c, &ls);
+	assert_int_equal(ls.inj_lost, 0);
+	/* Many messages a frame: packing works. */
+	assert_true(ls.frames_sent * 4 <= ls.msgs_sent);
+}
+
+static void
+test_lossy_wire(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_link_stats ls;
+
+	(void)state;
+	loopback_conf(&c);
+	c.inject.loss_ppm = 20000;
+	c.inject.dup_ppm = 20000;
+	c.inject.reorder_ppm = 20000;
+	c.inject.seed = 7;
+	run_exchange(&c, &ls);
+	/* The injector did its work, and the channel saw it. */
+	assert_true(ls.inj_lost > 0);
+	assert_true(ls.inj_dup > 0);
+	assert_true(ls.inj_reordered > 0);
+	assert_true(ls.retransmits > 0);
+	assert_true(ls.duplicates > 0);
+	assert_true(ls.reordered > 0);
+}
+
+/* Small window, small credit: senders see -ENOBUFS and nothing is lost. */
+static void
+test_credit_backpressure(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_link_stats ls;
+
+	(void)state;
+	loopback_conf(&c);
+	c.window = 2;
+	run_exchange(&c, &ls);
+	assert_true(ls.no_credit > 0);
+}
+
+static struct rte_mbuf *
+raw_frame(struct rte_mempool *mp, const uint8_t *bytes, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+
+	assert_non_null(m);
+	memcpy(rte_pktmbuf_append(m, len), bytes, len);
+	return m;
+}
+
+static unsigned int handled_any;
+
+static void
+count_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	(void)self;
+	(void)state;
+	(void)msg;
+	handled_any++;
+}
+
+/* Malformed frames put on the wire are counted and dropped: exact counts. */
+static void
+test_malformed_counted(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_stats gs;
+	struct rte_mempool *mp;
+	struct rte_ring *ring;
+	char rname[RTE_RING_NAMESIZE];
+	uint8_t good[128], bad[128];
+	unsigned int n_bad = 0;
+
+	(void)state;
+	loopback_conf(&c);
+	lca_test_spawn(count_handler, 0, 0, 64, 1);
+	assert_int_equal(lca_remote_start(&c), 0);
+	mp = rte_pktmbuf_pool_create("remote_raw", 255, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				     SOCKET_ID_ANY);
+	assert_non_null(mp);
+	snprintf(rname, sizeof(rname), "ETH_RXTX0_%s", port_name);
+	ring = rte_ring_lookup(rname);
+	assert_non_null(ring);
+	/* A well-formed heartbeat frame from node 3 lcore 0 to lcore 0, then
+	 * broken in every field the decoder checks. */
+	memset(good, 0, sizeof(good));
+	good[12] = 0x08;
+	good[14] = 0x45;
+	good[16] = 0;
+	good[17] = 20 + 8 + 32;
+	good[23] = 17;
+	good[26] = 10, good[29] = 3, good[30] = 10, good[33] = 3;
+	good[34] = 7000 >> 8, good[35] = 7000 & 0xff, good[36] = 7000 >> 8,
+	good[37] = 7000 & 0xff;
+	good[39] = 8 + 32;
+	good[42] = 1;    /* version */
+	good[43] = 0x08; /* heartbeat */
+	good[47] = SELF;
+	good[49] = SELF;
+	assert_int_equal(lca_remote_frame_check(good, 14 + 20 + 8 + 32, NULL), 0);
+	static const struct {
+		unsigned int off;
+		uint8_t val;
+	} breaks[] = {
+		{ 12, 0x86 }, /* not IPv4 */
+		{ 14, 0x65 }, /* IP version 6 */
+		{ 14, 0x44 }, /* IHL 4 */
+		{ 17, 200 },  /* IP length past the frame */
+		{ 23, 6 },    /* TCP */
+		{ 39, 9 },    /* UDP length */
+		{ 42, 2 },    /* version 2 */
+		{ 43, 0x80 }, /* unknown flag */
+		{ 43, 0x01 }, /* data without messages */
+		{ 45, 1 },    /* one message that is not there */
+	};
+	for (unsigned int i = 0; i < RTE_DIM(breaks); i++) {
+		struct rte_mbuf *m;
+
+		memcpy(bad, good, sizeof(bad));
+		bad[breaks[i].off] = breaks[i].val;
+		assert_int_equal(lca_remote_frame_check(bad, 74, NULL), -EBADMSG);
+		m = raw_frame(mp, bad, 74);
+		assert_int_equal(rte_ring_enqueue(ring, m), 0);
+		n_bad++;
+	}
+	/* Too short for any header. */
+	assert_int_equal(rte_ring_enqueue(ring, raw_frame(mp, good, 20)), 0);
+	n_bad++;
+	assert_false(lca_test_run(1));
+	assert_int_equal(lca_remote_stats_get(&gs), 0);
+	assert_int_equal(gs.malformed, n_bad);
+	assert_int_equal(lca_remote_stop(), 0);
+	assert_int_equal(rte_mempool_avail_count(mp), 255);
+	rte_mempool_free(mp);
+}
+
+/* Errors as lca_send() gives them, and an mbuf payload crossing. */
+struct mbuf_rx {
+	unsigned int got;
+	unsigned int ok;
+};
+
+static void
+mbuf_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct mbuf_rx *r = state;
+	const struct rte_mbuf *m = msg->ptr;
+
+	(void)self;
+	r->got++;
+	if ((msg->flags & LCA_MSG_F_MBUF) && m->pkt_len == 200) {
+		const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+		bool same = true;
+
+		for (unsigned int i = 0; i < 200; i++)
+			same &= b[i] == (uint8_t)i;
+		r->ok += same;
+	}
+	lca_runtime_stop();
+}
+
+static void
+test_send_errors_and_mbuf(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_link_stats ls;
+	struct lca_send_errors e0, e1;
+	struct lca_msg *m;
+	struct rte_mbuf *mb;
+	struct rte_mempool *mp;
+	lca_actor_id_t rx;
+	uint8_t big[4000];
+	const struct mbuf_rx *r;
+
+	(void)state;
+	loopback_conf(&c);
+	rx = lca_test_spawn(mbuf_handler, sizeof(struct mbuf_rx), 1, 64, 1);
+	assert_int_equal(lca_msg_alloc(&m), 0);
+	/* Not started: as an unknown actor. */
+	assert_int_equal(lca_send(lca_remote_ref(SELF, rx), m), -ESRCH);
+	assert_int_equal(lca_remote_start(&c), 0);
+	assert_int_equal(lca_remote_self(), SELF);
+	assert_int_equal(lca_remote_start(&c), -EEXIST);
+	/* A node not in the table. */
+	assert_int_equal(lca_send(lca_remote_ref(SELF + 1, rx), m), -ESRCH);
+	/* A ptr payload with no declared size. */
+	m->ptr = big;
+	assert_int_equal(lca_send(lca_remote_ref(SELF, rx), m), -EINVAL);
+	m->ptr = NULL;
+	/* Larger than a frame. */
+	mp = rte_pktmbuf_pool_create("remote_big", 63, 0, 0, 8192, SOCKET_ID_ANY);
+	assert_non_null(mp);
+	mb = rte_pktmbuf_alloc(mp);
+	assert_non_null(mb);
+	memset(rte_pktmbuf_append(mb, 4000), 1, 4000);
+	m->ptr = mb;
+	m->flags |= LCA_MSG_F_MBUF;
+	assert_int_equal(lca_send(lca_remote_ref(SELF, rx), m), -EMSGSIZE);
+	/* 200 bytes in an mbuf cross, and arrive in an mbuf. */
+	rte_pktmbuf_reset(mb);
+	for (unsigned int i = 0; i < 200; i++)
+		*(uint8_t *)rte_pktmbuf_append(mb, 1) = (uint8_t)i;
+	lca_send_errors_get(&e0);
+	assert_int_equal(lca_send(lca_remote_ref(SELF, rx), m), 0);
+	/* An actor that is not there: counted on the receiving side. */
+	assert_int_equal(lca_msg_alloc(&m), 0);
+	assert_int_equal(lca_send(lca_remote_ref(SELF, 5000), m), 0);
+	assert_true(lca_test_run(10));
+	assert_false(lca_test_run(1));
+	r = lca_actor_state(rx);
+	assert_int_equal(r->got, 1);
+	assert_int_equal(r->ok, 1);
+	assert_int_equal(lca_remote_link_stats_get(SELF, &ls), 0);
+	assert_int_equal(ls.undeliverable, 1);
+	lca_send_errors_get(&e1);
+	assert_int_equal(e1.no_actor - e0.no_actor, 1);
+	assert_int_equal(lca_remote_stop(), 0);
+	assert_int_equal(rte_mempool_avail_count(mp), 63);
+	rte_mempool_free(mp);
+}
+
+/* A peer that never answers is declared dead: its watchers are told and
+ * sends to it fail with -EHOSTDOWN. */
+struct watcher {
+	unsigned int downs;
+	lca_actor_id_t who;
+};
+
+static void
+watcher_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct watcher *w = state;
+	struct lca_terminated t;
+
+	(void)self;
+	if (msg->type == LCA_TYPE_NODE_DOWN && (msg->flags & LCA_MSG_F_CONTROL)) {
+		memcpy(&t, msg->data, sizeof(t));
+		w->downs++;
+		w->who = t.actor;
+		lca_runtime_stop();
+	}
+}
+
+static void
+test_dead_peer(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_link_stats ls;
+	const struct watcher *w;
+	lca_actor_id_t wid, target;
+	struct lca_msg *m;
+
+	(void)state;
+	loopback_conf(&c);
+	/* Node 9 is reached through our port, and never answers: its frames
+	 * come back to us, addressed to it, and are not ours. */
+	c.loopback = false;
+	c.n_nodes = 2;
+	c.nodes[1] = c.nodes[0];
+	c.nodes[1].id = 9;
+	c.nodes[1].ipv4 = 0x0a000009;
+	c.connect_ms = 200;
+	c.heartbeat_ms = 5;
+	wid = lca_test_spawn(watcher_handler, sizeof(struct watcher), 0, 64, 1);
+	assert_int_equal(lca_remote_start(&c), 0);
+	target = lca_remote_ref(9, 1);
+	assert_int_equal(lca_remote_watch(wid, target), 0);
+	assert_int_equal(lca_remote_watch(wid, lca_remote_ref(10, 1)), -ESRCH);
+	assert_int_equal(lca_msg_alloc(&m), 0);
+	assert_int_equal(lca_send(target, m), 0); /* not yet known dead */
+	assert_true(lca_remote_node_up(9));
+	assert_true(lca_test_run(10));
+	w = lca_actor_state(wid);
+	assert_int_equal(w->downs, 1);
+	assert_int_equal(w->who, target);
+	assert_false(lca_remote_node_up(9));
+	assert_int_equal(lca_msg_alloc(&m), 0);
+	assert_int_equal(lca_send(target, m), -EHOSTDOWN);
+	lca_msg_free(m);
+	assert_false(lca_test_run(1));
+	assert_int_equal(lca_remote_link_stats_get(9, &ls), 0);
+	assert_int_equal(ls.dead, 1);
+	assert_int_equal(ls.lost_on_dead, 1);
+	assert_int_equal(lca_remote_stop(), 0);
+}
+
+static void
+write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void
+test_conf_file(void **state)
+{
+	struct lca_remote_conf c;
+	char path[] = "/tmp/lca_remote_conf_XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	write_file(path, "# two nodes\nself = 1\nwindow = 64 ; frames\n"
+			 "[node 1]\nmac = 02:00:00:00:00:01\nip = 10.0.0.1\nudp_base = 7000\n"
+			 "port = 0\nlcores = 0\n"
+			 "[node 2]\nmac = 02:00:00:00:00:02\nip = 10.0.0.2\nudp_base = 7100\n"
+			 "port = 0\nlcores = 1, 2\n");
+	assert_int_equal(lca_remote_conf_load(path, &c), 0);
+	assert_int_equal(c.self, 1);
+	assert_int_equal(c.window, 64);
+	assert_int_equal(c.n_nodes, 2);
+	assert_int_equal(c.nodes[1].id, 2);
+	assert_int_equal(c.nodes[1].ipv4, 0x0a000002);
+	assert_int_equal(c.nodes[1].udp_base, 7100);
+	assert_int_equal(c.nodes[1].n_lcores, 2);
+	assert_int_equal(c.nodes[1].lcores[1], 2);
+	assert_int_equal(c.nodes[1].mac[5], 2);
+	write_file(path, "self = 1\n[node 1]\nmac = 02:00:00:00:00\n");
+	assert_int_equal(lca_remote_conf_load(path, &c), -EINVAL);
+	write_file(path, "self = 1\n[node 1]\nspeed = 9\n");
+	assert_int_equal(lca_remote_conf_load(path, &c), -EINVAL);
+	write_file(path, "[node 1]\nip = 10.0.0.1\n");
+	assert_int_equal(lca_remote_conf_load(path, &c), -EINVAL);
+	unlink(path);
+	assert_int_equal(lca_remote_conf_load(path, &c), -ENOENT);
+	/* A table without this node is refused at start. */
+	memset(&c, 0, sizeof(c));
+	c.self = 4;
+	c.n_nodes = 1;
+	c.nodes[0].id = 5;
+	c.nodes[0].udp_base = 7000;
+	c.nodes[0].n_lcores = 1;
+	assert_int_equal(lca_remote_start(&c), -EINVAL);
+	assert_int_equal(lca_remote_self(), -ESRCH);
+}
+
+static void
+test_refs(void **state)
+{
+	lca_actor_id_t r = lca_remote_ref(5, 1234);
+
+	(void)state;
+	assert_true(lca_remote_is_ref(r));
+	assert_false(lca_remote_is_ref(1234));
+	assert_false(lca_remote_is_ref(LCA_ACTOR_NONE));
+	assert_int_equal(lca_remote_node(r), 5);
+	assert_int_equal(lca_remote_local(r), 1234);
+	assert_int_equal(lca_remote_ref(LCA_REMOTE_NODE_MAX, 1), LCA_ACTOR_NONE);
+	assert_int_equal(lca_remote_ref(1, LCA_REMOTE_LOCAL_MAX + 1), LCA_ACTOR_NONE);
+	assert_true(lca_remote_is_ref(lca_remote_ref(LCA_REMOTE_NODE_MAX - 1, LCA_REMOTE_LOCAL_MAX)));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refs),
+		cmocka_unit_test_setup_teardown(test_conf_file, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_clean_wire, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_lossy_wire, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_credit_backpressure, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_malformed_counted, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_send_errors_and_mbuf, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_dead_peer, runtime_up, runtime_down),
+	};
+	int ret;
+
+	lca_test_eal_init("lca_test_remote");
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	lca_eal_cleanup();
+	return ret;
+}
