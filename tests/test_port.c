@@ -768,6 +768,62 @@ test_idle_port_is_idle(void **state)
 	stop_port(p);
 }
 
+/* RX off: the queue takes nothing while packets wait on the wire, and
+ * takes them once on again. keep_open: a stopped port is not closed, so it
+ * starts again (a closed vdev is gone). */
+static void
+test_rx_off_and_keep_open(void **state)
+{
+	char name[16];
+	uint16_t pid = new_ring_port(name, sizeof(name));
+	lca_actor_id_t dest = spawn_sink(1, PKTS);
+	struct lca_port_conf c = {
+		.port_id = pid, .n_rxq = 1, .n_txq = 1, .rx_desc = 256, .tx_desc = 256,
+		.dest = dest, .keep_open = true,
+	};
+	struct lca_port *p;
+	struct lca_port_stats st;
+	struct rte_mempool *mp;
+	struct rte_ring *r;
+	struct sink *s;
+
+	(void)state;
+	assert_int_equal(lca_port_rx_enable(NULL, -1, false), -EINVAL);
+	p = start_port(&c);
+	mp = lca_port_mempool(p);
+	r = port_ring(name, 0);
+	assert_int_equal(lca_port_rx_enable(p, 1, false), -EINVAL);
+	assert_int_equal(lca_port_rx_enable(p, -2, false), -EINVAL);
+	assert_int_equal(lca_port_rx_enable(p, 0, false), 0);
+	for (uint32_t i = 0; i < PKTS; i++)
+		assert_int_equal(rte_ring_enqueue(r, make_pkt(mp, 0, i)), 0);
+	assert_false(lca_test_run(1)); /* the time limit ends it: nothing comes */
+	assert_int_equal(lca_port_stats_get(p, &st), 0);
+	assert_int_equal(st.rx, 0);
+	assert_int_equal(rte_ring_count(r), PKTS);
+	assert_int_equal(lca_port_rx_enable(p, -1, true), 0);
+	assert_true(lca_test_run_until(sink_done, &dest, 20));
+	assert_int_equal(lca_port_stats_get(p, &st), 0);
+	assert_int_equal(st.rx, PKTS);
+	assert_int_equal(st.delivered, PKTS);
+	assert_accounting(&st);
+	stop_port(p);
+	/* Not closed: it starts again, and delivers again. */
+	assert_true(rte_eth_dev_is_valid_port(pid));
+	s = lca_actor_state(dest);
+	s->got = 0;
+	s->next[0] = 0;
+	p = start_port(&c);
+	mp = lca_port_mempool(p);
+	for (uint32_t i = 0; i < PKTS; i++)
+		assert_int_equal(rte_ring_enqueue(r, make_pkt(mp, 0, i)), 0);
+	assert_true(lca_test_run_until(sink_done, &dest, 20));
+	assert_int_equal(s->out_of_order, 0);
+	assert_true(pool_is_full(mp));
+	stop_port(p);
+	assert_true(rte_eth_dev_is_valid_port(pid));
+}
+
 int
 main(void)
 {
@@ -781,6 +837,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_backpressure, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_loopback_eal_port, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_stop_keeps_busy_pool, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_rx_off_and_keep_open, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_idle_port_is_idle, runtime_up_sleepy,
 						runtime_down),
 	};

@@ -680,6 +680,7 @@ lca_port_start(const struct lca_port_conf *conf, struct lca_port **port)
 		return -ENOMEM;
 	p->port_id = conf->port_id;
 	p->burst = conf->burst ? conf->burst : LCA_PORT_BURST_DEFAULT;
+	p->keep_open = conf->keep_open;
 	if (rte_eth_dev_get_name_by_port(p->port_id, p->name) != 0)
 		snprintf(p->name, sizeof(p->name), "port%u", p->port_id);
 	ret = port_setup(p, conf);
@@ -709,7 +710,7 @@ lca_port_stop(struct lca_port *p)
 	port_telemetry_remove(p);
 	started[p->port_id] = NULL;
 	n_started--;
-	port_free(p, true);
+	port_free(p, !p->keep_open);
 	if (n_started == 0 && pdump_up) {
 		rte_pdump_uninit();
 		pdump_up = false;
@@ -776,6 +777,17 @@ lca_port_queue_stats_get(const struct lca_port *p, unsigned int queue, struct lc
 		add_rxq(s, p->rxq[queue]);
 	if (queue < p->n_txq)
 		add_txq(s, p->txq[queue]);
+	return 0;
+}
+
+int
+lca_port_rx_enable(struct lca_port *p, int queue, bool on)
+{
+	if (p == NULL || queue < -1 || (queue >= 0 && (unsigned int)queue >= p->n_rxq))
+		return -EINVAL;
+	for (unsigned int q = 0; q < p->n_rxq; q++)
+		if (queue < 0 || (unsigned int)queue == q)
+			__atomic_store_n(&p->rxq[q]->rx_off, !on, __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -135,6 +135,10 @@ struct lca_port_conf {
 				 *   (0: LCA_PORT_WATERMARK_DEFAULT). */
 	bool promiscuous;      /**< Enable promiscuous mode (a PMD that cannot is
 				*   logged, not an error). */
+	bool keep_open;        /**< lca_port_stop() stops the device but does not
+				*   close it, so that the app (or a later
+				*   lca_port_start()) can configure and start it
+				*   again: a closed vdev is gone. */
 };
 
 /**
@@ -200,7 +204,8 @@ LCA_API int lca_port_start(const struct lca_port_conf *conf, struct lca_port **p
  * Stop a port: remove its hooks, stop its TX actors (what their mailboxes
  * hold is freed, counted in their dropped_on_stop), flush its TX buffers,
  * free what the RX stashes hold, drain and free what the RX queues still
- * hold, stop and close the ethdev, and free the mbuf pool. Call from the
+ * hold, stop and close the ethdev (only stop it with conf.keep_open), and
+ * free the mbuf pool. Call from the
  * main lcore while the loops are not running, before lca_runtime_cleanup().
  *
  * When mbufs of the pool are still out (in actors' mailboxes, or kept by
@@ -249,6 +254,20 @@ LCA_API int lca_port_stats_get(const struct lca_port *port, struct lca_port_stat
  */
 LCA_API int lca_port_queue_stats_get(const struct lca_port *port, unsigned int queue,
 				     struct lca_port_stats *stats);
+
+/**
+ * Let the port's RX queue @p queue (-1: every one) take packets, or not.
+ * Off, the queue stops
+ * calling rte_eth_rx_burst() at its next poll (what its stash holds still
+ * goes out), so an app can drain its pipeline before it stops the loops:
+ * once the stashes are empty, rx stays where it is and every packet taken
+ * is delivered or dropped. On again, they take packets at their next poll.
+ * A port starts with RX on. Safe from any thread, the loops running or not.
+ *
+ * @return
+ *   0; -EINVAL for NULL or a queue the port does not have.
+ */
+LCA_API int lca_port_rx_enable(struct lca_port *port, int queue, bool on);
 
 /** The ethdev port id of @p port (UINT16_MAX for NULL). */
 LCA_API uint16_t lca_port_id(const struct lca_port *port);

@@ -119,7 +119,8 @@ port_rx_poll(struct port_rxq *q)
 			return work;
 		}
 	}
-	if (q->paused_on != LCA_ACTOR_NONE)
+	if (q->paused_on != LCA_ACTOR_NONE ||
+	    unlikely(__atomic_load_n(&q->rx_off, __ATOMIC_RELAXED)))
 		return work;
 
 	n = rte_eth_rx_burst(q->port_id, q->queue_id, q->pkts, (uint16_t)q->burst);

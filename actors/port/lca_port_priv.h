@@ -51,6 +51,7 @@ struct port_rxq {
 	unsigned int head;
 	bool wrapped;
 	bool warned_dest;
+	bool rx_off;     /* lca_port_rx_enable(false): take no new packets (atomic) */
 	struct rte_mbuf **pkts;
 	lca_actor_id_t *to;
 	struct lca_msg **msgs;
@@ -105,6 +106,7 @@ struct lca_port {
 	struct rte_mempool *pool;
 	bool dev_started;
 	bool dev_configured;
+	bool keep_open;
 	struct port_rxq **rxq;
 	struct port_txq **txq;
 	struct port_lcore *lcores[RTE_MAX_LCORE];
