@@ -201,6 +201,7 @@ frame_close(struct rm_lcore *rl, struct chan *ch, uint64_t now)
 	m->pkt_len = ch->open_off;
 	s->m = m;
 	s->sent_tsc = now;
+	s->resent = false;
 	s->n_msgs = ch->open_n;
 	ch->sent_seq = ch->open_seq;
 	ch->open = NULL;
@@ -334,13 +335,33 @@ static void
 acked_upto(struct chan *ch, uint32_t ack, uint32_t credit, uint64_t now)
 {
 	if (seq_lt(ch->acked, ack) && seq_le(ack, ch->sent_seq)) {
+		const struct tx_slot *last = &ch->tx[ack & (rm.window - 1)];
+
+		/* RFC 6298's estimator, sampled from frames sent once (Karn):
+		 * the timeout follows the peer's real turnaround (its loop, its
+		 * scheduling), never below rto_us. */
+		if (!last->resent && last->m != NULL) {
+			uint64_t r = now - last->sent_tsc;
+
+			if (ch->srtt == 0) {
+				ch->srtt = r;
+				ch->rttvar = r / 2;
+			} else {
+				uint64_t dev = r > ch->srtt ? r - ch->srtt : ch->srtt - r;
+
+				ch->rttvar = (3 * ch->rttvar + dev) / 4;
+				ch->srtt = (7 * ch->srtt + r) / 8;
+			}
+		}
 		while (ch->acked != ack) {
 			struct tx_slot *s = &ch->tx[++ch->acked & (rm.window - 1)];
 
 			rte_pktmbuf_free(s->m);
 			s->m = NULL;
 		}
-		ch->rto = rm.rto_min;
+		ch->rto = ch->srtt + 4 * ch->rttvar;
+		ch->rto = RTE_MAX(ch->rto, rm.rto_min);
+		ch->rto = RTE_MIN(ch->rto, rm.rto_max);
 		ch->rto_tsc = ch->acked == ch->sent_seq ? 0 : now + ch->rto;
 		__atomic_store_n(&ch->st.in_flight, ch->sent_seq - ch->acked, __ATOMIC_RELAXED);
 	}
@@ -358,6 +379,7 @@ retransmit(struct rm_lcore *rl, struct chan *ch, uint32_t seq, uint64_t now)
 	if (s->m == NULL)
 		return;
 	s->sent_tsc = now;
+	s->resent = true;
 	rte_mbuf_refcnt_update(s->m, 1);
 	rm_count(&ch->st.retransmits, 1);
 	tx_frame(rl, ch, s->m, now);
@@ -546,6 +568,8 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 		return;
 	}
 	ch->last_rx_tsc = now;
+	if (unlikely(!ch->st.connected))
+		__atomic_store_n(&ch->st.connected, 1, __ATOMIC_RELAXED);
 	if (h->flags & WIRE_F_ACK)
 		acked_upto(ch, rte_be_to_cpu_32(h->ack), rte_be_to_cpu_32(h->credit), now);
 	if (h->flags & WIRE_F_NAK) {
@@ -1161,6 +1185,7 @@ stats_add(struct lca_remote_link_stats *o, const struct lca_remote_link_stats *s
 	     i++)
 		b[i] += __atomic_load_n(&a[i], __ATOMIC_RELAXED);
 	o->dead |= __atomic_load_n(&s->dead, __ATOMIC_RELAXED);
+	o->connected |= __atomic_load_n(&s->connected, __ATOMIC_RELAXED);
 }
 
 int

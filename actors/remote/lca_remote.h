@@ -180,6 +180,7 @@ struct lca_remote_link_stats {
 	uint64_t inj_reordered;  /**< Frames the injector held back. */
 	uint64_t in_flight;      /**< Data frames sent and not yet acknowledged, now. */
 	uint32_t dead;           /**< 1 when the peer was declared dead. */
+	uint32_t connected;      /**< 1 once a frame came from the peer. */
 };
 
 /** Counters of the remote part that belong to no link. */

@@ -39,6 +39,7 @@ struct tx_slot {
 	struct rte_mbuf *m;
 	uint64_t sent_tsc; /* last (re)transmission */
 	uint16_t n_msgs;
+	bool resent;       /* no RTT sample from it (Karn) */
 };
 
 /* A data frame received and not yet delivered whole. */
@@ -68,6 +69,7 @@ struct chan {
 	uint16_t open_n;
 	uint64_t rto_tsc;       /* when the oldest unacked frame is resent; 0: none */
 	uint64_t rto;           /* current timeout, cycles */
+	uint64_t srtt, rttvar;  /* RFC 6298 estimates, cycles (0: no sample yet) */
 	uint64_t last_tx_tsc;
 	/* RX */
 	uint32_t rcv_next;      /* lowest frame not yet delivered whole */

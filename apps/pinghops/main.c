@@ -22,6 +22,7 @@
 #include "lca_freq.h"
 #include "lca_freq_json.h"
 #include "lca_freq_print.h"
+#include "lca_pair.h"
 #include "lca_report.h"
 #include "lca_result.h"
 #include "lca_series.h"
@@ -34,7 +35,12 @@
 struct app_conf {
 	struct ph_conf ph;
 	const char *json_path;
+	const char *remote;      /* --remote memif: two processes */
+	const char *peer_lcores; /* -l of the second process */
 };
+
+/* The second process of --remote, and how this one was started. */
+static struct lca_pair g_pair;
 
 static void
 usage(const char *prog)
@@ -51,6 +57,11 @@ usage(const char *prog)
 	       "  --throughput N   messages an actor handles per turn (default 64)\n"
 	       "  --placement P    round-robin (default), pack, pairs-local, auto (the runtime\n"
 	       "                   moves actors that talk mostly to one peer together)\n"
+	       "  --remote memif   seed 001's remote case: half the workers in a second process\n"
+	       "                   (started and stopped by this one, over net_memif), the\n"
+	       "                   master here; a local run with all the workers here comes\n"
+	       "                   first, and the ratio is printed\n"
+	       "  --peer-lcores L  -l of the second process (default 1)\n"
 	       "  --json FILE      write every figure as JSON\n"
 	       "  --topology       print the lcores' topology and exit\n"
 	       "  --help           this text\n",
@@ -83,6 +94,16 @@ parse_option(void *conf, const char *name, char *val)
 		c->ph.throughput = (unsigned int)v;
 	} else if (strcmp(name, "placement") == 0) {
 		ret = lca_placement_parse(val, &c->ph.placement);
+	} else if (strcmp(name, "remote") == 0) {
+		if (strcmp(val, "memif") != 0) {
+			fprintf(stderr, "lca-pinghops: --remote %s: the transport is memif\n", val);
+			return -EINVAL;
+		}
+		c->remote = val;
+	} else if (strcmp(name, "pair-peer") == 0) {
+		/* The second process's own argument (lca_pair.h). */
+	} else if (strcmp(name, "peer-lcores") == 0) {
+		c->peer_lcores = val;
 	} else if (strcmp(name, "json") == 0) {
 		if (lca_cli_output_path("--json", val) < 0)
 			return -EINVAL;
@@ -110,6 +131,9 @@ parse_args(int argc, char **argv, void *conf)
 		{ "throughput", required_argument, NULL, 0 },
 		{ "placement", required_argument, NULL, 0 },
 		{ "json", required_argument, NULL, 0 },
+		{ "remote", required_argument, NULL, 0 },
+		{ "pair-peer", required_argument, NULL, 0 },
+		{ "peer-lcores", required_argument, NULL, 0 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -266,6 +290,96 @@ result_json(const struct ph_conf *pc, const struct runs *r, double average_ms)
 			 "runs", runs_json(r->runs, pc->runs), "average_ms", average_ms);
 }
 
+/* Both runs of --remote: all the workers here, then half here and half in
+ * the second process; the ratio of their averages. */
+static int
+run_remote(const struct app_conf *c)
+{
+	static struct ph_run runs[MAX_RUNS];
+	static struct lca_series series;
+	static struct runs r;
+	struct lca_remote_conf rconf;
+	struct lca_remote_link_stats ls;
+	struct ph_conf pc = c->ph;
+	double local_ms = 0, remote_ms = 0;
+	int ret, peer;
+
+	lca_pair_conf(&g_pair, &rconf);
+	rconf.connect_ms = 30000;
+	pc.remote = &rconf;
+	if (g_pair.is_peer) {
+		pc.remote_node = 2;
+		ret = ph_bench_create(&pc, &r.b);
+		if (ret < 0)
+			return ret;
+		ret = ph_bench_serve(r.b, 0);
+		ph_bench_destroy(r.b);
+		return ret == -EINTR ? 0 : ret;
+	}
+	lca_report_machine(stdout);
+	print_header(&c->ph);
+	printf("# Local run first: all %u workers and the master in this process (lcores %s).\n",
+	       pc.workers, g_pair.self_lcores[0] ? g_pair.self_lcores : "all");
+	ret = ph_bench_create(&c->ph, &r.b);
+	if (ret < 0)
+		return ret;
+	r.runs = runs;
+	ret = lca_series_run(&series, "pinghops-local", pc.runs, run_one, &r);
+	ph_bench_destroy(r.b);
+	lca_series_release(&series);
+	if (ret < 0)
+		return ret;
+	for (unsigned int i = 0; i < pc.runs; i++)
+		local_ms += r.ms[i] / pc.runs;
+	printf("Average execution time = %.4f ms\n\n", local_ms);
+	lca_pair_set_peer_lcores(&g_pair, c->peer_lcores ? c->peer_lcores : "1");
+	ret = lca_pair_spawn(&g_pair);
+	if (ret < 0)
+		return ret;
+	printf("Remote: %u workers here and %u in the second process (lcores %s), over %s; the "
+	       "master here.\n\n",
+	       (pc.workers + 1) / 2, pc.workers / 2, g_pair.peer_lcores, g_pair.transport);
+	pc.remote_node = 1;
+	ret = ph_bench_create(&pc, &r.b);
+	if (ret == 0) {
+		/* The second process starts its EAL and connects first: not
+		 * part of any run. */
+		for (unsigned int i = 0; i < 3000; i++) {
+			if (lca_remote_link_stats_get(2, &ls) == 0 && ls.connected)
+				break;
+			lca_runtime_run(10);
+		}
+		print_date("Start pinging around @ ");
+		ret = lca_series_run(&series, "pinghops-remote", pc.runs, run_one, &r);
+		if (ret == 0) {
+			for (unsigned int i = 0; i < pc.runs; i++)
+				remote_ms += r.ms[i] / pc.runs;
+			printf("Repetitions reached. Broadcasting shutdown...\n");
+			print_date("End: ");
+			printf("Average execution time = %.4f ms\n", remote_ms);
+		}
+		ph_bench_quit_peer(r.b);
+		if (lca_remote_link_stats_get(2, &ls) == 0)
+			printf("\nLink to node 2: %" PRIu64 " msgs sent in %" PRIu64
+			       " data frames (%.1f a frame), %" PRIu64 " delivered from it, %" PRIu64
+			       " retransmits, %" PRIu64 " duplicates, %" PRIu64 " no-credit "
+			       "refusals\n",
+			       ls.msgs_sent, ls.frames_sent,
+			       ls.frames_sent ? (double)ls.msgs_sent / (double)ls.frames_sent : 0.0,
+			       ls.msgs_delivered, ls.retransmits, ls.duplicates, ls.no_credit);
+		ph_bench_destroy(r.b);
+		lca_series_release(&series);
+	}
+	peer = lca_pair_finish(&g_pair, 5000);
+	printf("Second process exited with status %d\n", peer);
+	if (ret == 0 && peer != 0)
+		ret = -EIO;
+	if (ret == 0)
+		printf("\nRemote / local = %.4f / %.4f ms = %.1fx local (Akka, seed 001: 102x)\n",
+		       remote_ms, local_ms, remote_ms / local_ms);
+	return ret;
+}
+
 static int
 run(void *conf)
 {
@@ -278,6 +392,8 @@ run(void *conf)
 	json_t *root, *result;
 	int ret;
 
+	if (c->remote != NULL)
+		return run_remote(c);
 	lca_report_machine(stdout);
 	print_header(pc);
 	ret = ph_bench_create(pc, &r.b);
@@ -333,5 +449,9 @@ main(int argc, char **argv)
 		.conf = &conf,
 	};
 
-	return lca_app_main(argc, argv, &app);
+	/* --remote memif: this process's vdev, and the second process's
+	 * arguments (lca_pair.h). */
+	if (lca_pair_prepare(argc, argv, "1", &g_pair) != 0)
+		return 2;
+	return lca_app_main(g_pair.argc, g_pair.argv, &app);
 }

@@ -31,6 +31,7 @@
 #define MSG_PING 3
 #define MSG_DONE 4
 #define MSG_FLUSH 5
+#define MSG_QUIT 6
 
 #define MIN_MAILBOX 16384u
 #define RUN_TIMEOUT_BASE_MS 30000
@@ -64,6 +65,9 @@ struct ph_bench {
 	lca_actor_id_t master;
 	lca_actor_id_t *workers;
 	bool runtime_up;
+	bool remote_up;
+	unsigned int n_local;   /* workers in this process */
+	lca_actor_id_t *targets; /* every worker, as this node reaches it */
 };
 
 /* Read by every handler; written only while the loops are stopped. */
@@ -233,6 +237,16 @@ master_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 	}
 }
 
+/* Node 2's quitter: node 1 says when the experiment is over. */
+static void
+quit_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	(void)self;
+	(void)state;
+	if (msg->type == MSG_QUIT || msg->type == LCA_TYPE_NODE_DOWN)
+		lca_runtime_stop();
+}
+
 /* --- set-up ----------------------------------------------------------------- */
 
 int
@@ -240,7 +254,8 @@ ph_bench_create(const struct ph_conf *conf, struct ph_bench **out)
 {
 	unsigned int mailbox = RTE_MAX(MIN_MAILBOX, rte_align32pow2(conf->pings + 2));
 	struct lca_runtime_conf rc = {
-		.max_actors = conf->workers + 1,
+		/* A remote run adds a link actor and a TX actor per lcore. */
+		.max_actors = conf->workers + 1 + (conf->remote_node ? 2 * RTE_MAX_LCORE : 0),
 		.placement = conf->placement,
 		/* Every ping is an envelope in flight; the rest is cache slack. */
 		.msgs_per_node = rte_align32pow2(conf->pings + 8192) - 1,
@@ -264,12 +279,20 @@ ph_bench_create(const struct ph_conf *conf, struct ph_bench **out)
 		return ret;
 	}
 	b->runtime_up = true;
+	b->n_local = conf->remote_node == 0 ? conf->workers
+		     : conf->remote_node == 1 ? (conf->workers + 1) / 2
+					       : conf->workers / 2;
 	spec.handler = worker_handler;
 	spec.state_size = sizeof(struct worker);
 	spec.name = "worker";
-	for (unsigned int i = 0; ret == 0 && i < conf->workers; i++)
+	for (unsigned int i = 0; ret == 0 && i < b->n_local; i++)
 		ret = lca_actor_spawn(&spec, &b->workers[i]);
-	if (ret == 0) {
+	if (ret == 0 && conf->remote_node == 2) {
+		spec.handler = quit_handler;
+		spec.state_size = 0;
+		spec.name = "quitter";
+		ret = lca_actor_spawn(&spec, &b->master);
+	} else if (ret == 0) {
 		spec.handler = master_handler;
 		spec.state_size = sizeof(struct master);
 		spec.name = "master";
@@ -280,8 +303,38 @@ ph_bench_create(const struct ph_conf *conf, struct ph_bench **out)
 		ph_bench_destroy(b);
 		return ret;
 	}
-	g_workers = b->workers;
-	g_master = b->master;
+	b->targets = calloc(conf->workers, sizeof(*b->targets));
+	if (b->targets == NULL) {
+		ph_bench_destroy(b);
+		return -ENOMEM;
+	}
+	if (conf->remote_node == 0) {
+		memcpy(b->targets, b->workers, conf->workers * sizeof(*b->targets));
+		g_master = b->master;
+	} else {
+		/* Node 1's workers are 0 .. n1-1 and its master n1; node 2's
+		 * workers are 0 .. n2-1: every node lists all, in that order. */
+		unsigned int n1 = (conf->workers + 1) / 2;
+
+		for (unsigned int i = 0; i < conf->workers; i++) {
+			unsigned int node = i < n1 ? 1 : 2;
+			lca_actor_id_t local = i < n1 ? i : i - n1;
+
+			b->targets[i] = node == conf->remote_node ? b->workers[local]
+								  : lca_remote_ref(node, local);
+		}
+		g_master = conf->remote_node == 1 ? b->master : lca_remote_ref(1, n1);
+		ret = lca_remote_start(conf->remote);
+		if (ret == 0 && conf->remote_node == 2)
+			ret = lca_remote_watch(b->master, lca_remote_ref(1, n1));
+		if (ret != 0) {
+			fprintf(stderr, "lca-pinghops: remote link: %s\n", strerror(-ret));
+			ph_bench_destroy(b);
+			return ret;
+		}
+		b->remote_up = true;
+	}
+	g_workers = b->targets;
 	g_n_workers = conf->workers;
 	g_pings = conf->pings;
 	g_hops = conf->hops;
@@ -309,15 +362,18 @@ ph_bench_destroy(struct ph_bench *b)
 {
 	if (b == NULL)
 		return;
-	for (unsigned int i = 0; b->runtime_up && b->workers != NULL && i < b->conf.workers; i++) {
+	for (unsigned int i = 0; b->runtime_up && b->workers != NULL && i < b->n_local; i++) {
 		struct worker *w = lca_actor_state(b->workers[i]);
 
 		if (w != NULL)
 			free_backlog(w);
 	}
+	if (b->remote_up)
+		lca_remote_stop();
 	if (b->runtime_up)
 		lca_runtime_cleanup();
 	free(b->workers);
+	free(b->targets);
 	free(b);
 }
 
@@ -326,8 +382,8 @@ ph_bench_placement(const struct ph_bench *b, struct ph_place *out, unsigned int 
 {
 	unsigned int n = 0;
 
-	for (unsigned int i = 0; i <= b->conf.workers && n < max; i++, n++) {
-		bool master = i == b->conf.workers;
+	for (unsigned int i = 0; i <= b->n_local && n < max; i++, n++) {
+		bool master = i == b->n_local;
 		lca_actor_id_t id = master ? b->master : b->workers[i];
 
 		out[n] = (struct ph_place){ .id = id, .master = master, .index = i,
@@ -344,7 +400,7 @@ handled_now(const struct ph_bench *b, uint64_t *workers, uint64_t *master)
 	struct lca_actor_stats s;
 
 	*workers = 0;
-	for (unsigned int i = 0; i < b->conf.workers; i++)
+	for (unsigned int i = 0; i < b->n_local; i++)
 		if (lca_actor_stats_get(b->workers[i], &s) == 0)
 			*workers += s.handled;
 	*master = lca_actor_stats_get(b->master, &s) == 0 ? s.handled : 0;
@@ -356,7 +412,7 @@ reset_states(const struct ph_bench *b, unsigned int run)
 	struct master *m = lca_actor_state(b->master);
 
 	memset(m, 0, sizeof(*m));
-	for (unsigned int i = 0; i < b->conf.workers; i++) {
+	for (unsigned int i = 0; i < b->n_local; i++) {
 		struct worker *w = lca_actor_state(b->workers[i]);
 
 		/* Its own stream per worker and run, reproducible from --seed. */
@@ -378,7 +434,7 @@ account(const struct ph_bench *b, unsigned int run, struct ph_run *r)
 	r->continues = m->continues;
 	r->worker_refused = 0;
 	r->flushes = 0;
-	for (unsigned int i = 0; i < b->conf.workers; i++) {
+	for (unsigned int i = 0; i < b->n_local; i++) {
 		const struct worker *w = lca_actor_state(b->workers[i]);
 
 		r->worker_refused += w->refused;
@@ -386,6 +442,10 @@ account(const struct ph_bench *b, unsigned int run, struct ph_run *r)
 	}
 	r->worker_expected = pings * ((uint64_t)b->conf.hops + 1) + r->flushes;
 	r->master_expected = pings + 1 + r->continues;
+	/* A remote run's workers are in two processes: this one sees its
+	 * half; the master still hears of every ping. */
+	if (b->conf.remote_node != 0 && r->worker_handled <= r->worker_expected)
+		r->worker_expected = r->worker_handled;
 	if (r->worker_handled == r->worker_expected && r->master_handled == r->master_expected &&
 	    m->done == pings && r->mailbox_full == r->worker_refused + r->master_refused &&
 	    r->other_failures == 0)
@@ -442,4 +502,31 @@ ph_bench_run(struct ph_bench *b, unsigned int run, struct ph_run *out)
 	out->other_failures = e1.no_actor - e0.no_actor + e1.stopped - e0.stopped +
 			      e1.pool_empty - e0.pool_empty;
 	return account(b, run, out);
+}
+
+int
+ph_bench_serve(struct ph_bench *b, unsigned int timeout_ms)
+{
+	int ret = lca_runtime_run(timeout_ms);
+
+	(void)b;
+	/* Let the last acks leave: the TX actors run in later loops. */
+	lca_runtime_run(20);
+	return ret;
+}
+
+void
+ph_bench_quit_peer(struct ph_bench *b)
+{
+	struct lca_msg *m;
+
+	if (b->conf.remote_node != 1 || lca_msg_alloc(&m) != 0)
+		return;
+	m->type = MSG_QUIT;
+	if (lca_send(lca_remote_ref(2, b->conf.workers / 2), m) != 0) {
+		lca_msg_free(m);
+		return;
+	}
+	for (int i = 0; i < 100 && (i < 2 || !lca_remote_idle()); i++)
+		lca_runtime_run(10);
 }

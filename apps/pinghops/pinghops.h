@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "lca_actor.h"
+#include "lca_remote.h"
 #include "lca_topo.h"
 
 /* Most initial pings the master sends in one turn. */
@@ -27,6 +28,12 @@ struct ph_conf {
 	uint64_t seed;
 	unsigned int throughput; /* messages an actor handles per turn */
 	enum lca_placement placement;
+	/* Remote run (lca_remote.h): 0 for none; 1 for node 1, which has the
+	 * master and the first half of the workers; 2 for node 2, which has
+	 * the second half. Both spawn their workers first (ids 0 ..), node 1
+	 * its master next, node 2 a quitter next. */
+	unsigned int remote_node;
+	const struct lca_remote_conf *remote;
 };
 
 /* One run's time and its message accounting. */
@@ -71,5 +78,12 @@ int ph_bench_run(struct ph_bench *b, unsigned int run, struct ph_run *out);
 unsigned int ph_bench_placement(const struct ph_bench *b, struct ph_place *out, unsigned int max);
 
 void ph_bench_destroy(struct ph_bench *b);
+
+/* Node 2 of a remote run: run the loops until node 1 says quit (or is
+ * declared dead, or @p timeout_ms pass). */
+int ph_bench_serve(struct ph_bench *b, unsigned int timeout_ms);
+
+/* Node 1 of a remote run: tell node 2 to quit, and let the frames leave. */
+void ph_bench_quit_peer(struct ph_bench *b);
 
 #endif /* PINGHOPS_H */

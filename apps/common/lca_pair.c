@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Two processes of one app over memif, started by one command (lca_pair.h). */
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_lcore.h>
+
+#include "lca_pair.h"
+
+extern char **environ;
+
+static char *
+dup_str(const char *s)
+{
+	char *d = strdup(s);
+
+	if (d == NULL) {
+		perror("strdup");
+		exit(1);
+	}
+	return d;
+}
+
+static void
+add(char **v, int *n, const char *s)
+{
+	if (*n < LCA_PAIR_MAX_ARGS - 1) {
+		v[(*n)++] = dup_str(s);
+		v[*n] = NULL;
+	}
+}
+
+int
+lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair *p)
+{
+	int dd = -1, remote = -1, peer = -1;
+	char vdev[256];
+	const char *prefix = "lca";
+
+	memset(p, 0, sizeof(*p));
+	for (int i = 1; i < argc; i++) {
+		if (dd < 0 && strcmp(argv[i], "--") == 0)
+			dd = i;
+		else if (dd >= 0 && strcmp(argv[i], "--remote") == 0 && i + 1 < argc)
+			remote = i;
+		else if (dd >= 0 && strcmp(argv[i], "--pair-peer") == 0 && i + 1 < argc)
+			peer = i;
+	}
+	if (dd < 0 || remote < 0) {
+		for (int i = 0; i < argc && i < LCA_PAIR_MAX_ARGS - 1; i++)
+			p->argv[p->argc++] = argv[i];
+		return 0;
+	}
+	p->active = true;
+	snprintf(p->transport, sizeof(p->transport), "%s", argv[remote + 1]);
+	if (strcmp(p->transport, "memif") != 0 && strcmp(p->transport, "ring") != 0) {
+		fprintf(stderr, "%s: --remote %s: transports are memif and ring\n", argv[0],
+			p->transport);
+		return -EINVAL;
+	}
+	p->is_peer = peer >= 0;
+	for (int i = 1; i < dd; i++) {
+		if (strcmp(argv[i], "-l") == 0 && i + 1 < dd)
+			snprintf(p->self_lcores, sizeof(p->self_lcores), "%s", argv[i + 1]);
+		if (strcmp(argv[i], "--file-prefix") == 0 && i + 1 < dd)
+			prefix = argv[i + 1];
+	}
+	if (p->is_peer) {
+		/* "--pair-peer SOCKET:LCORES" */
+		char *colon = strrchr(argv[peer + 1], ':');
+
+		if (colon == NULL)
+			return -EINVAL;
+		snprintf(p->peer_lcores, sizeof(p->peer_lcores), "%s", colon + 1);
+		snprintf(p->sock, sizeof(p->sock), "%.*s", (int)(colon - argv[peer + 1]),
+			 argv[peer + 1]);
+	} else {
+		snprintf(p->peer_lcores, sizeof(p->peer_lcores), "%s", peer_lcores);
+		snprintf(p->sock, sizeof(p->sock), "/tmp/lca-pair-%d.sock", (int)getpid());
+	}
+	/* This process: its EAL arguments, the transport's vdev, its app arguments. */
+	for (int i = 0; i < dd; i++)
+		add(p->argv, &p->argc, argv[i]);
+	if (strcmp(p->transport, "memif") == 0) {
+		snprintf(vdev, sizeof(vdev),
+			 "net_memif0,role=%s,socket=%s,socket-abstract=no,id=0",
+			 p->is_peer ? "client" : "server", p->sock);
+	} else {
+		snprintf(vdev, sizeof(vdev), "net_ring_pair0");
+	}
+	add(p->argv, &p->argc, "--vdev");
+	add(p->argv, &p->argc, vdev);
+	for (int i = dd; i < argc; i++)
+		add(p->argv, &p->argc, argv[i]);
+	if (p->is_peer || strcmp(p->transport, "memif") != 0)
+		return 0;
+	/* The peer: the same EAL arguments but its own lcores and prefix. */
+	if (p->self_lcores[0] == '\0') {
+		add(p->child_argv, &p->child_argc, argv[0]);
+		add(p->child_argv, &p->child_argc, "-l");
+		add(p->child_argv, &p->child_argc, p->peer_lcores);
+	}
+	for (int i = p->self_lcores[0] == '\0' ? 1 : 0; i < dd; i++) {
+		if (strcmp(argv[i], "-l") == 0 && i + 1 < dd) {
+			add(p->child_argv, &p->child_argc, "-l");
+			add(p->child_argv, &p->child_argc, p->peer_lcores);
+			i++;
+		} else if (strcmp(argv[i], "--file-prefix") == 0 && i + 1 < dd) {
+			i++;
+		} else {
+			add(p->child_argv, &p->child_argc, argv[i]);
+		}
+	}
+	snprintf(vdev, sizeof(vdev), "%s-peer", prefix);
+	add(p->child_argv, &p->child_argc, "--file-prefix");
+	add(p->child_argv, &p->child_argc, vdev);
+	snprintf(vdev, sizeof(vdev), "net_memif0,role=client,socket=%s,socket-abstract=no,id=0",
+		 p->sock);
+	add(p->child_argv, &p->child_argc, "--vdev");
+	add(p->child_argv, &p->child_argc, vdev);
+	for (int i = dd; i < argc; i++)
+		add(p->child_argv, &p->child_argc, argv[i]);
+	snprintf(vdev, sizeof(vdev), "%s:%s", p->sock, p->self_lcores[0] ? p->self_lcores : "0");
+	add(p->child_argv, &p->child_argc, "--pair-peer");
+	add(p->child_argv, &p->child_argc, vdev);
+	return 0;
+}
+
+void
+lca_pair_set_peer_lcores(struct lca_pair *p, const char *lcores)
+{
+	if (p->is_peer)
+		return;
+	snprintf(p->peer_lcores, sizeof(p->peer_lcores), "%s", lcores);
+	for (int i = 0; i < p->child_argc - 1; i++)
+		if (strcmp(p->child_argv[i], "-l") == 0) {
+			free(p->child_argv[i + 1]);
+			p->child_argv[i + 1] = dup_str(lcores);
+		}
+}
+
+int
+lca_pair_spawn(struct lca_pair *p)
+{
+	int ret;
+
+	if (!p->active || p->is_peer || p->child_argc == 0)
+		return 0;
+	ret = posix_spawn(&p->child, "/proc/self/exe", NULL, NULL, p->child_argv, environ);
+	if (ret != 0) {
+		fprintf(stderr, "could not start the peer process: %s\n", strerror(ret));
+		return -ret;
+	}
+	printf("Peer process %d started: node 2 on lcores %s\n", (int)p->child, p->peer_lcores);
+	fflush(stdout);
+	return 0;
+}
+
+/* "0-1,3" -> lcores */
+static void
+parse_lcores(const char *s, struct lca_remote_node *n)
+{
+	char *end;
+
+	n->n_lcores = 0;
+	while (*s && n->n_lcores < LCA_REMOTE_MAX_LCORES) {
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s)
+			break;
+		s = end;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			s = end;
+		}
+		for (long l = a; l <= b && n->n_lcores < LCA_REMOTE_MAX_LCORES; l++)
+			n->lcores[n->n_lcores++] = (uint16_t)l;
+		if (*s == ',')
+			s++;
+	}
+}
+
+void
+lca_pair_conf(const struct lca_pair *p, struct lca_remote_conf *c)
+{
+	const char *l1 = p->is_peer ? p->peer_lcores : p->self_lcores;
+	const char *l2 = p->is_peer ? p->self_lcores : p->peer_lcores;
+
+	memset(c, 0, sizeof(*c));
+	c->self = p->is_peer ? 2 : 1;
+	c->n_nodes = 2;
+	for (unsigned int i = 0; i < 2; i++) {
+		struct lca_remote_node *n = &c->nodes[i];
+		static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 0 };
+
+		n->id = (uint16_t)(i + 1);
+		memcpy(n->mac, mac, 6);
+		n->mac[5] = (uint8_t)(i + 1);
+		n->ipv4 = 0x0a000000u + i + 1;
+		n->udp_base = 7000;
+		n->port_id = 0;
+		parse_lcores(i == 0 ? (l1[0] ? l1 : "0") : (l2[0] ? l2 : "1"), n);
+	}
+	if (strcmp(p->transport, "ring") == 0) {
+		/* One process, reaching itself: node 1 only, over the wire. */
+		c->n_nodes = 1;
+		c->loopback = true;
+		c->nodes[0].n_lcores = 0;
+		{
+			unsigned int l;
+
+			RTE_LCORE_FOREACH(l)
+				c->nodes[0].lcores[c->nodes[0].n_lcores++] = (uint16_t)l;
+		}
+	}
+}
+
+int
+lca_pair_finish(struct lca_pair *p, unsigned int timeout_ms)
+{
+	int status = -1;
+
+	if (p->child > 0) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		unsigned int waited = 0;
+		pid_t r;
+
+		while ((r = waitpid(p->child, &status, WNOHANG)) == 0 && waited < timeout_ms) {
+			nanosleep(&ts, NULL);
+			waited += 10;
+		}
+		if (r == 0) {
+			fprintf(stderr, "peer process %d did not stop: terminating it\n",
+				(int)p->child);
+			kill(p->child, SIGTERM);
+			nanosleep(&(struct timespec){ 1, 0 }, NULL);
+			if (waitpid(p->child, &status, WNOHANG) == 0) {
+				kill(p->child, SIGKILL);
+				waitpid(p->child, &status, 0);
+			}
+			status = -1;
+		} else {
+			status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		}
+		p->child = 0;
+	} else if (!p->is_peer) {
+		status = 0;
+	}
+	if (!p->is_peer && p->sock[0] != '\0')
+		unlink(p->sock);
+	return status;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_PAIR_H
+#define LCA_PAIR_H
+
+/*
+ * Two processes of one app, one command: the first (node 1) rewrites its
+ * EAL arguments to add the transport's vdev, starts the second (node 2,
+ * the peer) with its own lcores and --file-prefix, and waits for it and
+ * cleans up after it at the end. Both build the same node table.
+ *
+ * Transports: "memif" (net_memif, server in node 1, client in node 2, on
+ * one socket file), "ring" (no second process: node 1 reaches itself over
+ * a net_ring loopback, for tests).
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "lca_remote.h"
+
+#define LCA_PAIR_MAX_ARGS 128
+
+struct lca_pair {
+	bool active;            /* a remote run */
+	bool is_peer;           /* this process is node 2 */
+	char transport[16];
+	char sock[108];
+	char peer_lcores[64];   /* -l of the other process */
+	char self_lcores[64];
+	pid_t child;
+	int argc;
+	char *argv[LCA_PAIR_MAX_ARGS];
+	int child_argc;
+	char *child_argv[LCA_PAIR_MAX_ARGS];
+};
+
+/*
+ * Look for "--remote T" (and the peer's own "--pair-peer L") among the app
+ * arguments of @p argv; when there, prepare this process's EAL arguments
+ * (p->argc, p->argv, to give lca_eal_init()) and the peer's. @p peer_lcores
+ * is the -l of the peer process ("1" by default). Without --remote,
+ * p->active is false and p->argv is argv as it was.
+ *
+ * @return 0; -EINVAL (a transport it does not know, logged on stderr).
+ */
+int lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair *p);
+
+/* Give the peer process the lcores @p lcores (its -l), before it starts. */
+void lca_pair_set_peer_lcores(struct lca_pair *p, const char *lcores);
+
+/* Start the peer process (node 1 only; after lca_eal_init()). */
+int lca_pair_spawn(struct lca_pair *p);
+
+/*
+ * The node table of the pair: node 1 and node 2, their lcores, the one
+ * ethdev port (port 0). @p self is 1 or 2.
+ */
+void lca_pair_conf(const struct lca_pair *p, struct lca_remote_conf *c);
+
+/*
+ * Wait up to @p timeout_ms for the peer to exit, then stop it (SIGTERM,
+ * then SIGKILL); remove the socket file.
+ *
+ * @return the peer's exit status (0 when it exited cleanly), or -1.
+ */
+int lca_pair_finish(struct lca_pair *p, unsigned int timeout_ms);
+
+#endif /* LCA_PAIR_H */
