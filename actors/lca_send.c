@@ -129,6 +129,18 @@ lca_msg_free(struct lca_msg *msg)
 	rte_mempool_put(mp, msg);
 }
 
+/* Count @p sent messages as the receiver's (or the pool's) from now on:
+ * the running handler no longer owns the one it was given, if among them. */
+static inline void
+handed_over(struct actor_lcore *here, struct lca_msg **msgs, unsigned int sent)
+{
+	if (likely(here->current == NULL))
+		return;
+	for (unsigned int i = 0; i < sent; i++)
+		if (msgs[i] == here->current)
+			here->current = NULL;
+}
+
 void
 lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
 {
@@ -137,13 +149,29 @@ lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
 	void *run[FREE_CHUNK];
 	unsigned int n_mbufs = 0, n_run = 0, run_pool = 0;
 
+	if (unlikely(here->current != NULL))
+		handed_over(here, msgs, n);
+#ifndef LCA_DEBUG_ENVELOPES
+	/* The common burst: envelopes of one pool without mbufs go back with
+	 * one put of the caller's array, no copy. */
+	if (likely(n > 0 && msgs[0] != NULL)) {
+		uint8_t pool = msgs[0]->pool;
+		unsigned int i = 0;
+
+		while (i < n && msgs[i] != NULL && msgs[i]->pool == pool &&
+		       !(msgs[i]->flags & LCA_MSG_F_MBUF))
+			i++;
+		if (i == n) {
+			rte_mempool_put_bulk(lca_mempool_by_index(pool), (void **)msgs, n);
+			return;
+		}
+	}
+#endif
 	for (unsigned int i = 0; i < n; i++) {
 		struct lca_msg *m = msgs[i];
 
 		if (m == NULL)
 			continue;
-		if (m == here->current)
-			here->current = NULL;
 		if (!envelope_giving_back(m))
 			continue;
 		if (m->flags & LCA_MSG_F_MBUF) {
@@ -255,14 +283,6 @@ note_cross(struct lca_actor *self, lca_actor_id_t to, unsigned int sent)
 	}
 }
 
-/* Count @p sent messages as the receiver's from now on. */
-static inline void
-handed_over(struct actor_lcore *here, struct lca_msg **msgs, unsigned int sent)
-{
-	for (unsigned int i = 0; i < sent; i++)
-		if (msgs[i] == here->current)
-			here->current = NULL;
-}
 
 static inline unsigned int
 send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
