@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Remote actors end to end: two processes over net_memif (one command starts
+# and stops the second), every message counted on both sides, with and
+# without injected loss; lca-pinghops --remote memif's lines and ratio; the
+# socket file and the second process gone afterwards; bad arguments.
+# Each process has an lcore of its own (-l 0 and -l 1 on this 2-CPU machine).
+set -u
+bench=$1
+pinghops=$2
+fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+eal=(-l 0 --no-huge --no-pci --in-memory --log-level 'lib.*:error')
+
+socks_before=$(ls /tmp/lca-pair-*.sock 2>/dev/null | wc -l)
+
+out=$("$bench" "${eal[@]}" --file-prefix lca_test_rb -- --remote memif --peer-lcores 1 \
+	--msgs 100000 --pings 500 --timeout 60 2>&1); rc=$?
+check "remote-bench over memif exits 0" "[ $rc -eq 0 ]"
+check "remote-bench: the sink counted every message, each size" \
+	"[ \$(grep -c 'messages one way in .* the sink counted 100000\$' <<<\"\$out\") -eq 3 ]"
+check "remote-bench: RTT percentiles for 16, 64 and 256 B" \
+	"[ \$(grep -cE '^ +(16|64|256) B: RTT p50 [0-9.]+ us, p99 [0-9.]+ us, p99.9 [0-9.]+ us' <<<\"\$out\") -eq 3 ]"
+# Sent: 3 x (100000 + END) + 3 x 500 pings + QUIT; back: 3 x (500 pongs + END_ACK).
+check "remote-bench: exact link counts, nothing malformed" \
+	"grep -qE '^Link to node 2: 301504 msgs sent, 1503 delivered here, .* 0 malformed' <<<\"\$out\" && grep -q '^All messages counted on both sides.' <<<\"\$out\""
+check "remote-bench: the second process exited 0" "grep -q '^Peer process exited with status 0' <<<\"\$out\""
+[ $fail -eq 0 ] || echo "$out" | tail -30
+
+# 2% of node 1's frames dropped on purpose: still exactly once.
+out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbl -- --remote memif --peer-lcores 1 \
+	--msgs 50000 --pings 300 --sizes 16,64 --loss-ppm 20000 --timeout 60 2>&1); rc=$?
+check "remote-bench with 2% loss exits 0, every message counted" \
+	"[ $rc -eq 0 ] && [ \$(grep -c 'the sink counted 50000\$' <<<\"\$out\") -eq 2 ] && grep -q '^All messages counted' <<<\"\$out\""
+check "remote-bench with loss: losses injected and retransmitted" \
+	"grep -qE ' [1-9][0-9]* retransmits .* [1-9][0-9]* injected losses' <<<\"\$out\""
+[ $fail -eq 0 ] || echo "$out" | tail -30
+
+out=$("$pinghops" "${eal[@]}" --file-prefix lca_test_phr -- --remote memif --runs 2 --pings 2000 \
+	--hops 20 2>&1); rc=$?
+check "pinghops --remote memif exits 0" "[ $rc -eq 0 ]"
+check "pinghops --remote: seed-shaped lines for both cases" \
+	"[ \$(grep -cE '^Run #[12] ended! Time = [0-9.]+ms\$' <<<\"\$out\") -eq 4 ] && [ \$(grep -c '^Average execution time = ' <<<\"\$out\") -eq 2 ]"
+check "pinghops --remote: the ratio to the local run" \
+	"grep -qE '^Remote / local = [0-9.]+ / [0-9.]+ ms = [0-9.]+x local' <<<\"\$out\""
+check "pinghops --remote: the second process exited 0" "grep -q '^Second process exited with status 0' <<<\"\$out\""
+[ $fail -eq 0 ] || echo "$out" | tail -30
+
+sleep 0.2
+check "no second process left behind" "! pgrep -f 'pair-peer /tmp/lca-pair' >/dev/null"
+check "no socket file left behind" "[ \$(ls /tmp/lca-pair-*.sock 2>/dev/null | wc -l) -le $socks_before ]"
+
+out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbx -- 2>&1); rc=$?
+check "remote-bench without --remote exits 2 and says so" "[ $rc -eq 2 ] && grep -q 'needs --remote' <<<\"\$out\""
+out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbx -- --remote carrier-pigeon 2>&1); rc=$?
+check "remote-bench --remote carrier-pigeon exits 2" "[ $rc -eq 2 ] && grep -q 'transports are memif and ring' <<<\"\$out\""
+out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbx -- --remote ring --sizes 0 2>&1); rc=$?
+check "remote-bench --sizes 0 fails and says so" "[ $rc -ne 0 ] && grep -q -- '--sizes' <<<\"\$out\""
+out=$("$pinghops" "${eal[@]}" --file-prefix lca_test_phx -- --remote ring 2>&1); rc=$?
+check "pinghops --remote ring is refused" "[ $rc -ne 0 ] && grep -q 'the transport is memif' <<<\"\$out\""
+exit $fail
