@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Forced into every file of the ThreadSanitizer build (make tsan: -include),
+ * before any DPDK header. Debian's DPDK is built for x86 without
+ * -fsanitize=thread; what of it is inline in lcactor's files is compiled
+ * here, and these choices make TSan see its ordering:
+ *
+ * - RTE_USE_C11_MEM_MODEL: rings use __atomic loads and stores with acquire
+ *   and release (rte_ring_c11_pvt.h), not plain loads, compiler barriers and
+ *   inline-assembly CAS (rte_ring_generic_pvt.h), which TSan cannot see. The
+ *   ring layout is the same, so these rings work with the library's own
+ *   (uninstrumented, generic) code; on x86 both are correct.
+ * - RTE_FORCE_INTRINSICS: spinlocks and rte_atomic* through __atomic/__sync
+ *   builtins instead of x86 inline assembly, for the same reason.
+ * - A multi-producer ring's producer waits for the producers before it to
+ *   publish (rte_wait_until_equal_32 on the tail) with a relaxed load, then
+ *   publishes with release. That the consumer sees the earlier producers'
+ *   slots then rests on the hardware (x86 TSO; Arm's cumulative release),
+ *   not on C11's happens-before, which TSan follows: every message two
+ *   producers send at once would read as a race. That one load is made
+ *   acquire here (the only relaxed order in rte_ring_c11_pvt.h), which x86
+ *   does anyway: C11 then orders what TSan checks as the hardware does.
+ */
+#ifndef LCA_TSAN_DPDK_H
+#define LCA_TSAN_DPDK_H
+/* Meson's compiler checks compile with these flags too, without DPDK. */
+#if __has_include(<rte_ring_core.h>)
+
+#define RTE_USE_C11_MEM_MODEL 1
+#define RTE_FORCE_INTRINSICS 1
+
+#include <rte_ring_core.h>
+
+#pragma push_macro("__ATOMIC_RELAXED")
+#undef __ATOMIC_RELAXED
+#define __ATOMIC_RELAXED __ATOMIC_ACQUIRE
+#include <rte_ring_c11_pvt.h>
+#pragma pop_macro("__ATOMIC_RELAXED")
+#endif
+
+#endif /* LCA_TSAN_DPDK_H */
