@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# lca-lifecycle end to end, with small counts: the three benches' lines and
+# exact accounting (timer counters, failures = restarts = notices, every
+# other message once in order, every feeder's messages once), the JSON
+# record, --idle sleep, bad arguments, SIGINT. No figure is checked: the
+# machine may be shared.
+set -u
+exe=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_lifecycle --log-level 'lib.*:error')
+fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+small=(--timers 200 --inflight 8 --min-delay-us 100 --max-delay-us 2000 --ticks 50
+	--messages 3000 --fail-every 50 --backoff-failures 6 --feeders 1,2,4,8 --per-feeder 2000)
+
+"$exe" "${eal[@]}" -- "${small[@]}" --json "$tmp/out.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+out=$(cat "$tmp/out")
+check "default benches exit 0" "[ $rc -eq 0 ]"
+check "machine printed" "grep -q '^# machine: ' <<<\"\$out\""
+check "the three benches ran, in order" "[ \"\$(grep -oE '^== (timers|restart|feeders)' <<<\"\$out\" | tr '\n' ' ')\" = '== timers == restart == feeders ' ]"
+check "a clock verdict per scenario (2 timers, 2 restart, 4 feeders)" "[ \$(grep -cE '^  clock: ' <<<\"\$out\") -eq 8 ]"
+check "one-shot and periodic lateness, under load and idle" "[ \$(grep -cE '^  one-shot lateness: +p50 +[0-9.]+  p99 +[0-9.]+  p99\.9 +[0-9.]+  max +[0-9.]+' <<<\"\$out\") -eq 2 ] && [ \$(grep -cE '^  periodic lateness: +p50 ' <<<\"\$out\") -eq 2 ]"
+check "the idle policy is said" "[ \$(grep -cE '^  idle policy spin; ' <<<\"\$out\") -eq 2 ]"
+check "one-shots: armed = fired + dropped, both scenarios" "[ \$(grep -cE '^  one-shot: armed 400 = fired 400 \+ dropped 0 ' <<<\"\$out\") -eq 2 ]"
+check "timer counters exact, both scenarios" "[ \$(grep -cE '^  runtime timer counters: .*: exact$' <<<\"\$out\") -eq 2 ]"
+check "restart latency printed twice" "[ \$(grep -cE '^  restart latency: +p50 +[0-9.]+  p99 ' <<<\"\$out\") -eq 2 ]"
+check "failures = failed_msgs = restarts = notices: exact" "grep -qE '^  injected failures 60: failed_msgs 60, failures 60, restarts 60, state_init runs 61 \(1 \+ restarts\), LCA_TYPE_FAILED notices 60 \(0 wrong\): exact$' <<<\"\$out\""
+check "nothing else lost" "grep -qE '^  other messages: 2940 of 2940 handled once, in order \(0 out of order\); handled 3000 = sent 3000; .*: nothing lost$' <<<\"\$out\""
+check "backoff: 6 failures exact" "grep -qE '^  injected failures 6: .*notices 6 \(0 wrong\): exact$' <<<\"\$out\""
+check "backoff: the pauses double" "grep -qx '  pauses in the notices (us): 100 200 400 800 1000 1000' <<<\"\$out\" && grep -qx '  the pause doubles from 100 us up to 1000 us: yes' <<<\"\$out\""
+check "four feeder counts, each exact" "[ \$(grep -cE '^  received [0-9]+ = [1248] x 2000, each feeder.s in order, none twice \(0 out of order\).*: exact$' <<<\"\$out\") -eq 4 ]"
+check "feeders: no stall" "[ \$(grep -cE ' msg/s \(.*: no stall$' <<<\"\$out\") -eq 4 ] && ! grep -q STALLED <<<\"\$out\""
+check "feeders: threads against CPUs said" "[ \$(grep -cE '^  [0-9]+ feeder threads? \+ 2 lcore threads \(busy-polling\) on [0-9]+ CPUs?: (threads exceed CPUs|no more threads than CPUs)' <<<\"\$out\") -eq 4 ]"
+check "accounting line" "grep -qx 'Accounting: every count exact' <<<\"\$out\""
+check "JSON: counts exact" "python3 - '$tmp/out.json' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['app'] == 'lca-lifecycle' and d['ok'] is True
+c = d['conf']
+assert c['benchmark'] == 'lifecycle' and c['bench'] == ['timers', 'restart', 'feeders'], c
+assert c['feeders'] == [1, 2, 4, 8] and c['idle'] == 'spin', c
+names = [r['name'] for r in d['results']]
+assert names == ['timers, lcores under load', 'timers, lcores idle', 'restart, no backoff',
+                 'restart, backoff 100..1000 us', 'feeders 1', 'feeders 2', 'feeders 4', 'feeders 8'], names
+for r in d['results']:
+    assert r['exact'] is True, r['name']
+    assert r['frequency']['monitor'] in ('ran', 'did not run')
+for r in d['results'][:2]:
+    t, n = r['timer_stats'], r['counts']
+    assert n['one_shot_armed'] == n['one_shot_received'] == 400, n
+    assert t['armed'] == 401 and t['fired'] == 400 + n['ticks_received'] and t['dropped'] == 0, t
+    assert t['active'] == 0 and t['cancelled'] == 1 and n['ticks_received'] >= 50, t
+    assert r['one_shot_lateness']['n'] == 400 and r['periodic_lateness']['n'] == n['ticks_received']
+    o = r['one_shot_lateness']
+    assert o['p50'] <= o['p99'] <= o['p99_9'] <= o['max'] * 1.001, o
+for r, k in zip(d['results'][2:4], (60, 6)):
+    n = r['counts']
+    assert n['injected'] == n['failed_msgs'] == n['failures'] == n['restarts'] == n['notices'] == k, n
+    assert n['state_inits'] == k + 1 and n['bad_notices'] == 0 and n['out_of_order'] == 0, n
+    assert n['handled_ok'] == n['expected_ok'], n
+assert d['results'][3]['pauses_us'] == [100, 200, 400, 800, 1000, 1000]
+assert None not in d['results'][3]['latency_us_each']
+for r, f in zip(d['results'][4:], (1, 2, 4, 8)):
+    assert r['feeders'] == f and r['received'] == r['expected'] == f * 2000, r
+    assert r['stalled'] is False and r['out_of_order'] == 0 and r['throughput']['n'] == 1, r
+PY"
+record_checks "$tmp/out.json" lca-lifecycle
+
+out=$("$exe" "${eal[@]}" -- --bench timers --idle sleep --sleep-us 200 --timers 50 --inflight 4 \
+	--max-delay-us 1000 --ticks 20 2>&1); rc=$?
+check "--idle sleep: timers only, exact" "[ $rc -eq 0 ] && [ \$(grep -cE '^  idle policy sleep \(sleeps\); ' <<<\"\$out\") -eq 2 ] && ! grep -q '^== restart' <<<\"\$out\" && grep -qx 'Accounting: every count exact' <<<\"\$out\""
+check "--idle sleep: the sleep is said" "grep -q 'idle policy sleep (200 us sleeps after 1000 empty loops)' <<<\"\$out\""
+
+# SIGINT in each bench ends the run (exit 1, "interrupted").
+for b in "timers --ticks 1000000" "restart --messages 1000000000" "feeders --feeders 8 --per-feeder 1000000000"; do
+	"$exe" "${eal[@]}" -- --bench $b >"$tmp/int" 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do grep -qE '^(timers, lcores|restart, no|feeders 8:)' "$tmp/int" && break; sleep 0.1; done
+	sleep 0.3
+	kill -INT $pid
+	for _ in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+	if kill -0 $pid 2>/dev/null; then kill -KILL $pid; fi
+	wait $pid; rc=$?
+	check "SIGINT during ${b%% *} ends the run" "[ $rc -eq 1 ] && grep -q 'interrupted' '$tmp/int' && ! grep -qiE 'objects out|segmentation' '$tmp/int'"
+done
+
+for bad in "--bench" "--bench nope" "--bench timers,timers" "--bench timers,,feeders" "--idle nope" \
+	"--sleep-us 0" "--sleep-us 100001" "--timers 0" "--timers 1x" "--inflight 1025" \
+	"--min-delay-us 500 --max-delay-us 100" "--period-us 1" "--ticks -1" "--fail-every 1" \
+	"--messages 10 --fail-every 100" "--backoff-failures 65" "--feeders 0" "--feeders 1,65" \
+	"--feeders 1,2,3,4,5,6,7,8,9" "--per-feeder x" "--stall-s 0" "--frobnicate" "extra" "--json"; do
+	out=$("$exe" "${eal[@]}" -- $bad 2>&1); rc=$?
+	msg=$(grep -vE '^(lcactor: |Try )' <<<"$out")
+	check "bad argument '$bad' exits 2 with one line" "[ $rc -eq 2 ] && [ \$(wc -l <<<\"\$msg\") -eq 1 ] && [ -n \"\$msg\" ]"
+done
+out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
+check "--help exits 0" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
+for o in bench idle sleep-us timers inflight min-delay-us max-delay-us period-us ticks messages \
+	fail-every backoff-failures feeders per-feeder stall-s json; do
+	check "--help lists --$o" "grep -q -- '  --$o ' <<<\"\$out\""
+done
+harness_checks "$exe" lca-lifecycle
+exit $fail
