@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Seed 003's experiment scaled to this machine (issue 11): lca-httpd against
 # nginx, each alone on the same CPUs, loaded by lca-load (open loop, wrk2's
-# semantics) sharing those CPUs.
+# semantics) sharing those CPUs. Each server is started for each run, and
+# the runs of the two alternate.
 #
 #  1. saturation of each server: lca-load --closed and wrk -t2 -c100;
 #  2. fixed rates of 10 %, 50 %, 90 % and 120 % of nginx's saturation (the
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
 	--build) build=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--help)
-		sed -n '3,20p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0 ;;
 	*) echo "http-compare: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 	esac
@@ -69,6 +70,7 @@ server_pids=()
 start_nginx() {
 	local d=$out/nginx mask="" i
 	mkdir -p "$d"
+	rm -f "$d/nginx.pid"
 	# One worker per CPU, each pinned, as lca-httpd's lcores are.
 	for i in $(tr ',' ' ' <<<"$cpus"); do
 		mask+=" $(python3 -c "print(bin(1 << $i)[2:])")"
@@ -112,14 +114,15 @@ start_lca() {
 	local d=$out/lca-httpd
 	mkdir -p "$d"
 	"$httpd" -l "$lcores" --no-huge --no-pci --in-memory --file-prefix "http_cmp_$$" \
-		--log-level 'lib.*:error' -- --port $port_lca --json "$d/httpd.json" >"$d/stdout" 2>&1 &
+		--log-level 'lib.*:error' -- --port $port_lca --json "$d/$1.json" >"$d/$1.out" 2>&1 &
 	local pid=$!
 	for _ in $(seq 100); do
-		grep -q 'ready on port' "$d/stdout" 2>/dev/null && break
-		kill -0 $pid 2>/dev/null || { cat "$d/stdout" >&2; exit 1; }
+		grep -q 'ready on port' "$d/$1.out" 2>/dev/null && break
+		kill -0 $pid 2>/dev/null || { cat "$d/$1.out" >&2; exit 1; }
 		sleep 0.1
 	done
-	grep '^# \(accept\|idle\|RLIMIT\)' "$d/stdout"
+	[ -n "${said_lca:-}" ] || grep '^# \(accept\|idle\|RLIMIT\)' "$d/$1.out"
+	said_lca=1
 	server_pids=($pid)
 	server_stop="kill -TERM $pid"
 	server_wait=$pid
@@ -181,38 +184,39 @@ print("  %s: %s req/s; CPU %%: server %.0f, load %.0f, others %.0f%s" % (
 PY
 }
 
-saturation() {
-	local s=$1
-	run_load "$s lca-load --closed" "$out/$s-sat-lcaload" \
-		"$load" --closed --connections 100 --cpus "$cpus" --duration "$duration" \
-		--warmup "$warmup" --json "$out/$s-sat-lcaload.json" "http://127.0.0.1:$server_port/"
-	run_load "$s wrk -t2 -c100" "$out/$s-sat-wrk" \
-		wrk -t2 -c100 -d"${duration}s" --latency "http://127.0.0.1:$server_port/"
-}
-
-rates() {
-	local s=$1 r
-	for r in $rate_list; do
-		run_load "$s --rate $r" "$out/$s-rate-$r" \
-			"$load" --rate "$r" --connections 100 --cpus "$cpus" --duration "$duration" \
-			--warmup "$warmup" --latency --json "$out/$s-rate-$r.json" \
-			"http://127.0.0.1:$server_port/"
-	done
-}
-
 stop_server() {
 	$server_stop
 	if [ -n "${server_wait:-}" ]; then
 		wait "$server_wait" || true
 		server_wait=""
 	else
-		sleep 1
+		# nginx's master leaves once its workers have.
+		for _ in $(seq 50); do
+			kill -0 "${server_pids[0]}" 2>/dev/null || break
+			sleep 0.1
+		done
 	fi
 }
 
-echo "== nginx"
-start_nginx
-saturation nginx
+# both NAME CMD-WITH-@PORT@...: the same load against nginx, then against
+# lca-httpd, each server started for the run alone: runs of the two
+# servers alternate, so that what else the machine does falls on both.
+both() {
+	local name=$1 s
+	shift
+	for s in nginx lca; do
+		if [ $s = nginx ]; then start_nginx; else start_lca "$s-$name"; fi
+		local args=("${@//@PORT@/$server_port}")
+		run_load "$s $name" "$out/$s-$name" "${args[@]//@S@/$s}"
+		stop_server
+	done
+}
+
+url="http://127.0.0.1:@PORT@/"
+echo "== saturation"
+both sat-lcaload "$load" --closed --connections 100 --cpus "$cpus" --duration "$duration" \
+	--warmup "$warmup" --json "$out/@S@-sat-lcaload.json" "$url"
+both sat-wrk wrk -t2 -c100 -d"${duration}s" --latency "$url"
 sat=$(python3 - "$out" <<'PY'
 import json, re, sys
 d = sys.argv[1]
@@ -222,15 +226,11 @@ print(int(max(a, w)))
 PY
 )
 rate_list=$(python3 -c "print(' '.join(str(int(round($sat * f))) for f in (0.1, 0.5, 0.9, 1.2)))")
-echo "  nginx saturation: $sat req/s (the higher of lca-load --closed and wrk); rates: $rate_list"
-rates nginx
-stop_server
-
-echo "== lca-httpd"
-start_lca
-saturation lca
-rates lca
-stop_server
+echo "== fixed rates: nginx saturation $sat req/s (the higher of lca-load --closed and wrk); rates $rate_list"
+for r in $rate_list; do
+	both "rate-$r" "$load" --rate "$r" --connections 100 --cpus "$cpus" --duration "$duration" \
+		--warmup "$warmup" --latency --json "$out/@S@-rate-$r.json" "$url"
+done
 
 /usr/bin/python3 - "$out" "$sat" "$rate_list" "$cpus" "$duration" "$warmup" "$*" <<'PY'
 import json, os, re, sys, platform, subprocess, datetime
@@ -270,11 +270,12 @@ for s, label in (("nginx", "nginx"), ("lca", "lca-httpd")):
                      "others_cpu_pct": cpu("%s/%s-rate-%s" % (out, s, r), "others_cpu_pct"),
                      "spectrum": res["spectrum"]})
 
-httpd_rec = json.load(open(out + "/lca-httpd/httpd.json"))
-freq = httpd_rec["frequency"]
-verdicts = [{"lcore": l["lcore"], "cpu": l["cpu"], "verdict": l["verdict"], "cause": l["cause"],
-             "mean_mhz": l["mean_mhz"], "steal_pct": l["steal_pct"], "busy_pct": l["busy_pct"]}
-            for l in freq.get("lcores", [])]
+verdicts = []
+for run in ["sat-lcaload", "sat-wrk"] + ["rate-%s" % r for r in rates]:
+    freq = json.load(open("%s/lca-httpd/lca-%s.json" % (out, run)))["frequency"]
+    verdicts += [{"run": run, "lcore": l["lcore"], "cpu": l["cpu"], "verdict": l["verdict"],
+                  "cause": l["cause"], "mean_mhz": l["mean_mhz"], "steal_pct": l["steal_pct"],
+                  "busy_pct": l["busy_pct"]} for l in freq.get("lcores", [])]
 lca_sat = max(sats["lca-httpd"]["lca_load_closed_rps"], sats["lca-httpd"]["wrk_rps"] or 0)
 def row(srv, pct):
     return next(r for r in rows if r["server"] == srv and r["pct_of_nginx_sat"] == pct)
@@ -293,8 +294,7 @@ rec = {"schema": "lca-http-compare/1", "date": datetime.datetime.utcnow().strfti
        "cpus": cpus, "duration_s": duration, "warmup_s": warmup,
        "nginx_saturation_rps": sat, "saturation": sats, "rows": rows,
        "cpu_pct_note": "percent of one CPU; others = the whole machine less the server and the load generator",
-       "lca_httpd_frequency": {"verdict": freq.get("verdict"), "cause": freq.get("cause"),
-                               "reason": freq.get("reason"), "lcores": verdicts},
+       "lca_httpd_frequency": verdicts,
        "targets": targets}
 json.dump(rec, open(out + "/http-compare.json", "w"), indent=1)
 
@@ -313,9 +313,11 @@ for r in rows:
         r["server"], r["rate"], r["pct_of_nginx_sat"], r["achieved_rps"], r["avg_ms"], r["stdev_ms"],
         r["p50_ms"], r["p99_ms"], r["p999_ms"], r["max_ms"], r["errors"], r["behind_schedule"],
         r["server_cpu_pct"], r["load_cpu_pct"], r["others_cpu_pct"]))
-print("\nlca-httpd's lcores: %s" % "; ".join("lcore %d (CPU %d): %s%s, %.0f MHz, steal %s%%" % (
-    v["lcore"], v["cpu"], v["verdict"], " (%s)" % v["cause"] if v["cause"] else "", v["mean_mhz"] or 0,
-    round(v["steal_pct"] or 0, 2)) for v in verdicts) or freq.get("reason"))
+print("\nlca-httpd's lcores, per run:")
+for v in verdicts:
+    print("  %s: lcore %d (CPU %d): %s%s, %.0f MHz, busy %s%%, steal %s%%" % (
+        v["run"], v["lcore"], v["cpu"], v["verdict"], " (%s)" % v["cause"] if v["cause"] else "",
+        v["mean_mhz"] or 0, round(v["busy_pct"] or 0, 1), round(v["steal_pct"] or 0, 2)))
 print("targets: " + ", ".join("%s=%s" % (k, round(v, 2) if isinstance(v, float) else v)
                               for k, v in targets.items()))
 

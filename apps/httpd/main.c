@@ -318,12 +318,18 @@ raise_nofile(void)
 		}
 		r.rlim_cur = r.rlim_max;
 	}
-	if (setrlimit(RLIMIT_NOFILE, &r) < 0)
+	if (r.rlim_cur > was && setrlimit(RLIMIT_NOFILE, &r) < 0)
 		return -errno;
-	printf("# RLIMIT_NOFILE: raised from %llu to %llu%s\n", (unsigned long long)was,
-	       (unsigned long long)r.rlim_cur,
-	       r.rlim_cur < need ? " (the hard limit: fewer connections than --max-conns fit)"
-				 : "");
+	if (r.rlim_cur < need)
+		printf("# RLIMIT_NOFILE: %llu (raised from %llu to the hard limit, which this process "
+		       "may not raise): room for about %llu connections, not %" PRIu64 " x %u\n",
+		       (unsigned long long)r.rlim_cur, (unsigned long long)was,
+		       (unsigned long long)(r.rlim_cur > 1024 ? r.rlim_cur - 1024 : 0), conf.max_conns,
+		       rte_lcore_count());
+	else
+		printf("# RLIMIT_NOFILE: raised from %llu to %llu for %" PRIu64
+		       " connections x %u lcores\n", (unsigned long long)was,
+		       (unsigned long long)r.rlim_cur, conf.max_conns, rte_lcore_count());
 	return 0;
 }
 
