@@ -13,6 +13,8 @@ packages=(
 	libjansson-dev            # the apps' --json records
 	libhttp-parser-dev        # lca-httpd and lca-load parse HTTP with it (not by hand)
 	valgrind                  # leak check of the smoke app in `make test`
+	iproute2                  # e2e_remote: ip netns and veth for af_packet (tc netem where the kernel has it)
+	clang                     # -Dfuzz=true: the remote frame decoder under libFuzzer (optional build)
 	python3-jsonschema        # e2e tests check every app's --json against docs/lcactor-result.schema.json
 	python3-matplotlib        # scripts/lca-plot: the SVG of a run (`make run`, e2e tests)
 )

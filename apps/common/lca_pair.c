@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Two processes of one app over memif, started by one command (lca_pair.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -37,6 +39,79 @@ add(char **v, int *n, const char *s)
 	}
 }
 
+/* Run a shell command quietly; its exit status. */
+static __attribute__((noinline)) int
+sh(const char *fmt, const char *a, const char *b)
+{
+	char cmd[1024];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), fmt, a, b, a, b, a, b);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Move this (still single-threaded) process into network namespace @p ns. */
+static int
+enter_netns(const char *ns)
+{
+	char path[160];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = setns(fd, CLONE_NEWNET) == 0 ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * af_packet: two network namespaces NAMEa and NAMEb joined by a veth pair
+ * of the same names, made here and removed by lca_pair_finish(). With
+ * @p netem, the veth ends get tc netem loss, reorder and duplicate 1%.
+ */
+static int
+veth_pair_make(struct lca_pair *p)
+{
+	const char *n = p->sock;
+
+	if (sh("ip netns add %sa 2>/dev/null && ip netns add %sb 2>/dev/null", n, n) != 0) {
+		printf("af_packet: network namespaces cannot be made here (ip netns add failed: "
+		       "not root, or no CAP_SYS_ADMIN): skipped\n");
+		sh("ip netns del %sa 2>/dev/null; ip netns del %sb 2>/dev/null; true", n, n);
+		return -EPERM;
+	}
+	p->netns_made = true;
+	if (sh("ip link add %sa type veth peer name %sb && ip link set %sa netns %sa && "
+	       "ip link set %sb netns %sb",
+	       n, n) != 0 ||
+	    sh("ip -n %sa link set %sa up && ip -n %sb link set %sb up", n, n) != 0) {
+		printf("af_packet: the veth pair cannot be made: skipped\n");
+		return -EPERM;
+	}
+	/* No IPv6 chatter on the link: only our frames. */
+	sh("ip netns exec %sa sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null; "
+	   "ip netns exec %sb sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null; true",
+	   n, n);
+	if (p->netem) {
+		if (sh("ip netns exec %sa tc qdisc add dev %sa root netem loss 1%% reorder 1%% "
+		       "duplicate 1%% delay 20us 2>/dev/null && ip netns exec %sb tc qdisc add dev "
+		       "%sb root netem loss 1%% reorder 1%% duplicate 1%% delay 20us 2>/dev/null",
+		       n, n) == 0) {
+			p->netem_on = true;
+			printf("af_packet: tc netem loss 1%% reorder 1%% duplicate 1%% on both veth "
+			       "ends\n");
+		} else {
+			printf("af_packet: tc netem is not available in this kernel (sch_netem): the "
+			       "same faults come from lcactor's injector instead (1%% each, both "
+			       "sides)\n");
+		}
+	}
+	return 0;
+}
+
 int
 lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair *p)
 {
@@ -52,6 +127,10 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 			remote = i;
 		else if (dd >= 0 && strcmp(argv[i], "--pair-peer") == 0 && i + 1 < argc)
 			peer = i;
+		else if (dd >= 0 && strcmp(argv[i], "--netem") == 0)
+			p->netem = true;
+		else if (dd >= 0 && strcmp(argv[i], "--pair-netem-on") == 0)
+			p->netem_on = true;
 	}
 	if (dd < 0 || remote < 0) {
 		for (int i = 0; i < argc && i < LCA_PAIR_MAX_ARGS - 1; i++)
@@ -60,9 +139,10 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 	}
 	p->active = true;
 	snprintf(p->transport, sizeof(p->transport), "%s", argv[remote + 1]);
-	if (strcmp(p->transport, "memif") != 0 && strcmp(p->transport, "ring") != 0) {
-		fprintf(stderr, "%s: --remote %s: transports are memif and ring\n", argv[0],
-			p->transport);
+	if (strcmp(p->transport, "memif") != 0 && strcmp(p->transport, "ring") != 0 &&
+	    strcmp(p->transport, "af_packet") != 0) {
+		fprintf(stderr, "%s: --remote %s: transports are memif, af_packet and ring\n",
+			argv[0], p->transport);
 		return -EINVAL;
 	}
 	p->is_peer = peer >= 0;
@@ -83,7 +163,24 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 			 argv[peer + 1]);
 	} else {
 		snprintf(p->peer_lcores, sizeof(p->peer_lcores), "%s", peer_lcores);
-		snprintf(p->sock, sizeof(p->sock), "/tmp/lca-pair-%d.sock", (int)getpid());
+		if (strcmp(p->transport, "af_packet") == 0)
+			snprintf(p->sock, sizeof(p->sock), "lca%d", (int)getpid() % 1000000);
+		else
+			snprintf(p->sock, sizeof(p->sock), "/tmp/lca-pair-%d.sock", (int)getpid());
+	}
+	if (strcmp(p->transport, "af_packet") == 0) {
+		char ns[120];
+		int ret;
+
+		if (!p->is_peer && veth_pair_make(p) != 0)
+			return -EPERM;
+		snprintf(ns, sizeof(ns), "%s%c", p->sock, p->is_peer ? 'b' : 'a');
+		ret = enter_netns(ns);
+		if (ret != 0) {
+			fprintf(stderr, "%s: cannot enter network namespace %s: %s\n", argv[0], ns,
+				strerror(-ret));
+			return ret;
+		}
 	}
 	/* This process: its EAL arguments, the transport's vdev, its app arguments. */
 	for (int i = 0; i < dd; i++)
@@ -92,6 +189,9 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 		snprintf(vdev, sizeof(vdev),
 			 "net_memif0,role=%s,socket=%s,socket-abstract=no,id=0",
 			 p->is_peer ? "client" : "server", p->sock);
+	} else if (strcmp(p->transport, "af_packet") == 0) {
+		snprintf(vdev, sizeof(vdev), "net_af_packet0,iface=%s%c,qpairs=1", p->sock,
+			 p->is_peer ? 'b' : 'a');
 	} else {
 		snprintf(vdev, sizeof(vdev), "net_ring_pair0");
 	}
@@ -99,7 +199,7 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 	add(p->argv, &p->argc, vdev);
 	for (int i = dd; i < argc; i++)
 		add(p->argv, &p->argc, argv[i]);
-	if (p->is_peer || strcmp(p->transport, "memif") != 0)
+	if (p->is_peer || strcmp(p->transport, "ring") == 0)
 		return 0;
 	/* The peer: the same EAL arguments but its own lcores and prefix. */
 	if (p->self_lcores[0] == '\0') {
@@ -121,8 +221,11 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 	snprintf(vdev, sizeof(vdev), "%s-peer", prefix);
 	add(p->child_argv, &p->child_argc, "--file-prefix");
 	add(p->child_argv, &p->child_argc, vdev);
-	snprintf(vdev, sizeof(vdev), "net_memif0,role=client,socket=%s,socket-abstract=no,id=0",
-		 p->sock);
+	if (strcmp(p->transport, "af_packet") == 0)
+		snprintf(vdev, sizeof(vdev), "net_af_packet0,iface=%sb,qpairs=1", p->sock);
+	else
+		snprintf(vdev, sizeof(vdev),
+			 "net_memif0,role=client,socket=%s,socket-abstract=no,id=0", p->sock);
 	add(p->child_argv, &p->child_argc, "--vdev");
 	add(p->child_argv, &p->child_argc, vdev);
 	for (int i = dd; i < argc; i++)
@@ -130,6 +233,8 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 	snprintf(vdev, sizeof(vdev), "%s:%s", p->sock, p->self_lcores[0] ? p->self_lcores : "0");
 	add(p->child_argv, &p->child_argc, "--pair-peer");
 	add(p->child_argv, &p->child_argc, vdev);
+	if (p->netem_on)
+		add(p->child_argv, &p->child_argc, "--pair-netem-on");
 	return 0;
 }
 
@@ -208,6 +313,13 @@ lca_pair_conf(const struct lca_pair *p, struct lca_remote_conf *c)
 		n->port_id = 0;
 		parse_lcores(i == 0 ? (l1[0] ? l1 : "0") : (l2[0] ? l2 : "1"), n);
 	}
+	if (p->netem && !p->netem_on) {
+		/* No sch_netem: the same faults from the injector, both sides. */
+		c->inject.loss_ppm = 10000;
+		c->inject.reorder_ppm = 10000;
+		c->inject.dup_ppm = 10000;
+		c->inject.seed = c->self;
+	}
 	if (strcmp(p->transport, "ring") == 0) {
 		/* One process, reaching itself: node 1 only, over the wire. */
 		c->n_nodes = 1;
@@ -253,7 +365,10 @@ lca_pair_finish(struct lca_pair *p, unsigned int timeout_ms)
 	} else if (!p->is_peer) {
 		status = 0;
 	}
-	if (!p->is_peer && p->sock[0] != '\0')
+	if (!p->is_peer && p->netns_made)
+		sh("ip netns del %sa 2>/dev/null; ip netns del %sb 2>/dev/null; true", p->sock,
+		   p->sock);
+	else if (!p->is_peer && p->sock[0] != '\0')
 		unlink(p->sock);
 	return status;
 }

@@ -9,8 +9,11 @@
  * cleans up after it at the end. Both build the same node table.
  *
  * Transports: "memif" (net_memif, server in node 1, client in node 2, on
- * one socket file), "ring" (no second process: node 1 reaches itself over
- * a net_ring loopback, for tests).
+ * one socket file); "af_packet" (net_af_packet over a veth pair between two
+ * network namespaces that this process makes, enters, and removes at the
+ * end; root only; --netem adds tc netem loss/reorder/duplicate 1% where the
+ * kernel has it); "ring" (no second process: node 1 reaches itself over a
+ * net_ring loopback, for tests).
  */
 
 #include <stdbool.h>
@@ -23,6 +26,9 @@
 struct lca_pair {
 	bool active;            /* a remote run */
 	bool is_peer;           /* this process is node 2 */
+	bool netem;             /* --netem: tc netem on the veth pair (af_packet) */
+	bool netem_on;          /* it could be set */
+	bool netns_made;        /* namespaces to remove at the end */
 	char transport[16];
 	char sock[108];
 	char peer_lcores[64];   /* -l of the other process */

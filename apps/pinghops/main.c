@@ -57,11 +57,14 @@ usage(const char *prog)
 	       "  --throughput N   messages an actor handles per turn (default 64)\n"
 	       "  --placement P    round-robin (default), pack, pairs-local, auto (the runtime\n"
 	       "                   moves actors that talk mostly to one peer together)\n"
-	       "  --remote memif   seed 001's remote case: half the workers in a second process\n"
-	       "                   (started and stopped by this one, over net_memif), the\n"
+	       "  --remote T       seed 001's remote case: half the workers in a second process\n"
+	       "                   (started and stopped by this one; T: memif, or af_packet over\n"
+	       "                   a veth pair between two network namespaces, root), the\n"
 	       "                   master here; a local run with all the workers here comes\n"
 	       "                   first, and the ratio is printed\n"
 	       "  --peer-lcores L  -l of the second process (default 1)\n"
+	       "  --netem          af_packet: tc netem loss, reorder, duplicate 1%% on the veth\n"
+	       "                   (lcactor's injector where the kernel has no netem)\n"
 	       "  --json FILE      write every figure as JSON\n"
 	       "  --topology       print the lcores' topology and exit\n"
 	       "  --help           this text\n",
@@ -95,11 +98,14 @@ parse_option(void *conf, const char *name, char *val)
 	} else if (strcmp(name, "placement") == 0) {
 		ret = lca_placement_parse(val, &c->ph.placement);
 	} else if (strcmp(name, "remote") == 0) {
-		if (strcmp(val, "memif") != 0) {
-			fprintf(stderr, "lca-pinghops: --remote %s: the transport is memif\n", val);
+		if (strcmp(val, "memif") != 0 && strcmp(val, "af_packet") != 0) {
+			fprintf(stderr, "lca-pinghops: --remote %s: the transports are memif and "
+				"af_packet\n", val);
 			return -EINVAL;
 		}
 		c->remote = val;
+	} else if (strcmp(name, "netem") == 0 || strcmp(name, "pair-netem-on") == 0) {
+		/* lca_pair.h's: the veth's faults. */
 	} else if (strcmp(name, "pair-peer") == 0) {
 		/* The second process's own argument (lca_pair.h). */
 	} else if (strcmp(name, "peer-lcores") == 0) {
@@ -133,6 +139,8 @@ parse_args(int argc, char **argv, void *conf)
 		{ "json", required_argument, NULL, 0 },
 		{ "remote", required_argument, NULL, 0 },
 		{ "pair-peer", required_argument, NULL, 0 },
+		{ "netem", no_argument, NULL, 0 },
+		{ "pair-netem-on", no_argument, NULL, 0 },
 		{ "peer-lcores", required_argument, NULL, 0 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -451,7 +459,13 @@ main(int argc, char **argv)
 
 	/* --remote memif: this process's vdev, and the second process's
 	 * arguments (lca_pair.h). */
-	if (lca_pair_prepare(argc, argv, "1", &g_pair) != 0)
+	switch (lca_pair_prepare(argc, argv, "1", &g_pair)) {
+	case 0:
+		break;
+	case -EPERM:
+		return 77; /* af_packet where namespaces are not allowed: skipped */
+	default:
 		return 2;
+	}
 	return lca_app_main(g_pair.argc, g_pair.argv, &app);
 }
