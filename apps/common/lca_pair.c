@@ -30,13 +30,24 @@ dup_str(const char *s)
 	return d;
 }
 
+static struct lca_pair *owner;
+
 static void
 add(char **v, int *n, const char *s)
 {
-	if (*n < LCA_PAIR_MAX_ARGS - 1) {
+	if (*n < LCA_PAIR_MAX_ARGS - 1 && owner->n_owned < 3 * LCA_PAIR_MAX_ARGS) {
 		v[(*n)++] = dup_str(s);
 		v[*n] = NULL;
+		owner->owned[owner->n_owned++] = v[*n - 1];
 	}
+}
+
+void
+lca_pair_release(struct lca_pair *p)
+{
+	for (int i = 0; i < p->n_owned; i++)
+		free(p->owned[i]);
+	p->n_owned = 0;
 }
 
 /* Run a shell command quietly; its exit status. */
@@ -120,6 +131,7 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 	const char *prefix = "lca";
 
 	memset(p, 0, sizeof(*p));
+	owner = p;
 	for (int i = 1; i < argc; i++) {
 		if (dd < 0 && strcmp(argv[i], "--") == 0)
 			dd = i;
@@ -245,9 +257,10 @@ lca_pair_set_peer_lcores(struct lca_pair *p, const char *lcores)
 		return;
 	snprintf(p->peer_lcores, sizeof(p->peer_lcores), "%s", lcores);
 	for (int i = 0; i < p->child_argc - 1; i++)
-		if (strcmp(p->child_argv[i], "-l") == 0) {
-			free(p->child_argv[i + 1]);
+		if (strcmp(p->child_argv[i], "-l") == 0 && p->n_owned < 3 * LCA_PAIR_MAX_ARGS) {
+			/* The old string stays owned, freed at release. */
 			p->child_argv[i + 1] = dup_str(lcores);
+			p->owned[p->n_owned++] = p->child_argv[i + 1];
 		}
 }
 

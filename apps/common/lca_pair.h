@@ -38,6 +38,8 @@ struct lca_pair {
 	char *argv[LCA_PAIR_MAX_ARGS];
 	int child_argc;
 	char *child_argv[LCA_PAIR_MAX_ARGS];
+	int n_owned;            /* what lca_pair_release() frees (EAL permutes argv) */
+	char *owned[3 * LCA_PAIR_MAX_ARGS];
 };
 
 /*
@@ -70,5 +72,8 @@ void lca_pair_conf(const struct lca_pair *p, struct lca_remote_conf *c);
  * @return the peer's exit status (0 when it exited cleanly), or -1.
  */
 int lca_pair_finish(struct lca_pair *p, unsigned int timeout_ms);
+
+/* Free the argument strings (after lca_eal_cleanup(): EAL keeps argv). */
+void lca_pair_release(struct lca_pair *p);
 
 #endif /* LCA_PAIR_H */

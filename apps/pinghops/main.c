@@ -456,6 +456,7 @@ main(int argc, char **argv)
 		.name = "lca-pinghops", .parse = parse_args, .usage = usage, .run = run,
 		.conf = &conf,
 	};
+	int ret;
 
 	/* --remote memif: this process's vdev, and the second process's
 	 * arguments (lca_pair.h). */
@@ -467,5 +468,7 @@ main(int argc, char **argv)
 	default:
 		return 2;
 	}
-	return lca_app_main(g_pair.argc, g_pair.argv, &app);
+	ret = lca_app_main(g_pair.argc, g_pair.argv, &app);
+	lca_pair_release(&g_pair);
+	return ret;
 }

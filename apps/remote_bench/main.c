@@ -605,5 +605,6 @@ out_peer:
 out_eal:
 	rte_mempool_free(payload_pool);
 	lca_eal_cleanup();
+	lca_pair_release(&pair);
 	return ret == 0 ? 0 : 1;
 }
