@@ -16,6 +16,7 @@
 
 #include <rte_cycles.h>
 
+#include "lca_report.h"
 #include "lifecycle.h"
 
 #define RS_BURST 32
@@ -235,6 +236,10 @@ scenario(const struct lc_conf *c, bool backoff, struct lc_outcome *o)
 		fprintf(stderr, APP ": %s: not done after %u ms: %" PRIu64 " of %" PRIu64
 				" messages, %" PRIu64 " of %" PRIu64 " notices\n", name, limit,
 			rs.next_expected, rs.messages, rs.notices, rs.injected);
+	if (run_ret == -ETIMEDOUT) {
+		printf("  not done: the actors at the time limit:\n");
+		lca_report_actors(stdout);
+	}
 	lca_actor_stats_get(rs.worker, &wst);
 	pst = *(struct rs_producer *)lca_actor_state(prod);
 	injected = rs.injected;

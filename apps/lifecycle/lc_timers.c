@@ -15,10 +15,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
 
+#include "lca_report.h"
 #include "lca_rng.h"
 #include "lca_timer.h"
 #include "lifecycle.h"
@@ -53,7 +55,14 @@ static struct {
 	int periodic_err;
 	int cancel_err;
 	bool fenced;             /* atomic: the ticks after the cancel are in */
+	uint8_t *seen;           /* by one-shot id: arrivals (only its receiver writes) */
+	uint64_t duplicates;     /* atomic */
 } tm;
+
+struct once_msg {
+	uint64_t intended;
+	uint64_t id; /* receiver index x timers + its rank: each one-shot's own */
+};
 
 static void
 maybe_done(void)
@@ -72,15 +81,15 @@ arm_one(lca_actor_id_t self, struct tm_rx *r)
 	uint64_t delay = c->min_delay_us + lca_rng_below(&r->rng, span);
 	lca_actor_id_t to = r->armed & 1 ? tm.rx[r->idx ^ 1] : self;
 	struct lca_msg *m;
-	uint64_t intended;
+	struct once_msg v = { .id = r->idx * c->timers + r->armed };
 	int ret = lca_msg_alloc(&m);
 
 	r->armed++;
 	if (ret == 0) {
 		m->type = TM_ONCE;
-		m->len = sizeof(intended);
-		intended = rte_get_timer_cycles() + delay * rte_get_timer_hz() / 1000000;
-		memcpy(m->data, &intended, sizeof(intended));
+		m->len = sizeof(v);
+		v.intended = rte_get_timer_cycles() + delay * rte_get_timer_hz() / 1000000;
+		memcpy(m->data, &v, sizeof(v));
 		ret = lca_send_after(to, m, delay, NULL);
 		if (ret < 0)
 			lca_msg_free(m);
@@ -105,7 +114,7 @@ static void
 rx_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
 {
 	struct tm_rx *r = state;
-	uint64_t v;
+	struct once_msg v;
 
 	switch (m->type) {
 	case LC_TYPE_LOAD:
@@ -126,7 +135,12 @@ rx_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
 		break;
 	case TM_ONCE:
 		memcpy(&v, m->data, sizeof(v));
-		record(&tm.once[r->idx], v);
+		record(&tm.once[r->idx], v.intended);
+		if (v.id >= 2 * tm.c->timers || tm.seen[v.id]++ != 0) {
+			/* Twice: counted, not as an arrival. */
+			__atomic_fetch_add(&tm.duplicates, 1, __ATOMIC_RELAXED);
+			break;
+		}
 		r->got_once++;
 		__atomic_fetch_add(&tm.got_once, 1, __ATOMIC_ACQ_REL);
 		if (r->armed < tm.c->timers)
@@ -218,6 +232,9 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o)
 	tm.hz = rte_get_timer_hz();
 	tm.expected_once = 2 * c->timers;
 	tm.cancel_err = -EAGAIN;
+	tm.seen = calloc(2 * c->timers, 1);
+	if (tm.seen == NULL)
+		return -ENOMEM;
 	ret = lc_hdr_init(&tm.once[0]);
 	ret = ret ? ret : lc_hdr_init(&tm.once[1]);
 	ret = ret ? ret : lc_hdr_init(&tm.tick);
@@ -251,6 +268,11 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o)
 		fprintf(stderr, APP ": %s: not done after %u ms: %" PRIu64 " of %" PRIu64
 				" one-shots in, ticks fenced: %s\n", name, limit_ms(c),
 			tm.got_once, tm.expected_once, tm.fenced ? "yes" : "no");
+	if (run_ret == -ETIMEDOUT) {
+		printf("  not done: the actors at the time limit (load lost %" PRIu64 "):\n",
+		       lc_load_lost());
+		lca_report_actors(stdout);
+	}
 
 	for (unsigned int i = 0; i < 2; i++) {
 		st[i] = *(struct tm_rx *)lca_actor_state(tm.rx[i]);
@@ -263,7 +285,8 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o)
 	ticks = st[2].ticks;
 	lca_timer_stats_get(&ts);
 	exact = run_ret == 0 && tm.periodic_err == 0 && tm.cancel_err == 0 && arm_errors == 0 &&
-		tm.got_once == armed && ts.armed == armed + 1 && ts.fired == tm.got_once + ticks &&
+		tm.got_once == armed && tm.duplicates == 0 && ts.armed == armed + 1 &&
+		ts.fired == tm.got_once + ticks &&
 		ts.dropped == 0 && ts.cancelled == 1 && ts.active == 0 && ticks >= c->ticks;
 
 	lca_hdr_add(&tm.once[0], &tm.once[1]);
@@ -275,12 +298,14 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o)
 	       as[2].mailbox_hwm,
 	       loaded ? " (the load's backlog: timers came by the control lane)" : "");
 	printf("  one-shot: armed %" PRIu64 " = fired %" PRIu64 " + dropped %" PRIu64
-	       " + cancelled 0 + still armed %u (arm errors %" PRIu64 ")\n",
-	       armed, tm.got_once, ts.dropped, ts.active, arm_errors);
+	       " + cancelled 0 + still armed %u (arm errors %" PRIu64 "); each received once "
+	       "(by id): %" PRIu64 " twice\n",
+	       armed, tm.got_once, ts.dropped, ts.active, arm_errors, tm.duplicates);
 	printf("  periodic: 1 armed (%u us), %" PRIu64 " ticks fired, %" PRIu64 " missed, "
-	       "cancelled after tick %u%s%s\n",
-	       c->period_us, ticks, ts.missed, c->ticks,
-	       tm.cancel_err == 0 ? "" : " (the cancel failed)",
+	       "%s %u%s%s\n",
+	       c->period_us, ticks, ts.missed,
+	       ticks < c->ticks ? "not cancelled: short of tick" : "cancelled after tick",
+	       c->ticks, tm.cancel_err == 0 || ticks < c->ticks ? "" : " (the cancel failed)",
 	       ts.missed ? " (a tick's lateness counts from the k-th period at its k-th arrival: "
 			   "after a miss, a period too much)" : "");
 	printf("  runtime timer counters: armed %" PRIu64 " = %" PRIu64 " one-shot + 1 periodic; "
@@ -291,7 +316,7 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o)
 
 	json_array_append_new(o->results, json_pack(
 		"{s:s, s:s, s:b, s:s, s:I, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, "
-		"s:{s:I, s:I, s:I, s:I}, s:[i, i, i], s:b, s:o}",
+		"s:{s:I, s:I, s:I, s:I, s:I}, s:[i, i, i], s:b, s:o}",
 		"name", name, "bench", "timers", "loaded", loaded, "idle",
 		lca_idle_policy_name(c->idle), "sleep_us", (json_int_t)c->sleep_us,
 		"one_shot_lateness", lc_hdr_json(&tm.once[0]),
@@ -301,7 +326,7 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o)
 		"missed", (json_int_t)ts.missed, "dropped", (json_int_t)ts.dropped, "active",
 		(json_int_t)ts.active,
 		"counts", "one_shot_armed", (json_int_t)armed, "one_shot_received",
-		(json_int_t)tm.got_once, "ticks_received", (json_int_t)ticks, "arm_errors",
+		(json_int_t)tm.got_once, "one_shot_twice", (json_int_t)tm.duplicates, "ticks_received", (json_int_t)ticks, "arm_errors",
 		(json_int_t)arm_errors,
 		"mailbox_hwm", (int)as[0].mailbox_hwm, (int)as[1].mailbox_hwm,
 		(int)as[2].mailbox_hwm, "exact", exact,
@@ -317,6 +342,7 @@ out_hdr:
 	lca_hdr_free(&tm.once[0]);
 	lca_hdr_free(&tm.once[1]);
 	lca_hdr_free(&tm.tick);
+	free(tm.seen);
 	return ret;
 }
 

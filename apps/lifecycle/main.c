@@ -128,7 +128,7 @@ struct uint_opt {
 
 static const struct uint_opt uint_opts[] = {
 	UOPT("sleep-us", sleep_us, false, 1, LCA_IDLE_SLEEP_MAX_US),
-	UOPT("timers", timers, true, 1, 100000000),
+	UOPT("timers", timers, true, 1, 10000000),
 	UOPT("inflight", inflight, false, 1, 1024),
 	UOPT("min-delay-us", min_delay_us, false, 1, 10000000),
 	UOPT("max-delay-us", max_delay_us, false, 1, 10000000),
