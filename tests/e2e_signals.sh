@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# SIGINT and SIGTERM in the middle of a run, for every app given (issue 13,
+# item 7): each must exit within 1 s of the signal with its documented status
+# (an interrupted run: "APP: interrupted" and exit 1; lca-freq and lca-httpd,
+# which run until stopped: exit 0; others, such as lca-remote-bench: 0 or 1,
+# not killed) and leave nothing behind: no runtime folder
+# /var/run/dpdk/PREFIX (so no stale telemetry socket), nothing of the prefix in
+# /dev/shm. Apps with an idle policy are stopped under each (spin and sleep;
+# httpd: spin and epoll).
+#
+# usage: e2e_signals.sh APP...   (every lca-* binary; an app this script does
+# not know runs with no arguments and may exit 0 or 1)
+set -u
+fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# EAL's runtime folder for a prefix: root's under /var/run, others' under
+# XDG_RUNTIME_DIR or /tmp (eal_get_runtime_dir).
+if [ "$(id -u)" -eq 0 ]; then run_base=/var/run/dpdk; else run_base=${XDG_RUNTIME_DIR:-/tmp}/dpdk; fi
+
+# Arguments that keep an app busy far longer than the test waits, per idle
+# policy; and the exit status of a run a signal stopped.
+app_args() { # APP POLICY
+	case $1 in
+	lca-hello) echo "--tokens 64 --hops 2000000000 --timeout 600" ;;
+	lca-reqresp) echo "--idle $2 -wi 0 -i 1 -r 600 --users 10000 -p dispatcher=affinity" ;;
+	lca-circular) echo "--actors 2 --samples 1000000 --warmup 0 --hops 1000000" ;;
+	lca-pinghops) echo "--pings 100000 --hops 100000 --runs 1" ;;
+	lca-microbench) echo "--scenario cross-lcore --messages 4000000000 --runs 1 --timeout 600" ;;
+	lca-freq) echo "--interval 0.2" ;;
+	lca-pipeline) echo "--messages 4000000000 --warmup-messages 1000 --timeout 600" ;;
+	lca-httpd) echo "--port 0 --idle $2" ;;
+	lca-lifecycle) echo "--idle $2 --bench restart --messages 2000000000" ;;
+	lca-remote-bench) echo "--remote ring --sizes 16 --msgs 2000000000 --timeout 600" ;;
+	*) echo "" ;;
+	esac
+}
+app_policies() {
+	case $1 in
+	lca-reqresp|lca-lifecycle) echo "spin sleep" ;;
+	lca-httpd) echo "spin epoll" ;;
+	*) echo "-" ;;
+	esac
+}
+# The status a signal's stop must give; "any" for an app not known here.
+app_status() {
+	case $1 in
+	lca-freq|lca-httpd) echo 0 ;;
+	lca-hello|lca-reqresp|lca-circular|lca-pinghops|lca-microbench|lca-pipeline|lca-lifecycle) echo 1 ;;
+	*) echo any ;;
+	esac
+}
+
+# The line that says an app is about to run: lca_app_main() prints the lcores'
+# isolation just before; an app that does not go through it, any line.
+app_ready() {
+	case $1 in
+	lca-remote-bench|lca-load) echo . ;;
+	*) echo '^# isolation: CPU' ;;
+	esac
+}
+
+# Wait until FILE has a line matching RE, at most SECONDS, while PID runs;
+# 0 when it has.
+wait_for_line() {
+	local file=$1 re=$2 tries=$(( $3 * 20 )) pid=$4
+	while [ $tries -gt 0 ]; do
+		grep -qE "$re" "$file" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.05
+		tries=$((tries - 1))
+	done
+	return 1
+}
+
+n=0
+one_run() { # EXE SIGNAL POLICY
+	local exe=$1 sig=$2 policy=$3 app what prefix out pid alive rc want args
+	app=$(basename "$exe")
+	n=$((n + 1))
+	prefix=lca_sig_${app#lca-}_$n
+	what="$app${policy:+ --idle $policy}: SIG$sig"
+	[ "$policy" = - ] && what="$app: SIG$sig"
+	out=$tmp/$prefix.out
+	args=$(app_args "$app" "$policy")
+	# shellcheck disable=SC2086 # the arguments are words
+	"$exe" -l 0-1 --no-huge --no-pci --in-memory --file-prefix "$prefix" \
+		--log-level 'lib.*:error' -- $args >"$out" 2>&1 &
+	pid=$!
+	pids+=("$pid")
+	# Measuring: the harness prints the lcores' isolation just before the
+	# run; a second later the app is well into it.
+	if ! wait_for_line "$out" "$(app_ready "$app")" 20 "$pid"; then
+		check "$what: the app started its run" false
+		sed 's/^/# /' "$out" | tail -n 5
+		kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+		return
+	fi
+	sleep 1
+	if ! kill -0 "$pid" 2>/dev/null; then
+		wait "$pid"; rc=$?
+		check "$what: still running when the signal comes (exit $rc before it)" false
+		sed 's/^/# /' "$out" | tail -n 5
+		return
+	fi
+	kill -"$sig" "$pid"
+	# Every 50 ms, up to 1 s.
+	alive=1
+	for _ in $(seq 20); do
+		sleep 0.05
+		if ! kill -0 "$pid" 2>/dev/null || grep -q '^State:.*zombie' /proc/"$pid"/status 2>/dev/null; then
+			alive=0
+			break
+		fi
+	done
+	check "$what: exits within 1 s" "[ $alive -eq 0 ]"
+	if [ $alive -eq 1 ]; then
+		# Give it 5 s more, then kill it, so the other runs are not disturbed.
+		for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid"; rc=$?
+	want=$(app_status "$app")
+	if [ "$want" = any ]; then
+		check "$what: exit status 0 or 1, not killed (got $rc)" "[ $rc -le 1 ]"
+	else
+		check "$what: exit status $want (got $rc)" "[ $rc -eq $want ]"
+	fi
+	if [ "$want" = 1 ]; then
+		# (not at a line's start: stdout may be mid-line when it is said)
+		check "$what: says it was interrupted" "grep -q '$app: interrupted' '$out'"
+	fi
+	check "$what: no runtime folder left ($run_base/$prefix)" "[ ! -e '$run_base/$prefix' ]"
+	check "$what: nothing of the prefix in /dev/shm" "! ls /dev/shm 2>/dev/null | grep -q '$prefix'"
+	if [ "$rc" -gt 1 ] || [ $alive -eq 1 ]; then
+		sed 's/^/# /' "$out" | tail -n 8
+		rm -rf "${run_base:?}/$prefix"
+	fi
+}
+
+[ $# -gt 0 ] || { echo "usage: $0 APP..." >&2; exit 2; }
+for exe in "$@"; do
+	for policy in $(app_policies "$(basename "$exe")"); do
+		one_run "$exe" INT "$policy"
+		one_run "$exe" TERM "$policy"
+	done
+done
+exit $fail
