@@ -17,6 +17,8 @@ parts = {
     'lcore': ('lcore/lca_lcore.c', 'lca_lcore.h', {'eal', 'lcore'}),
     'actors': ('actors/lca_actor.c', 'lca_actor.h', {'eal', 'mempool', 'lcore', 'actors'}),
     'port': ('actors/port/lca_port.c', 'lca_port.h', {'eal', 'mempool', 'lcore', 'actors', 'port'}),
+    'remote': ('actors/remote/lca_remote.c', 'lca_remote.h',
+               {'eal', 'mempool', 'lcore', 'actors', 'port', 'remote'}),
 }
 cmds = json.load(open(os.path.join(build, 'compile_commands.json')))
 fail = 0
