@@ -28,6 +28,10 @@ assert [c['lcores'] for c in d['isolation']] == [[0], [1]], d['isolation']
 PY"
 harness_checks "$exe" lca-hello
 
+# One token: a mailbox of 1 is below the runtime's smallest (2).
+out=$("$exe" "${eal[@]}" -- --tokens 1 --hops 100 --per-lcore 4 2>&1); rc=$?
+check "--tokens 1 runs and counts its hops" "[ $rc -eq 0 ] && grep -q '^messages handled: 101 (expected 101' <<<\"\$out\""
+
 out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
 check "--topology exits 0" "[ $rc -eq 0 ]"
 check "--topology lists both lcores" "[ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"

@@ -122,12 +122,13 @@ spawn_ring(const struct hello_conf *c)
 	RTE_LCORE_FOREACH(lcore_id) {
 		for (uint64_t k = 0; k < c->per_lcore; k++) {
 			/* Room for every token in every mailbox: a token
-			 * sent back to its own actor always fits. */
+			 * sent back to its own actor always fits (and at
+			 * least 2, the smallest mailbox: --tokens 1). */
 			struct lca_actor_spec spec = {
 				.handler = hello_handler,
 				.lcore = lcore_id,
 				.throughput = 32,
-				.mailbox_size = rte_align32pow2((uint32_t)c->tokens),
+				.mailbox_size = RTE_MAX(2u, rte_align32pow2((uint32_t)c->tokens)),
 				.name = "hello",
 			};
 			lca_actor_id_t id;
