@@ -11,7 +11,7 @@ RUN_ARGS   ?=
 
 MESON_FLAGS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all deps build asan tsan run test test-unit bench clean
+.PHONY: all deps build asan tsan soak run test test-unit bench clean
 
 all: build
 
@@ -68,6 +68,12 @@ tsan: deps $(TSAN_BUILD)/build.ninja
 	ninja -C $(TSAN_BUILD)
 	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" \
 		meson test -C $(TSAN_BUILD) --suite unit --print-errorlogs --timeout-multiplier 3
+
+# 60 s of the apps with varied arguments, every run's status and counts
+# checked, and a server's RSS sampled throughout (scripts/soak.sh).
+SOAK_SECONDS ?= 60
+soak: build
+	./scripts/soak.sh $(BUILD) $(SOAK_SECONDS)
 
 bench: build
 	./$(BUILD)/apps/microbench/lca-microbench $(EAL_ARGS) --
