@@ -46,6 +46,13 @@ chan_of(struct rm_lcore *rl, unsigned int peer, unsigned int k)
 	return &rl->chan[rm.peers[peer].chan_base + k];
 }
 
+/* The large-message lane of the pair of @p ch (a normal-lane channel). */
+static inline struct chan *
+lane_large(struct rm_lcore *rl, struct chan *ch)
+{
+	return ch + rl->n_chan / 2;
+}
+
 static inline void
 dirty(struct rm_lcore *rl, struct chan *ch)
 {
@@ -153,7 +160,7 @@ hdr_write(struct chan *ch, uint8_t *buf, uint32_t udp_payload, uint8_t flags, ui
 	if (ch->need_nak)
 		flags |= WIRE_F_NAK;
 	h->version = WIRE_VERSION;
-	h->flags = flags | WIRE_F_ACK;
+	h->flags = flags | WIRE_F_ACK | (ch->large ? WIRE_F_LARGE : 0);
 	h->n_msgs = rte_cpu_to_be_16(n_msgs);
 	h->src_node = rte_cpu_to_be_16(rm.self.id);
 	h->dst_node = rte_cpu_to_be_16(p->n.id);
@@ -289,6 +296,75 @@ chan_put(struct rm_lcore *rl, struct chan *ch, lca_actor_id_t from, lca_actor_id
 	return 0;
 }
 
+/* Cut the large lane's message into fragments, as far as its credit goes;
+ * the poll hook comes back for the rest. */
+static unsigned int
+big_pump(struct rm_lcore *rl, struct chan *ch)
+{
+	const struct rte_mbuf *mb = ch->big->ptr;
+	unsigned int done = 0;
+
+	while (ch->big_off < ch->big_total) {
+		uint32_t room, chunk;
+		struct wire_msg *r;
+		struct wire_frag *f;
+
+		if (ch->open != NULL &&
+		    ch->open_off + wire_rec_len(WIRE_FRAG_LEN + 64) > rm.frame_cap)
+			frame_close(rl, ch, rte_rdtsc());
+		if (ch->open == NULL && frame_open(rl, ch) != 0)
+			return done;
+		room = rm.frame_cap - ch->open_off - WIRE_MSG_LEN - WIRE_FRAG_LEN;
+		chunk = RTE_MIN(ch->big_total - ch->big_off, room & ~3u);
+		r = rte_pktmbuf_mtod_offset(ch->open, struct wire_msg *, ch->open_off);
+		r->to = rte_cpu_to_be_32(ch->big_to);
+		r->from = rte_cpu_to_be_32(ch->big_from);
+		r->type = rte_cpu_to_be_32(ch->big->type);
+		r->len = rte_cpu_to_be_16((uint16_t)(WIRE_FRAG_LEN + chunk));
+		r->flags = rte_cpu_to_be_16(WIRE_MSG_F_MBUF | WIRE_MSG_F_FRAG);
+		f = (struct wire_frag *)(r + 1);
+		f->total = rte_cpu_to_be_32(ch->big_total);
+		f->offset = rte_cpu_to_be_32(ch->big_off);
+		rte_memcpy(f + 1, rte_pktmbuf_read(mb, ch->big_off, chunk, f + 1), chunk);
+		ch->open_off = (uint16_t)(ch->open_off + wire_rec_len(WIRE_FRAG_LEN + chunk));
+		ch->open_n++;
+		ch->big_off += chunk;
+		done++;
+	}
+	/* Every byte is in a frame: the message is the runtime's to free. */
+	lca_msg_free(ch->big);
+	ch->big = NULL;
+	rl->n_big--;
+	rm_count(&ch->st.msgs_sent, 1);
+	return done;
+}
+
+/* A message larger than a frame: into the large lane, one at a time. */
+static int
+big_put(struct rm_lcore *rl, struct chan *ch, lca_actor_id_t from, lca_actor_id_t to,
+	struct lca_msg *msg)
+{
+	struct chan *lane = lane_large(rl, ch);
+
+	if (lane->big != NULL) {
+		rm_count(&lane->st.no_credit, 1);
+		return -ENOBUFS;
+	}
+	if (((const struct rte_mbuf *)msg->ptr)->pkt_len > UINT32_MAX / 2)
+		return -EMSGSIZE;
+	lca_msg_keep(msg);
+	lane->big = msg;
+	lane->big_off = 0;
+	lane->big_total = ((const struct rte_mbuf *)msg->ptr)->pkt_len;
+	lane->big_to = lca_remote_local(to);
+	lane->big_from = from != LCA_ACTOR_NONE && from < LCA_ACTOR_REMOTE_BASE
+				 ? lca_remote_ref(rm.self.id, from)
+				 : from;
+	rl->n_big++;
+	big_pump(rl, lane);
+	return 0;
+}
+
 /* lca_send()'s route for remote references (remote_send_hook). */
 static unsigned int
 remote_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
@@ -310,17 +386,35 @@ remote_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsig
 		const struct rm_peer *pe = &rm.peers[p];
 		struct chan *ch = chan_of(rl, (unsigned int)p, lca_remote_local(to) % pe->n.n_lcores);
 
+		unsigned int freed = 0;
+
 		for (; sent < n; sent++) {
-			if (unlikely(msgs[sent] == NULL)) {
+			struct lca_msg *m = msgs[sent];
+
+			if (unlikely(m == NULL)) {
 				why = -EINVAL;
 				break;
 			}
-			why = chan_put(rl, ch, from, to, msgs[sent]);
+			if (unlikely((m->flags & LCA_MSG_F_MBUF) &&
+				     WIRE_OUTER_LEN + WIRE_HDR_LEN +
+						     wire_rec_len(((const struct rte_mbuf *)m->ptr)
+									  ->pkt_len) >
+					     rm.frame_cap)) {
+				/* Larger than a frame: the large lane keeps it until
+				 * its last fragment is in a frame. */
+				lca_msg_free_bulk(msgs + freed, sent - freed);
+				why = big_put(rl, ch, from, to, m);
+				if (why != 0)
+					break;
+				freed = sent + 1;
+				continue;
+			}
+			why = chan_put(rl, ch, from, to, m);
 			if (why != 0)
 				break;
 		}
 		/* The bytes are in the frame: the envelopes are the runtime's. */
-		lca_msg_free_bulk(msgs, sent);
+		lca_msg_free_bulk(msgs + freed, sent - freed);
 	}
 	if (unlikely(why != 0))
 		send_failed(why);
@@ -417,6 +511,74 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 			struct lca_msg *e;
 			int ret;
 
+			if (rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_FRAG) {
+				if (!ch->asm_complete) {
+					const struct wire_frag *f = (const struct wire_frag *)(r + 1);
+					uint32_t total = rte_be_to_cpu_32(f->total);
+					uint32_t off = rte_be_to_cpu_32(f->offset);
+					struct rte_mbuf *c;
+
+					/* In sequence, fragments come in order: anything
+					 * else is a broken sender. */
+					if (off != ch->asm_got ||
+					    (ch->asm_head != NULL && total != ch->asm_total)) {
+						rm_count(&rm.st.malformed, 1);
+						rte_pktmbuf_free(ch->asm_head);
+						ch->asm_head = NULL;
+						ch->asm_got = 0;
+						goto next_record;
+					}
+					c = rte_pktmbuf_clone(m, m->pool);
+					if (c == NULL) {
+						rm_count(&rm.st.no_mbuf, 1);
+						goto blocked;
+					}
+					rte_pktmbuf_adj(c, (uint16_t)(ch->head_off + WIRE_MSG_LEN +
+								      WIRE_FRAG_LEN));
+					rte_pktmbuf_trim(c, (uint16_t)(c->pkt_len -
+								       (len - WIRE_FRAG_LEN)));
+					if (ch->asm_head == NULL) {
+						ch->asm_head = c;
+						ch->asm_total = total;
+					} else if (rte_pktmbuf_chain(ch->asm_head, c) != 0) {
+						/* More segments than an mbuf chain holds. */
+						rte_pktmbuf_free(c);
+						rm_count(&rm.st.malformed, 1);
+						rte_pktmbuf_free(ch->asm_head);
+						ch->asm_head = NULL;
+						ch->asm_got = 0;
+						goto next_record;
+					}
+					ch->asm_got += len - WIRE_FRAG_LEN;
+					if (ch->asm_got < ch->asm_total)
+						goto next_record;
+					ch->asm_complete = true;
+				}
+				if (lca_msg_alloc(&e) != 0)
+					goto blocked;
+				e->type = rte_be_to_cpu_32(r->type);
+				e->ptr = ch->asm_head;
+				e->flags |= LCA_MSG_F_MBUF;
+				ret = to < LCA_ACTOR_REMOTE_BASE
+					      ? lca_send_from(from_of(rte_be_to_cpu_32(r->from)), to, e)
+					      : -ESRCH;
+				if (unlikely(ret == -ENOBUFS || ret == -ENOMEM)) {
+					e->ptr = NULL;
+					e->flags &= (uint8_t)~LCA_MSG_F_MBUF;
+					lca_msg_free(e);
+					goto blocked;
+				}
+				if (ret != 0) {
+					lca_msg_free(e); /* and the message's mbufs */
+					rm_count(&ch->st.undeliverable, 1);
+				} else {
+					rm_count(&ch->st.msgs_delivered, 1);
+				}
+				ch->asm_head = NULL;
+				ch->asm_got = 0;
+				ch->asm_complete = false;
+				goto next_record;
+			}
 			if (lca_msg_alloc(&e) != 0)
 				goto blocked;
 			e->type = rte_be_to_cpu_32(r->type);
@@ -447,6 +609,7 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 			} else {
 				rm_count(&ch->st.msgs_delivered, 1);
 			}
+next_record:
 			ch->head_i++;
 			ch->head_off = (uint16_t)(ch->head_off + wire_rec_len(len));
 			done++;
@@ -554,6 +717,8 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (h->flags & WIRE_F_LARGE)
+		ch = lane_large(rl, ch);
 	if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED)) {
 		rte_pktmbuf_free(m);
 		return;
@@ -688,6 +853,16 @@ chan_clean(struct rm_lcore *rl, struct chan *ch)
 		rte_pktmbuf_free(ch->open);
 		ch->open = NULL;
 	}
+	if (ch->big != NULL) {
+		lost++;
+		lca_msg_free(ch->big);
+		ch->big = NULL;
+		rl->n_big--;
+	}
+	rte_pktmbuf_free(ch->asm_head);
+	ch->asm_head = NULL;
+	ch->asm_got = 0;
+	ch->asm_complete = false;
 	for (unsigned int i = 0; i < rm.window; i++) {
 		if (ch->tx[i].m != NULL) {
 			lost += ch->tx[i].n_msgs;
@@ -724,6 +899,11 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 		for (unsigned int i = 0; i < rl->n_chan && rl->n_blocked > 0; i++)
 			if (rl->chan[i].blocked)
 				work += deliver(rl, &rl->chan[i]);
+	if (unlikely(rl->n_big > 0))
+		for (unsigned int i = rl->n_chan / 2; i < rl->n_chan; i++)
+			if (rl->chan[i].big != NULL &&
+			    !__atomic_load_n(&rm.peers[rl->chan[i].peer].dead, __ATOMIC_RELAXED))
+				work += big_pump(rl, &rl->chan[i]);
 	if (likely(now < rl->next_check))
 		return work;
 	rl->next_check = now + rm.check;
@@ -856,7 +1036,8 @@ lcore_free(struct rm_lcore *rl)
 	if (rl == NULL)
 		return;
 	for (unsigned int i = 0; i < rl->n_chan; i++) {
-		chan_clean(rl, &rl->chan[i]);
+		if (rl->chan[i].tx != NULL && rl->chan[i].rx != NULL)
+			chan_clean(rl, &rl->chan[i]);
 		rte_free(rl->chan[i].tx);
 		rte_free(rl->chan[i].rx);
 	}
@@ -891,14 +1072,18 @@ lcore_alloc(unsigned int lcore, unsigned int n_chan)
 	for (unsigned int p = 0; p < rm.n_peers; p++) {
 		const struct rm_peer *pe = &rm.peers[p];
 
-		for (unsigned int k = 0; k < pe->n.n_lcores; k++) {
-			struct chan *ch = chan_of(rl, p, k);
+		for (unsigned int k = 0; k < 2u * pe->n.n_lcores; k++) {
+			struct chan *ch = k < pe->n.n_lcores
+						  ? chan_of(rl, p, k)
+						  : lane_large(rl, chan_of(rl, p, k - pe->n.n_lcores));
+			uint16_t pl = pe->n.lcores[k % pe->n.n_lcores];
 
 			ch->peer = p;
 			ch->port = pe->port;
-			ch->peer_lcore = pe->n.lcores[k];
+			ch->large = k >= pe->n.n_lcores;
+			ch->peer_lcore = pl;
 			ch->src_udp = (uint16_t)(rm.self.udp_base + lcore);
-			ch->dst_udp = (uint16_t)(pe->n.udp_base + pe->n.lcores[k]);
+			ch->dst_udp = (uint16_t)(pe->n.udp_base + pl);
 			ch->next_seq = 1;
 			ch->credit = rm.window;
 			ch->rcv_next = 1;
@@ -1000,7 +1185,7 @@ lca_remote_start(const struct lca_remote_conf *conf)
 	}
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		lcore = rm.lcores[i];
-		rm.lc[lcore] = lcore_alloc(lcore, n_chan);
+		rm.lc[lcore] = lcore_alloc(lcore, 2 * n_chan);
 		if (rm.lc[lcore] == NULL) {
 			ret = -ENOMEM;
 			goto fail;
@@ -1119,7 +1304,8 @@ lca_remote_idle(void)
 			if (ch->cleaned)
 				continue;
 			if (__atomic_load_n(&ch->st.in_flight, __ATOMIC_RELAXED) != 0 ||
-			    __atomic_load_n(&ch->open, __ATOMIC_RELAXED) != NULL)
+			    __atomic_load_n(&ch->open, __ATOMIC_RELAXED) != NULL ||
+			    __atomic_load_n(&ch->big, __ATOMIC_RELAXED) != NULL)
 				return false;
 		}
 	}
@@ -1201,8 +1387,10 @@ lca_remote_link_stats_get(unsigned int node, struct lca_remote_link_stats *out)
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		const struct rm_lcore *rl = rm.lc[rm.lcores[i]];
 
-		for (unsigned int k = 0; k < rm.peers[p].n.n_lcores; k++)
+		for (unsigned int k = 0; k < rm.peers[p].n.n_lcores; k++) {
 			stats_add(out, &rl->chan[rm.peers[p].chan_base + k].st);
+			stats_add(out, &rl->chan[rl->n_chan / 2 + rm.peers[p].chan_base + k].st);
+		}
 	}
 	out->dead |= __atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED);
 	return 0;

@@ -28,7 +28,7 @@
  * -ENOBUFS (the channel has no credit: the peer's window is full; try
  * again, nothing was dropped), -ESRCH (an unknown node, or the remote part
  * not started), -EHOSTDOWN (the peer stopped answering: see
- * lca_remote_watch()), -EMSGSIZE (larger than a frame can carry), -EINVAL
+ * lca_remote_watch()), -EMSGSIZE (an mbuf payload over 2 GiB), -EINVAL
  * (a ptr payload that is not an mbuf: its size is not declared; or NULL),
  * -EPERM (from a thread that is not a runtime lcore), -ENOMEM (no mbuf for
  * a frame). On the receiving node the message is sent to its actor on
@@ -38,6 +38,12 @@
  * and nothing is dropped; a receiver that does not exist or stopped is
  * counted there (lca_send_errors_get(): no_actor, stopped) and in the
  * link's undeliverable counter.
+ *
+ * An mbuf payload larger than a frame crosses in the large-message lane of
+ * the channel's pair (fragments, put back together on the receiver as a
+ * chain of indirect mbufs into the frames, no copy): a 1 MiB message does
+ * not hold back small ones. Order holds within each lane; a second large
+ * message to the same pair waits (-ENOBUFS) until the first is in frames.
  *
  * Functions return 0 or a negative errno value, and log every error.
  */

@@ -84,6 +84,16 @@ struct chan {
 	bool dirty;             /* on its lcore's list of channels to close */
 	bool blocked;           /* delivery waits for room in a mailbox */
 	bool cleaned;           /* freed after its peer died */
+	bool large;             /* the large-message lane of its pair */
+	/* Large lane, TX: the message being cut into fragments. */
+	struct lca_msg *big;
+	uint32_t big_off, big_total;
+	lca_actor_id_t big_to, big_from;
+	/* Large lane, RX: the message being put together (indirect mbufs into
+	 * the frames, chained: no copy). */
+	struct rte_mbuf *asm_head;
+	uint32_t asm_got, asm_total;
+	bool asm_complete;
 	struct tx_slot *tx;     /* window entries */
 	struct rx_slot *rx;
 	struct lca_remote_link_stats st;
@@ -94,8 +104,9 @@ struct chan {
 /* What one lcore has of the remote part. */
 struct rm_lcore {
 	unsigned int lcore;
-	unsigned int n_chan;
+	unsigned int n_chan;        /* both lanes: the large lane of chan[c] is chan[c + n_chan / 2] */
 	struct chan *chan;          /* [peer][peer lcore index], see chan_of() */
+	unsigned int n_big;         /* large-lane channels with a message to cut */
 	unsigned int n_dirty;
 	struct chan **dirty;
 	unsigned int n_blocked;

@@ -77,8 +77,23 @@ wire_decode(const uint8_t *buf, uint32_t len, struct wire_view *v)
 		rlen = wire_rec_len(plen);
 		if (rlen > left)
 			return WIRE_RECORDS_BAD;
-		if (rd16(rec + 14) & ~WIRE_MSG_F_MBUF)
+		if (rd16(rec + 14) & ~(WIRE_MSG_F_MBUF | WIRE_MSG_F_FRAG))
 			return WIRE_RECORDS_BAD;
+		/* A fragment: only in the large lane, after its header, within
+		 * the message it says. */
+		if (rd16(rec + 14) & WIRE_MSG_F_FRAG) {
+			uint32_t total, off;
+
+			if (!(h->flags & WIRE_F_LARGE) || !(rd16(rec + 14) & WIRE_MSG_F_MBUF) ||
+			    plen <= WIRE_FRAG_LEN || rlen > left)
+				return WIRE_RECORDS_BAD;
+			total = rd32(rec + WIRE_MSG_LEN);
+			off = rd32(rec + WIRE_MSG_LEN + 4);
+			if (off >= total || total - off < plen - WIRE_FRAG_LEN)
+				return WIRE_RECORDS_BAD;
+		} else if (h->flags & WIRE_F_LARGE) {
+			return WIRE_RECORDS_BAD;
+		}
 		/* An inline payload fits an envelope; a larger one came from an
 		 * mbuf and says so. */
 		if (plen > LCA_MSG_INLINE && !(rd16(rec + 14) & WIRE_MSG_F_MBUF))

@@ -22,7 +22,8 @@
 #define WIRE_F_ACK 0x02       /* ack and credit are valid */
 #define WIRE_F_NAK 0x04       /* nak names the first missing frame */
 #define WIRE_F_HEARTBEAT 0x08 /* sent because the channel was quiet */
-#define WIRE_F_KNOWN (WIRE_F_DATA | WIRE_F_ACK | WIRE_F_NAK | WIRE_F_HEARTBEAT)
+#define WIRE_F_LARGE 0x10     /* of the large-message lane (its own seq, ack, credit) */
+#define WIRE_F_KNOWN (WIRE_F_DATA | WIRE_F_ACK | WIRE_F_NAK | WIRE_F_HEARTBEAT | WIRE_F_LARGE)
 
 struct wire_hdr {
 	uint8_t version;
@@ -43,6 +44,17 @@ _Static_assert(sizeof(struct wire_hdr) == WIRE_HDR_LEN, "channel header is 32 by
 
 /* Message record flags. */
 #define WIRE_MSG_F_MBUF 0x0001 /* the payload came from an mbuf: it arrives in one */
+#define WIRE_MSG_F_FRAG 0x0002 /* a fragment of a large message (large lane only):
+				* the payload starts with struct wire_frag */
+
+/* Before a fragment's bytes: the whole message's length and this
+ * fragment's offset in it. */
+struct wire_frag {
+	uint32_t total;
+	uint32_t offset;
+} __rte_packed;
+
+#define WIRE_FRAG_LEN 8
 
 struct wire_msg {
 	uint32_t to;
