@@ -824,6 +824,21 @@ test_rx_off_and_keep_open(void **state)
 	assert_true(rte_eth_dev_is_valid_port(pid));
 }
 
+/* A PMD that makes packets (net_null) never runs dry: a stop drains a
+ * ring's worth and returns, every mbuf back. */
+static void
+test_stop_null_port(void **state)
+{
+	struct lca_port_conf c = { .rx_desc = 256, .tx_desc = 256, .dest = spawn_sink(0, 0) };
+	struct lca_port *p;
+
+	(void)state;
+	assert_int_equal(rte_dev_probe("net_null7"), 0);
+	assert_int_equal(rte_eth_dev_get_port_by_name("net_null7", &c.port_id), 0);
+	p = start_port(&c);
+	stop_port(p);
+}
+
 int
 main(void)
 {
@@ -838,6 +853,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_loopback_eal_port, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_stop_keeps_busy_pool, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_rx_off_and_keep_open, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_stop_null_port, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_idle_port_is_idle, runtime_up_sleepy,
 						runtime_down),
 	};

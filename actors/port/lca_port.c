@@ -198,16 +198,22 @@ port_free(struct lca_port *p, bool close)
 		rte_free(p->rxq);
 	}
 	if (p->dev_started) {
-		/* What the RX queues still hold (a ring PMD keeps it past a stop). */
+		/* What the RX queues still hold (a ring PMD keeps it past a stop).
+		 * At most a ring's worth a queue: a PMD that makes packets
+		 * (net_null) never runs dry. */
 		unsigned int drained = 0;
 
 		for (uint16_t q = 0; q < p->n_rxq; q++) {
 			struct rte_mbuf *m[64];
+			unsigned int left = p->rx_desc + RTE_DIM(m);
 			uint16_t n;
 
-			while ((n = rte_eth_rx_burst(p->port_id, q, m, RTE_DIM(m))) > 0) {
+			while (left > 0 &&
+			       (n = rte_eth_rx_burst(p->port_id, q, m,
+						     (uint16_t)RTE_MIN(left, RTE_DIM(m)))) > 0) {
 				rte_pktmbuf_free_bulk(m, n);
 				drained += n;
+				left -= n;
 			}
 		}
 		if (drained > 0)
@@ -606,6 +612,7 @@ port_setup(struct lca_port *p, const struct lca_port_conf *conf)
 	ret = desc_adjust(p, conf, &rx_desc, &tx_desc);
 	if (ret < 0)
 		return ret;
+	p->rx_desc = rx_desc;
 	ret = pool_create(p, conf, rx_desc, tx_desc, n_lcores);
 	if (ret < 0)
 		return ret;

@@ -103,6 +103,7 @@ struct lca_port {
 	unsigned int n_txq;
 	unsigned int burst;
 	unsigned int n_mbufs;
+	unsigned int rx_desc;   /* what an RX ring holds: the most a drain at stop takes */
 	struct rte_mempool *pool;
 	bool dev_started;
 	bool dev_configured;
