@@ -21,6 +21,8 @@
 #include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
+#include "lca_lcore.h"
+#include "lca_port.h"
 #include "lca_report.h"
 #include "lca_result.h"
 #include "lca_series.h"
@@ -50,7 +52,11 @@ usage(const char *prog)
 	       "after a warm-up, per stage and per lcore msg/s, the message accounting (exact: every\n"
 	       "message produced is processed, every stream partition in offset order) and each\n"
 	       "core's clock verdict, for each engine in turn on the same lcores.\n"
-	       "  --source S          mock (default): the mock consumers. (port: not built yet)\n"
+	       "  --source S          mock (default): the mock consumers; port: packets from the\n"
+	       "                      ports EAL created (--vdev net_null0, net_pcap0,rx_pcap=F,\n"
+	       "                      net_memif0, net_ring0, -a NIC): RX -> parse (Ethernet/\n"
+	       "                      IPv4/UDP; the rest is malformed, counted and dropped) ->\n"
+	       "                      count by key (UDP ports) in --partitions stores -> TX\n"
 	       "  --engine LIST       comma-separated, run in this order (default lcactor):\n"
 	       "                        lcactor   sources are loop hooks, tasks are actors with a\n"
 	       "                                  batch handler\n"
@@ -79,6 +85,21 @@ usage(const char *prog)
 	       "  --timeout SEC       give up on a run after SEC seconds (default 120)\n"
 	       "  --json FILE         write every figure as JSON (docs/json.md)\n"
 	       "  --topology          print the lcores' topology and exit\n"
+	       "--source port only (--messages: packets to take in all; --partitions: stores,\n"
+	       "and lcactor's worker actors):\n"
+	       "  --port LIST         RX ports by id, comma-separated (default: every port)\n"
+	       "  --tx-port N         send every counted packet out of port N (default: out of\n"
+	       "                      the port it came in by)\n"
+	       "  --sink S            tx (default): out of a port; drop: free them\n"
+	       "  --rxq N             RX queues a port (default: one per lcore, at most what the\n"
+	       "                      PMD has; at most one per lcore)\n"
+	       "  --mbufs N           mbufs in a port's pool (default: what the rings, caches\n"
+	       "                      and bursts need, plus 8192)\n"
+	       "  --idle P            lcactor's idle policy: spin (default), pause, sleep\n"
+	       "  --duration-ms MS    stop RX after MS (with no --messages: run this long)\n"
+	       "  --null-frames F     udp (default): net_null's pool is written once with UDP\n"
+	       "                      frames, so they parse; zero: left zeroed (all malformed)\n"
+	       "  --keys FILE         write the counts by key of every run (engine run key count)\n"
 	       "  --help              this text\n"
 	       "Partition p's task runs on the p-th enabled lcore, round-robin. Every lcore polls\n"
 	       "busily: give it no more lcores than CPUs.\n",
@@ -129,9 +150,7 @@ parse_option(void *arg, const char *name, char *val)
 		if (strcmp(val, "mock") == 0) {
 			c->source = PL_SOURCE_MOCK;
 		} else if (strcmp(val, "port") == 0) {
-			fprintf(stderr, APP ": --source port is not built yet (it comes with lca_port, "
-					"issue 9); use --source mock\n");
-			return -EINVAL;
+			c->source = PL_SOURCE_PORT;
 		} else {
 			ret = -EINVAL;
 		}
@@ -149,6 +168,7 @@ parse_option(void *arg, const char *name, char *val)
 		c->batch = (uint32_t)v;
 	} else if (strcmp(name, "messages") == 0) {
 		ret = lca_cli_uint(val, 1, UINT64_C(1) << 40, &c->messages);
+		c->messages_given = true;
 	} else if (strcmp(name, "warmup-messages") == 0) {
 		if (c->warmup_given) {
 			fprintf(stderr, APP ": give --warmup-messages or --warmup-ms, not both\n");
@@ -189,6 +209,71 @@ parse_option(void *arg, const char *name, char *val)
 		c->runs = (unsigned int)v;
 	} else if (strcmp(name, "timeout") == 0) {
 		ret = lca_cli_uint(val, 1, 86400, &c->timeout_s);
+	} else if (strcmp(name, "port") == 0) {
+		char *items[PL_MAX_PORTS];
+		int n = lca_cli_split(val, items, RTE_DIM(items));
+
+		if (n <= 0) {
+			fprintf(stderr, APP ": bad value for --port: a comma-separated list of port "
+					"ids (at most %u)\n", PL_MAX_PORTS);
+			return -EINVAL;
+		}
+		c->n_ports = 0;
+		for (int i = 0; i < n; i++) {
+			int r = lca_port_parse_id(items[i], &c->ports[c->n_ports]);
+
+			if (r < 0) {
+				fprintf(stderr, APP ": --port %s: %s\n", items[i],
+					r == -ENODEV ? "no such port (EAL made the ports listed "
+						       "above)" : "not a port id");
+				return -EINVAL;
+			}
+			for (unsigned int k = 0; k < c->n_ports; k++)
+				if (c->ports[k] == c->ports[c->n_ports]) {
+					fprintf(stderr, APP ": port %s twice in --port\n", items[i]);
+					return -EINVAL;
+				}
+			c->n_ports++;
+		}
+	} else if (strcmp(name, "tx-port") == 0) {
+		uint16_t id;
+
+		if (lca_port_parse_id(val, &id) < 0) {
+			fprintf(stderr, APP ": --tx-port %s: no such port\n", val);
+			return -EINVAL;
+		}
+		c->tx_port = id;
+	} else if (strcmp(name, "sink") == 0) {
+		if (strcmp(val, "tx") == 0)
+			c->sink = PL_SINK_TX;
+		else if (strcmp(val, "drop") == 0)
+			c->sink = PL_SINK_DROP;
+		else
+			ret = -EINVAL;
+	} else if (strcmp(name, "rxq") == 0) {
+		ret = lca_cli_uint(val, 1, 65535, &v);
+		c->rxq = (unsigned int)v;
+	} else if (strcmp(name, "mbufs") == 0) {
+		ret = lca_cli_uint(val, 1, UINT32_MAX, &v);
+		c->mbufs = (unsigned int)v;
+	} else if (strcmp(name, "idle") == 0) {
+		enum lca_idle_policy ip;
+
+		ret = lca_idle_policy_parse(val, &ip);
+		c->idle = (int)ip;
+	} else if (strcmp(name, "duration-ms") == 0) {
+		ret = lca_cli_uint(val, 1, 86400000, &c->duration_ms);
+	} else if (strcmp(name, "null-frames") == 0) {
+		if (strcmp(val, "udp") == 0)
+			c->null_zero = false;
+		else if (strcmp(val, "zero") == 0)
+			c->null_zero = true;
+		else
+			ret = -EINVAL;
+	} else if (strcmp(name, "keys") == 0) {
+		if (lca_cli_output_path("--keys", val) < 0)
+			return -EINVAL;
+		c->keys_path = val;
 	} else if (strcmp(name, "json") == 0) {
 		if (lca_cli_output_path("--json", val) < 0)
 			return -EINVAL;
@@ -216,6 +301,22 @@ has_engine(enum pl_engine e)
 static int
 check_conf(struct pl_conf *c)
 {
+	if (c->source == PL_SOURCE_PORT) {
+		if (c->rxq > rte_lcore_count()) {
+			fprintf(stderr, APP ": --rxq %u: at most one RX queue a port on each lcore "
+					"(%u lcores)\n", c->rxq, rte_lcore_count());
+			return -EINVAL;
+		}
+		if (c->duration_ms != 0 && !c->messages_given && !c->warmup_given) {
+			c->warmup_ms = c->duration_ms / 10 ? c->duration_ms / 10 : 1;
+			c->warmup_given = true;
+		}
+	} else if (c->n_ports || c->tx_port >= 0 || c->sink != PL_SINK_TX || c->rxq || c->mbufs ||
+		   c->idle || c->duration_ms || c->null_zero || c->keys_path) {
+		fprintf(stderr, APP ": --port, --tx-port, --sink, --rxq, --mbufs, --idle, "
+				"--duration-ms, --null-frames and --keys go with --source port\n");
+		return -EINVAL;
+	}
 	if (!c->warmup_given)
 		c->warmup_messages = c->messages / 10;
 	if (c->warmup_ms == 0 && c->warmup_messages >= c->messages) {
@@ -274,6 +375,15 @@ parse_args(int argc, char **argv, void *arg)
 		{ "runs", required_argument, NULL, 0 },
 		{ "timeout", required_argument, NULL, 0 },
 		{ "json", required_argument, NULL, 0 },
+		{ "port", required_argument, NULL, 0 },
+		{ "tx-port", required_argument, NULL, 0 },
+		{ "sink", required_argument, NULL, 0 },
+		{ "rxq", required_argument, NULL, 0 },
+		{ "mbufs", required_argument, NULL, 0 },
+		{ "idle", required_argument, NULL, 0 },
+		{ "duration-ms", required_argument, NULL, 0 },
+		{ "null-frames", required_argument, NULL, 0 },
+		{ "keys", required_argument, NULL, 0 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -293,6 +403,8 @@ parse_args(int argc, char **argv, void *arg)
 		.layout = PL_LAYOUT_LOCAL,
 		.runs = 1,
 		.timeout_s = 120,
+		.tx_port = -1,
+		.sink = PL_SINK_TX,
 	};
 	ret = lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
 	if (ret == 0)
@@ -714,6 +826,8 @@ run(void *arg)
 	bool ok = true;
 	int ret;
 
+	if (c->source == PL_SOURCE_PORT)
+		return pl_port_main(c, vdev_added);
 	place();
 	ret = pl.src->setup(c, pl.src_lcore);
 	if (ret < 0)

@@ -46,8 +46,16 @@ enum pl_layout {
 /** Sources. */
 enum pl_source_kind {
 	PL_SOURCE_MOCK,
-	PL_SOURCE_PORT, /**< Not built yet (issue 9, after lca_port). */
+	PL_SOURCE_PORT, /**< Ethdev ports (pl_port.c). */
 };
+
+/** Where --source port's counted packets go. */
+enum pl_sink {
+	PL_SINK_TX,   /**< Out of a port (the one they came in by, or --tx-port). */
+	PL_SINK_DROP, /**< Freed. */
+};
+
+#define PL_MAX_PORTS 8
 
 #define PL_MAX_PARTITIONS 1024
 #define PL_MAX_STREAMS 1000000
@@ -74,6 +82,18 @@ struct pl_conf {
 	unsigned int runs;        /**< Runs of each engine, interleaved. */
 	uint64_t timeout_s;       /**< Most seconds a run may take. */
 	const char *json_path;
+	/* --source port */
+	uint16_t ports[PL_MAX_PORTS]; /**< --port: RX ports. */
+	unsigned int n_ports;         /**< 0: every port EAL created. */
+	int tx_port;                  /**< --tx-port; -1: out of the RX port. */
+	enum pl_sink sink;
+	int idle;                     /**< --idle: an enum lca_idle_policy (lcactor). */
+	unsigned int rxq;             /**< --rxq: RX queues a port (0: one per lcore). */
+	unsigned int mbufs;           /**< --mbufs: a port's pool (0: computed). */
+	bool null_zero;               /**< --null-frames zero: net_null frames stay zeroed. */
+	bool messages_given;          /**< --messages was given. */
+	uint64_t duration_ms;         /**< --duration-ms: stop RX after this long (0: never). */
+	const char *keys_path;        /**< --keys FILE: the counts by key of every run. */
 };
 
 /** One message: a stream partition's next offset. */
@@ -122,6 +142,11 @@ struct pl_fig {
 	uint64_t refused;        /**< Messages a send or enqueue refused (made again). */
 	uint64_t pool_empty;     /**< Times no message could be allocated. */
 	uint64_t loops;          /**< Iterations of its loop (plain, eventdev). */
+	/* --source port: produced = packets taken from RX; processed = counted. */
+	uint64_t malformed;      /**< Not Ethernet/IPv4/UDP: dropped by policy. */
+	uint64_t forwarded;      /**< Handed to TX (a TX actor, a TX buffer). */
+	uint64_t tx, tx_dropped; /**< What the driver took; what it refused. */
+	uint64_t sink_refused;   /**< A TX actor's mailbox refused them: freed. */
 	bool warm_seen;
 };
 
@@ -269,10 +294,16 @@ void pl_plain_teardown(void);
 int pl_eventdev_setup(void);
 int pl_eventdev_run(struct pl_result *r);
 void pl_eventdev_teardown(void);
+/** The event device, and the event port of each lcore, once set up. */
+void pl_eventdev_ports(uint8_t *dev, uint8_t *port_of_lcore, unsigned int *enq,
+		       unsigned int *deq);
 /** The event device's driver, once set up. */
 const char *pl_eventdev_driver(void);
 /** The ports' new-event threshold, once set up. */
 unsigned int pl_eventdev_threshold(void);
+
+/** --source port: every engine's run, printed and recorded (pl_port.c). */
+int pl_port_main(const struct pl_conf *c, bool vdev_added);
 
 /** Allocate a zeroed task state for @p part on @p socket (rte_malloc). */
 struct pl_task *pl_task_new(uint32_t part, uint32_t streams, int socket);

@@ -205,6 +205,15 @@ pl_eventdev_setup(void)
 	return 0;
 }
 
+void
+pl_eventdev_ports(uint8_t *dev, uint8_t *port_of_lcore, unsigned int *enq, unsigned int *deq)
+{
+	*dev = dev_id;
+	memcpy(port_of_lcore, port_of, sizeof(port_of));
+	*enq = enq_max;
+	*deq = deq_max;
+}
+
 unsigned int
 pl_eventdev_threshold(void)
 {
