@@ -57,6 +57,7 @@ fill_info(const char *params, struct rte_tel_data *d)
 	lca_timer_stats_get(&ts);
 	rte_tel_data_add_dict_u64(d, "timers_active", ts.active);
 	rte_tel_data_add_dict_u64(d, "timers_fired", ts.fired);
+	rte_tel_data_add_dict_u64(d, "timers_ticks", ts.ticks);
 	rte_tel_data_add_dict_u64(d, "timers_retried", ts.retried);
 	rte_tel_data_add_dict_u64(d, "timers_missed", ts.missed);
 	rte_tel_data_add_dict_u64(d, "timers_dropped", ts.dropped);

@@ -6,6 +6,12 @@
  * out by index with a generation, so a handle that outlived its timer
  * finds nothing instead of someone else's timer.
  *
+ * A slot whose timer ended in its own callback is not reused until
+ * rte_timer_manage() has returned: until then rte_timer holds it RUNNING,
+ * and an rte_timer_reset() of it from another lcore would fail. So a
+ * callback retires the slot to its lcore's list, and timers_poll() frees
+ * the list after the manage.
+ *
  * Cancel and fire meet on the slot's lock. A cancel that finds the
  * callback running on another lcore (rte_timer_stop() fails) marks the
  * slot cancelled and leaves; the callback, which takes the lock first
@@ -26,7 +32,8 @@
 #include "lca_eal.h"
 #include "lca_timer.h"
 
-#define RETRY_US 10 /* a one-shot's next try when the lane was full */
+#define RETRY_MIN_US 10   /* a one-shot's first try again when the lane was full, */
+#define RETRY_MAX_US 1000 /* doubled up to this, so a full lane is no storm */
 
 static void timer_fire(struct rte_timer *tim, void *arg);
 
@@ -47,6 +54,8 @@ struct timer_slot {
 	lca_actor_id_t to;
 	lca_actor_id_t from;
 	struct lca_msg *msg;  /* SLOT_ONCE */
+	uint32_t retry_us;    /* SLOT_ONCE: its next try when the lane is full */
+	struct timer_slot *next_retired;
 	struct lca_msg tmpl;  /* SLOT_EVERY */
 } __rte_cache_aligned;
 
@@ -56,6 +65,7 @@ static struct {
 	struct rte_ring *free; /* indices of free slots */
 	uint32_t armed_on[RTE_MAX_LCORE]; /* atomic: timers on each lcore's list */
 	uint64_t ran_on[RTE_MAX_LCORE];   /* callbacks each lcore ran (its own) */
+	struct timer_slot *retired[RTE_MAX_LCORE]; /* ended in a callback of this manage */
 	struct lca_timer_stats stats;     /* atomic fields */
 	bool up;
 } tm;
@@ -96,17 +106,42 @@ timers_init(unsigned int max_timers)
 	return 0;
 }
 
-/* Back to the free list; under the slot's lock. */
+/* The timer is over: its handle finds nothing from now on. Under the
+ * slot's lock. */
 static void
-slot_free(struct timer_slot *s)
+slot_end(struct timer_slot *s)
 {
 	s->armed = false;
 	s->cancelled = false;
 	s->msg = NULL;
 	__atomic_fetch_add(&s->gen, 1, __ATOMIC_RELEASE);
-	__atomic_fetch_sub(&tm.armed_on[s->lcore], 1, __ATOMIC_RELEASE);
 	__atomic_fetch_sub(&tm.stats.active, 1, __ATOMIC_RELAXED);
+}
+
+static void
+slot_release(struct timer_slot *s)
+{
+	__atomic_fetch_sub(&tm.armed_on[s->lcore], 1, __ATOMIC_RELEASE);
 	rte_ring_enqueue(tm.free, (void *)(uintptr_t)(s - tm.slots));
+}
+
+/* Ended by a cancel, its rte_timer stopped: reusable at once. */
+static void
+slot_free(struct timer_slot *s)
+{
+	slot_end(s);
+	slot_release(s);
+}
+
+/* Ended in its own callback: reusable once rte_timer_manage() returns. */
+static void
+slot_retire(struct timer_slot *s)
+{
+	unsigned int lcore = rte_lcore_id();
+
+	slot_end(s);
+	s->next_retired = tm.retired[lcore];
+	tm.retired[lcore] = s;
 }
 
 void
@@ -136,8 +171,10 @@ fire_once(struct timer_slot *s)
 
 	if (err == -ENOBUFS || err == -ENOMEM) {
 		count(&tm.stats.retried);
-		rte_timer_reset(&s->tim, rte_get_timer_hz() / 1000000 * RETRY_US, SINGLE, s->lcore,
-				timer_fire, s);
+		/* Re-arming a timer from its own callback is allowed. */
+		rte_timer_reset(&s->tim, rte_get_timer_hz() / 1000000 * s->retry_us, SINGLE,
+				s->lcore, timer_fire, s);
+		s->retry_us = RTE_MIN(s->retry_us * 2, (uint32_t)RETRY_MAX_US);
 		return;
 	}
 	if (err == 0) {
@@ -146,7 +183,7 @@ fire_once(struct timer_slot *s)
 		lca_msg_free(s->msg);
 		count(&tm.stats.dropped);
 	}
-	slot_free(s);
+	slot_retire(s);
 }
 
 /* A periodic tick; under the lock. @return false once the actor is gone. */
@@ -166,7 +203,7 @@ fire_every(struct timer_slot *s)
 	memcpy(m->data, s->tmpl.data, RTE_MIN((unsigned int)s->tmpl.len, (unsigned int)LCA_MSG_INLINE));
 	err = control_send_from(s->from, s->to, m);
 	if (err == 0) {
-		count(&tm.stats.fired);
+		count(&tm.stats.ticks);
 		return true;
 	}
 	lca_msg_free(m);
@@ -190,14 +227,14 @@ timer_fire(struct rte_timer *tim, void *arg)
 		rte_timer_stop(&s->tim); /* a periodic one: allowed in its callback */
 		if (s->kind == SLOT_ONCE)
 			lca_msg_free(s->msg);
-		slot_free(s);
+		slot_retire(s);
 	} else if (s->kind == SLOT_ONCE) {
 		fire_once(s);
 	} else if (s->kind == SLOT_EVERY) {
 		if (!fire_every(s)) {
 			rte_timer_stop(&s->tim);
 			count(&tm.stats.dropped);
-			slot_free(s);
+			slot_retire(s);
 		}
 	} else {
 		/* The lcore that paused it (its turn ran there) owns its
@@ -205,7 +242,7 @@ timer_fire(struct rte_timer *tim, void *arg)
 		a = actor_lookup(s->to);
 		if (a != NULL)
 			lca_lcore_schedule(actor_is_shared(a) ? LCA_LCORE_SHARED : s->lcore, a);
-		slot_free(s);
+		slot_retire(s);
 	}
 	rte_spinlock_unlock(&s->lock);
 }
@@ -235,14 +272,22 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 	s->msg = msg;
 	if (tmpl != NULL)
 		s->tmpl = *tmpl;
+	s->retry_us = RETRY_MIN_US;
+	ticks = delay_us * rte_get_timer_hz() / 1000000;
+	if (rte_timer_reset(&s->tim, ticks, kind == SLOT_EVERY ? PERIODICAL : SINGLE, lcore,
+			    timer_fire, s) != 0) {
+		/* Cannot happen while retired slots wait for their manage to
+		 * end; if it does, say so rather than lose the timer. */
+		rte_spinlock_unlock(&s->lock);
+		rte_ring_enqueue(tm.free, idx);
+		LCA_LOG(ERR, "timer slot %u: rte_timer_reset refused\n", (unsigned int)(uintptr_t)idx);
+		return -EBUSY;
+	}
 	s->armed = true;
 	s->cancelled = false;
 	__atomic_fetch_add(&tm.armed_on[lcore], 1, __ATOMIC_RELEASE);
 	__atomic_fetch_add(&tm.stats.active, 1, __ATOMIC_RELAXED);
 	count(&tm.stats.armed);
-	ticks = delay_us * rte_get_timer_hz() / 1000000;
-	rte_timer_reset(&s->tim, ticks, kind == SLOT_EVERY ? PERIODICAL : SINGLE, lcore,
-			timer_fire, s);
 	if (id != NULL)
 		*id = make_id((unsigned int)(uintptr_t)idx, __atomic_load_n(&s->gen, __ATOMIC_RELAXED));
 	rte_spinlock_unlock(&s->lock);
@@ -332,6 +377,12 @@ timers_poll(unsigned int lcore_id)
 	/* Armed timers that are not due are no work: the lcore may idle. */
 	ran = tm.ran_on[lcore_id];
 	rte_timer_manage();
+	while (tm.retired[lcore_id] != NULL) {
+		struct timer_slot *s = tm.retired[lcore_id];
+
+		tm.retired[lcore_id] = s->next_retired;
+		slot_release(s);
+	}
 	return (unsigned int)(tm.ran_on[lcore_id] - ran);
 }
 
@@ -340,6 +391,7 @@ lca_timer_stats_get(struct lca_timer_stats *out)
 {
 	out->armed = __atomic_load_n(&tm.stats.armed, __ATOMIC_RELAXED);
 	out->fired = __atomic_load_n(&tm.stats.fired, __ATOMIC_RELAXED);
+	out->ticks = __atomic_load_n(&tm.stats.ticks, __ATOMIC_RELAXED);
 	out->cancelled = __atomic_load_n(&tm.stats.cancelled, __ATOMIC_RELAXED);
 	out->retried = __atomic_load_n(&tm.stats.retried, __ATOMIC_RELAXED);
 	out->missed = __atomic_load_n(&tm.stats.missed, __ATOMIC_RELAXED);

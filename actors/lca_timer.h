@@ -14,7 +14,8 @@
  * threads (an EAL lcore id), not from other threads.
  *
  * Nothing is lost silently: a one-shot message that finds the control lane
- * full is tried again a little later (counted in `retried`); one whose
+ * full is tried again a little later, 10 us then doubling up to 1 ms
+ * (counted in `retried`); one whose
  * actor is gone is freed (counted in `dropped`); a periodic tick that finds
  * the lane full or the pool empty is counted in `missed`.
  */
@@ -36,7 +37,8 @@ typedef uint64_t lca_timer_id_t;
 /** Counters of the timers, runtime-wide. */
 struct lca_timer_stats {
 	uint64_t armed;     /**< Timers armed. */
-	uint64_t fired;     /**< Messages delivered by timers. */
+	uint64_t fired;     /**< One-shot messages delivered. */
+	uint64_t ticks;     /**< Periodic ticks delivered. */
 	uint64_t cancelled; /**< Timers cancelled before they were done. */
 	uint64_t retried;   /**< One-shot deliveries that found the lane full, tried again. */
 	uint64_t missed;    /**< Periodic ticks not delivered (lane full, pool empty). */
@@ -54,7 +56,8 @@ struct lca_timer_stats {
  *   0; -EINVAL (NULL message, a message carrying an mbuf is fine);
  *   -ESRCH (no such actor); -EPIPE (stopped); -ENOSPC (every timer of
  *   lca_runtime_conf.max_timers is armed); -EPERM (called from a thread
- *   without an EAL lcore id); -ENOTSUP (the runtime is not up).
+ *   without an EAL lcore id); -ENOTSUP (the runtime is not up); -EBUSY
+ *   (rte_timer refused the slot: logged, never expected).
  */
 LCA_API int lca_send_after(lca_actor_id_t to, struct lca_msg *msg, uint64_t delay_us,
 			   lca_timer_id_t *id);
