@@ -94,6 +94,7 @@ struct hd_conn {
 	bool dirty;       /* on the worker's list of output to write */
 	bool url_over;
 	bool peer_shut;   /* its FIN is in (EPOLLRDHUP); counted in HD_HALF_CLOSED */
+	bool wblocked;    /* a write found the socket full: wait for EPOLLOUT */
 	uint16_t err;     /* status decided by a callback (413, 431) */
 	uint16_t url_len;
 	uint32_t ev;      /* epoll events asked now */
@@ -320,7 +321,10 @@ set_events(struct hd_worker *w, struct hd_conn *c)
 	else {
 		if (!c->pending && !c->rd_closed && !c->want_close && unsent < OUT_HIGH)
 			want |= EPOLLIN | EPOLLRDHUP;
-		if (unsent > 0)
+		/* Output not yet tried leaves at the end of the iteration;
+		 * only a socket found full is watched for room, so an answer
+		 * costs no epoll_ctl() at all. */
+		if (c->wblocked)
 			want |= EPOLLOUT;
 	}
 	if (want != c->ev) {
@@ -381,8 +385,10 @@ flush(struct hd_worker *w, struct hd_conn *c)
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			c->wblocked = true;
 			break;
+		}
 		/* EPIPE, ECONNRESET: the peer went away mid-answer. */
 		ctr_add(w, HD_RESETS, 1);
 		conn_close(w, c);
@@ -390,6 +396,7 @@ flush(struct hd_worker *w, struct hd_conn *c)
 	}
 	if (c->out_off == c->out_len) {
 		c->out_off = c->out_len = 0;
+		c->wblocked = false;
 		if (c->want_close && !c->pending) {
 			conn_finish(w, c);
 			return;
@@ -422,7 +429,7 @@ conn_adopt(struct hd_worker *w, int fd)
 	c->w = w;
 	c->state = CONN_OPEN;
 	c->in_req = c->pending = c->want_close = c->rd_closed = c->dirty = false;
-	c->peer_shut = false;
+	c->peer_shut = c->wblocked = false;
 	c->err = 0;
 	c->ev = EPOLLIN | EPOLLRDHUP;
 	c->last_active = w->now;
