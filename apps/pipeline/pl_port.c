@@ -1785,7 +1785,7 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 				keys_write(keys, r, run);
 			if (ret == 0 && r->measured_s > 0)
 				er->v[er->n++] = r->pkt_per_s;
-			else if (ret == 0 && c->duration_ms == 0) {
+			else if (ret == 0 && c->duration_ms == 0 && r->processed > 0) {
 				fprintf(stderr, APP ": %s ended before its warm-up did: nothing "
 						"measured (shorten the warm-up)\n", label);
 				ok = false;

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# lca-pipeline --source port end to end: the three engines over net_null
+# (exact accounting, every mbuf back); over net_pcap with a pcap made here
+# (the counts by key equal what was written, malformed frames counted, TX
+# writes as many frames as were valid); two processes over net_memif; an
+# idle port under the sleep policy; bad ports, queue counts and pools.
+set -u
+exe=$1
+tmp=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+common=(--no-huge --no-pci --in-memory --log-level 'lib.*:error')
+eal=(-l 0-1 "${common[@]}" --file-prefix lca_test_plport)
+fail=0
+. "$(dirname "$0")/e2e_lib.sh"
+
+# exact FILE ENGINES...: every run of every engine accounted for exactly.
+exact() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, engines = sys.argv[1], sys.argv[2:]
+d = json.load(open(path))
+assert d['ok'] is True, 'ok'
+assert d['conf']['source'] == 'port'
+assert [r['engine'] for r in d['results']] == engines, [r['engine'] for r in d['results']]
+for res in d['results']:
+    for r in res['runs']:
+        assert r['exact'] and r['pools_full'] and r['status'] == 'done', r
+        assert r['in_flight'] == 0 and r['rx'] == r['processed'] + r['malformed'], r
+        assert r['rx'] == r['port_rx'], r
+        assert sum(l['rx'] for l in r['lcores']) == r['rx']
+        assert sum(l['processed'] for l in r['lcores']) == r['processed']
+PY
+}
+
+# 1. net_null, three engines on two lcores.
+out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine lcactor,eventdev,plain \
+	--messages 200000 --json "$tmp/null.json" 2>&1); rc=$?
+check "net_null, three engines: exits 0" "[ $rc -eq 0 ]"
+check "net_null: an exact accounting line per engine" "[ \$(grep -cE '^  accounting: rx [0-9]+ = counted [0-9]+ \+ dropped by policy \(malformed\) 0 \+ in flight 0; .*: exact$' <<<\"\$out\") -eq 3 ]"
+check "net_null: every pool back to full" "[ \$(grep -cE '^  pool of port 0: ([0-9]+) of \1 mbufs back \(full\)$' <<<\"\$out\") -eq 3 ] && grep -q 'lca_port pools kept after the stop: 0' <<<\"\$out\""
+check "net_null: frames written into the pool, said" "grep -q 'each mbuf is written once with a UDP frame' <<<\"\$out\""
+check "net_null: placement printed, per lcore" "grep -qE '^  lcore 0 \(cpu [0-9]+, node [0-9]+\): RX port 0 q0; lcactor workers p0 p2' <<<\"\$out\" && grep -qE '^  lcore 1 .*RX port 0 q1' <<<\"\$out\""
+check "net_null: side by side with ratios" "grep -qE '^lcactor +[0-9]+  [0-9.]+x eventdev, [0-9.]+x plain$' <<<\"\$out\" && grep -qE '^plain +[0-9]+  [0-9.]+x lcactor, [0-9.]+x eventdev$' <<<\"\$out\""
+check "net_null: a clock verdict per engine, per-lcore rows with busy%" "[ \$(grep -c '^  clock: ' <<<\"\$out\") -eq 3 ] && [ \$(grep -cE '^  [01] +[0-9]+ +[0-9]+ +0 +[0-9]+ ' <<<\"\$out\") -eq 6 ]"
+check "net_null: JSON exact" "exact '$tmp/null.json' lcactor eventdev plain"
+record_checks "$tmp/null.json" lca-pipeline
+out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine plain,lcactor \
+	--messages 50000 --null-frames zero --sink drop --json "$tmp/zero.json" 2>&1); rc=$?
+check "net_null zeroed frames: all malformed, counted, exact, nothing measured" "[ $rc -eq 0 ] && grep -q 'left zeroed (--null-frames zero)' <<<\"\$out\" && [ \$(grep -c 'nothing measured' <<<\"\$out\") -eq 2 ] && [ \$(grep -cE '^  accounting: rx ([0-9]+) = counted 0 \+ dropped by policy \(malformed\) \1 \+ in flight 0; .*exact$' <<<\"\$out\") -eq 2 ]"
+
+# 2. net_pcap: a pcap of UDP frames over 17 keys, and malformed ones.
+python3 - "$tmp/in.pcap" "$tmp/expect" <<'PY'
+import struct, sys, collections
+path, expect = sys.argv[1], sys.argv[2]
+def csum(b):
+    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
+    while s >> 16: s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+def udp(sport, dport, payload=b'x' * 18):
+    ip = bytearray(struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + 8 + len(payload), 0, 0, 64, 17, 0,
+                               bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])))
+    ip[10:12] = struct.pack('!H', csum(bytes(ip)))
+    return (b'\x02' * 6 + b'\x04' * 6 + b'\x08\x00' + bytes(ip) +
+            struct.pack('!HHHH', sport, dport, 8 + len(payload), 0) + payload)
+frames, counts = [], collections.Counter()
+for i in range(3000):
+    sport, dport = 1000 + i % 17, 53 + (i % 17) * 2
+    frames.append(udp(sport, dport)); counts[sport << 16 | dport] += 1
+    if i % 60 == 0:   # malformed: ARP, truncated IPv4, TCP, a fragment
+        frames.append(b'\xff' * 6 + b'\x04' * 6 + b'\x08\x06' + b'\x00' * 28)
+        frames.append(udp(1, 2)[:30])
+        f = bytearray(udp(3, 4)); f[23] = 6; frames.append(bytes(f))
+        f = bytearray(udp(5, 6)); f[20] = 0x20; frames.append(bytes(f))
+with open(path, 'wb') as o:
+    o.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for k, f in enumerate(frames):
+        o.write(struct.pack('<IIII', k, 0, len(f), len(f)) + f)
+with open(expect, 'w') as o:
+    o.write('%d %d\n' % (len(frames), sum(counts.values())))
+    for k in sorted(counts): o.write('%d %d\n' % (k, counts[k]))
+PY
+read -r total valid < "$tmp/expect"
+pcap="net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap"
+out=$("$exe" "${eal[@]}" --vdev "$pcap" -- --source port --engine lcactor,eventdev,plain \
+	--messages "$total" --keys "$tmp/keys" --json "$tmp/pcap.json" 2>&1); rc=$?
+check "net_pcap: exits 0, exact" "[ $rc -eq 0 ] && exact '$tmp/pcap.json' lcactor eventdev plain"
+check "net_pcap: malformed frames counted, per engine" "[ \$(grep -cE '^  accounting: rx $total = counted $valid \+ dropped by policy \(malformed\) $((total - valid)) \+ in flight 0; port rx $total; forwarded $valid = tx $valid \+ tx_dropped 0 .*exact$' <<<\"\$out\") -eq 3 ]"
+check "net_pcap: counts by key equal what was written, every engine" "python3 - '$tmp/keys' '$tmp/expect' <<'PY'
+import sys, collections
+got = collections.defaultdict(dict)
+for line in open(sys.argv[1]):
+    e, run, k, c = line.split(); got[e][int(k)] = int(c)
+lines = open(sys.argv[2]).read().split('\n')[1:]
+want = {int(l.split()[0]): int(l.split()[1]) for l in lines if l}
+assert set(got) == {'lcactor', 'eventdev', 'plain'}, got.keys()
+for e in got: assert got[e] == want, (e, got[e], want)
+PY"
+check "net_pcap: TX wrote a pcap of every valid frame (the last run's)" "python3 -c \"
+import struct, sys
+b = open('$tmp/out.pcap', 'rb').read(); o, n = 24, 0
+while o < len(b): n += 1; o += 16 + struct.unpack('<I', b[o + 8:o + 12])[0]
+sys.exit(n != $valid)\""
+
+# 3. Two processes over net_memif: one forwards net_null's frames into the
+# memif (--tx-port), the other counts the first 20000 it gets.
+sock="$tmp/memif.sock"
+"$exe" -l 0 "${common[@]}" --file-prefix lca_test_plport_a --vdev net_null0 \
+	--vdev "net_memif0,role=server,socket=$sock" -- --source port --port 0 --tx-port 1 \
+	--engine plain --duration-ms 60000 --timeout 90 >"$tmp/memif_a" 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+out=$("$exe" -l 1 "${common[@]}" --file-prefix lca_test_plport_b \
+	--vdev "net_memif0,role=client,socket=$sock" -- --source port --engine plain,lcactor \
+	--messages 20000 --sink drop --warmup-messages 1 --timeout 30 --keys "$tmp/memif_keys" \
+	--json "$tmp/memif.json" 2>&1); rc=$?
+kill -INT "${pids[0]}" 2>/dev/null
+wait "${pids[0]}"
+check "net_memif: the receiver counts 20000 packets on each engine, exact" "[ $rc -eq 0 ] && exact '$tmp/memif.json' plain lcactor && [ \$(grep -cE '^  accounting: rx 200[0-9][0-9] = counted 200[0-9][0-9] \+ dropped by policy \(malformed\) 0 \+ in flight 0; port rx' <<<\"\$out\") -eq 2 ]"
+check "net_memif: the keys the sender's frames carry" "awk '\$4 > 0 { n[\$1] += \$4 } END { exit !(n[\"plain\"] == 20000 && n[\"lcactor\"] >= 20000) }' '$tmp/memif_keys'"
+check "net_memif: the sender stops cleanly on SIGINT" "grep -q 'interrupted' '$tmp/memif_a' && ! grep -qiE 'sanitizer|segmentation' '$tmp/memif_a'"
+
+# 4. An idle port (net_ring: nothing comes) under the sleep policy.
+out=$("$exe" "${eal[@]}" --vdev net_ring0 -- --source port --engine lcactor --idle sleep \
+	--sink drop --duration-ms 500 --json "$tmp/idle.json" 2>&1); rc=$?
+check "idle port, --idle sleep: exits 0, no packet, each lcore busy <= 5%" "[ $rc -eq 0 ] && python3 -c \"
+import json
+d = json.load(open('$tmp/idle.json'))
+r = d['results'] and d['results'][0]['runs'][0] or None
+assert d['ok'] is True
+l = [x for x in d['lcores']]
+assert len(l) == 2 and all(x['busy_percent'] <= 5.0 and x['sleeps'] > 0 for x in l), l
+\" && grep -q 'no packet came' <<<\"\$out\""
+
+# 5. Bad input: exit 2 and a clear message.
+bad() { # NAME VDEV ARGS...: exits 2, says lca-pipeline:
+	local name=$1 vdev=$2 o r
+	shift 2
+	o=$("$exe" "${eal[@]}" --vdev "$vdev" -- --source port "$@" 2>&1); r=$?
+	check "bad input, $name: exits 2 with a message" "[ $r -eq 2 ] && grep -q 'lca-pipeline: ' <<<\"\$o\""
+}
+bad "a port that does not exist" net_null0 --port 5
+bad "--tx-port that does not exist" net_null0 --tx-port 9
+bad "more RX queues than net_pcap has" "$pcap" --rxq 2
+bad "a pool too small (lcactor)" net_null0 --engine lcactor --mbufs 100
+bad "a pool too small (plain)" net_null0 --engine plain --mbufs 100
+bad "--sink" net_null0 --sink nowhere
+bad "--idle" net_null0 --idle nap
+bad "--rxq 3 on 2 lcores" net_null0 --rxq 3
+out=$("$exe" "${eal[@]}" -- --source port 2>&1); rc=$?
+check "no port at all: exits 2, says how to make one" "[ $rc -eq 2 ] && grep -q 'no port to read' <<<\"\$out\""
+out=$("$exe" "${eal[@]}" --vdev net_null0 -- --port 0 2>&1); rc=$?
+check "--port without --source port exits 2" "[ $rc -eq 2 ] && grep -q 'go with --source port' <<<\"\$out\""
+exit $fail
