@@ -39,6 +39,12 @@ struct rm_state rm = { .watch_lock = RTE_SPINLOCK_INITIALIZER };
 #define DEF_CONNECT_MS 10000
 #define DEF_MTU 1500
 #define CHECK_US 10
+/* Frames of the large lane in flight: enough to fill a link, few enough
+ * that a small message's frame does not queue behind many of them. */
+#define LARGE_WINDOW 32u
+/* Fragment frames the large lane fills per loop iteration, so that the
+ * small messages' frames of the iteration leave between them. */
+#define LARGE_BURST 8
 
 static inline struct chan *
 chan_of(struct rm_lcore *rl, unsigned int peer, unsigned int k)
@@ -226,7 +232,8 @@ frame_open(struct rm_lcore *rl, struct chan *ch)
 {
 	struct rte_mbuf *m;
 
-	if (seq_lt(ch->credit, ch->next_seq) || ch->next_seq - ch->acked > rm.window) {
+	if (seq_lt(ch->credit, ch->next_seq) ||
+	    ch->next_seq - ch->acked > (ch->large ? RTE_MIN(rm.window, LARGE_WINDOW) : rm.window)) {
 		rm_count(&ch->st.no_credit, 1);
 		return -ENOBUFS;
 	}
@@ -302,7 +309,7 @@ static unsigned int
 big_pump(struct rm_lcore *rl, struct chan *ch)
 {
 	const struct rte_mbuf *mb = ch->big->ptr;
-	unsigned int done = 0;
+	unsigned int done = 0, frames = 0;
 
 	while (ch->big_off < ch->big_total) {
 		uint32_t room, chunk;
@@ -310,8 +317,11 @@ big_pump(struct rm_lcore *rl, struct chan *ch)
 		struct wire_frag *f;
 
 		if (ch->open != NULL &&
-		    ch->open_off + wire_rec_len(WIRE_FRAG_LEN + 64) > rm.frame_cap)
+		    ch->open_off + wire_rec_len(WIRE_FRAG_LEN + 64) > rm.frame_cap) {
 			frame_close(rl, ch, rte_rdtsc());
+			if (++frames == LARGE_BURST)
+				return done;
+		}
 		if (ch->open == NULL && frame_open(rl, ch) != 0)
 			return done;
 		room = rm.frame_cap - ch->open_off - WIRE_MSG_LEN - WIRE_FRAG_LEN;
@@ -539,8 +549,9 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 								       (len - WIRE_FRAG_LEN)));
 					if (ch->asm_head == NULL) {
 						ch->asm_head = c;
+						ch->asm_tail = c;
 						ch->asm_total = total;
-					} else if (rte_pktmbuf_chain(ch->asm_head, c) != 0) {
+					} else if (ch->asm_head->nb_segs == UINT16_MAX) {
 						/* More segments than an mbuf chain holds. */
 						rte_pktmbuf_free(c);
 						rm_count(&rm.st.malformed, 1);
@@ -548,6 +559,13 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 						ch->asm_head = NULL;
 						ch->asm_got = 0;
 						goto next_record;
+					} else {
+						/* rte_pktmbuf_chain() walks the chain: keep
+						 * its tail instead. */
+						ch->asm_tail->next = c;
+						ch->asm_tail = c;
+						ch->asm_head->nb_segs++;
+						ch->asm_head->pkt_len += c->pkt_len;
 					}
 					ch->asm_got += len - WIRE_FRAG_LEN;
 					if (ch->asm_got < ch->asm_total)

@@ -92,6 +92,7 @@ struct chan {
 	/* Large lane, RX: the message being put together (indirect mbufs into
 	 * the frames, chained: no copy). */
 	struct rte_mbuf *asm_head;
+	struct rte_mbuf *asm_tail;
 	uint32_t asm_got, asm_total;
 	bool asm_complete;
 	struct tx_slot *tx;     /* window entries */

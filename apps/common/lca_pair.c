@@ -362,11 +362,18 @@ lca_pair_finish(struct lca_pair *p, unsigned int timeout_ms)
 			waited += 10;
 		}
 		if (r == 0) {
-			fprintf(stderr, "peer process %d did not stop: terminating it\n",
-				(int)p->child);
+			if (timeout_ms > 0)
+				fprintf(stderr, "peer process %d did not stop: terminating it\n",
+					(int)p->child);
 			kill(p->child, SIGTERM);
-			nanosleep(&(struct timespec){ 1, 0 }, NULL);
-			if (waitpid(p->child, &status, WNOHANG) == 0) {
+			/* It stops as on a Ctrl-C: quickly; killed after 2 s. */
+			for (waited = 0; waited < 2000; waited += 10) {
+				r = waitpid(p->child, &status, WNOHANG);
+				if (r != 0)
+					break;
+				nanosleep(&ts, NULL);
+			}
+			if (r == 0) {
 				kill(p->child, SIGKILL);
 				waitpid(p->child, &status, 0);
 			}

@@ -352,13 +352,15 @@ run_remote(const struct app_conf *c)
 	if (ret == 0) {
 		/* The second process starts its EAL and connects first: not
 		 * part of any run. */
-		for (unsigned int i = 0; i < 3000; i++) {
+		for (unsigned int i = 0; i < 3000 && ret == 0; i++) {
 			if (lca_remote_link_stats_get(2, &ls) == 0 && ls.connected)
 				break;
-			lca_runtime_run(10);
+			ret = lca_runtime_run(10);
+			ret = ret == -ETIMEDOUT ? 0 : ret;
 		}
 		print_date("Start pinging around @ ");
-		ret = lca_series_run(&series, "pinghops-remote", pc.runs, run_one, &r);
+		if (ret == 0)
+			ret = lca_series_run(&series, "pinghops-remote", pc.runs, run_one, &r);
 		if (ret == 0) {
 			for (unsigned int i = 0; i < pc.runs; i++)
 				remote_ms += r.ms[i] / pc.runs;
@@ -378,7 +380,7 @@ run_remote(const struct app_conf *c)
 		ph_bench_destroy(r.b);
 		lca_series_release(&series);
 	}
-	peer = lca_pair_finish(&g_pair, 5000);
+	peer = lca_pair_finish(&g_pair, lca_eal_stop_requested() ? 0 : 5000);
 	printf("Second process exited with status %d\n", peer);
 	if (ret == 0 && peer != 0)
 		ret = -EIO;

@@ -23,6 +23,7 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 
+#include "lca_eal.h"
 #include "lca_rng.h"
 #include "pinghops.h"
 
@@ -522,6 +523,12 @@ ph_bench_quit_peer(struct ph_bench *b)
 
 	if (b->conf.remote_node != 1 || lca_msg_alloc(&m) != 0)
 		return;
+	/* After a signal: no more loops (the second process sees this one
+	 * go, or is stopped by lca_pair_finish()). */
+	if (lca_eal_stop_requested()) {
+		lca_msg_free(m);
+		return;
+	}
 	m->type = MSG_QUIT;
 	if (lca_send(lca_remote_ref(2, b->conf.workers / 2), m) != 0) {
 		lca_msg_free(m);

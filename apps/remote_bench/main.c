@@ -26,7 +26,7 @@
 #include "lca_report.h"
 
 #define MAX_SIZES 8
-#define BATCH 256
+#define BATCH 1024
 
 enum { T_DATA = 1, T_END, T_END_ACK, T_PING, T_PONG, T_QUIT, T_GO };
 
@@ -42,6 +42,7 @@ struct opts {
 	unsigned int loss_ppm;
 	unsigned int timeout_s;
 	const char *peer_lcores;
+	bool bulk;
 };
 
 static struct opts o = {
@@ -71,7 +72,66 @@ struct driver {
 	uint64_t refused;
 	int error;
 	struct result res[MAX_SIZES];
+	/* --bulk: 1 MiB messages to the sink while 64 B round trips run. */
+	bool bulk_phase, bulk_done;
+	uint64_t bulk_sent, bulk_t0;
 };
+
+#define BULK_LEN (1u << 20)
+#define BULK_PING 64
+
+/* A 1 MiB payload: a chain of the pool's mbufs. */
+static struct rte_mbuf *
+bulk_payload(void)
+{
+	struct rte_mbuf *head = NULL;
+	uint32_t left = BULK_LEN;
+
+	while (left > 0) {
+		struct rte_mbuf *seg = rte_pktmbuf_alloc(payload_pool);
+		uint16_t n;
+
+		if (seg == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		n = (uint16_t)RTE_MIN(left, (uint32_t)rte_pktmbuf_tailroom(seg));
+		memset(rte_pktmbuf_append(seg, n), 0xa5, n);
+		left -= n;
+		if (head == NULL)
+			head = seg;
+		else if (rte_pktmbuf_chain(head, seg) != 0) {
+			rte_pktmbuf_free(seg);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+	}
+	return head;
+}
+
+static struct lca_msg *bulk_next; /* built, not yet taken by the lane */
+
+static void
+bulk_send(struct driver *d)
+{
+	if (bulk_next == NULL) {
+		struct rte_mbuf *p = bulk_payload();
+
+		if (p == NULL)
+			return;
+		if (lca_msg_from_mbuf(p, &bulk_next) != 0) {
+			rte_pktmbuf_free(p);
+			bulk_next = NULL;
+			return;
+		}
+		bulk_next->type = T_DATA;
+	}
+	/* -ENOBUFS: the lane is still cutting the last one; try again. */
+	if (lca_send(d->sink, bulk_next) == 0) {
+		d->bulk_sent++;
+		bulk_next = NULL;
+	}
+}
 
 static int
 make_msg(unsigned int size, uint32_t type, struct lca_msg **out)
@@ -105,7 +165,7 @@ send_ping(struct driver *d)
 	struct lca_msg *m;
 	int ret;
 
-	if (make_msg(o.sizes[d->size_i], T_PING, &m) != 0) {
+	if (make_msg(d->bulk_phase ? BULK_PING : o.sizes[d->size_i], T_PING, &m) != 0) {
 		d->error = -ENOMEM;
 		lca_runtime_stop();
 		return;
@@ -157,6 +217,19 @@ driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 
 	switch (msg->type) {
 	case T_GO:
+		if (d->size_i == o.n_sizes && o.bulk && !d->bulk_done) {
+			if (!d->bulk_phase) {
+				d->bulk_phase = true;
+				d->pinged = 0;
+				d->ping_tsc = 0;
+				d->bulk_t0 = rte_rdtsc();
+			}
+			bulk_send(d);
+			if (d->ping_tsc == 0)
+				send_ping(d);
+			again = true;
+			break;
+		}
 		if (d->size_i == o.n_sizes) {
 			struct lca_msg *q;
 
@@ -230,6 +303,28 @@ driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 	case T_PONG:
 		d->rtt[d->pinged++] = rte_rdtsc() - d->ping_tsc;
 		d->ping_tsc = 0;
+		if (d->bulk_phase) {
+			if (d->pinged == o.pings) {
+				double us = 1e6 / (double)rte_get_tsc_hz();
+				double ms = (double)(rte_rdtsc() - d->bulk_t0) * us / 1e3;
+
+				qsort(d->rtt, o.pings, sizeof(*d->rtt), cmp_u64);
+				printf("  %4u B during 1 MiB transfers: RTT p50 %.1f us, p99 %.1f us, "
+				       "p99.9 %.1f us; meanwhile %" PRIu64 " x 1 MiB taken in %.1f ms "
+				       "(%.0f MB/s)\n",
+				       BULK_PING, (double)d->rtt[o.pings / 2] * us,
+				       (double)d->rtt[(uint64_t)o.pings * 99 / 100] * us,
+				       (double)d->rtt[(uint64_t)o.pings * 999 / 1000] * us,
+				       d->bulk_sent, ms, (double)d->bulk_sent * BULK_LEN / ms / 1e3);
+				fflush(stdout);
+				d->bulk_phase = false;
+				d->bulk_done = true;
+				lca_msg_free(bulk_next);
+				bulk_next = NULL;
+			}
+			/* The GO loop sends the next ping and the next 1 MiB. */
+			break;
+		}
 		if (d->pinged == o.pings) {
 			latency_done(d);
 			again = true;
@@ -321,6 +416,8 @@ usage(const char *prog)
 	       "  --pings N        round trips per size (default 20000)\n"
 	       "  --loss-ppm N     frames node 1 drops on purpose, per million (default 0)\n"
 	       "  --peer-lcores L  -l of node 2 (default 1)\n"
+	       "  --bulk           then 64 B round trips while 1 MiB messages go to the sink\n"
+	       "                   (the large-message lane): their p99, and the MB/s\n"
 	       "  --timeout S      seconds before giving up (default 120)\n",
 	       prog);
 }
@@ -339,6 +436,7 @@ parse(int argc, char **argv)
 		{ "loss-ppm", required_argument, NULL, 'l' },
 		{ "peer-lcores", required_argument, NULL, 'L' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "bulk", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -395,6 +493,9 @@ parse(int argc, char **argv)
 		case 'L':
 			o.peer_lcores = optarg;
 			break;
+		case 'B':
+			o.bulk = true;
+			break;
 		case 't':
 			o.timeout_s = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end != '\0' || o.timeout_s == 0) {
@@ -421,8 +522,8 @@ static int
 spawn(lca_handler_fn h, size_t state, unsigned int lcore, lca_actor_id_t *id)
 {
 	struct lca_actor_spec spec = {
-		.handler = h, .state_size = state, .lcore = lcore, .mailbox_size = 4096,
-		.throughput = 64,
+		.handler = h, .state_size = state, .lcore = lcore, .mailbox_size = 16384,
+		.throughput = 1024,
 		.supervision = &(const struct lca_supervision){ .supervisor = LCA_ACTOR_NONE,
 								.strategy = LCA_SUPERVISE_RESUME },
 	};
@@ -546,10 +647,13 @@ main(int argc, char **argv)
 		if (ret != 0)
 			goto out_remote;
 		ret = lca_runtime_run(o.timeout_s * 1000);
-		/* Let the last acks leave (the TX actors run in later loops). */
-		lca_runtime_run(20);
-		for (int i = 0; i < 20 && !lca_remote_idle(); i++)
-			lca_runtime_run(10);
+		/* Let the last acks leave (the TX actors run in later loops);
+		 * not after a signal: stop now. */
+		if (!lca_eal_stop_requested()) {
+			lca_runtime_run(20);
+			for (int i = 0; i < 20 && !lca_remote_idle(); i++)
+				lca_runtime_run(10);
+		}
 		ret = ret == -ETIMEDOUT ? ret : 0;
 	} else {
 		struct lca_msg *go;
@@ -561,29 +665,33 @@ main(int argc, char **argv)
 		if (o.loss_ppm)
 			printf("Injected loss: %u ppm of node 1's frames\n", o.loss_ppm);
 		/* Node 2 starts and connects first: not part of any figure. */
-		for (unsigned int i = 0; i < 3000; i++) {
+		for (unsigned int i = 0; i < 3000 && ret == 0; i++) {
 			struct lca_remote_link_stats ls;
 
 			if (lca_remote_link_stats_get(strcmp(pair.transport, "ring") == 0 ? 1 : 2,
 						      &ls) == 0 &&
 			    ls.connected)
 				break;
-			lca_runtime_run(10);
+			ret = lca_runtime_run(10);
+			ret = ret == -ETIMEDOUT ? 0 : ret;
 		}
-		ret = lca_msg_alloc(&go);
+		if (ret == 0)
+			ret = lca_msg_alloc(&go);
 		if (ret == 0) {
 			go->type = T_GO;
 			ret = lca_send(driver_id, go);
 		}
 		if (ret == 0)
 			ret = lca_runtime_run(o.timeout_s * 1000);
-		for (int i = 0; i < 100 && !lca_remote_idle(); i++)
+		for (int i = 0; i < 100 && !lca_remote_idle() && !lca_eal_stop_requested(); i++)
 			lca_runtime_run(10);
 		if (ret == 0 && (d->error != 0 || d->size_i != o.n_sizes))
 			ret = d->error ? d->error : -EIO;
 		print_links(strcmp(pair.transport, "ring") == 0 ? 1 : 2);
 		if (ret == 0)
 			printf("All messages counted on both sides.\n");
+		else if (ret == -EINTR)
+			fprintf(stderr, "lca-remote-bench: interrupted\n");
 		else
 			fprintf(stderr, "remote bench failed: %s\n", strerror(-ret));
 	}
@@ -595,7 +703,9 @@ out_rt:
 	lca_runtime_cleanup();
 out_peer:
 	if (!pair.is_peer) {
-		peer_status = lca_pair_finish(&pair, 5000);
+		/* After a signal the peer sees node 1 go (or got the signal
+		 * too): a short wait, then it is stopped. */
+		peer_status = lca_pair_finish(&pair, lca_eal_stop_requested() ? 0 : 5000);
 		if (strcmp(pair.transport, "ring") != 0) {
 			printf("Peer process exited with status %d\n", peer_status);
 			if (ret == 0 && peer_status != 0)
