@@ -28,11 +28,14 @@ check "remote-bench: exact link counts, nothing malformed" \
 check "remote-bench: the second process exited 0" "grep -q '^Peer process exited with status 0' <<<\"\$out\""
 [ $fail -eq 0 ] || echo "$out" | tail -30
 
-# 2% of node 1's frames dropped on purpose: still exactly once.
+# 2% of node 1's frames dropped on purpose, then 64 B round trips while
+# 1 MiB messages cross in the large lane: still exactly once.
 out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbl -- --remote memif --peer-lcores 1 \
-	--msgs 50000 --pings 300 --sizes 16,64 --loss-ppm 20000 --timeout 60 2>&1); rc=$?
+	--msgs 50000 --pings 300 --sizes 16,64 --loss-ppm 20000 --bulk --timeout 60 2>&1); rc=$?
 check "remote-bench with 2% loss exits 0, every message counted" \
 	"[ $rc -eq 0 ] && [ \$(grep -c 'the sink counted 50000\$' <<<\"\$out\") -eq 2 ] && grep -q '^All messages counted' <<<\"\$out\""
+check "remote-bench --bulk: 64 B round trips during 1 MiB transfers" \
+	"grep -qE '^ +64 B during 1 MiB transfers: RTT p50 [0-9.]+ us, .* [1-9][0-9]* x 1 MiB taken' <<<\"\$out\""
 check "remote-bench with loss: losses injected and retransmitted" \
 	"grep -qE ' [1-9][0-9]* retransmits .* [1-9][0-9]* injected losses' <<<\"\$out\""
 [ $fail -eq 0 ] || echo "$out" | tail -30
