@@ -18,18 +18,6 @@
  *   per-lcore caches are inline code, instrumented in the caller, and need
  *   nothing.
  *
- * - rings with relaxed or head/tail sync (RTS, HTS: lcactor's inboxes,
- *   control rings, mailboxes of those modes). Their producer publishes with
- *   a release CAS on a 64-bit {count, position} word, and the consumer reads
- *   the 32-bit position inside it with acquire; TSan pairs a release with
- *   an acquire of the same address only, so everything sent through them
- *   reads as a race (in lcactor's code as much as in DPDK's). Under TSan
- *   they are made classic multi-producer rings (rte_ring_init() and
- *   rte_ring_create*() lose RING_F_MP_RTS_ENQ / RING_F_MP_HTS_ENQ and the
- *   DEQ ones): the same ordering guarantees, through one 32-bit tail that
- *   TSan follows (RTE_USE_C11_MEM_MODEL). What RTS and HTS add, tolerance
- *   of a preempted producer, is DPDK's and is not what TSan checks.
- *
  * Each of these functions is defined here, in the executable, so the
  * library's calls reach it; it calls DPDK's own (dlsym RTLD_NEXT) and adds
  * the happens-before edge with __tsan_release()/__tsan_acquire().
@@ -44,7 +32,6 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mempool.h>
-#include <rte_ring.h>
 
 /* The real DPDK function @p name, or abort: a wrapper without it is no test. */
 static void *
@@ -189,41 +176,4 @@ rte_mempool_set_ops_byname(struct rte_mempool *mp, const char *name, void *pool_
 		ops->dequeue = dequeue_acquired;
 	}
 	return 0;
-}
-
-/* --- RTS and HTS rings: classic MP/MC under TSan -------------------------- */
-
-#define NOT_RTS_HTS (~(unsigned int)(RING_F_MP_RTS_ENQ | RING_F_MC_RTS_DEQ | \
-				     RING_F_MP_HTS_ENQ | RING_F_MC_HTS_DEQ))
-
-int
-rte_ring_init(struct rte_ring *r, const char *name, unsigned int count, unsigned int flags)
-{
-	static int (*init)(struct rte_ring *, const char *, unsigned int, unsigned int);
-
-	if (init == NULL)
-		init = real("rte_ring_init");
-	return init(r, name, count, flags & NOT_RTS_HTS);
-}
-
-struct rte_ring *
-rte_ring_create(const char *name, unsigned int count, int socket_id, unsigned int flags)
-{
-	static struct rte_ring *(*create)(const char *, unsigned int, int, unsigned int);
-
-	if (create == NULL)
-		create = real("rte_ring_create");
-	return create(name, count, socket_id, flags & NOT_RTS_HTS);
-}
-
-struct rte_ring *
-rte_ring_create_elem(const char *name, unsigned int esize, unsigned int count, int socket_id,
-		     unsigned int flags)
-{
-	static struct rte_ring *(*create)(const char *, unsigned int, unsigned int, int,
-					  unsigned int);
-
-	if (create == NULL)
-		create = real("rte_ring_create_elem");
-	return create(name, esize, count, socket_id, flags & NOT_RTS_HTS);
 }

@@ -20,6 +20,14 @@
  *   producers send at once would read as a race. That one load is made
  *   acquire here (the only relaxed order in rte_ring_c11_pvt.h), which x86
  *   does anyway: C11 then orders what TSan checks as the hardware does.
+ * - A ring with an RTS producer (lcactor's inboxes and control rings, rts
+ *   mailboxes) publishes with a release CAS on the 64-bit {count, position}
+ *   word at the start of its headtail, and the consumer (classic, C11) reads
+ *   the 32-bit position inside it, prod.tail, with acquire. TSan pairs a
+ *   release and an acquire of the same address only, so every message
+ *   through such a ring would read as a race. Each acquire load of the C11
+ *   ring code here also acquires the 8-byte word it sits in (the headtail's
+ *   start): the edge DPDK has, at the address where TSan looks for it.
  */
 #ifndef LCA_TSAN_DPDK_H
 #define LCA_TSAN_DPDK_H
@@ -31,10 +39,19 @@
 
 #include <rte_ring_core.h>
 
+#include <stdint.h>
+#include <sanitizer/tsan_interface.h>
+
 #pragma push_macro("__ATOMIC_RELAXED")
 #undef __ATOMIC_RELAXED
 #define __ATOMIC_RELAXED __ATOMIC_ACQUIRE
+#define __atomic_load_n(p, mo) __extension__ ({					\
+	__typeof__(*(p)) lca_tsan_v_ = __atomic_load_n((p), (mo));		\
+	__tsan_acquire((void *)((uintptr_t)(p) & ~(uintptr_t)7));		\
+	lca_tsan_v_;								\
+})
 #include <rte_ring_c11_pvt.h>
+#undef __atomic_load_n
 #pragma pop_macro("__ATOMIC_RELAXED")
 #endif
 
