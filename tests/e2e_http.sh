@@ -7,7 +7,7 @@
 set -u
 httpd=$1
 load=$2
-prefix=lca_test_http
+prefix=lca_test_http_$$  # its own: the telemetry socket is per prefix, and other build folders may run this test at the same time
 eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix $prefix --log-level 'lib.*:error')
 fail=0
 . "$(dirname "$0")/e2e_lib.sh"
