@@ -45,6 +45,10 @@ check "net_null: side by side with ratios" "grep -qE '^lcactor +[0-9]+  [0-9.]+x
 check "net_null: a clock verdict per engine, per-lcore rows with busy%" "[ \$(grep -c '^  clock: ' <<<\"\$out\") -eq 3 ] && [ \$(grep -cE '^  [01] +[0-9]+ +[0-9]+ +0 +[0-9]+ ' <<<\"\$out\") -eq 6 ]"
 check "net_null: JSON exact" "exact '$tmp/null.json' lcactor eventdev plain"
 record_checks "$tmp/null.json" lca-pipeline
+# --partition-by rxq: lcactor keeps each packet on the lcore that took it.
+out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine lcactor \
+	--messages 100000 --partition-by rxq --json "$tmp/rxq.json" 2>&1); rc=$?
+check "net_null, --partition-by rxq: exits 0, exact, said in the record" "[ $rc -eq 0 ] && exact '$tmp/rxq.json' lcactor && python3 -c \"import json,sys; assert json.load(open(sys.argv[1]))['conf']['partition_by'] == 'rxq'\" '$tmp/rxq.json'"
 out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine plain,lcactor \
 	--messages 50000 --null-frames zero --sink drop --json "$tmp/zero.json" 2>&1); rc=$?
 check "net_null zeroed frames: all malformed, counted, exact, nothing measured" "[ $rc -eq 0 ] && grep -q 'left zeroed (--null-frames zero)' <<<\"\$out\" && [ \$(grep -c 'nothing measured' <<<\"\$out\") -eq 2 ] && [ \$(grep -cE '^  accounting: rx ([0-9]+) = counted 0 \+ dropped by policy \(malformed\) \1 \+ in flight 0; .*exact$' <<<\"\$out\") -eq 2 ]"
@@ -147,6 +151,7 @@ bad "a pool too small (plain)" net_null0 --engine plain --mbufs 100
 bad "--sink" net_null0 --sink nowhere
 bad "--idle" net_null0 --idle nap
 bad "--rxq 3 on 2 lcores" net_null0 --rxq 3
+bad "--partition-by" net_null0 --partition-by flow
 out=$("$exe" "${eal[@]}" -- --source port 2>&1); rc=$?
 check "no port at all: exits 2, says how to make one" "[ $rc -eq 2 ] && grep -q 'no port to read' <<<\"\$out\""
 out=$("$exe" "${eal[@]}" --vdev net_null0 -- --port 0 2>&1); rc=$?

@@ -100,6 +100,10 @@ usage(const char *prog)
 	       "  --null-frames F     udp (default): net_null's pool is written once with UDP\n"
 	       "                      frames, so they parse; zero: left zeroed (all malformed)\n"
 	       "  --keys FILE         write the counts by key of every run (engine run key count)\n"
+	       "  --partition-by P    key (default): lcactor sends a packet to its key's partition,\n"
+	       "                      wherever that is; rxq: to one of the partitions on the\n"
+	       "                      lcore that received it, chosen by key, as RSS keeps a flow\n"
+	       "                      on one queue (plain counts where it receives, always)\n"
 	       "  --help              this text\n"
 	       "Partition p's task runs on the p-th enabled lcore, round-robin. Every lcore polls\n"
 	       "busily: give it no more lcores than CPUs.\n",
@@ -270,6 +274,13 @@ parse_option(void *arg, const char *name, char *val)
 			c->null_zero = true;
 		else
 			ret = -EINVAL;
+	} else if (strcmp(name, "partition-by") == 0) {
+		if (strcmp(val, "key") == 0)
+			c->partition_rxq = false;
+		else if (strcmp(val, "rxq") == 0)
+			c->partition_rxq = true;
+		else
+			ret = -EINVAL;
 	} else if (strcmp(name, "keys") == 0) {
 		if (lca_cli_output_path("--keys", val) < 0)
 			return -EINVAL;
@@ -312,9 +323,10 @@ check_conf(struct pl_conf *c)
 			c->warmup_given = true;
 		}
 	} else if (c->n_ports || c->tx_port >= 0 || c->sink != PL_SINK_TX || c->rxq || c->mbufs ||
-		   c->idle || c->duration_ms || c->null_zero || c->keys_path) {
+		   c->idle || c->duration_ms || c->null_zero || c->keys_path || c->partition_rxq) {
 		fprintf(stderr, APP ": --port, --tx-port, --sink, --rxq, --mbufs, --idle, "
-				"--duration-ms, --null-frames and --keys go with --source port\n");
+				"--duration-ms, --null-frames, --keys and --partition-by go with "
+				"--source port\n");
 		return -EINVAL;
 	}
 	if (!c->warmup_given)
@@ -383,6 +395,7 @@ parse_args(int argc, char **argv, void *arg)
 		{ "idle", required_argument, NULL, 0 },
 		{ "duration-ms", required_argument, NULL, 0 },
 		{ "null-frames", required_argument, NULL, 0 },
+		{ "partition-by", required_argument, NULL, 0 },
 		{ "keys", required_argument, NULL, 0 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

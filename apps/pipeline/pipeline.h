@@ -91,6 +91,8 @@ struct pl_conf {
 	unsigned int rxq;             /**< --rxq: RX queues a port (0: one per lcore). */
 	unsigned int mbufs;           /**< --mbufs: a port's pool (0: computed). */
 	bool null_zero;               /**< --null-frames zero: net_null frames stay zeroed. */
+	bool partition_rxq;           /**< --partition-by rxq: lcactor sends a packet to a
+				       *   partition on the lcore that received it. */
 	bool messages_given;          /**< --messages was given. */
 	uint64_t duration_ms;         /**< --duration-ms: stop RX after this long (0: never). */
 	const char *keys_path;        /**< --keys FILE: the counts by key of every run. */

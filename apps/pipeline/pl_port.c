@@ -177,6 +177,32 @@ part_of(uint32_t key)
 	return (uint32_t)(((uint64_t)(key * 2654435761u) * n_parts) >> 32);
 }
 
+/* --partition-by rxq: the partitions whose task is on each lcore. */
+static uint32_t local_parts[RTE_MAX_LCORE][PL_MAX_PARTITIONS];
+static unsigned int n_local_parts[RTE_MAX_LCORE];
+
+static void
+local_parts_make(void)
+{
+	memset(n_local_parts, 0, sizeof(n_local_parts));
+	for (uint32_t p = 0; p < n_parts; p++) {
+		unsigned int lc = pl.task_lcore[p];
+
+		local_parts[lc][n_local_parts[lc]++] = p;
+	}
+}
+
+/* The partition of @p key among those on @p lcore (all, when none is). */
+static inline uint32_t
+local_part_of(uint32_t key, unsigned int lcore)
+{
+	unsigned int n = n_local_parts[lcore];
+
+	if (unlikely(n == 0))
+		return part_of(key);
+	return local_parts[lcore][((uint64_t)(key * 2654435761u) * n) >> 32];
+}
+
 /* Parse a burst: valid packets to the front of @p pkts (key in
  * hash.usr), malformed ones to @p bad. @return the valid ones. */
 static inline unsigned int
@@ -793,7 +819,8 @@ classify(struct rte_mbuf **pkts, lca_actor_id_t *to, unsigned int n, void *arg)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 4], void *));
 		if (likely(parse(pkts[i], &key))) {
 			pkts[i]->hash.usr = key;
-			to[i] = worker_id[part_of(key)];
+			to[i] = worker_id[conf->partition_rxq ? local_part_of(key, me) :
+								part_of(key)];
 		} else {
 			to[i] = LCA_ACTOR_NONE; /* counted in dropped_policy */
 			bad++;
@@ -1585,7 +1612,7 @@ conf_json(void)
 						    "rx_queues", (int)ports[i].n_rxq, "tx_queues",
 						    (int)ports[i].n_txq));
 	return json_pack("{s:s, s:s, s:o, s:o, s:i, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:s, "
-			 "s:s, s:s, s:i, s:b, s:i}",
+			 "s:s, s:s, s:s, s:i, s:b, s:i}",
 			 "benchmark", "packet-pipeline", "source", "port", "engines", engines,
 			 "ports", pa, "partitions", (int)n_parts, "messages",
 			 (json_int_t)(quota_total == UINT64_MAX ? 0 : quota_total), "warmup_messages",
@@ -1594,7 +1621,8 @@ conf_json(void)
 			 (int)conf->throughput, "mailbox", (int)conf->mailbox, "watermark",
 			 (int)conf->watermark, "sink", conf->sink == PL_SINK_TX ? "tx" : "drop",
 			 "idle", lca_idle_policy_name((enum lca_idle_policy)conf->idle),
-			 "null_frames", conf->null_zero ? "zero" : "udp", "tx_port", conf->tx_port,
+			 "null_frames", conf->null_zero ? "zero" : "udp", "partition_by",
+			 conf->partition_rxq ? "rxq" : "key", "tx_port", conf->tx_port,
 			 "eventdev_vdev_added", vdev_was_added, "runs", (int)conf->runs);
 }
 
@@ -1664,6 +1692,7 @@ setup(void)
 		if (stores[p] == NULL)
 			return -ENOMEM;
 	}
+	local_parts_make();
 	for (unsigned int i = 0; i < pl.n_lcores; i++) {
 		lstores[pl.lcores[i]] = store_new(pl.lcores[i]);
 		if (lstores[pl.lcores[i]] == NULL)
