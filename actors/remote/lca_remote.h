@@ -39,6 +39,13 @@
  * counted there (lca_send_errors_get(): no_actor, stopped) and in the
  * link's undeliverable counter.
  *
+ * Order is per channel, and a channel is per sending lcore: the sends of an
+ * affinity actor, or of one lcore's thread, keep their order to each
+ * receiver. A shared (LCA_DISPATCH_SHARED) actor runs on any lcore, so its
+ * remote sends from two turns may take two channels and cross; an actor
+ * that migrates starts on its new lcore's channel. A message's deadline
+ * (a local TSC) does not cross: it arrives without one.
+ *
  * An mbuf payload larger than a frame crosses in the large-message lane of
  * the channel's pair (fragments, put back together on the receiver as a
  * chain of indirect mbufs into the frames, no copy): a 1 MiB message does
