@@ -90,7 +90,7 @@ actor_unschedule(struct lca_actor *a)
 		/* Only this lcore fills the mailbox: nothing can race. A
 		 * control message from elsewhere after this look comes with a
 		 * CTL_WAKE (lca_control.c). */
-		if (!rte_ring_empty(turn_mailbox(a)) || actor_has_control(a))
+		if (!ring_empty(turn_mailbox(a)) || actor_has_control(a))
 			return true;
 		a->scheduled = 0;
 		/* Not scheduled, so in no queue: its new home may take it,
@@ -104,11 +104,11 @@ actor_unschedule(struct lca_actor *a)
 	/* Release: the lcore that runs it next sees this turn's writes. */
 	__atomic_store_n(&a->scheduled, 0, __ATOMIC_RELEASE);
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (rte_ring_empty(a->mailbox) && !actor_has_control(a))
+	if (ring_empty(a->mailbox) && !actor_has_control(a))
 		return false;
 	if (__atomic_compare_exchange_n(&a->scheduled, &expected, 1, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_RELAXED))
-		lca_lcore_schedule(a->runq, a);
+		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
 	return false;
 }
 
@@ -192,7 +192,8 @@ actor_turn(void *item)
 		a->handler_cycles += rte_rdtsc() - start;
 		a->timed_msgs += n;
 	}
-	a->handled += n;
+	/* One writer; the placement controller reads it from its lcore. */
+	__atomic_store_n(&a->handled, a->handled + n, __ATOMIC_RELAXED);
 	here->current = NULL;
 	here->self = NULL;
 
@@ -203,7 +204,7 @@ actor_turn(void *item)
 	else if (left > 0) {
 		if (!actor_is_shared(a))
 			return true;
-		lca_lcore_schedule(a->runq, a);
+		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
 		return false;
 	}
 	return actor_unschedule(a);
@@ -575,7 +576,7 @@ lca_actor_lcore(lca_actor_id_t id)
 {
 	struct lca_actor *a = actor_lookup(id);
 
-	return a == NULL ? -ESRCH : (int)a->lcore;
+	return a == NULL ? -ESRCH : (int)__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
 }
 
 void *
@@ -631,7 +632,7 @@ lca_actor_backlog(lca_actor_id_t id)
 
 	if (a == NULL)
 		return -ESRCH;
-	n = rte_ring_count(a->mailbox);
+	n = ring_count(a->mailbox);
 	if (actor_is_shared(a))
 		return (int)n;
 	home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);

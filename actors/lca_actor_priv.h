@@ -182,7 +182,9 @@ actor_lookup(lca_actor_id_t id)
 static inline bool
 actor_is_shared(const struct lca_actor *a)
 {
-	return a->runq == LCA_LCORE_SHARED;
+	/* Relaxed: a migration rewrites runq (one affinity lcore for another)
+	 * while senders read it; whether it is shared never changes. */
+	return __atomic_load_n(&a->runq, __ATOMIC_RELAXED) == LCA_LCORE_SHARED;
 }
 
 /* Make sure @p a, which has mail, is in a run queue. For an affinity actor,
@@ -197,7 +199,7 @@ actor_wake(struct lca_actor *a)
 		 * the hand-over schedules it here (migration_adopt()). */
 		if (likely(!a->moving) && a->scheduled == 0) {
 			a->scheduled = 1;
-			lca_lcore_schedule(a->runq, a);
+			lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
 		}
 		return;
 	}
@@ -206,7 +208,30 @@ actor_wake(struct lca_actor *a)
 		return;
 	if (__atomic_compare_exchange_n(&a->scheduled, &expected, 1, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_RELAXED))
-		lca_lcore_schedule(a->runq, a);
+		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
+}
+
+/*
+ * What a ring holds, as rte_ring_count() says, but with atomic loads of its
+ * tails: other threads move them while this looks (a snapshot is all any
+ * caller needs), and a plain read of them is a data race to the C11 model
+ * and to ThreadSanitizer. The tails sit at the same place in every sync
+ * mode's head/tail struct (MP/SP, RTS, HTS), as rte_ring_count() relies on.
+ */
+static inline unsigned int
+ring_count(const struct rte_ring *r)
+{
+	uint32_t prod = __atomic_load_n(&r->prod.tail, __ATOMIC_ACQUIRE);
+	uint32_t cons = __atomic_load_n(&r->cons.tail, __ATOMIC_ACQUIRE);
+	uint32_t n = (prod - cons) & r->mask;
+
+	return n > r->capacity ? r->capacity : n;
+}
+
+static inline bool
+ring_empty(const struct rte_ring *r)
+{
+	return ring_count(r) == 0;
 }
 
 /* Whether @p a has messages in its control lane. */
@@ -215,7 +240,7 @@ actor_has_control(const struct lca_actor *a)
 {
 	const struct rte_ring *c = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
 
-	return unlikely(c != NULL) && !rte_ring_empty(c);
+	return unlikely(c != NULL) && !ring_empty(c);
 }
 
 /* Control lane (lca_control.c): on the actor's home lcore, a CTL_WAKE. */

@@ -333,7 +333,7 @@ channel_backlog(unsigned int src_lcore, unsigned int dst_lcore)
 unsigned int
 inbox_backlog(unsigned int lcore_id)
 {
-	return rte_ring_count(links[lcore_id].inbox);
+	return ring_count(links[lcore_id].inbox);
 }
 
 unsigned int
@@ -530,7 +530,7 @@ drain(struct held *h, unsigned int (*take)(void *, struct lca_msg **), void *src
 static bool
 inbox_quiet(const struct lcore_links *l)
 {
-	return l->held[n_links]->n == 0 && rte_ring_empty(l->inbox);
+	return l->held[n_links]->n == 0 && ring_empty(l->inbox);
 }
 
 /* Do what other threads queued for this lcore about one actor each. What
@@ -538,7 +538,7 @@ inbox_quiet(const struct lcore_links *l)
 static unsigned int
 ctl_poll(struct lcore_links *l, unsigned int lcore_id)
 {
-	unsigned int n = rte_ring_count(l->ctl);
+	unsigned int n = ring_count(l->ctl);
 	void *entry;
 
 	for (unsigned int i = 0; i < n && rte_ring_sc_dequeue(l->ctl, &entry) == 0; i++) {
@@ -594,7 +594,7 @@ channels_poll(unsigned int lcore_id)
 		if (l->in[s] != NULL)
 			moved += drain(l->held[s], channel_take, l->in[s], lcore_id);
 	moved += drain(l->held[n_links], inbox_take, l->inbox, lcore_id);
-	if (unlikely(!rte_ring_empty(l->ctl)))
+	if (unlikely(!ring_empty(l->ctl)))
 		moved += ctl_poll(l, lcore_id);
 	return moved;
 }

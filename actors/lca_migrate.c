@@ -193,7 +193,7 @@ migration_request(struct lca_actor *a, unsigned int lcore_id)
 	a->fences = 0;
 	a->moving = 1;
 	a->mailbox = mb;
-	a->runq = to;
+	__atomic_store_n(&a->runq, to, __ATOMIC_RELAXED);
 	/* Release: a sender that reads the new home sees the new mailbox and
 	 * that it is moving. */
 	__atomic_store_n(&a->lcore, to, __ATOMIC_RELEASE);
@@ -353,7 +353,7 @@ migration_adopt(struct lca_actor *a, unsigned int lcore_id)
 	a->moving = 0;
 	/* Still migrating until it has settled (migration_settle()). */
 	/* A stop asked for while it moved needs a turn too, to drain it. */
-	if (!rte_ring_empty(a->mailbox) || actor_has_control(a) ||
+	if (!ring_empty(a->mailbox) || actor_has_control(a) ||
 	    __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE) {
 		a->scheduled = 1;
 		lca_lcore_schedule(lcore_id, a);

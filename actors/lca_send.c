@@ -263,24 +263,28 @@ envelopes_recycle(struct lca_msg **msgs, unsigned int n)
 static inline void
 note_local(struct lca_actor *self, unsigned int sent)
 {
-	self->local_sends += sent;
+	/* One writer each (its home lcore); the controller reads them. */
+	__atomic_store_n(&self->local_sends, self->local_sends + sent, __ATOMIC_RELAXED);
 }
 
 static inline void
 note_cross(struct lca_actor *self, lca_actor_id_t to, unsigned int sent)
 {
+	uint32_t count = self->peer_count;
+
 	if (sent == 0)
 		return;
-	self->cross_sends += sent;
+	__atomic_store_n(&self->cross_sends, self->cross_sends + sent, __ATOMIC_RELAXED);
 	if (self->peer == to) {
-		if (self->peer_count < PEER_COUNT_MAX)
-			self->peer_count++;
-	} else if (self->peer_count == 0) {
-		self->peer = to;
-		self->peer_count = 1;
+		if (count < PEER_COUNT_MAX)
+			count++;
+	} else if (count == 0) {
+		__atomic_store_n(&self->peer, to, __ATOMIC_RELAXED);
+		count = 1;
 	} else {
-		self->peer_count--;
+		count--;
 	}
+	__atomic_store_n(&self->peer_count, count, __ATOMIC_RELAXED);
 }
 
 

@@ -255,7 +255,7 @@ classify_parity(struct rte_mbuf **pkts, lca_actor_id_t *to, unsigned int n, void
 {
 	struct two_sinks *t = arg;
 
-	t->calls++;
+	__atomic_fetch_add(&t->calls, 1, __ATOMIC_RELAXED); /* both lcores classify */
 	for (unsigned int i = 0; i < n; i++)
 		to[i] = t->by_parity[pkt_of(pkts[i])->flow & 1];
 }
