@@ -288,6 +288,21 @@ note_cross(struct lca_actor *self, lca_actor_id_t to, unsigned int sent)
 }
 
 
+/* A send that missed the local table: a remote reference goes to the remote
+ * part (actors/remote), anything else is no actor. Out of line, so that the
+ * hot path keeps its registers. */
+static __rte_noinline __rte_cold unsigned int
+send_not_local(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
+	       int *err)
+{
+	if (to >= LCA_ACTOR_REMOTE_BASE && remote_send_hook != NULL)
+		return remote_send_hook(from, to, msgs, n, err);
+	send_failed(-ESRCH);
+	if (err != NULL)
+		*err = -ESRCH;
+	return 0;
+}
+
 static inline unsigned int
 send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
 		int *err)
@@ -297,9 +312,8 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 	int why;
 	unsigned int sent = 0, home;
 
-	/* Only a send that misses the local table looks at remote ids. */
-	if (unlikely(a == NULL) && to >= LCA_ACTOR_REMOTE_BASE && remote_send_hook != NULL)
-		return remote_send_hook(from, to, msgs, n, err);
+	if (unlikely(a == NULL))
+		return send_not_local(from, to, msgs, n, err);
 	why = refusal(a);
 
 	for (unsigned int i = 0; why == 0 && i < n; i++)
