@@ -70,6 +70,10 @@ lca_report_send_errors(FILE *f)
 		"send failures: mailbox full %" PRIu64 ", no actor %" PRIu64 ", stopped %" PRIu64
 		", pool empty %" PRIu64 "\n",
 		e.mailbox_full, e.no_actor, e.stopped, e.pool_empty);
+	/* Only a -Ddebug_envelopes build catches them; each is in the log. */
+	if (e.misuse != 0)
+		fprintf(f, "envelope misuse: %" PRIu64 " (freed twice, sent or written after "
+			"the free; see the log)\n", e.misuse);
 }
 
 static void
