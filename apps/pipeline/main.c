@@ -622,11 +622,9 @@ print_result(const struct pl_result *r, unsigned int run, const struct lca_serie
 	for (unsigned int i = 0; i < pl.n_lcores; i++) {
 		unsigned int lc = pl.lcores[i];
 		const struct pl_fig *f = &r->lc[lc];
-		double hz = (double)rte_get_tsc_hz(), rate = 0;
+		double rate;
 
-		if (f->warm_seen && f->t_last > f->t_warm && f->processed > f->processed_warm)
-			rate = (double)(f->processed - f->processed_warm) /
-			       ((double)(f->t_last - f->t_warm) / hz);
+		rate = pl_fig_rate(f);
 		printf("  %-5u %4d %12" PRIu64 " %12" PRIu64 " %14.0f %10" PRIu64 " %10" PRIu64 "\n",
 		       lc, lca_topo_lcore_cpu(lc), f->produced, f->processed, rate, f->held,
 		       f->refused);
@@ -646,16 +644,13 @@ static json_t *
 result_run_json(const struct pl_result *r, unsigned int run, json_t *freq)
 {
 	json_t *lcs = json_array();
-	double hz = (double)rte_get_tsc_hz();
 
 	for (unsigned int i = 0; i < pl.n_lcores; i++) {
 		unsigned int lc = pl.lcores[i];
 		const struct pl_fig *f = &r->lc[lc];
-		double rate = 0;
+		double rate;
 
-		if (f->warm_seen && f->t_last > f->t_warm && f->processed > f->processed_warm)
-			rate = (double)(f->processed - f->processed_warm) /
-			       ((double)(f->t_last - f->t_warm) / hz);
+		rate = pl_fig_rate(f);
 		json_array_append_new(lcs, json_pack("{s:i, s:i, s:I, s:I, s:f, s:I, s:I, s:I}",
 						     "lcore", (int)lc, "cpu",
 						     lca_topo_lcore_cpu(lc), "produced",

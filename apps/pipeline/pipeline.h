@@ -152,6 +152,16 @@ struct pl_fig {
 	bool warm_seen;
 };
 
+/** What @p f's lcore counted a second after the warm-up (0: nothing measured). */
+static inline double
+pl_fig_rate(const struct pl_fig *f)
+{
+	if (!f->warm_seen || f->t_last <= f->t_warm || f->processed <= f->processed_warm)
+		return 0;
+	return (double)(f->processed - f->processed_warm) /
+	       ((double)(f->t_last - f->t_warm) / (double)rte_get_tsc_hz());
+}
+
 /** An lcore of the run: its figures, and what it runs. */
 struct pl_lcore {
 	struct pl_fig f;

@@ -1430,7 +1430,6 @@ static void
 print_run(const struct port_run *r, unsigned int run, const struct lca_series *s)
 {
 	const char *name = pl_engine_name(r->engine);
-	double hz = (double)rte_get_tsc_hz();
 	char verdict[320], a[32];
 
 	printf("\n== %s, run %u of %u: %s ==\n", name, run + 1, conf->runs, engine_what(r->engine));
@@ -1462,12 +1461,10 @@ print_run(const struct port_run *r, unsigned int run, const struct lca_series *s
 	for (unsigned int i = 0; i < pl.n_lcores; i++) {
 		unsigned int lc = pl.lcores[i];
 		const struct pl_fig *f = &r->lc[lc];
-		double rate = 0;
+		double rate;
 		char busy[16] = "-";
 
-		if (f->warm_seen && f->t_last > f->t_warm && f->processed > f->processed_warm)
-			rate = (double)(f->processed - f->processed_warm) /
-			       ((double)(f->t_last - f->t_warm) / hz);
+		rate = pl_fig_rate(f);
 		if (r->busy_known)
 			snprintf(busy, sizeof(busy), "%.1f", r->busy_pct[lc]);
 		printf("  %-5u %4d %12" PRIu64 " %10" PRIu64 " %12" PRIu64 " %12" PRIu64
@@ -1501,16 +1498,13 @@ static json_t *
 run_json(const struct port_run *r, unsigned int run, json_t *freq)
 {
 	json_t *lcs = json_array();
-	double hz = (double)rte_get_tsc_hz();
 
 	for (unsigned int i = 0; i < pl.n_lcores; i++) {
 		unsigned int lc = pl.lcores[i];
 		const struct pl_fig *f = &r->lc[lc];
-		double rate = 0;
+		double rate;
 
-		if (f->warm_seen && f->t_last > f->t_warm && f->processed > f->processed_warm)
-			rate = (double)(f->processed - f->processed_warm) /
-			       ((double)(f->t_last - f->t_warm) / hz);
+		rate = pl_fig_rate(f);
 		json_array_append_new(lcs, json_pack(
 			"{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "lcore", (int)lc,
 			"cpu", lca_topo_lcore_cpu(lc), "rx", (json_int_t)f->produced, "malformed",
