@@ -159,7 +159,8 @@ actor_turn(void *item)
 	timed = (a->turns & (HANDLER_SAMPLE - 1)) == 0;
 	if (timed)
 		start = rte_rdtsc();
-	a->paused = 0;
+	if (unlikely(a->paused))
+		a->paused = 0; /* the backoff timer woke it */
 	if (a->batch) {
 		for (unsigned int i = 0; i < n; i++)
 			if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE)) {
