@@ -2,7 +2,8 @@
 # Remote actors end to end: two processes over net_memif (one command starts
 # and stops the second), every message counted on both sides, with and
 # without injected loss; the same over af_packet/veth in two network
-# namespaces with 1% faults; lca-pinghops --remote's lines and ratio; the
+# namespaces with 1% faults; over UCX (shm, then tcp); lca-pinghops
+# --remote's lines and ratio; the
 # socket file, the namespaces and the second process gone afterwards; bad
 # arguments.
 # Each process has an lcore of its own (-l 0 and -l 1 on this 2-CPU machine).
@@ -50,6 +51,23 @@ check "pinghops --remote: the ratio to the local run" \
 check "pinghops --remote: the second process exited 0" "grep -q '^Second process exited with status 0' <<<\"\$out\""
 [ $fail -eq 0 ] || echo "$out" | tail -30
 
+# UCX active messages between the two processes: over shared memory (tcp
+# for UCX's connection setup), then over tcp alone; the same exact counts.
+for tls in shm,tcp tcp; do
+	out=$(UCX_TLS=$tls "$bench" "${eal[@]}" --file-prefix lca_test_rbu -- --remote ucx \
+		--peer-lcores 1 --msgs 100000 --pings 500 --timeout 60 2>&1); rc=$?
+	check "remote-bench over ucx (UCX_TLS=$tls) exits 0, the sink counted every message" \
+		"[ $rc -eq 0 ] && [ \$(grep -c 'messages one way in .* the sink counted 100000\$' <<<\"\$out\") -eq 3 ]"
+	check "remote-bench over ucx (UCX_TLS=$tls): exact link counts, nothing malformed" \
+		"grep -qE '^Link to node 2: 301504 msgs sent, 1503 delivered here, .* 0 malformed' <<<\"\$out\" && grep -q '^All messages counted on both sides.' <<<\"\$out\" && grep -q '^Peer process exited with status 0' <<<\"\$out\""
+	[ $fail -eq 0 ] || echo "$out" | tail -30
+done
+out=$(UCX_TLS=shm,tcp "$pinghops" "${eal[@]}" --file-prefix lca_test_phu -- --remote ucx \
+	--runs 1 --pings 1000 --hops 10 2>&1); rc=$?
+check "pinghops --remote ucx exits 0 with its ratio" \
+	"[ $rc -eq 0 ] && grep -qE '^Remote / local = .*x local' <<<\"\$out\" && grep -q '^Second process exited with status 0' <<<\"\$out\""
+[ $fail -eq 0 ] || echo "$out" | tail -30
+
 # af_packet over a veth pair between two network namespaces, with tc netem
 # loss/reorder/duplicate 1% (or lcactor's injector where the kernel has no
 # sch_netem); skipped where namespaces cannot be made.
@@ -78,9 +96,9 @@ check "no socket file left behind" "[ \$(ls /tmp/lca-pair-*.sock 2>/dev/null | w
 out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbx -- 2>&1); rc=$?
 check "remote-bench without --remote exits 2 and says so" "[ $rc -eq 2 ] && grep -q 'needs --remote' <<<\"\$out\""
 out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbx -- --remote carrier-pigeon 2>&1); rc=$?
-check "remote-bench --remote carrier-pigeon exits 2" "[ $rc -eq 2 ] && grep -q 'transports are memif, af_packet and ring' <<<\"\$out\""
+check "remote-bench --remote carrier-pigeon exits 2" "[ $rc -eq 2 ] && grep -q 'transports are memif, af_packet, ucx and ring' <<<\"\$out\""
 out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbx -- --remote ring --sizes 0 2>&1); rc=$?
 check "remote-bench --sizes 0 fails and says so" "[ $rc -ne 0 ] && grep -q -- '--sizes' <<<\"\$out\""
 out=$("$pinghops" "${eal[@]}" --file-prefix lca_test_phx -- --remote ring 2>&1); rc=$?
-check "pinghops --remote ring is refused" "[ $rc -ne 0 ] && grep -q 'the transports are memif and af_packet' <<<\"\$out\""
+check "pinghops --remote ring is refused" "[ $rc -ne 0 ] && grep -q 'the transports are memif, af_packet and ucx' <<<\"\$out\""
 exit $fail

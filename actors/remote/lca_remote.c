@@ -39,6 +39,8 @@ struct rm_state rm = { .watch_lock = RTE_SPINLOCK_INITIALIZER };
 #define DEF_CONNECT_MS 10000
 #define DEF_MTU 1500
 #define CHECK_US 10
+#define UCX_DEF_WINDOW 64
+#define UCX_DEF_BUF 8192
 /* Frames of the large lane in flight: enough to fill a link, few enough
  * that a small message's frame does not queue behind many of them. */
 #define LARGE_WINDOW 32u
@@ -252,22 +254,12 @@ frame_open(struct rm_lcore *rl, struct chan *ch)
 
 static bool warned_ptr;
 
-/* Copy @p msg into the open frame of @p ch. */
-static int
-chan_put(struct rm_lcore *rl, struct chan *ch, lca_actor_id_t from, lca_actor_id_t to,
-	 const struct lca_msg *msg)
+int64_t
+rm_payload_len(const struct lca_msg *msg, lca_actor_id_t to)
 {
-	const struct rte_mbuf *mb = NULL;
-	uint32_t plen = msg->len, rlen;
-	struct wire_msg *r;
-	uint16_t rflags = 0;
-	int ret;
-
-	if (msg->flags & LCA_MSG_F_MBUF) {
-		mb = msg->ptr;
-		plen = mb->pkt_len;
-		rflags = WIRE_MSG_F_MBUF;
-	} else if (unlikely(msg->ptr != NULL || plen > LCA_MSG_INLINE)) {
+	if (msg->flags & LCA_MSG_F_MBUF)
+		return ((const struct rte_mbuf *)msg->ptr)->pkt_len;
+	if (unlikely(msg->ptr != NULL || msg->len > LCA_MSG_INLINE)) {
 		if (!warned_ptr) {
 			warned_ptr = true;
 			LCA_LOG(ERR, "remote send to %#x: a ptr payload crosses to another node only "
@@ -275,7 +267,21 @@ chan_put(struct rm_lcore *rl, struct chan *ch, lca_actor_id_t from, lca_actor_id
 		}
 		return -EINVAL;
 	}
-	rlen = wire_rec_len(plen);
+	return msg->len;
+}
+
+/* Copy @p msg into the open frame of @p ch. */
+static int
+chan_put(struct rm_lcore *rl, struct chan *ch, lca_actor_id_t from, lca_actor_id_t to,
+	 const struct lca_msg *msg)
+{
+	int64_t plen = rm_payload_len(msg, to);
+	uint32_t rlen;
+	int ret;
+
+	if (unlikely(plen < 0))
+		return (int)plen;
+	rlen = wire_rec_len((uint32_t)plen);
 	if (unlikely(WIRE_OUTER_LEN + WIRE_HDR_LEN + rlen > rm.frame_cap))
 		return -EMSGSIZE;
 	if (ch->open != NULL && ch->open_off + rlen > rm.frame_cap)
@@ -285,18 +291,8 @@ chan_put(struct rm_lcore *rl, struct chan *ch, lca_actor_id_t from, lca_actor_id
 		if (ret != 0)
 			return ret;
 	}
-	r = rte_pktmbuf_mtod_offset(ch->open, struct wire_msg *, ch->open_off);
-	r->to = rte_cpu_to_be_32(lca_remote_local(to));
-	if (from != LCA_ACTOR_NONE && from < LCA_ACTOR_REMOTE_BASE)
-		from = lca_remote_ref(rm.self.id, from);
-	r->from = rte_cpu_to_be_32(from);
-	r->type = rte_cpu_to_be_32(msg->type);
-	r->len = rte_cpu_to_be_16((uint16_t)plen);
-	r->flags = rte_cpu_to_be_16(rflags);
-	if (mb != NULL)
-		rte_memcpy(r + 1, rte_pktmbuf_read(mb, 0, plen, r + 1), plen);
-	else
-		rte_memcpy(r + 1, msg->data, plen);
+	wire_rec_write(rte_pktmbuf_mtod_offset(ch->open, uint8_t *, ch->open_off),
+		       lca_remote_local(to), rm_wire_from(from), msg);
 	ch->open_off = (uint16_t)(ch->open_off + rlen);
 	ch->open_n++;
 	rm_count(&ch->st.msgs_sent, 1);
@@ -367,9 +363,7 @@ big_put(struct rm_lcore *rl, struct chan *ch, lca_actor_id_t from, lca_actor_id_
 	lane->big_off = 0;
 	lane->big_total = ((const struct rte_mbuf *)msg->ptr)->pkt_len;
 	lane->big_to = lca_remote_local(to);
-	lane->big_from = from != LCA_ACTOR_NONE && from < LCA_ACTOR_REMOTE_BASE
-				 ? lca_remote_ref(rm.self.id, from)
-				 : from;
+	lane->big_from = rm_wire_from(from);
 	rl->n_big++;
 	big_pump(rl, lane);
 	return 0;
@@ -388,10 +382,12 @@ remote_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsig
 	if (!rm.up || to == LCA_ACTOR_NONE || node >= LCA_REMOTE_NODE_MAX ||
 	    (p = rm.peer_of_node[node]) < 0) {
 		why = -ESRCH;
-	} else if (rl == NULL) {
-		why = -EPERM;
 	} else if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED)) {
 		why = -EHOSTDOWN;
+	} else if (rm.conf.transport == LCA_REMOTE_UCX) {
+		sent = rm_ucx_send(lcore, (unsigned int)p, from, to, msgs, n, &why);
+	} else if (rl == NULL) {
+		why = -EPERM;
 	} else {
 		const struct rm_peer *pe = &rm.peers[p];
 		struct chan *ch = chan_of(rl, (unsigned int)p, lca_remote_local(to) % pe->n.n_lcores);
@@ -489,14 +485,25 @@ retransmit(struct rm_lcore *rl, struct chan *ch, uint32_t seq, uint64_t now)
 	tx_frame(rl, ch, s->m, now);
 }
 
-static lca_actor_id_t
-from_of(uint32_t from)
+lca_actor_id_t
+rm_from_of(uint32_t from)
 {
 	if (from == LCA_ACTOR_NONE || from < LCA_ACTOR_REMOTE_BASE)
 		return LCA_ACTOR_NONE;
 	if (lca_remote_node(from) == rm.self.id && !rm.conf.loopback)
 		return lca_remote_local(from);
 	return from;
+}
+
+int
+rm_rec_send(const struct wire_msg *r, struct lca_msg *e)
+{
+	uint32_t to = rte_be_to_cpu_32(r->to);
+
+	e->type = rte_be_to_cpu_32(r->type);
+	if (to >= LCA_ACTOR_REMOTE_BASE)
+		return -ESRCH;
+	return lca_send_from(rm_from_of(rte_be_to_cpu_32(r->from)), to, e);
 }
 
 /* Deliver what arrived in sequence; stop at a full mailbox. */
@@ -516,7 +523,6 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 		while (ch->head_i < s->n_msgs) {
 			const struct wire_msg *r =
 				rte_pktmbuf_mtod_offset(m, const struct wire_msg *, ch->head_off);
-			uint32_t to = rte_be_to_cpu_32(r->to);
 			uint16_t len = rte_be_to_cpu_16(r->len);
 			struct lca_msg *e;
 			int ret;
@@ -574,12 +580,9 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 				}
 				if (lca_msg_alloc(&e) != 0)
 					goto blocked;
-				e->type = rte_be_to_cpu_32(r->type);
 				e->ptr = ch->asm_head;
 				e->flags |= LCA_MSG_F_MBUF;
-				ret = to < LCA_ACTOR_REMOTE_BASE
-					      ? lca_send_from(from_of(rte_be_to_cpu_32(r->from)), to, e)
-					      : -ESRCH;
+				ret = rm_rec_send(r, e);
 				if (unlikely(ret == -ENOBUFS || ret == -ENOMEM)) {
 					e->ptr = NULL;
 					e->flags &= (uint8_t)~LCA_MSG_F_MBUF;
@@ -599,7 +602,6 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 			}
 			if (lca_msg_alloc(&e) != 0)
 				goto blocked;
-			e->type = rte_be_to_cpu_32(r->type);
 			if (rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_MBUF) {
 				struct rte_mbuf *c = rte_pktmbuf_clone(m, m->pool);
 
@@ -616,9 +618,7 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 				memcpy(e->data, r + 1, len);
 				e->len = len;
 			}
-			ret = to < LCA_ACTOR_REMOTE_BASE
-				      ? lca_send_from(from_of(rte_be_to_cpu_32(r->from)), to, e)
-				      : -ESRCH;
+			ret = rm_rec_send(r, e);
 			if (unlikely(ret != 0)) {
 				lca_msg_free(e);
 				if (ret == -ENOBUFS || ret == -ENOMEM)
@@ -694,7 +694,6 @@ rx_data(struct rm_lcore *rl, struct chan *ch, struct rte_mbuf *m, const struct w
 		deliver(rl, ch);
 }
 
-static void peer_dead(unsigned int p, const char *why);
 
 static void
 rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
@@ -747,7 +746,7 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 	} else if (ch->peer_session != session) {
 		/* It restarted: what it had of ours is gone. */
 		rte_pktmbuf_free(m);
-		peer_dead((unsigned int)p, "restarted (new session)");
+		rm_peer_dead((unsigned int)p, "restarted (new session)");
 		return;
 	}
 	ch->last_rx_tsc = now;
@@ -847,8 +846,8 @@ watchers_tell(unsigned int p)
 	rte_spinlock_unlock(&rm.watch_lock);
 }
 
-static void
-peer_dead(unsigned int p, const char *why)
+void
+rm_peer_dead(unsigned int p, const char *why)
 {
 	uint32_t no = 0;
 
@@ -947,7 +946,7 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 		}
 		if (ch->last_rx_tsc != 0 ? now - ch->last_rx_tsc >= rm.dead
 					 : now - rm.start_tsc >= rm.connect)
-			peer_dead(p, ch->last_rx_tsc != 0 ? "no frame within dead_ms"
+			rm_peer_dead(p, ch->last_rx_tsc != 0 ? "no frame within dead_ms"
 							  : "never heard within connect_ms");
 	}
 	return work;
@@ -989,6 +988,11 @@ conf_check(const struct lca_remote_conf *c)
 {
 	bool self = false;
 
+	if (c->transport != LCA_REMOTE_ETHDEV && c->transport != LCA_REMOTE_UCX) {
+		LCA_LOG(ERR, "remote: transport %d (ethdev %d or ucx %d)\n", (int)c->transport,
+			LCA_REMOTE_ETHDEV, LCA_REMOTE_UCX);
+		return -EINVAL;
+	}
 	if (c->n_nodes == 0 || c->n_nodes > LCA_REMOTE_MAX_NODES) {
 		LCA_LOG(ERR, "remote: %u nodes (1 .. %u)\n", c->n_nodes, LCA_REMOTE_MAX_NODES);
 		return -EINVAL;
@@ -1026,7 +1030,8 @@ conf_check(const struct lca_remote_conf *c)
 			LCA_LOG(ERR, "remote: node %u lists no lcores\n", n->id);
 			return -EINVAL;
 		}
-		if ((n->id != c->self || c->loopback) && !rte_eth_dev_is_valid_port(n->port_id)) {
+		if (c->transport == LCA_REMOTE_ETHDEV && (n->id != c->self || c->loopback) &&
+		    !rte_eth_dev_is_valid_port(n->port_id)) {
 			LCA_LOG(ERR, "remote: node %u: no ethdev port %u\n", n->id, n->port_id);
 			return -EINVAL;
 		}
@@ -1194,12 +1199,22 @@ lca_remote_start(const struct lca_remote_conf *conf)
 				continue;
 		}
 		rm.peers[rm.n_peers].n = n->id == conf->self ? rm.self : *n;
-		rm.peers[rm.n_peers].port = port_index(n->port_id);
+		rm.peers[rm.n_peers].port =
+			conf->transport == LCA_REMOTE_ETHDEV ? port_index(n->port_id) : 0;
 		rm.peers[rm.n_peers].chan_base = n_chan;
 		rm.peers[rm.n_peers].dead = 0;
 		n_chan += rm.peers[rm.n_peers].n.n_lcores;
 		rm.peer_of_node[n->id] = (int16_t)rm.n_peers;
 		rm.n_peers++;
+	}
+	if (conf->transport == LCA_REMOTE_UCX) {
+		rm.window = conf->window ? conf->window : UCX_DEF_WINDOW;
+		rm.frame_cap = conf->mtu ? conf->mtu : UCX_DEF_BUF;
+		rm.start_tsc = rte_rdtsc();
+		ret = rm_ucx_start();
+		if (ret != 0)
+			goto fail;
+		goto up;
 	}
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		lcore = rm.lcores[i];
@@ -1262,11 +1277,13 @@ lca_remote_start(const struct lca_remote_conf *conf)
 	rm.start_tsc = rte_rdtsc();
 	for (unsigned int i = 0; i < rm.n_lcores; i++)
 		rm.lc[rm.lcores[i]]->next_check = rm.start_tsc;
+up:
 	rm_telemetry_register();
 	remote_send_hook = remote_send;
 	rm.up = true;
-	LCA_LOG(INFO, "remote: node %u up: %u peers, %u ports, window %u, frame %u bytes\n",
-		rm.self.id, rm.n_peers, rm.n_ports, rm.window, rm.frame_cap);
+	LCA_LOG(INFO, "remote: node %u up over %s: %u peers, %u ports, window %u, frame %u bytes\n",
+		rm.self.id, conf->transport == LCA_REMOTE_UCX ? "UCX" : "ethdev", rm.n_peers,
+		rm.n_ports, rm.window, rm.frame_cap);
 	return 0;
 fail:
 	rm.up = true; /* so that stop undoes what was done */
@@ -1282,6 +1299,8 @@ lca_remote_stop(void)
 	if (lca_lcore_running())
 		return -EBUSY;
 	remote_send_hook = NULL;
+	if (rm.conf.transport == LCA_REMOTE_UCX)
+		rm_ucx_stop();
 	hooks(false);
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		unsigned int l = rm.lcores[i];
@@ -1313,6 +1332,8 @@ lca_remote_idle(void)
 {
 	if (!rm.up)
 		return true;
+	if (rm.conf.transport == LCA_REMOTE_UCX)
+		return rm_ucx_idle();
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		const struct rm_lcore *rl = rm.lc[rm.lcores[i]];
 
@@ -1378,8 +1399,8 @@ lca_remote_watch(lca_actor_id_t watcher, lca_actor_id_t target)
 	return ret;
 }
 
-static void
-stats_add(struct lca_remote_link_stats *o, const struct lca_remote_link_stats *s)
+void
+rm_stats_add(struct lca_remote_link_stats *o, const struct lca_remote_link_stats *s)
 {
 	const uint64_t *a = (const uint64_t *)s;
 	uint64_t *b = (uint64_t *)o;
@@ -1402,12 +1423,14 @@ lca_remote_link_stats_get(unsigned int node, struct lca_remote_link_stats *out)
 	if (!rm.up || node >= LCA_REMOTE_NODE_MAX || (p = rm.peer_of_node[node]) < 0)
 		return -ESRCH;
 	memset(out, 0, sizeof(*out));
-	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+	if (rm.conf.transport == LCA_REMOTE_UCX)
+		rm_ucx_link_stats((unsigned int)p, out);
+	for (unsigned int i = 0; i < rm.n_lcores && rm.conf.transport == LCA_REMOTE_ETHDEV; i++) {
 		const struct rm_lcore *rl = rm.lc[rm.lcores[i]];
 
 		for (unsigned int k = 0; k < rm.peers[p].n.n_lcores; k++) {
-			stats_add(out, &rl->chan[rm.peers[p].chan_base + k].st);
-			stats_add(out, &rl->chan[rl->n_chan / 2 + rm.peers[p].chan_base + k].st);
+			rm_stats_add(out, &rl->chan[rm.peers[p].chan_base + k].st);
+			rm_stats_add(out, &rl->chan[rl->n_chan / 2 + rm.peers[p].chan_base + k].st);
 		}
 	}
 	out->dead |= __atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED);

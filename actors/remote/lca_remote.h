@@ -4,7 +4,8 @@
 
 /**
  * @file
- * Actors on other nodes (processes or hosts), reached over DPDK ethdev ports.
+ * Actors on other nodes (processes or hosts), reached over DPDK ethdev ports
+ * or over UCX (enum lca_remote_transport).
  *
  * A remote reference is an lca_actor_id_t in the range the local actor
  * table never reaches (LCA_ACTOR_REMOTE_BASE and up, below LCA_ACTOR_NONE):
@@ -146,6 +147,21 @@ struct lca_remote_inject {
 			       *   same seed and traffic inject the same faults. */
 };
 
+/** How messages reach the peers. */
+enum lca_remote_transport {
+	/** Ethernet/IPv4/UDP frames over DPDK ethdev ports, with lcactor's own
+	 *  sequence numbers, acks, retransmission and credits (docs/wire.md):
+	 *  kernel bypass with nothing but a PMD. */
+	LCA_REMOTE_ETHDEV = 0,
+	/** UCP active messages (UCX): UCX's transports (shm, cma, tcp, verbs,
+	 *  chosen by UCX_TLS) and its reliability carry the same packed records;
+	 *  lcactor keeps per-channel order and credits. Lcore L of a node
+	 *  listens on TCP port udp_base + L of its ipv4 for UCX's connection
+	 *  setup, which needs UCX's tcp transport (UCX_TLS=shm,tcp sends the
+	 *  data over shared memory). Nodes need no ethdev port. */
+	LCA_REMOTE_UCX = 1,
+};
+
 /** How to start the remote part. Zero-filled fields take their defaults. */
 struct lca_remote_conf {
 	uint16_t self;        /**< This node's id: one of nodes[]. */
@@ -155,7 +171,7 @@ struct lca_remote_conf {
 			       *   too (through its port and back: tests on one
 			       *   net_ring); else such a send is refused (-ESRCH). */
 	unsigned int window;  /**< Frames in flight per channel, a power of two
-			       *   (0: 256; at most 4096). */
+			       *   (0: 256, with UCX 64; at most 4096). */
 	unsigned int rto_us;  /**< First retransmission timeout (0: 50 us); it
 			       *   doubles at each timeout, up to rto_max_us. */
 	unsigned int rto_max_us; /**< (0: 20000 us). */
@@ -166,8 +182,12 @@ struct lca_remote_conf {
 	unsigned int connect_ms; /**< A peer never heard from is dead after this
 				  *   long (0: 10000 ms). */
 	unsigned int burst;   /**< Of the ports it starts (0: lca_port's default). */
-	unsigned int mtu;     /**< IPv4 bytes a frame may hold (0: 1500; 128 .. 9000). */
-	struct lca_remote_inject inject; /**< Faults on transmission (zero: none). */
+	unsigned int mtu;     /**< IPv4 bytes a frame may hold (0: 1500; 128 .. 9000);
+			       *   with UCX, bytes of records an active message
+			       *   holds (0: 8192). */
+	struct lca_remote_inject inject; /**< Faults on transmission (zero: none;
+					  *   ethdev only). */
+	enum lca_remote_transport transport; /**< (0: LCA_REMOTE_ETHDEV). */
 };
 
 /** Counters of a link (one peer node; lca_remote_link_stats_get() sums its channels). */
@@ -212,7 +232,8 @@ struct lca_remote_stats {
 /**
  * Fill @p conf from a node table file (INI; docs/wire.md, "Node table"):
  * `self = N`, optional `loopback`, `window`, `rto_us`, `rto_max_us`,
- * `heartbeat_ms`, `dead_ms`, `connect_ms`, `mtu`, and a `[node N]` section
+ * `heartbeat_ms`, `dead_ms`, `connect_ms`, `mtu`, `transport` (`ethdev` or
+ * `ucx`), and a `[node N]` section
  * per node with `mac`, `ip`, `udp_base`, `port` and `lcores` (a
  * comma-separated list). '#' and ';' start comments.
  *

@@ -82,6 +82,15 @@ top_key(struct lca_remote_conf *c, const char *k, char *v)
 			       ? 0
 			       : -EINVAL;
 	}
+	if (strcmp(k, "transport") == 0) {
+		if (strcmp(v, "ethdev") == 0)
+			c->transport = LCA_REMOTE_ETHDEV;
+		else if (strcmp(v, "ucx") == 0)
+			c->transport = LCA_REMOTE_UCX;
+		else
+			return -EINVAL;
+		return 0;
+	}
 	if (strcmp(k, "self") == 0) {
 		ret = num(v, LCA_REMOTE_NODE_MAX - 1, &x);
 		c->self = (uint16_t)x;

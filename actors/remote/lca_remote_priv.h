@@ -13,6 +13,7 @@
 
 #include "lca_port.h"
 #include "lca_remote.h"
+#include "lca_remote_wire.h"
 
 /* A counter one lcore writes and any thread may read. */
 static inline void
@@ -162,6 +163,48 @@ struct rm_state {
 };
 
 extern struct rm_state rm;
+
+/* Shared by both transports (lca_remote.c). */
+
+/* The payload bytes of @p msg on the wire, or -EINVAL (a ptr payload that
+ * is not an mbuf, logged once). */
+int64_t rm_payload_len(const struct lca_msg *msg, lca_actor_id_t to);
+
+/* A record's sender as this node names it (a local id for our own node
+ * unless loopback, else the remote reference). */
+lca_actor_id_t rm_from_of(uint32_t from);
+
+/* Send record @p r's message, in envelope @p e (its payload already in),
+ * to its actor on behalf of its remote sender: lca_send_from()'s result. */
+int rm_rec_send(const struct wire_msg *r, struct lca_msg *e);
+
+/* Declare peer @p p dead (once) and tell its watchers. */
+void rm_peer_dead(unsigned int p, const char *why);
+
+/* Add link counters @p s into @p o. */
+void rm_stats_add(struct lca_remote_link_stats *o, const struct lca_remote_link_stats *s);
+
+/* A local sender as the peer names it: a remote reference to this node. */
+static inline uint32_t
+rm_wire_from(lca_actor_id_t from)
+{
+	return from != LCA_ACTOR_NONE && from < LCA_ACTOR_REMOTE_BASE
+		       ? lca_remote_ref(rm.self.id, from)
+		       : from;
+}
+
+/*
+ * The UCX transport (lca_remote_ucx.c): the same node table, references,
+ * errors and counters, with UCP active messages instead of ethdev frames.
+ * Called by lca_remote.c when conf.transport is LCA_REMOTE_UCX.
+ */
+int rm_ucx_start(void);
+void rm_ucx_stop(void);
+unsigned int rm_ucx_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from,
+			 lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *why);
+bool rm_ucx_idle(void);
+void rm_ucx_link_stats(unsigned int peer, struct lca_remote_link_stats *out);
+
 
 /* Telemetry (lca_remote_telemetry.c). */
 void rm_telemetry_register(void);

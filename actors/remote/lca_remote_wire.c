@@ -6,6 +6,8 @@
 
 #include <rte_byteorder.h>
 #include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_memcpy.h>
 
 #include "lca_remote.h"
 #include "lca_remote_wire.h"
@@ -20,6 +22,73 @@ static inline uint32_t
 rd32(const uint8_t *p)
 {
 	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+int
+wire_records_check(const uint8_t *rec, uint32_t left, unsigned int n, bool large)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		uint32_t plen, rlen;
+		uint16_t flags;
+
+		if (left < WIRE_MSG_LEN)
+			return -EBADMSG;
+		plen = rd16(rec + 12);
+		flags = rd16(rec + 14);
+		rlen = wire_rec_len(plen);
+		if (rlen > left)
+			return -EBADMSG;
+		if (flags & ~(WIRE_MSG_F_MBUF | WIRE_MSG_F_FRAG))
+			return -EBADMSG;
+		/* A fragment: only in the large lane, after its header, within
+		 * the message it says. */
+		if (flags & WIRE_MSG_F_FRAG) {
+			uint32_t total, off;
+
+			if (!large || !(flags & WIRE_MSG_F_MBUF) || plen <= WIRE_FRAG_LEN)
+				return -EBADMSG;
+			total = rd32(rec + WIRE_MSG_LEN);
+			off = rd32(rec + WIRE_MSG_LEN + 4);
+			if (off >= total || total - off < plen - WIRE_FRAG_LEN)
+				return -EBADMSG;
+		} else if (large) {
+			return -EBADMSG;
+		}
+		/* An inline payload fits an envelope; a larger one came from an
+		 * mbuf and says so. */
+		if (plen > LCA_MSG_INLINE && !(flags & WIRE_MSG_F_MBUF))
+			return -EBADMSG;
+		rec += rlen;
+		left -= rlen;
+	}
+	/* Nothing may follow the last record (but the padding of a short frame,
+	 * which is outside udp_len). */
+	return left == 0 ? 0 : -EBADMSG;
+}
+
+uint32_t
+wire_rec_write(uint8_t *dst, uint32_t to, uint32_t from, const struct lca_msg *msg)
+{
+	struct wire_msg *r = (struct wire_msg *)dst;
+	const struct rte_mbuf *mb = NULL;
+	uint32_t plen = msg->len;
+	uint16_t flags = 0;
+
+	if (msg->flags & LCA_MSG_F_MBUF) {
+		mb = msg->ptr;
+		plen = mb->pkt_len;
+		flags = WIRE_MSG_F_MBUF;
+	}
+	r->to = rte_cpu_to_be_32(to);
+	r->from = rte_cpu_to_be_32(from);
+	r->type = rte_cpu_to_be_32(msg->type);
+	r->len = rte_cpu_to_be_16((uint16_t)plen);
+	r->flags = rte_cpu_to_be_16(flags);
+	if (mb != NULL)
+		rte_memcpy(r + 1, rte_pktmbuf_read(mb, 0, plen, r + 1), plen);
+	else
+		rte_memcpy(r + 1, msg->data, plen);
+	return wire_rec_len(plen);
 }
 
 enum wire_err
@@ -67,45 +136,9 @@ wire_decode(const uint8_t *buf, uint32_t len, struct wire_view *v)
 		return WIRE_RECORDS_BAD;
 	v->hdr = h;
 	v->msgs = rec;
-	v->msgs_len = 0;
-	for (unsigned int i = 0; i < n; i++) {
-		uint32_t plen, rlen;
-
-		if (left < WIRE_MSG_LEN)
-			return WIRE_RECORDS_BAD;
-		plen = rd16(rec + 12);
-		rlen = wire_rec_len(plen);
-		if (rlen > left)
-			return WIRE_RECORDS_BAD;
-		if (rd16(rec + 14) & ~(WIRE_MSG_F_MBUF | WIRE_MSG_F_FRAG))
-			return WIRE_RECORDS_BAD;
-		/* A fragment: only in the large lane, after its header, within
-		 * the message it says. */
-		if (rd16(rec + 14) & WIRE_MSG_F_FRAG) {
-			uint32_t total, off;
-
-			if (!(h->flags & WIRE_F_LARGE) || !(rd16(rec + 14) & WIRE_MSG_F_MBUF) ||
-			    plen <= WIRE_FRAG_LEN || rlen > left)
-				return WIRE_RECORDS_BAD;
-			total = rd32(rec + WIRE_MSG_LEN);
-			off = rd32(rec + WIRE_MSG_LEN + 4);
-			if (off >= total || total - off < plen - WIRE_FRAG_LEN)
-				return WIRE_RECORDS_BAD;
-		} else if (h->flags & WIRE_F_LARGE) {
-			return WIRE_RECORDS_BAD;
-		}
-		/* An inline payload fits an envelope; a larger one came from an
-		 * mbuf and says so. */
-		if (plen > LCA_MSG_INLINE && !(rd16(rec + 14) & WIRE_MSG_F_MBUF))
-			return WIRE_RECORDS_BAD;
-		v->msgs_len += rlen;
-		rec += rlen;
-		left -= rlen;
-	}
-	/* Nothing may follow the last record (but the padding of a short frame,
-	 * which is outside udp_len). */
-	if (left != 0)
+	if (wire_records_check(rec, left, n, (h->flags & WIRE_F_LARGE) != 0) != 0)
 		return WIRE_RECORDS_BAD;
+	v->msgs_len = left;
 	v->src_ip = rd32(ip + 12);
 	v->dst_ip = rd32(ip + 16);
 	v->src_port = rd16(udp);

@@ -6,9 +6,12 @@
  * channel header, then packed message records. Every multi-byte field is in
  * network byte order. */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_common.h>
+
+#include "lca_actor.h"
 
 #define WIRE_VERSION 1
 
@@ -96,6 +99,16 @@ enum wire_err {
 	WIRE_FLAGS_BAD,
 	WIRE_RECORDS_BAD,
 };
+
+/* Check @p n records in @p len bytes at @p rec: every length, the flags,
+ * fragments only in the large lane (@p large), and nothing after the last.
+ * @return 0 or -EBADMSG. */
+int wire_records_check(const uint8_t *rec, uint32_t len, unsigned int n, bool large);
+
+/* Write @p msg's record (to and from already in wire form: a local id on
+ * the destination node, a remote reference or LCA_ACTOR_NONE) at @p dst;
+ * an mbuf payload is copied out of its segments. @return the record's bytes. */
+uint32_t wire_rec_write(uint8_t *dst, uint32_t to, uint32_t from, const struct lca_msg *msg);
 
 /* Check every length of the frame in @p buf; fill @p v. No state. */
 enum wire_err wire_decode(const uint8_t *buf, uint32_t len, struct wire_view *v);

@@ -18,6 +18,9 @@
 
 extern char **environ;
 
+/* UCX listeners take TCP ports from here, below the kernel's ephemeral range. */
+#define UCX_PORT_LOW 10000
+
 static char *
 dup_str(const char *s)
 {
@@ -152,8 +155,8 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 	p->active = true;
 	snprintf(p->transport, sizeof(p->transport), "%s", argv[remote + 1]);
 	if (strcmp(p->transport, "memif") != 0 && strcmp(p->transport, "ring") != 0 &&
-	    strcmp(p->transport, "af_packet") != 0) {
-		fprintf(stderr, "%s: --remote %s: transports are memif, af_packet and ring\n",
+	    strcmp(p->transport, "af_packet") != 0 && strcmp(p->transport, "ucx") != 0) {
+		fprintf(stderr, "%s: --remote %s: transports are memif, af_packet, ucx and ring\n",
 			argv[0], p->transport);
 		return -EINVAL;
 	}
@@ -177,6 +180,9 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 		snprintf(p->peer_lcores, sizeof(p->peer_lcores), "%s", peer_lcores);
 		if (strcmp(p->transport, "af_packet") == 0)
 			snprintf(p->sock, sizeof(p->sock), "lca%d", (int)getpid() % 1000000);
+		else if (strcmp(p->transport, "ucx") == 0)
+			/* The TCP port base of node 1's listeners (node 2's is 20 up). */
+			snprintf(p->sock, sizeof(p->sock), "%d", UCX_PORT_LOW + (int)getpid() % 500 * 40);
 		else
 			snprintf(p->sock, sizeof(p->sock), "/tmp/lca-pair-%d.sock", (int)getpid());
 	}
@@ -204,11 +210,15 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 	} else if (strcmp(p->transport, "af_packet") == 0) {
 		snprintf(vdev, sizeof(vdev), "net_af_packet0,iface=%s%c,qpairs=1", p->sock,
 			 p->is_peer ? 'b' : 'a');
-	} else {
+	} else if (strcmp(p->transport, "ring") == 0) {
 		snprintf(vdev, sizeof(vdev), "net_ring_pair0");
+	} else {
+		vdev[0] = '\0'; /* UCX: no ethdev port */
 	}
-	add(p->argv, &p->argc, "--vdev");
-	add(p->argv, &p->argc, vdev);
+	if (vdev[0] != '\0') {
+		add(p->argv, &p->argc, "--vdev");
+		add(p->argv, &p->argc, vdev);
+	}
 	for (int i = dd; i < argc; i++)
 		add(p->argv, &p->argc, argv[i]);
 	if (p->is_peer || strcmp(p->transport, "ring") == 0)
@@ -235,11 +245,15 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 	add(p->child_argv, &p->child_argc, vdev);
 	if (strcmp(p->transport, "af_packet") == 0)
 		snprintf(vdev, sizeof(vdev), "net_af_packet0,iface=%sb,qpairs=1", p->sock);
-	else
+	else if (strcmp(p->transport, "memif") == 0)
 		snprintf(vdev, sizeof(vdev),
 			 "net_memif0,role=client,socket=%s,socket-abstract=no,id=0", p->sock);
-	add(p->child_argv, &p->child_argc, "--vdev");
-	add(p->child_argv, &p->child_argc, vdev);
+	else
+		vdev[0] = '\0';
+	if (vdev[0] != '\0') {
+		add(p->child_argv, &p->child_argc, "--vdev");
+		add(p->child_argv, &p->child_argc, vdev);
+	}
 	for (int i = dd; i < argc; i++)
 		add(p->child_argv, &p->child_argc, argv[i]);
 	snprintf(vdev, sizeof(vdev), "%s:%s", p->sock, p->self_lcores[0] ? p->self_lcores : "0");
@@ -333,6 +347,14 @@ lca_pair_conf(const struct lca_pair *p, struct lca_remote_conf *c)
 		c->inject.dup_ppm = 10000;
 		c->inject.seed = c->self;
 	}
+	if (strcmp(p->transport, "ucx") == 0) {
+		/* Both on this host: UCX's listeners on 127.0.0.1. */
+		c->transport = LCA_REMOTE_UCX;
+		for (unsigned int i = 0; i < 2; i++) {
+			c->nodes[i].ipv4 = 0x7f000001u;
+			c->nodes[i].udp_base = (uint16_t)(atoi(p->sock) + 20 * (int)i);
+		}
+	}
 	if (strcmp(p->transport, "ring") == 0) {
 		/* One process, reaching itself: node 1 only, over the wire. */
 		c->n_nodes = 1;
@@ -388,7 +410,7 @@ lca_pair_finish(struct lca_pair *p, unsigned int timeout_ms)
 	if (!p->is_peer && p->netns_made)
 		sh("ip netns del %sa 2>/dev/null; ip netns del %sb 2>/dev/null; true", p->sock,
 		   p->sock);
-	else if (!p->is_peer && p->sock[0] != '\0')
+	else if (!p->is_peer && strcmp(p->transport, "memif") == 0)
 		unlink(p->sock);
 	return status;
 }

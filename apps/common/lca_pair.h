@@ -12,7 +12,9 @@
  * one socket file); "af_packet" (net_af_packet over a veth pair between two
  * network namespaces that this process makes, enters, and removes at the
  * end; root only; --netem adds tc netem loss/reorder/duplicate 1% where the
- * kernel has it); "ring" (no second process: node 1 reaches itself over a
+ * kernel has it); "ucx" (UCX active messages between the two processes,
+ * connected over 127.0.0.1; UCX_TLS picks UCX's transports, and its
+ * connection setup needs tcp among them: UCX_TLS=shm,tcp); "ring" (no second process: node 1 reaches itself over a
  * net_ring loopback, for tests).
  */
 

@@ -58,8 +58,9 @@ usage(const char *prog)
 	       "  --placement P    round-robin (default), pack, pairs-local, auto (the runtime\n"
 	       "                   moves actors that talk mostly to one peer together)\n"
 	       "  --remote T       seed 001's remote case: half the workers in a second process\n"
-	       "                   (started and stopped by this one; T: memif, or af_packet over\n"
-	       "                   a veth pair between two network namespaces, root), the\n"
+	       "                   (started and stopped by this one; T: memif, af_packet over\n"
+	       "                   a veth pair between two network namespaces (root), or ucx:\n"
+	       "                   UCX active messages over 127.0.0.1, UCX_TLS=shm,tcp), the\n"
 	       "                   master here; a local run with all the workers here comes\n"
 	       "                   first, and the ratio is printed\n"
 	       "  --peer-lcores L  -l of the second process (default 1)\n"
@@ -98,9 +99,10 @@ parse_option(void *conf, const char *name, char *val)
 	} else if (strcmp(name, "placement") == 0) {
 		ret = lca_placement_parse(val, &c->ph.placement);
 	} else if (strcmp(name, "remote") == 0) {
-		if (strcmp(val, "memif") != 0 && strcmp(val, "af_packet") != 0) {
-			fprintf(stderr, "lca-pinghops: --remote %s: the transports are memif and "
-				"af_packet\n", val);
+		if (strcmp(val, "memif") != 0 && strcmp(val, "af_packet") != 0 &&
+		    strcmp(val, "ucx") != 0) {
+			fprintf(stderr, "lca-pinghops: --remote %s: the transports are memif, "
+				"af_packet and ucx\n", val);
 			return -EINVAL;
 		}
 		c->remote = val;

@@ -402,13 +402,16 @@ watcher_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 static void
 usage(const char *prog)
 {
-	printf("Usage: %s [EAL args] -- --remote memif|af_packet|ring [options]\n"
-	       "Actor messages between two processes over an ethdev link: one-way msg/s\n"
+	printf("Usage: %s [EAL args] -- --remote memif|af_packet|ucx|ring [options]\n"
+	       "Actor messages between two processes over a link: one-way msg/s\n"
 	       "and round-trip percentiles per message size. This process is node 1 (the\n"
 	       "driver) and starts node 2 (sink and echo) with --peer-lcores.\n"
 	       "  --remote T       memif (two processes), af_packet (two processes in two\n"
 	       "                   network namespaces joined by a veth pair, made and removed\n"
-	       "                   here; root) or ring (one process, over a loopback)\n"
+	       "                   here; root), ucx (two processes, UCX active messages over\n"
+	       "                   127.0.0.1: UCX_TLS picks UCX's transports, e.g. shm,tcp;\n"
+	       "                   its connection setup needs tcp) or ring (one process,\n"
+	       "                   over a loopback)\n"
 	       "  --netem          af_packet: tc netem loss, reorder and duplicate 1%% on the\n"
 	       "                   veth (or lcactor's injector where the kernel has no netem)\n"
 	       "  --sizes LIST     message sizes in bytes (default 16,64,256; > 40 go in mbufs)\n"
@@ -574,7 +577,8 @@ main(int argc, char **argv)
 	if (ret != 0)
 		return 2;
 	if (!pair.active) {
-		fprintf(stderr, "%s: needs --remote memif|af_packet|ring (see --help)\n", argv[0]);
+		fprintf(stderr, "%s: needs --remote memif|af_packet|ucx|ring (see --help)\n",
+			argv[0]);
 		return 2;
 	}
 	if (lca_eal_init(pair.argc, pair.argv, &app_argc, &app_argv) < 0)
