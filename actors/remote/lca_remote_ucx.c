@@ -19,7 +19,9 @@
  * the listener's side answers with a credit on the endpoint UCX gives for
  * replies, which says the channel is up. Until then closed buffers wait.
  * An endpoint that fails before the channel is up is made again until
- * connect_ms passes; one that fails after it declares the peer dead.
+ * connect_ms passes; one that fails after it declares the peer dead, as
+ * does a peer not heard from for dead_ms (a quiet channel sends a hello
+ * every heartbeat_ms, which the peer answers).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -48,6 +50,7 @@
 enum { UX_AM_DATA = 21, UX_AM_HELLO = 22, UX_AM_CREDIT = 23 };
 
 #define UX_RETRY_MS 20
+#define UX_RETRY_MAX_MS 640
 #define UX_CHECK_US 1000
 #define UX_SERVER_EPS 256
 #define UX_CLOSE_SPINS 1000000
@@ -92,6 +95,9 @@ struct ux_chan {
 	bool cleaned;
 	ucs_status_t fail_status;
 	uint64_t retry_tsc; /* when to make ep again; 0: not waiting */
+	uint64_t retry;     /* the wait before that, doubled each time */
+	uint64_t last_rx_tsc; /* anything from the peer lcore */
+	uint64_t last_tx_tsc; /* anything on ep */
 	/* TX */
 	uint8_t *arena;     /* window buffers of rm.frame_cap bytes */
 	struct ux_tx *tx;
@@ -134,7 +140,7 @@ static struct {
 	ucp_context_h ctx;
 	struct rte_mempool *pool; /* mbufs for records that arrive as mbufs */
 	struct ux_lcore *lc[RTE_MAX_LCORE];
-	uint64_t retry;
+	uint64_t retry, retry_max;
 } ux;
 
 static inline uint8_t *
@@ -225,6 +231,7 @@ send_closed(struct ux_chan *ch)
 			break;
 		}
 		ch->sent_seq = seq;
+		ch->last_tx_tsc = rte_rdtsc();
 		rm_count(&ch->st.frames_sent, 1);
 	}
 	in_flight_set(ch);
@@ -460,6 +467,7 @@ am_data(void *arg, const void *header, size_t hlen, void *data, size_t len,
 
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
+	ch->last_rx_tsc = rte_rdtsc();
 	if (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
 		ch->reply_ep = param->reply_ep;
 	n = rte_be_to_cpu_16(h->n_msgs);
@@ -533,6 +541,7 @@ am_hello(void *arg, const void *header, size_t hlen, void *data, size_t len,
 		rm_count(&rm.st.malformed, 1);
 		return UCS_OK;
 	}
+	ch->last_rx_tsc = rte_rdtsc();
 	ch->reply_ep = param->reply_ep;
 	send_credit(ch);
 	return UCS_OK;
@@ -551,6 +560,7 @@ am_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
 	seq = rte_be_to_cpu_32(((const struct ux_hdr *)header)->seq);
+	ch->last_rx_tsc = rte_rdtsc();
 	if (!ch->connected) {
 		ch->connected = true;
 		__atomic_store_n(&ch->st.connected, 1, __ATOMIC_RELAXED);
@@ -588,8 +598,9 @@ server_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 static void
 ep_close(ucp_worker_h worker, ucp_ep_h ep)
 {
-	ucp_request_param_t param = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-				      .flags = UCP_EP_CLOSE_FLAG_FORCE };
+	/* A flush close: UCX allows a forced one only in its PEER error mode,
+	 * which this transport does not use (client_connect()). */
+	ucp_request_param_t param = { .op_attr_mask = 0 };
 	ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &param);
 
 	if (r == NULL || UCS_PTR_IS_ERR(r))
@@ -609,7 +620,7 @@ on_connect(ucp_conn_request_h req, void *arg)
 		.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST | UCP_EP_PARAM_FIELD_ERR_HANDLER |
 			      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
 		.conn_request = req,
-		.err_mode = UCP_ERR_HANDLING_MODE_PEER,
+		.err_mode = UCP_ERR_HANDLING_MODE_NONE, /* see client_connect() */
 	};
 
 	if (ul->n_server == UX_SERVER_EPS) {
@@ -635,6 +646,23 @@ sockaddr_of(struct sockaddr_in *sa, uint32_t ipv4, unsigned int port)
 	sa->sin_addr.s_addr = htonl(ipv4);
 }
 
+/* A hello: the first message on a new endpoint (the peer answers with a
+ * credit, which says the channel is up), and the heartbeat of a quiet one. */
+static void
+send_hello(struct ux_chan *ch)
+{
+	ucs_status_t st;
+
+	hdr_fill(&ch->hello, ch, 0, 0);
+	st = am_send(ch->ep, UX_AM_HELLO, &ch->hello, NULL, 0, NULL, true);
+	if (st != UCS_OK) {
+		ch->failed = true;
+		ch->fail_status = st;
+	}
+	ch->last_tx_tsc = rte_rdtsc();
+	rm_count(&ch->st.acks_sent, 1);
+}
+
 static void
 client_connect(struct ux_chan *ch)
 {
@@ -644,7 +672,11 @@ client_connect(struct ux_chan *ch)
 		.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
 			      UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE,
 		.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER,
-		.err_mode = UCP_ERR_HANDLING_MODE_PEER,
+		/* Not PEER: UCX 1.13 then leaves out every transport without peer
+		 * failure detection, shared memory included (10 us round trips
+		 * over tcp instead of 1 us). Errors still reach the handler;
+		 * heartbeats and dead_ms find a peer that went quiet. */
+		.err_mode = UCP_ERR_HANDLING_MODE_NONE,
 		.sockaddr = { .addr = (const struct sockaddr *)&sa, .addrlen = sizeof(sa) },
 	};
 	ucs_status_t st;
@@ -661,12 +693,7 @@ client_connect(struct ux_chan *ch)
 		ch->fail_status = st;
 		return;
 	}
-	hdr_fill(&ch->hello, ch, 0, 0);
-	st = am_send(ch->ep, UX_AM_HELLO, &ch->hello, NULL, 0, NULL, true);
-	if (st != UCS_OK) {
-		ch->failed = true;
-		ch->fail_status = st;
-	}
+	send_hello(ch);
 }
 
 /* Free what a channel of a dead peer holds; count what was not delivered. */
@@ -731,7 +758,19 @@ check(struct ux_lcore *ul, uint64_t now)
 				rm_peer_dead(ch->peer, why);
 				continue;
 			}
-			ch->retry_tsc = now + ux.retry;
+			/* UCX logs each failed attempt: back off. */
+			ch->retry = ch->retry ? RTE_MIN(2 * ch->retry, ux.retry_max) : ux.retry;
+			ch->retry_tsc = now + ch->retry;
+		}
+		if (ch->connected && ch->ep != NULL) {
+			if (now - ch->last_rx_tsc >= rm.dead) {
+				rm_peer_dead(ch->peer, "nothing heard within dead_ms");
+				continue;
+			}
+			if (now - ch->last_tx_tsc >= rm.hb) {
+				send_hello(ch);
+				work++;
+			}
 		}
 		if (!ch->connected && now - rm.start_tsc >= rm.connect) {
 			rm_peer_dead(ch->peer, "not connected within connect_ms (is UCX_TLS "
@@ -762,7 +801,9 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 				work += drain(&ul->chan[c]);
 	if (unlikely(now >= ul->next_check)) {
 		ul->next_check = now + rte_get_tsc_hz() / (1000000 / UX_CHECK_US);
-		work += check(ul, now);
+		/* Not the loop's now: the progress above may have stamped a
+		 * channel after it. */
+		work += check(ul, rte_rdtsc());
 	}
 	return work;
 }
@@ -830,7 +871,7 @@ worker_start(struct ux_lcore *ul)
 	ucp_worker_params_t wp = {
 		.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
 		/* Made here, then used by its lcore alone: never at once. */
-		.thread_mode = UCS_THREAD_MODE_SERIALIZED,
+		.thread_mode = UCS_THREAD_MODE_SINGLE,
 	};
 	struct sockaddr_in sa;
 	ucp_listener_params_t lp = {
@@ -991,6 +1032,7 @@ rm_ucx_start(void)
 		return -ENODEV;
 	}
 	ux.retry = UX_RETRY_MS * rte_get_tsc_hz() / 1000;
+	ux.retry_max = UX_RETRY_MAX_MS * rte_get_tsc_hz() / 1000;
 	{
 		char name[RTE_MEMPOOL_NAMESIZE];
 
