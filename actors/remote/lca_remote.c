@@ -21,6 +21,7 @@
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_memcpy.h>
 
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
@@ -39,6 +40,9 @@ struct rm_state rm = { .watch_lock = RTE_SPINLOCK_INITIALIZER };
 #define DEF_CONNECT_MS 10000
 #define DEF_MTU 1500
 #define CHECK_US 10
+/* mbuf payloads up to this many bytes arrive in a copy, larger ones in an
+ * indirect mbuf into the frame. */
+#define RM_COPY_MAX 256
 #define UCX_DEF_WINDOW 64
 #define UCX_DEF_BUF 8192
 /* Frames of the large lane in flight: enough to fill a link, few enough
@@ -495,6 +499,54 @@ rm_from_of(uint32_t from)
 	return from;
 }
 
+void
+rm_spare_release(struct rm_spare *s)
+{
+	if (s->n > 0)
+		rte_pktmbuf_free_bulk(s->m, s->n);
+	s->n = 0;
+}
+
+static struct rte_mbuf *
+spare_get(struct rm_spare *s)
+{
+	if (s->n == 0) {
+		if (rte_pktmbuf_alloc_bulk(s->pool, s->m, RM_SPARE) != 0)
+			return rte_pktmbuf_alloc(s->pool); /* the pool's last few */
+		s->n = RM_SPARE;
+	}
+	return s->m[--s->n];
+}
+
+struct rte_mbuf *
+rm_mbuf_copy(struct rm_spare *s, const uint8_t *src, uint32_t len)
+{
+	struct rte_mbuf *head = NULL, *tail = NULL;
+
+	do {
+		struct rte_mbuf *m = head == NULL ? spare_get(s) : rte_pktmbuf_alloc(s->pool);
+		uint32_t chunk;
+
+		if (m == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		chunk = RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(m));
+		rte_memcpy(rte_pktmbuf_append(m, (uint16_t)chunk), src, chunk);
+		if (head == NULL) {
+			head = m;
+		} else {
+			tail->next = m;
+			head->nb_segs++;
+			head->pkt_len += chunk;
+		}
+		tail = m;
+		src += chunk;
+		len -= chunk;
+	} while (len > 0);
+	return head;
+}
+
 int
 rm_rec_send(const struct wire_msg *r, struct lca_msg *e)
 {
@@ -603,15 +655,26 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 			if (lca_msg_alloc(&e) != 0)
 				goto blocked;
 			if (rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_MBUF) {
-				struct rte_mbuf *c = rte_pktmbuf_clone(m, m->pool);
+				struct rte_mbuf *c;
 
+				/* A small payload is cheaper copied than shared: an
+				 * indirect mbuf costs two atomics on the frame's
+				 * refcount and a detach at its free. */
+				if (len <= RM_COPY_MAX) {
+					c = rm_mbuf_copy(&rl->spare, (const uint8_t *)(r + 1), len);
+				} else {
+					c = rte_pktmbuf_clone(m, m->pool);
+					if (c != NULL) {
+						rte_pktmbuf_adj(c, (uint16_t)(ch->head_off +
+									      WIRE_MSG_LEN));
+						rte_pktmbuf_trim(c, (uint16_t)(c->pkt_len - len));
+					}
+				}
 				if (c == NULL) {
 					lca_msg_free(e);
 					rm_count(&rm.st.no_mbuf, 1);
 					goto blocked;
 				}
-				rte_pktmbuf_adj(c, (uint16_t)(ch->head_off + WIRE_MSG_LEN));
-				rte_pktmbuf_trim(c, (uint16_t)(c->pkt_len - len));
 				e->ptr = c;
 				e->flags |= LCA_MSG_F_MBUF;
 			} else {
@@ -1064,6 +1127,7 @@ lcore_free(struct rm_lcore *rl)
 		rte_free(rl->chan[i].tx);
 		rte_free(rl->chan[i].rx);
 	}
+	rm_spare_release(&rl->spare);
 	for (unsigned int pi = 0; pi < rm.n_ports; pi++) {
 		if (rl->port[pi].n > 0)
 			rte_pktmbuf_free_bulk(rl->port[pi].q, rl->port[pi].n);
@@ -1261,6 +1325,8 @@ lca_remote_start(const struct lca_remote_conf *conf)
 			lcore = rm.lcores[i];
 			rm.lc[lcore]->port[pi].tx_actor = lca_port_tx_actor(rm.ports[pi], lcore);
 			rm.lc[lcore]->port[pi].pool = lca_port_mempool(rm.ports[pi]);
+			if (pi == 0)
+				rm.lc[lcore]->spare.pool = rm.lc[lcore]->port[0].pool;
 		}
 	}
 	{

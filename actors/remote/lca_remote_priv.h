@@ -35,6 +35,16 @@ seq_le(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) <= 0;
 }
 
+/* An lcore's mbufs taken from a pool in bulk, for the small payloads the
+ * receive path copies (one rte_pktmbuf_alloc() a message cost more than
+ * the copy). */
+#define RM_SPARE 32
+struct rm_spare {
+	struct rte_mempool *pool;
+	unsigned int n;
+	struct rte_mbuf *m[RM_SPARE];
+};
+
 /* A data frame kept until the peer acknowledges it. */
 struct tx_slot {
 	struct rte_mbuf *m;
@@ -114,6 +124,7 @@ struct rm_lcore {
 	unsigned int n_blocked;
 	uint64_t next_check;
 	uint64_t rng;
+	struct rm_spare spare;
 	struct {
 		struct rte_mbuf *q[RM_TXQ_MAX];
 		unsigned int n;
@@ -177,6 +188,13 @@ lca_actor_id_t rm_from_of(uint32_t from);
 /* Send record @p r's message, in envelope @p e (its payload already in),
  * to its actor on behalf of its remote sender: lca_send_from()'s result. */
 int rm_rec_send(const struct wire_msg *r, struct lca_msg *e);
+
+/* @p len bytes at @p src in a new mbuf chain, its first segment from
+ * @p s's spares; NULL when the pool is empty. */
+struct rte_mbuf *rm_mbuf_copy(struct rm_spare *s, const uint8_t *src, uint32_t len);
+
+/* Give @p s's spares back to their pool. */
+void rm_spare_release(struct rm_spare *s);
 
 /* Declare peer @p p dead (once) and tell its watchers. */
 void rm_peer_dead(unsigned int p, const char *why);

@@ -134,6 +134,7 @@ struct ux_lcore {
 	uint64_t next_check;
 	unsigned int n_server;
 	struct ux_server_ep server[UX_SERVER_EPS];
+	struct rm_spare spare;
 };
 
 static struct {
@@ -307,36 +308,6 @@ rm_ucx_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_acto
 
 /* ---- RX ---- */
 
-/* @p len bytes at @p src in an mbuf chain from the transport's pool. */
-static struct rte_mbuf *
-mbuf_copy_in(const uint8_t *src, uint32_t len)
-{
-	struct rte_mbuf *head = NULL, *tail = NULL;
-
-	do {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(ux.pool);
-		uint32_t chunk;
-
-		if (m == NULL) {
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-		chunk = RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(m));
-		memcpy(rte_pktmbuf_append(m, (uint16_t)chunk), src, chunk);
-		if (head == NULL) {
-			head = m;
-		} else {
-			tail->next = m;
-			head->nb_segs++;
-			head->pkt_len += chunk;
-		}
-		tail = m;
-		src += chunk;
-		len -= chunk;
-	} while (len > 0);
-	return head;
-}
-
 static void
 set_blocked(struct ux_chan *ch, bool blocked)
 {
@@ -365,7 +336,7 @@ deliver_buf(struct ux_chan *ch, const uint8_t *buf, uint16_t n_msgs)
 		if (lca_msg_alloc(&e) != 0)
 			return false;
 		if (rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_MBUF) {
-			struct rte_mbuf *m = mbuf_copy_in((const uint8_t *)(r + 1), len);
+			struct rte_mbuf *m = rm_mbuf_copy(&ch->ul->spare, (const uint8_t *)(r + 1), len);
 
 			if (m == NULL) {
 				lca_msg_free(e);
@@ -851,6 +822,7 @@ lcore_free(struct ux_lcore *ul)
 	for (unsigned int i = 0; i < ul->n_server; i++)
 		if (ul->server[i].ep != NULL)
 			ep_close(ul->worker, ul->server[i].ep);
+	rm_spare_release(&ul->spare);
 	if (ul->listener != NULL)
 		ucp_listener_destroy(ul->listener);
 	if (ul->worker != NULL)
@@ -1053,6 +1025,7 @@ rm_ucx_start(void)
 			ret = -ENOMEM;
 			goto fail;
 		}
+		ux.lc[l]->spare.pool = ux.pool;
 		ret = worker_start(ux.lc[l]);
 		if (ret != 0)
 			goto fail;
