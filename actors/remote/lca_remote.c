@@ -160,6 +160,25 @@ tx_flush(struct rm_lcore *rl, unsigned int pi)
 }
 
 /* The channel header of a frame from @p ch; @p seq 0 for no data. */
+/* Which of the 32 frames after the first missing one arrived: the sender
+ * fills every hole of a burst loss in one round trip, not one a NAK. */
+static uint32_t
+sack_of(const struct chan *ch)
+{
+	uint32_t sack = 0;
+
+	for (unsigned int i = 0; i < 32; i++) {
+		uint32_t q = ch->rcv_contig + 2 + i;
+		const struct rx_slot *r = &ch->rx[q & (rm.window - 1)];
+
+		if (seq_lt(ch->rcv_high, q))
+			break;
+		if (r->m != NULL && r->seq == q)
+			sack |= 1u << i;
+	}
+	return sack;
+}
+
 static void
 hdr_write(struct chan *ch, uint8_t *buf, uint32_t udp_payload, uint8_t flags, uint32_t seq,
 	  uint16_t n_msgs)
@@ -170,7 +189,7 @@ hdr_write(struct chan *ch, uint8_t *buf, uint32_t udp_payload, uint8_t flags, ui
 	wire_outer_write(buf, rm.self.mac, p->n.mac, rm.self.ipv4, p->n.ipv4, ch->src_udp,
 			 ch->dst_udp, udp_payload);
 	if (ch->need_nak)
-		flags |= WIRE_F_NAK;
+		flags |= WIRE_F_NAK | WIRE_F_SACK;
 	h->version = WIRE_VERSION;
 	h->flags = flags | WIRE_F_ACK | (ch->large ? WIRE_F_LARGE : 0);
 	h->n_msgs = rte_cpu_to_be_16(n_msgs);
@@ -181,7 +200,7 @@ hdr_write(struct chan *ch, uint8_t *buf, uint32_t udp_payload, uint8_t flags, ui
 	h->credit = rte_cpu_to_be_32(ch->rcv_next - 1 + rm.window);
 	h->nak = rte_cpu_to_be_32(ch->need_nak ? ch->rcv_contig + 1 : 0);
 	h->session = rte_cpu_to_be_32(rm.session);
-	h->reserved = 0;
+	h->sack = rte_cpu_to_be_32(ch->need_nak ? sack_of(ch) : 0);
 	if (ch->need_nak)
 		rm_count(&ch->st.naks_sent, 1);
 	ch->need_ack = false;
@@ -487,6 +506,31 @@ retransmit(struct rm_lcore *rl, struct chan *ch, uint32_t seq, uint64_t now)
 	rte_mbuf_refcnt_update(s->m, 1);
 	rm_count(&ch->st.retransmits, 1);
 	tx_frame(rl, ch, s->m, now);
+}
+
+/* Resend @p seq if it is still unacknowledged and was not sent in the last
+ * rto_us: NAKs repeat until a gap fills, and an answer to each would be a
+ * storm. (Not srtt: its samples include the peer's credit waits, and NAKs
+ * then went unanswered until the timeout.) */
+static void
+resend_hole(struct rm_lcore *rl, struct chan *ch, uint32_t seq, uint64_t now)
+{
+	const struct tx_slot *s = &ch->tx[seq & (rm.window - 1)];
+
+	if (seq_lt(ch->acked, seq) && seq_le(seq, ch->sent_seq) && s->m != NULL &&
+	    now - s->sent_tsc >= rm.rto_min)
+		retransmit(rl, ch, seq, now);
+}
+
+/* A NAK: the first missing frame, and the holes its selective ack shows
+ * below the highest frame that arrived. */
+static void
+nak_answer(struct rm_lcore *rl, struct chan *ch, uint32_t nak, uint32_t sack, uint64_t now)
+{
+	resend_hole(rl, ch, nak, now);
+	for (unsigned int i = 0; i < 32 && sack >> i != 0; i++)
+		if (!(sack & (1u << i)))
+			resend_hole(rl, ch, nak + 1 + i, now);
 }
 
 lca_actor_id_t
@@ -819,13 +863,10 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 		acked_upto(ch, rte_be_to_cpu_32(h->ack), rte_be_to_cpu_32(h->credit), now);
 	if (h->flags & WIRE_F_NAK) {
 		uint32_t nak = rte_be_to_cpu_32(h->nak);
-		const struct tx_slot *s = &ch->tx[nak & (rm.window - 1)];
 
 		rm_count(&ch->st.naks_rx, 1);
-		/* Once per timeout at most: NAKs repeat until the gap fills. */
-		if (seq_lt(ch->acked, nak) && seq_le(nak, ch->sent_seq) && s->m != NULL &&
-		    now - s->sent_tsc >= rm.rto_min)
-			retransmit(rl, ch, nak, now);
+		nak_answer(rl, ch, nak, (h->flags & WIRE_F_SACK) ? rte_be_to_cpu_32(h->sack) : 0,
+			   now);
 	}
 	if (h->flags & WIRE_F_DATA)
 		rx_data(rl, ch, m, &v, rte_be_to_cpu_32(h->seq));
