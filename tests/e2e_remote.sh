@@ -68,6 +68,24 @@ check "pinghops --remote ucx exits 0 with its ratio" \
 	"[ $rc -eq 0 ] && grep -qE '^Remote / local = .*x local' <<<\"\$out\" && grep -q '^Second process exited with status 0' <<<\"\$out\""
 [ $fail -eq 0 ] || echo "$out" | tail -30
 
+# The peer killed (SIGKILL) in the middle of a run: node 1 declares it dead
+# (memif: nothing heard for dead_ms; UCX: its endpoint fails), its sends
+# fail with -EHOSTDOWN, and it exits non-zero with a clear line, at once.
+for t in memif ucx; do
+	log=$(mktemp)
+	UCX_TLS=shm,tcp timeout 60 "$bench" "${eal[@]}" --file-prefix lca_test_rbk -- --remote $t \
+		--peer-lcores 1 --msgs 2000000000 --pings 10 --sizes 16 --timeout 50 >"$log" 2>&1 &
+	bpid=$!
+	for _ in $(seq 100); do grep -q 'Remote bench over' "$log" && break; sleep 0.1; done
+	sleep 0.5
+	pkill -9 -f "lca_test_rbk-peer" || true
+	wait $bpid; rc=$?
+	out=$(cat "$log"); rm -f "$log"
+	check "remote-bench over $t, peer killed mid-run: fails (not 124) and says the node is dead" \
+		"[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'node 2 is dead' <<<\"\$out\" && grep -q 'remote bench failed: Host is down' <<<\"\$out\""
+	[ $fail -eq 0 ] || echo "$out" | tail -20
+done
+
 # af_packet over a veth pair between two network namespaces, with tc netem
 # loss/reorder/duplicate 1% (or lcactor's injector where the kernel has no
 # sch_netem); skipped where namespaces cannot be made.
