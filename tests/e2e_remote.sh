@@ -73,12 +73,12 @@ check "pinghops --remote ucx exits 0 with its ratio" \
 # fail with -EHOSTDOWN, and it exits non-zero with a clear line, at once.
 for t in memif ucx; do
 	log=$(mktemp)
-	UCX_TLS=shm,tcp timeout 60 "$bench" "${eal[@]}" --file-prefix lca_test_rbk -- --remote $t \
+	UCX_TLS=shm,tcp timeout 60 "$bench" "${eal[@]}" --file-prefix lca_test_rbk$$ -- --remote $t \
 		--peer-lcores 1 --msgs 2000000000 --pings 10 --sizes 16 --timeout 50 >"$log" 2>&1 &
 	bpid=$!
 	for _ in $(seq 100); do grep -q 'Remote bench over' "$log" && break; sleep 0.1; done
 	sleep 0.5
-	pkill -9 -f "lca_test_rbk-peer" || true
+	pkill -9 -f "lca_test_rbk$$-peer" || true
 	wait $bpid; rc=$?
 	out=$(cat "$log"); rm -f "$log"
 	check "remote-bench over $t, peer killed mid-run: fails (not 124) and says the node is dead" \

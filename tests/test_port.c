@@ -8,6 +8,7 @@
  * lca_port_stop() closes the port.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -547,6 +548,72 @@ test_tx_bursts(void **state)
 	assert_int_equal(st.rx, 0);
 }
 
+struct tx_now_arg {
+	struct lca_port *p;
+	struct rte_mbuf *m;
+	int ret;
+};
+
+static void *
+tx_now_off_lcore(void *arg)
+{
+	struct tx_now_arg *a = arg;
+
+	a->ret = lca_port_tx_now(a->p, &a->m, 1);
+	return NULL;
+}
+
+/* lca_port_tx_now(): straight onto the calling lcore's queue, in order and
+ * counted; refused (packets still the caller's) off the lcores. */
+static void
+test_tx_now(void **state)
+{
+	char name[16];
+	uint16_t pid = new_ring_port(name, sizeof(name));
+	struct lca_port_conf c = {
+		.port_id = pid, .n_rxq = 1, .n_txq = 2, .rx_desc = 256, .tx_desc = 256,
+		.dest = spawn_sink(0, 0),
+	};
+	struct rte_mbuf *pkts[64];
+	struct lca_port_stats st;
+	struct tx_now_arg a;
+	struct lca_port *p;
+	struct rte_mempool *mp;
+	struct rte_ring *r;
+	struct rte_mbuf *m;
+	unsigned int got = 0, out_of_order = 0;
+	pthread_t t;
+
+	(void)state;
+	p = start_port(&c);
+	mp = lca_port_mempool(p);
+	for (uint32_t i = 0; i < RTE_DIM(pkts); i++)
+		pkts[i] = make_pkt(mp, 1, i);
+	/* This thread is lcore 0, whose queue is TX queue 0 (ring 0); the
+	 * loops do not run, so the ring keeps what was sent. */
+	assert_int_equal(lca_port_tx_now(p, pkts, RTE_DIM(pkts)), 0);
+	assert_int_equal(lca_port_tx_now(NULL, pkts, 1), -EINVAL);
+	assert_int_equal(lca_port_tx_now(p, NULL, 1), -EINVAL);
+	a = (struct tx_now_arg){ .p = p, .m = make_pkt(mp, 1, 99) };
+	assert_int_equal(pthread_create(&t, NULL, tx_now_off_lcore, &a), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(a.ret, -EPERM);
+	rte_pktmbuf_free(a.m);
+	assert_int_equal(lca_port_stats_get(p, &st), 0);
+	assert_int_equal(st.tx, RTE_DIM(pkts));
+	assert_int_equal(st.tx_dropped, 0);
+	r = port_ring(name, 0);
+	while (rte_ring_dequeue(r, (void **)&m) == 0) {
+		if (pkt_of(m)->seq != got)
+			out_of_order++;
+		got++;
+		rte_pktmbuf_free(m);
+	}
+	assert_int_equal(got, RTE_DIM(pkts));
+	assert_int_equal(out_of_order, 0);
+	stop_port(p);
+}
+
 static void
 test_tx_refused_counted(void **state)
 {
@@ -848,6 +915,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rx_delivers_in_order, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_drop_by_policy, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_tx_bursts, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_tx_now, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_tx_refused_counted, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_backpressure, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_loopback_eal_port, runtime_up, runtime_down),

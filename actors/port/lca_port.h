@@ -236,6 +236,22 @@ LCA_API int lca_port_stop(struct lca_port *port);
 LCA_API lca_actor_id_t lca_port_tx_actor(const struct lca_port *port, unsigned int lcore);
 
 /**
+ * Transmit @p n packets now on the TX queue of the calling lcore, without
+ * the TX actor's hop: for a part that gathers its packets itself and sends
+ * them once per loop iteration (the remote part's frames). The driver gets
+ * them at once (rte_eth_tx_burst()); what it refuses after one more try is
+ * freed and counted in the queue's tx_dropped, as the TX actor does. Order
+ * holds among the packets sent this way, not against those given to the
+ * TX actor meanwhile.
+ *
+ * @return
+ *   0: every packet is the port's (sent, or dropped and counted); -EPERM
+ *   when the calling lcore has no TX queue of @p port (nothing was taken:
+ *   the packets are still the caller's); -EINVAL for NULL.
+ */
+LCA_API int lca_port_tx_now(struct lca_port *port, struct rte_mbuf **pkts, unsigned int n);
+
+/**
  * Port-wide counters: the sums over its queues, and the ethdev's imissed,
  * ierrors and rx_nombuf (rte_eth_stats_get()).
  *

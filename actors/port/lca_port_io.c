@@ -213,6 +213,31 @@ tx_sent(struct port_txq *q, uint16_t sent)
 	}
 }
 
+int
+lca_port_tx_now(struct lca_port *port, struct rte_mbuf **pkts, unsigned int n)
+{
+	unsigned int lcore = rte_lcore_id(), done = 0;
+	const struct port_lcore *pl;
+	struct port_txq *q;
+
+	if (port == NULL || (pkts == NULL && n > 0))
+		return -EINVAL;
+	pl = lcore < RTE_MAX_LCORE ? port->lcores[lcore] : NULL;
+	if (pl == NULL || pl->n_txq == 0)
+		return -EPERM;
+	q = pl->txqs[0];
+	while (done < n) {
+		uint16_t burst = (uint16_t)RTE_MIN(n - done, (unsigned int)UINT16_MAX);
+		uint16_t sent = rte_eth_tx_burst(q->port_id, q->queue_id, pkts + done, burst);
+
+		tx_sent(q, sent);
+		if (sent < burst)
+			port_tx_unsent(pkts + done + sent, (uint16_t)(burst - sent), q);
+		done += burst;
+	}
+	return 0;
+}
+
 void
 port_tx_flush(struct port_txq *q)
 {
