@@ -303,10 +303,11 @@ ucx_conf(struct lca_remote_conf *c)
 	c->n_nodes = 1;
 	c->nodes[0].id = SELF;
 	c->nodes[0].ipv4 = 0x7f000001;
-	/* Listeners on 127.0.0.1, on ports apart from other processes'; the
-	 * same in each test, so a start binds what the last stop left in
-	 * TIME_WAIT. */
-	c->nodes[0].udp_base = (uint16_t)(31000 + getpid() % 500 * 8);
+	/* Listeners on 127.0.0.1, on ports apart from other processes' and
+	 * below the kernel's ephemeral range (32768 up), which any outgoing
+	 * connection may hold; the same in each test, so a start binds what
+	 * the last stop left in TIME_WAIT. */
+	c->nodes[0].udp_base = (uint16_t)(20000 + getpid() % 1000 * 8);
 	c->nodes[0].n_lcores = 2;
 	c->nodes[0].lcores[0] = 0;
 	c->nodes[0].lcores[1] = 1;
