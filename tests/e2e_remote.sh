@@ -27,6 +27,7 @@ check "remote-bench: RTT percentiles for 16, 64 and 256 B" \
 check "remote-bench: exact link counts, nothing malformed" \
 	"grep -qE '^Link to node 2: 301504 msgs sent, 1503 delivered here, .* 0 malformed' <<<\"\$out\" && grep -q '^All messages counted on both sides.' <<<\"\$out\""
 check "remote-bench: the second process exited 0" "grep -q '^Peer process exited with status 0' <<<\"\$out\""
+check "remote-bench: the clock verdict of the measurement" "grep -q '^Clock verdict: ' <<<\"\$out\""
 [ $fail -eq 0 ] || echo "$out" | tail -30
 
 # 2% of node 1's frames dropped on purpose, then 64 B round trips while
@@ -49,6 +50,7 @@ check "pinghops --remote: seed-shaped lines for both cases" \
 check "pinghops --remote: the ratio to the local run" \
 	"grep -qE '^Remote / local = [0-9.]+ / [0-9.]+ ms = [0-9.]+x local' <<<\"\$out\""
 check "pinghops --remote: the second process exited 0" "grep -q '^Second process exited with status 0' <<<\"\$out\""
+check "pinghops --remote: a clock verdict for the local and the remote runs" "[ \$(grep -c '^Clock verdict: ' <<<\"\$out\") -eq 2 ]"
 [ $fail -eq 0 ] || echo "$out" | tail -30
 
 # UCX active messages between the two processes: over shared memory (tcp

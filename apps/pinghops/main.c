@@ -336,12 +336,17 @@ run_remote(const struct app_conf *c)
 	r.runs = runs;
 	ret = lca_series_run(&series, "pinghops-local", pc.runs, run_one, &r);
 	ph_bench_destroy(r.b);
-	lca_series_release(&series);
-	if (ret < 0)
+	if (ret < 0) {
+		lca_series_release(&series);
 		return ret;
+	}
 	for (unsigned int i = 0; i < pc.runs; i++)
 		local_ms += r.ms[i] / pc.runs;
-	printf("Average execution time = %.4f ms\n\n", local_ms);
+	printf("Average execution time = %.4f ms\n", local_ms);
+	printf("Frequency during the local runs:\n");
+	lca_series_print_freq(stdout, &series);
+	printf("\n");
+	lca_series_release(&series);
 	lca_pair_set_peer_lcores(&g_pair, c->peer_lcores ? c->peer_lcores : "1");
 	ret = lca_pair_spawn(&g_pair);
 	if (ret < 0)
@@ -369,6 +374,9 @@ run_remote(const struct app_conf *c)
 			printf("Repetitions reached. Broadcasting shutdown...\n");
 			print_date("End: ");
 			printf("Average execution time = %.4f ms\n", remote_ms);
+			printf("Frequency during the remote runs (this process's lcores; the "
+			       "second process's are its own):\n");
+			lca_series_print_freq(stdout, &series);
 		}
 		ph_bench_quit_peer(r.b);
 		if (lca_remote_link_stats_get(2, &ls) == 0)

@@ -24,6 +24,7 @@
 #include "lca_pair.h"
 #include "lca_remote.h"
 #include "lca_report.h"
+#include "lca_series.h"
 
 #define MAX_SIZES 8
 #define BATCH 1024
@@ -560,6 +561,7 @@ main(int argc, char **argv)
 	static struct lca_pair pair;
 	struct lca_runtime_conf rc = { 0 };
 	struct lca_remote_conf conf;
+	static struct lca_series series;
 	lca_actor_id_t driver_id = LCA_ACTOR_NONE, id;
 	struct driver *d = NULL;
 	unsigned int lcore = rte_get_main_lcore();
@@ -685,8 +687,15 @@ main(int argc, char **argv)
 			go->type = T_GO;
 			ret = lca_send(driver_id, go);
 		}
-		if (ret == 0)
+		if (ret == 0) {
+			/* Every figure is measured under the frequency monitor. */
+			lca_series_begin(&series, "remote-bench", 0);
 			ret = lca_runtime_run(o.timeout_s * 1000);
+			lca_series_end(&series);
+			printf("Frequency during the measurements (this process's lcores):\n");
+			lca_series_print_freq(stdout, &series);
+			lca_series_release(&series);
+		}
 		for (int i = 0; i < 100 && !lca_remote_idle() && !lca_eal_stop_requested(); i++)
 			lca_runtime_run(10);
 		if (ret == 0 && (d->error != 0 || d->size_i != o.n_sizes))
