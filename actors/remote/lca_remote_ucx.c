@@ -47,7 +47,8 @@
 
 #include <ucp/api/ucp.h>
 
-enum { UX_AM_DATA = 21, UX_AM_HELLO = 22, UX_AM_CREDIT = 23 };
+enum { UX_AM_DATA = 21, UX_AM_HELLO = 22, UX_AM_CREDIT = 23, UX_AM_LARGE = 24,
+       UX_AM_LARGE_CREDIT = 25 };
 
 #define UX_RETRY_MS 20
 #define UX_RETRY_MAX_MS 640
@@ -55,6 +56,9 @@ enum { UX_AM_DATA = 21, UX_AM_HELLO = 22, UX_AM_CREDIT = 23 };
 #define UX_SERVER_EPS 256
 #define UX_CLOSE_SPINS 1000000
 #define UX_POOL_MBUFS 4095
+/* The largest message the large lane takes: it arrives in the transport's
+ * pool (UX_POOL_MBUFS of 2 KiB), a quarter of it at most. */
+#define UX_LARGE_MAX (2u << 20)
 
 /* The header of each active message, in network byte order. */
 struct ux_hdr {
@@ -64,6 +68,17 @@ struct ux_hdr {
 	uint16_t n_msgs;
 	uint32_t seq;     /* data: the buffer's; credit: every buffer <= seq delivered */
 	uint32_t session;
+};
+
+/* The header of a large message (UX_AM_LARGE): the buffer header, whose
+ * seq numbers the lane's messages, then the record's fields; the payload
+ * is the active message's data (rendezvous, UCX's choice). */
+struct ux_large_hdr {
+	struct ux_hdr h;
+	uint32_t to;
+	uint32_t from;
+	uint32_t type;
+	uint32_t len;
 };
 
 /* A closed buffer, kept until the peer's credit says it was delivered. */
@@ -114,6 +129,24 @@ struct ux_chan {
 	bool need_credit;
 	struct ux_hdr hello;
 	struct ux_hdr credit;
+	/* Large lane, TX: one message at a time, kept until its credit. */
+	struct lca_msg *big;
+	ucp_dt_iov_t *big_iov;
+	bool big_busy;        /* UCX still reads its mbufs */
+	uint32_t big_seq;     /* of the last large message sent */
+	struct ux_large_hdr big_hdr;
+	bool big_acked;       /* the peer delivered it */
+	/* Large lane, RX: the message arriving or waiting for its mailbox. */
+	struct rte_mbuf *big_rx;
+	ucp_dt_iov_t *big_rx_iov;
+	void *big_rx_desc;    /* UCX's data, kept until an mbuf chain is free */
+	bool big_rx_rndv;
+	bool big_rx_pending;  /* UCX writes into big_rx */
+	bool big_rx_ready;    /* every byte is in big_rx */
+	uint32_t big_rx_seq;  /* the lane's last message delivered */
+	struct ux_large_hdr big_rx_hdr;
+	bool need_big_credit;
+	struct ux_hdr big_credit;
 	struct lca_remote_link_stats st;
 };
 
@@ -131,6 +164,7 @@ struct ux_lcore {
 	unsigned int n_dirty;
 	struct ux_chan **dirty;
 	unsigned int n_blocked;
+	unsigned int n_big;     /* channels with a large message, either way */
 	uint64_t next_check;
 	unsigned int n_server;
 	struct ux_server_ep server[UX_SERVER_EPS];
@@ -278,6 +312,99 @@ ux_put(struct ux_chan *ch, lca_actor_id_t from, lca_actor_id_t to, const struct 
 	return 0;
 }
 
+/* ---- the large lane ---- */
+
+static void big_release(struct ux_chan *ch);
+
+static void
+big_sent(void *request, ucs_status_t status, void *user_data)
+{
+	struct ux_chan *ch = user_data;
+
+	(void)status; /* a failure reaches the endpoint's error handler */
+	ch->big_busy = false;
+	ucp_request_free(request);
+	big_release(ch);
+}
+
+/* Let go of the large message sent: the peer delivered it (or is dead) and
+ * UCX no longer reads its mbufs. */
+static void
+big_release(struct ux_chan *ch)
+{
+	if (ch->big == NULL || ch->big_busy || !(ch->big_acked || ch->cleaned))
+		return;
+	lca_msg_free(ch->big); /* and its mbufs */
+	free(ch->big_iov);
+	ch->big = NULL;
+	ch->big_iov = NULL;
+	ch->ul->n_big--;
+}
+
+/* A message larger than a buffer: an active message of its own, the
+ * mbuf's segments given to UCX as they are (no copy; UCX picks eager or
+ * rendezvous), one at a time a channel, kept until the peer's credit. */
+static int
+big_put(struct ux_chan *ch, lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg)
+{
+	const struct rte_mbuf *mb = msg->ptr;
+	ucp_request_param_t param = {
+		.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+				UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_DATATYPE,
+		.flags = UCP_AM_SEND_FLAG_REPLY,
+		.cb.send = big_sent,
+		.user_data = ch,
+		.datatype = ucp_dt_make_iov(),
+	};
+	ucs_status_ptr_t r;
+	ucp_dt_iov_t *iov;
+	unsigned int k = 0;
+
+	if (mb->pkt_len > UX_LARGE_MAX)
+		return -EMSGSIZE;
+	if (ch->big != NULL || !ch->connected || ch->failed || ch->ep == NULL) {
+		rm_count(&ch->st.no_credit, 1);
+		return -ENOBUFS;
+	}
+	iov = malloc(sizeof(*iov) * mb->nb_segs);
+	if (iov == NULL)
+		return -ENOMEM;
+	for (const struct rte_mbuf *seg = mb; seg != NULL; seg = seg->next)
+		if (seg->data_len > 0)
+			iov[k++] = (ucp_dt_iov_t){ .buffer = rte_pktmbuf_mtod(seg, void *),
+						   .length = seg->data_len };
+	hdr_fill(&ch->big_hdr.h, ch, ch->big_seq + 1, 1);
+	ch->big_hdr.to = rte_cpu_to_be_32(lca_remote_local(to));
+	ch->big_hdr.from = rte_cpu_to_be_32(rm_wire_from(from));
+	ch->big_hdr.type = rte_cpu_to_be_32(msg->type);
+	ch->big_hdr.len = rte_cpu_to_be_32(mb->pkt_len);
+	r = ucp_am_send_nbx(ch->ep, UX_AM_LARGE, &ch->big_hdr, sizeof(ch->big_hdr), iov, k,
+			    &param);
+	if (UCS_PTR_IS_ERR(r)) {
+		free(iov);
+		ch->failed = true;
+		ch->fail_status = UCS_PTR_STATUS(r);
+		return -ENOBUFS; /* -EHOSTDOWN once the check declares it dead */
+	}
+	lca_msg_keep(msg);
+	ch->big = msg;
+	ch->big_iov = iov;
+	ch->big_busy = r != NULL;
+	ch->big_acked = false;
+	ch->big_seq++;
+	ch->last_tx_tsc = rte_rdtsc();
+	ch->ul->n_big++;
+	rm_count(&ch->st.msgs_sent, 1);
+	return 0;
+}
+
+static inline bool
+is_large(const struct lca_msg *m)
+{
+	return (m->flags & LCA_MSG_F_MBUF) &&
+	       wire_rec_len(((const struct rte_mbuf *)m->ptr)->pkt_len) > rm.frame_cap;
+}
+
 unsigned int
 rm_ucx_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_actor_id_t to,
 	    struct lca_msg **msgs, unsigned int n, int *why)
@@ -285,7 +412,7 @@ rm_ucx_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_acto
 	struct ux_lcore *ul = lcore < RTE_MAX_LCORE ? ux.lc[lcore] : NULL;
 	const struct rm_peer *pe = &rm.peers[peer];
 	struct ux_chan *ch;
-	unsigned int sent = 0;
+	unsigned int sent = 0, freed = 0;
 
 	if (ul == NULL) {
 		*why = -EPERM;
@@ -297,12 +424,23 @@ rm_ucx_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_acto
 			*why = -EINVAL;
 			break;
 		}
+		if (unlikely(is_large(msgs[sent]))) {
+			/* The lane keeps it until the peer has it. */
+			lca_msg_free_bulk(msgs + freed, sent - freed);
+			freed = sent + 1;
+			*why = big_put(ch, from, to, msgs[sent]);
+			if (*why != 0) {
+				freed = sent;
+				break;
+			}
+			continue;
+		}
 		*why = ux_put(ch, from, to, msgs[sent]);
 		if (*why != 0)
 			break;
 	}
 	/* The bytes are in the buffer: the envelopes are the runtime's. */
-	lca_msg_free_bulk(msgs, sent);
+	lca_msg_free_bulk(msgs + freed, sent - freed);
 	return sent;
 }
 
@@ -484,6 +622,240 @@ am_data(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	s->len = (uint32_t)len;
 	s->n_msgs = n;
 	return UCS_OK;
+}
+
+/* An mbuf chain of @p len bytes from the transport's pool, not filled. */
+static struct rte_mbuf *
+chain_alloc(uint32_t len)
+{
+	struct rte_mbuf *head = NULL, *tail = NULL;
+
+	while (len > 0) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(ux.pool);
+		uint32_t chunk;
+
+		if (m == NULL) {
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		chunk = RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(m));
+		rte_pktmbuf_append(m, (uint16_t)chunk);
+		if (head == NULL) {
+			head = m;
+		} else {
+			tail->next = m;
+			head->nb_segs++;
+			head->pkt_len += chunk;
+		}
+		tail = m;
+		len -= chunk;
+	}
+	return head;
+}
+
+static void
+big_received(void *request, ucs_status_t status, size_t length, void *user_data)
+{
+	struct ux_chan *ch = user_data;
+
+	ch->big_rx_pending = false;
+	if (status == UCS_OK && length == ch->big_rx->pkt_len) {
+		ch->big_rx_ready = true;
+	} else {
+		/* The peer failed mid-transfer: the check declares it dead. */
+		rte_pktmbuf_free(ch->big_rx);
+		ch->big_rx = NULL;
+		ch->ul->n_big--;
+	}
+	free(ch->big_rx_iov);
+	ch->big_rx_iov = NULL;
+	ucp_request_free(request);
+}
+
+/* Put the large message UCX announced (its data, or a rendezvous
+ * descriptor) into an mbuf chain. @return false when no chain is free now:
+ * the descriptor is kept and this is tried again from the poll hook. */
+static bool
+big_rx_start(struct ux_chan *ch, void *data, size_t len, bool rndv)
+{
+	struct rte_mbuf *m = chain_alloc((uint32_t)len);
+	unsigned int k = 0;
+
+	if (m == NULL) {
+		rm_count(&rm.st.no_mbuf, 1);
+		return false;
+	}
+	ch->big_rx = m;
+	ch->big_rx_desc = NULL;
+	if (!rndv) {
+		const uint8_t *src = data;
+
+		for (struct rte_mbuf *seg = m; seg != NULL; seg = seg->next) {
+			rte_memcpy(rte_pktmbuf_mtod(seg, void *), src, seg->data_len);
+			src += seg->data_len;
+		}
+		ch->big_rx_ready = true;
+		return true;
+	}
+	ch->big_rx_iov = malloc(sizeof(*ch->big_rx_iov) * m->nb_segs);
+	if (ch->big_rx_iov == NULL) {
+		rte_pktmbuf_free(m);
+		ch->big_rx = NULL;
+		return false;
+	}
+	for (struct rte_mbuf *seg = m; seg != NULL; seg = seg->next)
+		ch->big_rx_iov[k++] = (ucp_dt_iov_t){ .buffer = rte_pktmbuf_mtod(seg, void *),
+						      .length = seg->data_len };
+	{
+		ucp_request_param_t p = {
+			.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+					UCP_OP_ATTR_FIELD_DATATYPE,
+			.cb.recv_am = big_received,
+			.user_data = ch,
+			.datatype = ucp_dt_make_iov(),
+		};
+		ucs_status_ptr_t r = ucp_am_recv_data_nbx(ch->ul->worker, data, ch->big_rx_iov, k,
+							  &p);
+
+		if (UCS_PTR_IS_ERR(r)) {
+			rte_pktmbuf_free(m);
+			free(ch->big_rx_iov);
+			ch->big_rx_iov = NULL;
+			ch->big_rx = NULL;
+			ch->ul->n_big--;
+			rm_count(&rm.st.malformed, 1);
+			return true;
+		}
+		if (r == NULL) {
+			free(ch->big_rx_iov);
+			ch->big_rx_iov = NULL;
+			ch->big_rx_ready = true;
+		} else {
+			ch->big_rx_pending = true;
+		}
+	}
+	return true;
+}
+
+/* Give the large message that arrived to its actor; a full mailbox keeps
+ * it for the poll hook. @return 1 when delivered (or counted). */
+static unsigned int
+big_deliver(struct ux_chan *ch)
+{
+	struct wire_msg r = {
+		.to = ch->big_rx_hdr.to,
+		.from = ch->big_rx_hdr.from,
+		.type = ch->big_rx_hdr.type,
+	};
+	struct lca_msg *e;
+	int ret;
+
+	if (!ch->big_rx_ready || lca_msg_alloc(&e) != 0)
+		return 0;
+	e->ptr = ch->big_rx;
+	e->flags |= LCA_MSG_F_MBUF;
+	ret = rm_rec_send(&r, e);
+	if (ret == -ENOBUFS || ret == -ENOMEM) {
+		e->ptr = NULL;
+		e->flags &= (uint8_t)~LCA_MSG_F_MBUF;
+		lca_msg_free(e);
+		return 0;
+	}
+	if (ret != 0) {
+		lca_msg_free(e); /* and the chain */
+		rm_count(&ch->st.undeliverable, 1);
+	} else {
+		rm_count(&ch->st.msgs_delivered, 1);
+	}
+	ch->big_rx = NULL;
+	ch->big_rx_ready = false;
+	ch->big_rx_seq++;
+	ch->ul->n_big--;
+	ch->need_big_credit = true;
+	mark_dirty(ch);
+	return 1;
+}
+
+static ucs_status_t
+am_large(void *arg, const void *header, size_t hlen, void *data, size_t len,
+	 const ucp_am_recv_param_t *param)
+{
+	const struct ux_large_hdr *lh = header;
+	struct ux_chan *ch;
+	bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+
+	if (hlen != sizeof(*lh)) {
+		rm_count(&rm.st.malformed, 1);
+		return UCS_OK;
+	}
+	ch = chan_of_hdr(arg, &lh->h, sizeof(lh->h));
+	if (ch == NULL || ch->cleaned)
+		return UCS_OK;
+	ch->last_rx_tsc = rte_rdtsc();
+	if (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
+		ch->reply_ep = param->reply_ep;
+	/* One at a time, in order, of the length it says, within the lane's
+	 * limit: anything else is a broken sender. */
+	if (rte_be_to_cpu_32(lh->h.seq) != ch->big_rx_seq + 1 || ch->big_rx != NULL ||
+	    ch->big_rx_desc != NULL || len != rte_be_to_cpu_32(lh->len) || len <= rm.frame_cap ||
+	    len > UX_LARGE_MAX) {
+		rm_count(&rm.st.malformed, 1);
+		return UCS_OK;
+	}
+	rm_count(&ch->st.frames_rx, 1);
+	ch->big_rx_hdr = *lh;
+	ch->ul->n_big++;
+	if (big_rx_start(ch, data, len, rndv)) {
+		big_deliver(ch);
+		return UCS_OK;
+	}
+	if (rndv || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)) {
+		/* No chain free now: keep UCX's descriptor and come back. */
+		ch->big_rx_desc = data;
+		ch->big_rx_rndv = rndv;
+		return UCS_INPROGRESS;
+	}
+	/* Lent bytes that cannot be kept and no mbuf to copy them into: the
+	 * message is lost, and counted so. */
+	ch->ul->n_big--;
+	rm_count(&ch->st.undeliverable, 1);
+	return UCS_OK;
+}
+
+static ucs_status_t
+am_large_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,
+		const ucp_am_recv_param_t *param)
+{
+	struct ux_chan *ch = chan_of_hdr(arg, header, hlen);
+
+	(void)data;
+	(void)len;
+	(void)param;
+	if (ch == NULL || ch->cleaned)
+		return UCS_OK;
+	ch->last_rx_tsc = rte_rdtsc();
+	if (ch->big != NULL && rte_be_to_cpu_32(((const struct ux_hdr *)header)->seq) == ch->big_seq) {
+		ch->big_acked = true;
+		big_release(ch);
+	}
+	return UCS_OK;
+}
+
+/* The poll hook's work for the large lane. */
+static unsigned int
+big_poll(struct ux_chan *ch)
+{
+	if (ch->big != NULL)
+		big_release(ch);
+	if (ch->big_rx_desc != NULL) {
+		void *desc = ch->big_rx_desc;
+
+		if (!big_rx_start(ch, desc, rte_be_to_cpu_32(ch->big_rx_hdr.len), ch->big_rx_rndv))
+			return 0;
+		if (!ch->big_rx_rndv)
+			ucp_am_data_release(ch->ul->worker, desc);
+	}
+	return big_deliver(ch);
 }
 
 static void
@@ -680,12 +1052,26 @@ chan_clean(struct ux_chan *ch)
 		ch->rx[i].buf = NULL;
 	}
 	set_blocked(ch, false);
+	if (ch->big != NULL && !ch->big_acked)
+		lost++;
+	if (ch->big_rx != NULL && !ch->big_rx_pending) {
+		/* (One UCX still writes into is left to it: freed never, rare.) */
+		rte_pktmbuf_free(ch->big_rx);
+		ch->big_rx = NULL;
+		ch->big_rx_ready = false;
+	}
+	if (ch->big_rx_desc != NULL) {
+		if (!ch->big_rx_rndv)
+			ucp_am_data_release(ch->ul->worker, ch->big_rx_desc);
+		ch->big_rx_desc = NULL;
+	}
 	ch->open_n = 0;
 	ch->acked = ch->sent_seq = ch->next_seq - 1;
 	rm_count(&ch->st.lost_on_dead, lost);
 	in_flight_set(ch);
 	__atomic_store_n(&ch->st.dead, 1, __ATOMIC_RELAXED);
 	ch->cleaned = true;
+	big_release(ch); /* now, or when UCX lets go of it */
 }
 
 /* The slow path of the poll hook: failed endpoints, connection timeouts,
@@ -770,6 +1156,9 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 		for (unsigned int c = 0; c < ul->n_chan && ul->n_blocked > 0; c++)
 			if (ul->chan[c].blocked)
 				work += drain(&ul->chan[c]);
+	if (unlikely(ul->n_big > 0))
+		for (unsigned int c = 0; c < ul->n_chan; c++)
+			work += big_poll(&ul->chan[c]);
 	if (unlikely(now >= ul->next_check)) {
 		ul->next_check = now + rte_get_tsc_hz() / (1000000 / UX_CHECK_US);
 		/* Not the loop's now: the progress above may have stamped a
@@ -797,6 +1186,14 @@ hook_end(unsigned int lcore_id, void *arg)
 			send_closed(ch);
 		if (ch->need_credit)
 			send_credit(ch);
+		if (ch->need_big_credit && ch->reply_ep != NULL) {
+			hdr_fill(&ch->big_credit, ch, ch->big_rx_seq, 0);
+			if (am_send(ch->reply_ep, UX_AM_LARGE_CREDIT, &ch->big_credit, NULL, 0, NULL,
+				    false) == UCS_OK) {
+				ch->need_big_credit = false;
+				rm_count(&ch->st.acks_sent, 1);
+			}
+		}
 	}
 	ul->n_dirty = 0;
 }
@@ -838,8 +1235,11 @@ worker_start(struct ux_lcore *ul)
 	static const struct {
 		unsigned int id;
 		ucp_am_recv_callback_t cb;
-	} handlers[] = { { UX_AM_DATA, am_data }, { UX_AM_HELLO, am_hello },
-			 { UX_AM_CREDIT, am_credit } };
+	} handlers[] = { { UX_AM_DATA, am_data },
+			 { UX_AM_HELLO, am_hello },
+			 { UX_AM_CREDIT, am_credit },
+			 { UX_AM_LARGE, am_large },
+			 { UX_AM_LARGE_CREDIT, am_large_credit } };
 	ucp_worker_params_t wp = {
 		.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
 		/* Made here, then used by its lcore alone: never at once. */
@@ -1076,6 +1476,7 @@ rm_ucx_idle(void)
 				continue;
 			if (__atomic_load_n(&ch->st.in_flight, __ATOMIC_RELAXED) != 0 ||
 			    __atomic_load_n(&ch->open_n, __ATOMIC_RELAXED) != 0 ||
+			    __atomic_load_n(&ch->big, __ATOMIC_RELAXED) != NULL ||
 			    seq_lt(__atomic_load_n(&ch->sent_seq, __ATOMIC_RELAXED) + 1,
 				   __atomic_load_n(&ch->next_seq, __ATOMIC_RELAXED)))
 				return false;
@@ -1110,6 +1511,99 @@ rm_ucx_start(void)
 void
 rm_ucx_stop(void)
 {
+}
+
+/* ---- the large lane ---- */
+
+static void big_release(struct ux_chan *ch);
+
+static void
+big_sent(void *request, ucs_status_t status, void *user_data)
+{
+	struct ux_chan *ch = user_data;
+
+	(void)status; /* a failure reaches the endpoint's error handler */
+	ch->big_busy = false;
+	ucp_request_free(request);
+	big_release(ch);
+}
+
+/* Let go of the large message sent: the peer delivered it (or is dead) and
+ * UCX no longer reads its mbufs. */
+static void
+big_release(struct ux_chan *ch)
+{
+	if (ch->big == NULL || ch->big_busy || !(ch->big_acked || ch->cleaned))
+		return;
+	lca_msg_free(ch->big); /* and its mbufs */
+	free(ch->big_iov);
+	ch->big = NULL;
+	ch->big_iov = NULL;
+	ch->ul->n_big--;
+}
+
+/* A message larger than a buffer: an active message of its own, the
+ * mbuf's segments given to UCX as they are (no copy; UCX picks eager or
+ * rendezvous), one at a time a channel, kept until the peer's credit. */
+static int
+big_put(struct ux_chan *ch, lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg)
+{
+	const struct rte_mbuf *mb = msg->ptr;
+	ucp_request_param_t param = {
+		.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+				UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_DATATYPE,
+		.flags = UCP_AM_SEND_FLAG_REPLY,
+		.cb.send = big_sent,
+		.user_data = ch,
+		.datatype = ucp_dt_make_iov(),
+	};
+	ucs_status_ptr_t r;
+	ucp_dt_iov_t *iov;
+	unsigned int k = 0;
+
+	if (mb->pkt_len > UX_LARGE_MAX)
+		return -EMSGSIZE;
+	if (ch->big != NULL || !ch->connected || ch->failed || ch->ep == NULL) {
+		rm_count(&ch->st.no_credit, 1);
+		return -ENOBUFS;
+	}
+	iov = malloc(sizeof(*iov) * mb->nb_segs);
+	if (iov == NULL)
+		return -ENOMEM;
+	for (const struct rte_mbuf *seg = mb; seg != NULL; seg = seg->next)
+		if (seg->data_len > 0)
+			iov[k++] = (ucp_dt_iov_t){ .buffer = rte_pktmbuf_mtod(seg, void *),
+						   .length = seg->data_len };
+	hdr_fill(&ch->big_hdr.h, ch, ch->big_seq + 1, 1);
+	ch->big_hdr.to = rte_cpu_to_be_32(lca_remote_local(to));
+	ch->big_hdr.from = rte_cpu_to_be_32(rm_wire_from(from));
+	ch->big_hdr.type = rte_cpu_to_be_32(msg->type);
+	ch->big_hdr.len = rte_cpu_to_be_32(mb->pkt_len);
+	r = ucp_am_send_nbx(ch->ep, UX_AM_LARGE, &ch->big_hdr, sizeof(ch->big_hdr), iov, k,
+			    &param);
+	if (UCS_PTR_IS_ERR(r)) {
+		free(iov);
+		ch->failed = true;
+		ch->fail_status = UCS_PTR_STATUS(r);
+		return -ENOBUFS; /* -EHOSTDOWN once the check declares it dead */
+	}
+	lca_msg_keep(msg);
+	ch->big = msg;
+	ch->big_iov = iov;
+	ch->big_busy = r != NULL;
+	ch->big_acked = false;
+	ch->big_seq++;
+	ch->last_tx_tsc = rte_rdtsc();
+	ch->ul->n_big++;
+	rm_count(&ch->st.msgs_sent, 1);
+	return 0;
+}
+
+static inline bool
+is_large(const struct lca_msg *m)
+{
+	return (m->flags & LCA_MSG_F_MBUF) &&
+	       wire_rec_len(((const struct rte_mbuf *)m->ptr)->pkt_len) > rm.frame_cap;
 }
 
 unsigned int
