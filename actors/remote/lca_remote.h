@@ -29,7 +29,8 @@
  * -ENOBUFS (the channel has no credit: the peer's window is full; try
  * again, nothing was dropped), -ESRCH (an unknown node, or the remote part
  * not started), -EHOSTDOWN (the peer stopped answering: see
- * lca_remote_watch()), -EMSGSIZE (an mbuf payload over 2 GiB), -EINVAL
+ * lca_remote_watch()), -EMSGSIZE (an mbuf payload over 2 GiB; over UCX,
+ * over 2 MiB), -EINVAL
  * (a ptr payload that is not an mbuf: its size is not declared; or NULL),
  * -EPERM (from a thread that is not a runtime lcore), -ENOMEM (no mbuf for
  * a frame). On the receiving node the message is sent to its actor on
@@ -52,6 +53,9 @@
  * chain of indirect mbufs into the frames, no copy): a 1 MiB message does
  * not hold back small ones. Order holds within each lane; a second large
  * message to the same pair waits (-ENOBUFS) until the first is in frames.
+ * Over UCX such a message is an active message of its own (its segments
+ * given to UCX as they are), one in flight per channel until the peer has
+ * delivered it.
  *
  * Functions return 0 or a negative errno value, and log every error.
  */
