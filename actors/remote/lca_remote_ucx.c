@@ -1446,10 +1446,67 @@ fail:
 	return ret;
 }
 
+/* Close every endpoint of every lcore at once, progressing all the workers
+ * until the closes complete: an endpoint's flush may wait for a worker of
+ * this process (the peer of a loopback, or its other end), which a close
+ * progressing only its own worker would time out on. */
+static void
+close_all(void)
+{
+	ucp_request_param_t param = { .op_attr_mask = 0 };
+	unsigned int n = 0, cap = 0;
+	struct {
+		ucs_status_ptr_t r;
+	} *reqs = NULL;
+
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		const struct ux_lcore *ul = ux.lc[rm.lcores[i]];
+
+		if (ul != NULL)
+			cap += ul->n_chan + ul->n_server;
+	}
+	if (cap > 0)
+		reqs = calloc(cap, sizeof(*reqs));
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		struct ux_lcore *ul = ux.lc[rm.lcores[i]];
+
+		for (unsigned int c = 0; ul != NULL && c < ul->n_chan + ul->n_server; c++) {
+			ucp_ep_h *ep = c < ul->n_chan ? &ul->chan[c].ep : &ul->server[c - ul->n_chan].ep;
+			ucs_status_ptr_t r;
+
+			if (*ep == NULL)
+				continue;
+			r = ucp_ep_close_nbx(*ep, &param);
+			*ep = NULL;
+			if (r == NULL || UCS_PTR_IS_ERR(r))
+				continue;
+			if (reqs != NULL && n < cap)
+				reqs[n++].r = r;
+			else
+				ucp_request_free(r);
+		}
+	}
+	for (unsigned int spin = 0; spin < UX_CLOSE_SPINS && n > 0; spin++) {
+		bool done = true;
+
+		for (unsigned int i = 0; i < rm.n_lcores; i++)
+			if (ux.lc[rm.lcores[i]] != NULL)
+				ucp_worker_progress(ux.lc[rm.lcores[i]]->worker);
+		for (unsigned int k = 0; k < n && done; k++)
+			done = ucp_request_check_status(reqs[k].r) != UCS_INPROGRESS;
+		if (done)
+			break;
+	}
+	for (unsigned int k = 0; k < n; k++)
+		ucp_request_free(reqs[k].r);
+	free(reqs);
+}
+
 void
 rm_ucx_stop(void)
 {
 	hooks(false);
+	close_all();
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		unsigned int l = rm.lcores[i];
 
