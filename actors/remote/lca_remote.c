@@ -153,12 +153,12 @@ tx_flush(struct rm_lcore *rl, unsigned int pi)
 	if (lca_msg_from_mbuf_bulk(rl->port[pi].q, msgs, n) != 0) {
 		/* No envelopes: the frames go again on their timeouts. */
 		rte_pktmbuf_free_bulk(rl->port[pi].q, n);
-		rm_count(&rm.st.tx_no_envelope, n);
+		rm_count_shared(&rm.st.tx_no_envelope, n);
 		return;
 	}
 	sent = lca_send_burst(rl->port[pi].tx_actor, msgs, n, &err);
 	if (unlikely(sent < n)) {
-		rm_count(&rm.st.tx_refused, n - sent);
+		rm_count_shared(&rm.st.tx_refused, n - sent);
 		lca_msg_free_bulk(msgs + sent, n - sent);
 	}
 }
@@ -193,7 +193,7 @@ hdr_write(struct chan *ch, uint8_t *buf, uint32_t udp_payload, uint8_t flags, ui
 	wire_outer_write(buf, rm.self.mac, p->n.mac, rm.self.ipv4, p->n.ipv4, ch->src_udp,
 			 ch->dst_udp, udp_payload);
 	if (ch->need_nak)
-		flags |= WIRE_F_NAK | WIRE_F_SACK;
+		flags |= WIRE_F_NAK;
 	h->version = WIRE_VERSION;
 	h->flags = flags | WIRE_F_ACK | (ch->large ? WIRE_F_LARGE : 0);
 	h->n_msgs = rte_cpu_to_be_16(n_msgs);
@@ -219,7 +219,7 @@ send_ack(struct rm_lcore *rl, struct chan *ch, uint8_t flags, uint64_t now)
 	uint8_t *buf;
 
 	if (m == NULL) {
-		rm_count(&rm.st.no_mbuf, 1);
+		rm_count_shared(&rm.st.no_mbuf, 1);
 		return;
 	}
 	buf = rte_pktmbuf_mtod(m, uint8_t *);
@@ -268,7 +268,7 @@ frame_open(struct rm_lcore *rl, struct chan *ch)
 	}
 	m = rte_pktmbuf_alloc(rl->port[ch->port].pool);
 	if (m == NULL) {
-		rm_count(&rm.st.no_mbuf, 1);
+		rm_count_shared(&rm.st.no_mbuf, 1);
 		return -ENOMEM;
 	}
 	ch->open = m;
@@ -638,7 +638,7 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 					 * else is a broken sender. */
 					if (off != ch->asm_got ||
 					    (ch->asm_head != NULL && total != ch->asm_total)) {
-						rm_count(&rm.st.malformed, 1);
+						rm_count_shared(&rm.st.malformed, 1);
 						rte_pktmbuf_free(ch->asm_head);
 						ch->asm_head = NULL;
 						ch->asm_got = 0;
@@ -646,7 +646,7 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 					}
 					c = rte_pktmbuf_clone(m, m->pool);
 					if (c == NULL) {
-						rm_count(&rm.st.no_mbuf, 1);
+						rm_count_shared(&rm.st.no_mbuf, 1);
 						goto blocked;
 					}
 					rte_pktmbuf_adj(c, (uint16_t)(ch->head_off + WIRE_MSG_LEN +
@@ -660,7 +660,7 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 					} else if (ch->asm_head->nb_segs == UINT16_MAX) {
 						/* More segments than an mbuf chain holds. */
 						rte_pktmbuf_free(c);
-						rm_count(&rm.st.malformed, 1);
+						rm_count_shared(&rm.st.malformed, 1);
 						rte_pktmbuf_free(ch->asm_head);
 						ch->asm_head = NULL;
 						ch->asm_got = 0;
@@ -720,7 +720,7 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 				}
 				if (c == NULL) {
 					lca_msg_free(e);
-					rm_count(&rm.st.no_mbuf, 1);
+					rm_count_shared(&rm.st.no_mbuf, 1);
 					goto blocked;
 				}
 				e->ptr = c;
@@ -819,14 +819,14 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 
 	if (unlikely(m->nb_segs != 1 ||
 		     wire_decode(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len, &v) != WIRE_OK)) {
-		rm_count(&rm.st.malformed, 1);
+		rm_count_shared(&rm.st.malformed, 1);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	h = v.hdr;
 	if (v.dst_ip != rm.self.ipv4 || rte_be_to_cpu_16(h->dst_node) != rm.self.id ||
 	    v.dst_port != rm.self.udp_base + rl->lcore) {
-		rm_count(&rm.st.not_for_us, 1);
+		rm_count_shared(&rm.st.not_for_us, 1);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -841,7 +841,7 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 			}
 	}
 	if (ch == NULL || v.src_ip != rm.peers[p].n.ipv4) {
-		rm_count(&rm.st.unknown_peer, 1);
+		rm_count_shared(&rm.st.unknown_peer, 1);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -869,8 +869,7 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 		uint32_t nak = rte_be_to_cpu_32(h->nak);
 
 		rm_count(&ch->st.naks_rx, 1);
-		nak_answer(rl, ch, nak, (h->flags & WIRE_F_SACK) ? rte_be_to_cpu_32(h->sack) : 0,
-			   now);
+		nak_answer(rl, ch, nak, rte_be_to_cpu_32(h->sack), now);
 	}
 	if (h->flags & WIRE_F_DATA)
 		rx_data(rl, ch, m, &v, rte_be_to_cpu_32(h->seq));

@@ -22,6 +22,14 @@ rm_count(uint64_t *c, uint64_t n)
 	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
 
+/* A counter several lcores write (the remote part's own, struct
+ * lca_remote_stats). */
+static inline void
+rm_count_shared(uint64_t *c, uint64_t n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
 /* Serial-number comparisons (RFC 1982) of 32-bit sequence numbers. */
 static inline bool
 seq_lt(uint32_t a, uint32_t b)

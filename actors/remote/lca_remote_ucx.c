@@ -113,6 +113,7 @@ struct ux_chan {
 	uint64_t retry;     /* the wait before that, doubled each time */
 	uint64_t last_rx_tsc; /* anything from the peer lcore */
 	uint64_t last_tx_tsc; /* anything on ep */
+	uint32_t peer_session; /* 0: not heard yet */
 	/* TX */
 	uint8_t *arena;     /* window buffers of rm.frame_cap bytes */
 	struct ux_tx *tx;
@@ -139,8 +140,10 @@ struct ux_chan {
 	/* Large lane, RX: the message arriving or waiting for its mailbox. */
 	struct rte_mbuf *big_rx;
 	ucp_dt_iov_t *big_rx_iov;
-	void *big_rx_desc;    /* UCX's data, kept until an mbuf chain is free */
+	void *big_rx_desc;    /* UCX's data (or our copy of it), kept until an
+			       * mbuf chain is free */
 	bool big_rx_rndv;
+	bool big_rx_owned;    /* big_rx_desc is our malloc'd copy */
 	bool big_rx_pending;  /* UCX writes into big_rx */
 	bool big_rx_ready;    /* every byte is in big_rx */
 	uint32_t big_rx_seq;  /* the lane's last message delivered */
@@ -176,6 +179,7 @@ static struct {
 	struct rte_mempool *pool; /* mbufs for records that arrive as mbufs */
 	struct ux_lcore *lc[RTE_MAX_LCORE];
 	uint64_t retry, retry_max;
+	bool stopping;            /* callbacks during the closes do nothing */
 } ux;
 
 static inline uint8_t *
@@ -478,7 +482,7 @@ deliver_buf(struct ux_chan *ch, const uint8_t *buf, uint16_t n_msgs)
 
 			if (m == NULL) {
 				lca_msg_free(e);
-				rm_count(&rm.st.no_mbuf, 1);
+				rm_count_shared(&rm.st.no_mbuf, 1);
 				return false;
 			}
 			e->ptr = m;
@@ -545,22 +549,36 @@ chan_of_hdr(struct ux_lcore *ul, const void *header, size_t hlen)
 	const struct rm_peer *pe;
 	int p;
 
+	if (unlikely(ux.stopping))
+		return NULL;
 	if (hlen != sizeof(*h) || rte_be_to_cpu_16(h->dst_lcore) != ul->lcore) {
-		rm_count(&rm.st.malformed, 1);
+		rm_count_shared(&rm.st.malformed, 1);
 		return NULL;
 	}
 	node = rte_be_to_cpu_16(h->src_node);
 	lcore = rte_be_to_cpu_16(h->src_lcore);
 	p = node < LCA_REMOTE_NODE_MAX ? rm.peer_of_node[node] : -1;
 	if (p < 0) {
-		rm_count(&rm.st.unknown_peer, 1);
+		rm_count_shared(&rm.st.unknown_peer, 1);
 		return NULL;
 	}
 	pe = &rm.peers[p];
-	for (unsigned int k = 0; k < pe->n.n_lcores; k++)
-		if (pe->n.lcores[k] == lcore)
-			return &ul->chan[pe->chan_base + k];
-	rm_count(&rm.st.unknown_peer, 1);
+	for (unsigned int k = 0; k < pe->n.n_lcores; k++) {
+		struct ux_chan *ch = &ul->chan[pe->chan_base + k];
+		uint32_t session = rte_be_to_cpu_32(h->session);
+
+		if (pe->n.lcores[k] != lcore)
+			continue;
+		if (ch->peer_session == 0) {
+			ch->peer_session = session;
+		} else if (ch->peer_session != session) {
+			/* It restarted: what it had of ours is gone. */
+			rm_peer_dead((unsigned int)p, "restarted (new session)");
+			return NULL;
+		}
+		return ch;
+	}
+	rm_count_shared(&rm.st.unknown_peer, 1);
 	return NULL;
 }
 
@@ -582,9 +600,9 @@ am_data(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	n = rte_be_to_cpu_16(h->n_msgs);
 	seq = rte_be_to_cpu_32(h->seq);
 	/* Sent eager, so never a rendezvous; a buffer that checks out. */
-	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || n == 0 || seq == 0 ||
+	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || n == 0 ||
 	    len > rm.frame_cap || wire_records_check(data, (uint32_t)len, n, false) != 0) {
-		rm_count(&rm.st.malformed, 1);
+		rm_count_shared(&rm.st.malformed, 1);
 		return UCS_OK;
 	}
 	if (seq_lt(seq, ch->rcv_next) || ch->rx[seq & (rm.window - 1)].buf != NULL) {
@@ -622,6 +640,31 @@ am_data(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	s->len = (uint32_t)len;
 	s->n_msgs = n;
 	return UCS_OK;
+}
+
+/* A large message that cannot be delivered (a transfer that broke):
+ * counted, and the lane moves on so that the sender's next one is taken. */
+static void
+big_rx_drop(struct ux_chan *ch)
+{
+	rm_count(&ch->st.undeliverable, 1);
+	ch->big_rx_seq++;
+	ch->need_big_credit = true;
+	mark_dirty(ch);
+}
+
+/* Let go of a kept descriptor: ours is freed, UCX's released. */
+static void
+big_rx_desc_release(struct ux_chan *ch)
+{
+	if (ch->big_rx_desc == NULL)
+		return;
+	if (ch->big_rx_owned)
+		free(ch->big_rx_desc);
+	else
+		ucp_am_data_release(ch->ul->worker, ch->big_rx_desc);
+	ch->big_rx_desc = NULL;
+	ch->big_rx_owned = false;
 }
 
 /* An mbuf chain of @p len bytes from the transport's pool, not filled. */
@@ -662,10 +705,11 @@ big_received(void *request, ucs_status_t status, size_t length, void *user_data)
 	if (status == UCS_OK && length == ch->big_rx->pkt_len) {
 		ch->big_rx_ready = true;
 	} else {
-		/* The peer failed mid-transfer: the check declares it dead. */
+		/* The transfer broke (the peer failing: the check will say). */
 		rte_pktmbuf_free(ch->big_rx);
 		ch->big_rx = NULL;
 		ch->ul->n_big--;
+		big_rx_drop(ch);
 	}
 	free(ch->big_rx_iov);
 	ch->big_rx_iov = NULL;
@@ -682,7 +726,7 @@ big_rx_start(struct ux_chan *ch, void *data, size_t len, bool rndv)
 	unsigned int k = 0;
 
 	if (m == NULL) {
-		rm_count(&rm.st.no_mbuf, 1);
+		rm_count_shared(&rm.st.no_mbuf, 1);
 		return false;
 	}
 	ch->big_rx = m;
@@ -723,7 +767,7 @@ big_rx_start(struct ux_chan *ch, void *data, size_t len, bool rndv)
 			ch->big_rx_iov = NULL;
 			ch->big_rx = NULL;
 			ch->ul->n_big--;
-			rm_count(&rm.st.malformed, 1);
+			big_rx_drop(ch);
 			return true;
 		}
 		if (r == NULL) {
@@ -785,7 +829,7 @@ am_large(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
 
 	if (hlen != sizeof(*lh)) {
-		rm_count(&rm.st.malformed, 1);
+		rm_count_shared(&rm.st.malformed, 1);
 		return UCS_OK;
 	}
 	ch = chan_of_hdr(arg, &lh->h, sizeof(lh->h));
@@ -797,9 +841,10 @@ am_large(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	/* One at a time, in order, of the length it says, within the lane's
 	 * limit: anything else is a broken sender. */
 	if (rte_be_to_cpu_32(lh->h.seq) != ch->big_rx_seq + 1 || ch->big_rx != NULL ||
-	    ch->big_rx_desc != NULL || len != rte_be_to_cpu_32(lh->len) || len <= rm.frame_cap ||
+	    ch->big_rx_desc != NULL || len != rte_be_to_cpu_32(lh->len) ||
+	    wire_rec_len((uint32_t)RTE_MIN(len, (size_t)UX_LARGE_MAX)) <= rm.frame_cap ||
 	    len > UX_LARGE_MAX) {
-		rm_count(&rm.st.malformed, 1);
+		rm_count_shared(&rm.st.malformed, 1);
 		return UCS_OK;
 	}
 	rm_count(&ch->st.frames_rx, 1);
@@ -809,16 +854,22 @@ am_large(void *arg, const void *header, size_t hlen, void *data, size_t len,
 		big_deliver(ch);
 		return UCS_OK;
 	}
+	/* No chain free now: keep UCX's descriptor (or, for bytes only lent
+	 * during this call, a copy) and come back from the poll hook. */
+	ch->big_rx_rndv = rndv;
 	if (rndv || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)) {
-		/* No chain free now: keep UCX's descriptor and come back. */
 		ch->big_rx_desc = data;
-		ch->big_rx_rndv = rndv;
+		ch->big_rx_owned = false;
 		return UCS_INPROGRESS;
 	}
-	/* Lent bytes that cannot be kept and no mbuf to copy them into: the
-	 * message is lost, and counted so. */
+	ch->big_rx_desc = malloc(len);
+	if (ch->big_rx_desc != NULL) {
+		memcpy(ch->big_rx_desc, data, len);
+		ch->big_rx_owned = true;
+		return UCS_OK;
+	}
 	ch->ul->n_big--;
-	rm_count(&ch->st.undeliverable, 1);
+	big_rx_drop(ch);
 	return UCS_OK;
 }
 
@@ -849,11 +900,18 @@ big_poll(struct ux_chan *ch)
 		big_release(ch);
 	if (ch->big_rx_desc != NULL) {
 		void *desc = ch->big_rx_desc;
+		bool owned = ch->big_rx_owned;
 
-		if (!big_rx_start(ch, desc, rte_be_to_cpu_32(ch->big_rx_hdr.len), ch->big_rx_rndv))
+		if (!big_rx_start(ch, desc, rte_be_to_cpu_32(ch->big_rx_hdr.len), ch->big_rx_rndv)) {
+			ch->big_rx_desc = desc; /* still waiting */
 			return 0;
-		if (!ch->big_rx_rndv)
+		}
+		/* A rendezvous descriptor was consumed by the receive. */
+		if (owned)
+			free(desc);
+		else if (!ch->big_rx_rndv)
 			ucp_am_data_release(ch->ul->worker, desc);
+		ch->big_rx_owned = false;
 	}
 	return big_deliver(ch);
 }
@@ -881,7 +939,7 @@ am_hello(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
 	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
-		rm_count(&rm.st.malformed, 1);
+		rm_count_shared(&rm.st.malformed, 1);
 		return UCS_OK;
 	}
 	ch->last_rx_tsc = rte_rdtsc();
@@ -966,17 +1024,24 @@ on_connect(ucp_conn_request_h req, void *arg)
 		.err_mode = UCP_ERR_HANDLING_MODE_NONE, /* see client_connect() */
 	};
 
-	if (ul->n_server == UX_SERVER_EPS) {
+	unsigned int i = 0;
+
+	/* A slot a closed connection left, else a new one. */
+	while (i < ul->n_server && ul->server[i].ep != NULL)
+		i++;
+	if (i == UX_SERVER_EPS) {
 		LCA_LOG(ERR, "remote ucx: lcore %u has %u connections already: one refused\n",
 			ul->lcore, UX_SERVER_EPS);
 		ucp_listener_reject(ul->listener, req);
 		return;
 	}
-	s = &ul->server[ul->n_server];
+	s = &ul->server[i];
 	s->failed = false;
 	p.err_handler.cb = server_failed;
 	p.err_handler.arg = s;
-	if (ucp_ep_create(ul->worker, &p, &s->ep) == UCS_OK)
+	if (ucp_ep_create(ul->worker, &p, &s->ep) != UCS_OK)
+		s->ep = NULL;
+	else if (i == ul->n_server)
 		ul->n_server++;
 }
 
@@ -1055,15 +1120,16 @@ chan_clean(struct ux_chan *ch)
 	if (ch->big != NULL && !ch->big_acked)
 		lost++;
 	if (ch->big_rx != NULL && !ch->big_rx_pending) {
-		/* (One UCX still writes into is left to it: freed never, rare.) */
+		/* One UCX still writes into is freed at the stop, after the
+		 * worker is gone. */
 		rte_pktmbuf_free(ch->big_rx);
 		ch->big_rx = NULL;
 		ch->big_rx_ready = false;
+		ch->ul->n_big--;
 	}
 	if (ch->big_rx_desc != NULL) {
-		if (!ch->big_rx_rndv)
-			ucp_am_data_release(ch->ul->worker, ch->big_rx_desc);
-		ch->big_rx_desc = NULL;
+		big_rx_desc_release(ch);
+		ch->ul->n_big--;
 	}
 	ch->open_n = 0;
 	ch->acked = ch->sent_seq = ch->next_seq - 1;
@@ -1119,6 +1185,8 @@ check(struct ux_lcore *ul, uint64_t now)
 			ch->retry = ch->retry ? RTE_MIN(2 * ch->retry, ux.retry_max) : ux.retry;
 			ch->retry_tsc = now + ch->retry;
 		}
+		if (ch->need_credit || ch->need_big_credit)
+			mark_dirty(ch); /* a credit that could not go: again */
 		if (ch->connected && ch->ep != NULL) {
 			if (now - ch->last_rx_tsc >= rm.dead) {
 				rm_peer_dead(ch->peer, "nothing heard within dead_ms");
@@ -1212,9 +1280,7 @@ lcore_free(struct ux_lcore *ul)
 			chan_clean(ch);
 		if (ch->ep != NULL)
 			ep_close(ul->worker, ch->ep);
-		rte_free(ch->arena);
-		rte_free(ch->tx);
-		rte_free(ch->rx);
+		ch->ep = NULL;
 	}
 	for (unsigned int i = 0; i < ul->n_server; i++)
 		if (ul->server[i].ep != NULL)
@@ -1222,8 +1288,22 @@ lcore_free(struct ux_lcore *ul)
 	rm_spare_release(&ul->spare);
 	if (ul->listener != NULL)
 		ucp_listener_destroy(ul->listener);
+	/* The worker purges what is still outstanding, and its callbacks
+	 * write into the channels: free them only after it is gone. */
 	if (ul->worker != NULL)
 		ucp_worker_destroy(ul->worker);
+	for (unsigned int c = 0; c < ul->n_chan; c++) {
+		struct ux_chan *ch = &ul->chan[c];
+
+		if (ch->big != NULL)
+			lca_msg_free(ch->big);
+		free(ch->big_iov);
+		rte_pktmbuf_free(ch->big_rx);
+		free(ch->big_rx_iov);
+		rte_free(ch->arena);
+		rte_free(ch->tx);
+		rte_free(ch->rx);
+	}
 	rte_free(ul->chan);
 	rte_free(ul->dirty);
 	rte_free(ul);
@@ -1243,7 +1323,7 @@ worker_start(struct ux_lcore *ul)
 	ucp_worker_params_t wp = {
 		.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
 		/* Made here, then used by its lcore alone: never at once. */
-		.thread_mode = UCS_THREAD_MODE_SINGLE,
+		.thread_mode = UCS_THREAD_MODE_SERIALIZED,
 	};
 	struct sockaddr_in sa;
 	ucp_listener_params_t lp = {
@@ -1375,9 +1455,12 @@ int
 rm_ucx_start(void)
 {
 	ucp_params_t params = {
-		.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME,
+		.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME |
+			      UCP_PARAM_FIELD_MT_WORKERS_SHARED,
 		.features = UCP_FEATURE_AM,
 		.name = "lcactor",
+		/* One worker per lcore thread, all on this context. */
+		.mt_workers_shared = 1,
 	};
 	unsigned int n_chan = 0;
 	ucp_config_t *cfg;
@@ -1403,12 +1486,17 @@ rm_ucx_start(void)
 			getenv("UCX_TLS") ? getenv("UCX_TLS") : "unset");
 		return -ENODEV;
 	}
+	ux.stopping = false;
 	ux.retry = UX_RETRY_MS * rte_get_tsc_hz() / 1000;
 	ux.retry_max = UX_RETRY_MAX_MS * rte_get_tsc_hz() / 1000;
 	{
 		char name[RTE_MEMPOOL_NAMESIZE];
 
-		snprintf(name, sizeof(name), "lca_ucx_%u", rm.self.id);
+		static unsigned int gen;
+
+		/* A pool kept by an earlier stop (its mbufs still out) keeps
+		 * its name: each start gets its own. */
+		snprintf(name, sizeof(name), "lca_ucx_%u_%u", rm.self.id, gen++);
 		ux.pool = rte_pktmbuf_pool_create(name, UX_POOL_MBUFS, 256, 0,
 						  RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 		if (ux.pool == NULL) {
@@ -1506,6 +1594,7 @@ void
 rm_ucx_stop(void)
 {
 	hooks(false);
+	ux.stopping = true;
 	close_all();
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		unsigned int l = rm.lcores[i];
@@ -1516,7 +1605,13 @@ rm_ucx_stop(void)
 	if (ux.ctx != NULL)
 		ucp_cleanup(ux.ctx);
 	ux.ctx = NULL;
-	rte_mempool_free(ux.pool);
+	if (ux.pool != NULL && rte_mempool_avail_count(ux.pool) < UX_POOL_MBUFS)
+		/* Messages that arrived in its mbufs are still held (by actors,
+		 * by the app): the pool stays for them. */
+		LCA_LOG(INFO, "remote ucx: %u mbufs of the receive pool still held: it is kept\n",
+			UX_POOL_MBUFS - rte_mempool_avail_count(ux.pool));
+	else
+		rte_mempool_free(ux.pool);
 	ux.pool = NULL;
 }
 
@@ -1568,99 +1663,6 @@ rm_ucx_start(void)
 void
 rm_ucx_stop(void)
 {
-}
-
-/* ---- the large lane ---- */
-
-static void big_release(struct ux_chan *ch);
-
-static void
-big_sent(void *request, ucs_status_t status, void *user_data)
-{
-	struct ux_chan *ch = user_data;
-
-	(void)status; /* a failure reaches the endpoint's error handler */
-	ch->big_busy = false;
-	ucp_request_free(request);
-	big_release(ch);
-}
-
-/* Let go of the large message sent: the peer delivered it (or is dead) and
- * UCX no longer reads its mbufs. */
-static void
-big_release(struct ux_chan *ch)
-{
-	if (ch->big == NULL || ch->big_busy || !(ch->big_acked || ch->cleaned))
-		return;
-	lca_msg_free(ch->big); /* and its mbufs */
-	free(ch->big_iov);
-	ch->big = NULL;
-	ch->big_iov = NULL;
-	ch->ul->n_big--;
-}
-
-/* A message larger than a buffer: an active message of its own, the
- * mbuf's segments given to UCX as they are (no copy; UCX picks eager or
- * rendezvous), one at a time a channel, kept until the peer's credit. */
-static int
-big_put(struct ux_chan *ch, lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg)
-{
-	const struct rte_mbuf *mb = msg->ptr;
-	ucp_request_param_t param = {
-		.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-				UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_DATATYPE,
-		.flags = UCP_AM_SEND_FLAG_REPLY,
-		.cb.send = big_sent,
-		.user_data = ch,
-		.datatype = ucp_dt_make_iov(),
-	};
-	ucs_status_ptr_t r;
-	ucp_dt_iov_t *iov;
-	unsigned int k = 0;
-
-	if (mb->pkt_len > UX_LARGE_MAX)
-		return -EMSGSIZE;
-	if (ch->big != NULL || !ch->connected || ch->failed || ch->ep == NULL) {
-		rm_count(&ch->st.no_credit, 1);
-		return -ENOBUFS;
-	}
-	iov = malloc(sizeof(*iov) * mb->nb_segs);
-	if (iov == NULL)
-		return -ENOMEM;
-	for (const struct rte_mbuf *seg = mb; seg != NULL; seg = seg->next)
-		if (seg->data_len > 0)
-			iov[k++] = (ucp_dt_iov_t){ .buffer = rte_pktmbuf_mtod(seg, void *),
-						   .length = seg->data_len };
-	hdr_fill(&ch->big_hdr.h, ch, ch->big_seq + 1, 1);
-	ch->big_hdr.to = rte_cpu_to_be_32(lca_remote_local(to));
-	ch->big_hdr.from = rte_cpu_to_be_32(rm_wire_from(from));
-	ch->big_hdr.type = rte_cpu_to_be_32(msg->type);
-	ch->big_hdr.len = rte_cpu_to_be_32(mb->pkt_len);
-	r = ucp_am_send_nbx(ch->ep, UX_AM_LARGE, &ch->big_hdr, sizeof(ch->big_hdr), iov, k,
-			    &param);
-	if (UCS_PTR_IS_ERR(r)) {
-		free(iov);
-		ch->failed = true;
-		ch->fail_status = UCS_PTR_STATUS(r);
-		return -ENOBUFS; /* -EHOSTDOWN once the check declares it dead */
-	}
-	lca_msg_keep(msg);
-	ch->big = msg;
-	ch->big_iov = iov;
-	ch->big_busy = r != NULL;
-	ch->big_acked = false;
-	ch->big_seq++;
-	ch->last_tx_tsc = rte_rdtsc();
-	ch->ul->n_big++;
-	rm_count(&ch->st.msgs_sent, 1);
-	return 0;
-}
-
-static inline bool
-is_large(const struct lca_msg *m)
-{
-	return (m->flags & LCA_MSG_F_MBUF) &&
-	       wire_rec_len(((const struct rte_mbuf *)m->ptr)->pkt_len) > rm.frame_cap;
 }
 
 unsigned int

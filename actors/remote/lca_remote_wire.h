@@ -26,10 +26,7 @@
 #define WIRE_F_NAK 0x04       /* nak names the first missing frame */
 #define WIRE_F_HEARTBEAT 0x08 /* sent because the channel was quiet */
 #define WIRE_F_LARGE 0x10     /* of the large-message lane (its own seq, ack, credit) */
-#define WIRE_F_SACK 0x20      /* with NAK: sack says which of the 32 frames after
-			       * nak arrived */
-#define WIRE_F_KNOWN                                                                      \
-	(WIRE_F_DATA | WIRE_F_ACK | WIRE_F_NAK | WIRE_F_HEARTBEAT | WIRE_F_LARGE | WIRE_F_SACK)
+#define WIRE_F_KNOWN (WIRE_F_DATA | WIRE_F_ACK | WIRE_F_NAK | WIRE_F_HEARTBEAT | WIRE_F_LARGE)
 
 struct wire_hdr {
 	uint8_t version;
@@ -42,7 +39,9 @@ struct wire_hdr {
 	uint32_t credit;
 	uint32_t nak;
 	uint32_t session;
-	uint32_t sack;    /* WIRE_F_SACK: bit i set when frame nak + 1 + i arrived */
+	uint32_t sack;    /* with NAK: bit i set when frame nak + 1 + i arrived (a
+			   * version-1 peer that does not fill it sends 0: only
+			   * nak is resent, as before) */
 } __rte_packed;
 
 #define WIRE_HDR_LEN 32
