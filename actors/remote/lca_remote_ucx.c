@@ -68,7 +68,7 @@ struct ux_hdr {
 	uint16_t n_msgs;
 	uint32_t seq;     /* data: the buffer's; credit: every buffer <= seq delivered */
 	uint32_t session;
-};
+} __rte_packed; /* UCX hands headers at any alignment */
 
 /* The header of a large message (UX_AM_LARGE): the buffer header, whose
  * seq numbers the lane's messages, then the record's fields; the payload
@@ -79,7 +79,7 @@ struct ux_large_hdr {
 	uint32_t from;
 	uint32_t type;
 	uint32_t len;
-};
+} __rte_packed;
 
 /* A closed buffer, kept until the peer's credit says it was delivered. */
 struct ux_tx {
