@@ -580,7 +580,12 @@ rm_mbuf_copy(struct rm_spare *s, const uint8_t *src, uint32_t len)
 			return NULL;
 		}
 		chunk = RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(m));
-		rte_memcpy(rte_pktmbuf_append(m, (uint16_t)chunk), src, chunk);
+		if (src != NULL) {
+			rte_memcpy(rte_pktmbuf_append(m, (uint16_t)chunk), src, chunk);
+			src += chunk;
+		} else {
+			rte_pktmbuf_append(m, (uint16_t)chunk);
+		}
 		if (head == NULL) {
 			head = m;
 		} else {
@@ -589,7 +594,6 @@ rm_mbuf_copy(struct rm_spare *s, const uint8_t *src, uint32_t len)
 			head->pkt_len += chunk;
 		}
 		tail = m;
-		src += chunk;
 		len -= chunk;
 	} while (len > 0);
 	return head;
@@ -604,6 +608,54 @@ rm_rec_send(const struct wire_msg *r, struct lca_msg *e)
 	if (to >= LCA_ACTOR_REMOTE_BASE)
 		return -ESRCH;
 	return lca_send_from(rm_from_of(rte_be_to_cpu_32(r->from)), to, e);
+}
+
+int
+rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf *frame,
+	       uint32_t off, struct lca_remote_link_stats *st)
+{
+	uint16_t len = rte_be_to_cpu_16(r->len);
+	struct lca_msg *e;
+	int ret;
+
+	if (lca_msg_alloc(&e) != 0)
+		return -ENOBUFS;
+	if (rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_MBUF) {
+		struct rte_mbuf *c;
+
+		/* A small payload is cheaper copied than shared: an indirect
+		 * mbuf costs two atomics on the frame's refcount and a detach
+		 * at its free. */
+		if (frame == NULL || len <= RM_COPY_MAX) {
+			c = rm_mbuf_copy(spare, (const uint8_t *)(r + 1), len);
+		} else {
+			c = rte_pktmbuf_clone(frame, frame->pool);
+			if (c != NULL) {
+				rte_pktmbuf_adj(c, (uint16_t)(off + WIRE_MSG_LEN));
+				rte_pktmbuf_trim(c, (uint16_t)(c->pkt_len - len));
+			}
+		}
+		if (c == NULL) {
+			lca_msg_free(e);
+			rm_count_shared(&rm.st.no_mbuf, 1);
+			return -ENOBUFS;
+		}
+		e->ptr = c;
+		e->flags |= LCA_MSG_F_MBUF;
+	} else {
+		memcpy(e->data, r + 1, len);
+		e->len = len;
+	}
+	ret = rm_rec_send(r, e);
+	if (unlikely(ret != 0)) {
+		lca_msg_free(e); /* and its mbuf */
+		if (ret == -ENOBUFS || ret == -ENOMEM)
+			return -ENOBUFS;
+		rm_count(&st->undeliverable, 1);
+	} else {
+		rm_count(&st->msgs_delivered, 1);
+	}
+	return 0;
 }
 
 /* Deliver what arrived in sequence; stop at a full mailbox. */
@@ -700,44 +752,8 @@ deliver(struct rm_lcore *rl, struct chan *ch)
 				ch->asm_complete = false;
 				goto next_record;
 			}
-			if (lca_msg_alloc(&e) != 0)
+			if (rm_rec_deliver(r, &rl->spare, m, ch->head_off, &ch->st) != 0)
 				goto blocked;
-			if (rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_MBUF) {
-				struct rte_mbuf *c;
-
-				/* A small payload is cheaper copied than shared: an
-				 * indirect mbuf costs two atomics on the frame's
-				 * refcount and a detach at its free. */
-				if (len <= RM_COPY_MAX) {
-					c = rm_mbuf_copy(&rl->spare, (const uint8_t *)(r + 1), len);
-				} else {
-					c = rte_pktmbuf_clone(m, m->pool);
-					if (c != NULL) {
-						rte_pktmbuf_adj(c, (uint16_t)(ch->head_off +
-									      WIRE_MSG_LEN));
-						rte_pktmbuf_trim(c, (uint16_t)(c->pkt_len - len));
-					}
-				}
-				if (c == NULL) {
-					lca_msg_free(e);
-					rm_count_shared(&rm.st.no_mbuf, 1);
-					goto blocked;
-				}
-				e->ptr = c;
-				e->flags |= LCA_MSG_F_MBUF;
-			} else {
-				memcpy(e->data, r + 1, len);
-				e->len = len;
-			}
-			ret = rm_rec_send(r, e);
-			if (unlikely(ret != 0)) {
-				lca_msg_free(e);
-				if (ret == -ENOBUFS || ret == -ENOMEM)
-					goto blocked;
-				rm_count(&ch->st.undeliverable, 1);
-			} else {
-				rm_count(&ch->st.msgs_delivered, 1);
-			}
 next_record:
 			ch->head_i++;
 			ch->head_off = (uint16_t)(ch->head_off + wire_rec_len(len));

@@ -198,11 +198,21 @@ lca_actor_id_t rm_from_of(uint32_t from);
 int rm_rec_send(const struct wire_msg *r, struct lca_msg *e);
 
 /* @p len bytes at @p src in a new mbuf chain, its first segment from
- * @p s's spares; NULL when the pool is empty. */
+ * @p s's spares (@p src NULL: the chain's bytes are left to fill); NULL
+ * when the pool is empty. */
 struct rte_mbuf *rm_mbuf_copy(struct rm_spare *s, const uint8_t *src, uint32_t len);
 
 /* Give @p s's spares back to their pool. */
 void rm_spare_release(struct rm_spare *s);
+
+/* Deliver record @p r (from the channel whose counters are @p st): its
+ * payload into a new envelope, an mbuf payload copied into mbufs from
+ * @p spare, or, when @p frame holds the record at offset @p off and the
+ * payload is over RM_COPY_MAX, shared as an indirect mbuf into it.
+ * @return 0 (delivered, or counted undeliverable); -ENOBUFS when it must
+ * wait (a full mailbox, no envelope, no mbuf). */
+int rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf *frame,
+		   uint32_t off, struct lca_remote_link_stats *st);
 
 /* Declare peer @p p dead (once) and tell its watchers. */
 void rm_peer_dead(unsigned int p, const char *why);

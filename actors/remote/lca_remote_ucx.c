@@ -471,37 +471,12 @@ deliver_buf(struct ux_chan *ch, const uint8_t *buf, uint16_t n_msgs)
 {
 	while (ch->head_i < n_msgs) {
 		const struct wire_msg *r = (const struct wire_msg *)(buf + ch->head_off);
-		uint16_t len = rte_be_to_cpu_16(r->len);
-		struct lca_msg *e;
-		int ret;
 
-		if (lca_msg_alloc(&e) != 0)
+		/* UCX's buffer is lent: payloads are copied, never shared. */
+		if (rm_rec_deliver(r, &ch->ul->spare, NULL, 0, &ch->st) != 0)
 			return false;
-		if (rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_MBUF) {
-			struct rte_mbuf *m = rm_mbuf_copy(&ch->ul->spare, (const uint8_t *)(r + 1), len);
-
-			if (m == NULL) {
-				lca_msg_free(e);
-				rm_count_shared(&rm.st.no_mbuf, 1);
-				return false;
-			}
-			e->ptr = m;
-			e->flags |= LCA_MSG_F_MBUF;
-		} else {
-			memcpy(e->data, r + 1, len);
-			e->len = len;
-		}
-		ret = rm_rec_send(r, e);
-		if (unlikely(ret != 0)) {
-			lca_msg_free(e); /* and its mbuf */
-			if (ret == -ENOBUFS || ret == -ENOMEM)
-				return false;
-			rm_count(&ch->st.undeliverable, 1);
-		} else {
-			rm_count(&ch->st.msgs_delivered, 1);
-		}
 		ch->head_i++;
-		ch->head_off += wire_rec_len(len);
+		ch->head_off += wire_rec_len(rte_be_to_cpu_16(r->len));
 	}
 	return true;
 }
@@ -576,6 +551,7 @@ chan_of_hdr(struct ux_lcore *ul, const void *header, size_t hlen)
 			rm_peer_dead((unsigned int)p, "restarted (new session)");
 			return NULL;
 		}
+		ch->last_rx_tsc = rte_rdtsc(); /* anything from it says it lives */
 		return ch;
 	}
 	rm_count_shared(&rm.st.unknown_peer, 1);
@@ -594,7 +570,6 @@ am_data(void *arg, const void *header, size_t hlen, void *data, size_t len,
 
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
-	ch->last_rx_tsc = rte_rdtsc();
 	if (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
 		ch->reply_ep = param->reply_ep;
 	n = rte_be_to_cpu_16(h->n_msgs);
@@ -667,35 +642,6 @@ big_rx_desc_release(struct ux_chan *ch)
 	ch->big_rx_owned = false;
 }
 
-/* An mbuf chain of @p len bytes from the transport's pool, not filled. */
-static struct rte_mbuf *
-chain_alloc(uint32_t len)
-{
-	struct rte_mbuf *head = NULL, *tail = NULL;
-
-	while (len > 0) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(ux.pool);
-		uint32_t chunk;
-
-		if (m == NULL) {
-			rte_pktmbuf_free(head);
-			return NULL;
-		}
-		chunk = RTE_MIN(len, (uint32_t)rte_pktmbuf_tailroom(m));
-		rte_pktmbuf_append(m, (uint16_t)chunk);
-		if (head == NULL) {
-			head = m;
-		} else {
-			tail->next = m;
-			head->nb_segs++;
-			head->pkt_len += chunk;
-		}
-		tail = m;
-		len -= chunk;
-	}
-	return head;
-}
-
 static void
 big_received(void *request, ucs_status_t status, size_t length, void *user_data)
 {
@@ -722,7 +668,8 @@ big_received(void *request, ucs_status_t status, size_t length, void *user_data)
 static bool
 big_rx_start(struct ux_chan *ch, void *data, size_t len, bool rndv)
 {
-	struct rte_mbuf *m = chain_alloc((uint32_t)len);
+	/* Eager data are copied in now; a rendezvous fills the chain later. */
+	struct rte_mbuf *m = rm_mbuf_copy(&ch->ul->spare, rndv ? NULL : data, (uint32_t)len);
 	unsigned int k = 0;
 
 	if (m == NULL) {
@@ -732,12 +679,6 @@ big_rx_start(struct ux_chan *ch, void *data, size_t len, bool rndv)
 	ch->big_rx = m;
 	ch->big_rx_desc = NULL;
 	if (!rndv) {
-		const uint8_t *src = data;
-
-		for (struct rte_mbuf *seg = m; seg != NULL; seg = seg->next) {
-			rte_memcpy(rte_pktmbuf_mtod(seg, void *), src, seg->data_len);
-			src += seg->data_len;
-		}
 		ch->big_rx_ready = true;
 		return true;
 	}
@@ -835,7 +776,6 @@ am_large(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	ch = chan_of_hdr(arg, &lh->h, sizeof(lh->h));
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
-	ch->last_rx_tsc = rte_rdtsc();
 	if (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
 		ch->reply_ep = param->reply_ep;
 	/* One at a time, in order, of the length it says, within the lane's
@@ -884,7 +824,6 @@ am_large_credit(void *arg, const void *header, size_t hlen, void *data, size_t l
 	(void)param;
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
-	ch->last_rx_tsc = rte_rdtsc();
 	if (ch->big != NULL && rte_be_to_cpu_32(((const struct ux_hdr *)header)->seq) == ch->big_seq) {
 		ch->big_acked = true;
 		big_release(ch);
@@ -942,7 +881,6 @@ am_hello(void *arg, const void *header, size_t hlen, void *data, size_t len,
 		rm_count_shared(&rm.st.malformed, 1);
 		return UCS_OK;
 	}
-	ch->last_rx_tsc = rte_rdtsc();
 	ch->reply_ep = param->reply_ep;
 	send_credit(ch);
 	return UCS_OK;
@@ -961,7 +899,6 @@ am_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
 	seq = rte_be_to_cpu_32(((const struct ux_hdr *)header)->seq);
-	ch->last_rx_tsc = rte_rdtsc();
 	if (!ch->connected) {
 		ch->connected = true;
 		__atomic_store_n(&ch->st.connected, 1, __ATOMIC_RELAXED);
