@@ -37,6 +37,7 @@ struct lca_actor {
 	struct rte_ring *control; /* atomic: the control lane, made at its first
 				   * control message (lca_control.c), or NULL */
 	uint32_t control_wake;    /* atomic: 1 while a CTL_WAKE is queued for it */
+	uint32_t home_epoch;      /* atomic: its moves' switches so far */
 
 	/* What a turn touches, on one line: a message costs as few lines as
 	 * it can while a workload's own data crowds the caches. Written by the
@@ -88,6 +89,9 @@ struct lca_actor {
 	unsigned int migrate_to;  /* asked for by lca_actor_migrate() */
 	uint32_t migrating;       /* atomic: 1 from the request to the hand-over */
 	unsigned int fences;      /* lcores whose pre-switch messages are all in */
+	uint32_t inbox_pushers[2]; /* atomic: threads between reading its home and
+				    * pushing into that home's inbox, by home_epoch
+				    * parity (lca_migrate.c, "hand-over") */
 	uint64_t switch_tsc;
 	uint64_t forwarded;       /* reached a former home after the move, sent on */
 	/* After the hand-over, until every lcore has delivered what it sent
@@ -328,7 +332,7 @@ int channels_init(unsigned int max_actors);
 void channels_cleanup(void);
 /* Push @p n messages for affinity actor @p a into its home lcore's inbox,
  * from any thread; returns how many fit. */
-unsigned int inbox_push(const struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
+unsigned int inbox_push(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
 /* Work for an lcore's poll that is about one actor, queued from any
  * thread into that lcore's control ring. */
 enum ctl_kind {
@@ -368,6 +372,13 @@ unsigned int channels_lcores(void);
 void migration_request(struct lca_actor *a, unsigned int lcore_id);
 void migration_hand_over(struct lca_actor *a, unsigned int from);
 void migration_try_hand_over(struct lca_actor *a, unsigned int lcore_id, bool inbox_quiet);
+/* Around a push into @p a's home's inbox from a thread that is not its
+ * home: begin returns the counter that end takes; read the home between
+ * the two. Whether every push begun before @p a's last switch has ended:
+ * ask it before looking at the old home's inbox. */
+uint32_t *migration_push_begin(struct lca_actor *a);
+void migration_push_end(uint32_t *pushers);
+bool migration_pushes_ended(const struct lca_actor *a);
 void migration_fence_send(struct lca_actor *a, unsigned int lcore_id);
 void migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id);
 void migration_adopt(struct lca_actor *a, unsigned int lcore_id);

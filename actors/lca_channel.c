@@ -565,9 +565,14 @@ ctl_poll(struct lcore_links *l, unsigned int lcore_id)
 		case CTL_ADOPT:
 			migration_adopt(a, lcore_id);
 			break;
-		case CTL_HAND_OVER:
-			migration_try_hand_over(a, lcore_id, inbox_quiet(l));
+		case CTL_HAND_OVER: {
+			/* In this order: a push still on its way to the
+			 * inbox is not in it yet. */
+			bool quiet = migration_pushes_ended(a);
+
+			migration_try_hand_over(a, lcore_id, quiet && inbox_quiet(l));
 			break;
+		}
 		case CTL_MARK:
 			migration_marks_send(a, lcore_id);
 			break;
@@ -600,12 +605,16 @@ channels_poll(unsigned int lcore_id)
 }
 
 unsigned int
-inbox_push(const struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
+inbox_push(struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
 {
+	uint32_t *pushers = migration_push_begin(a);
 	unsigned int lcore = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
+	unsigned int sent;
 
 	/* The generic call: the ring's own (RTS) producer sync. */
-	return rte_ring_enqueue_burst(links[lcore].inbox, (void **)msgs, n, NULL);
+	sent = rte_ring_enqueue_burst(links[lcore].inbox, (void **)msgs, n, NULL);
+	migration_push_end(pushers);
+	return sent;
 }
 
 void

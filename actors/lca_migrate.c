@@ -19,7 +19,8 @@
  * 3. hand-over: with every fence in, nothing any lcore's actor sent before
  *    the switch is still on its way. A's poll then drains its inbox (what
  *    other threads pushed to A) into the old mailbox too. Once X has run
- *    out of its old mailbox and A's inbox is empty, A moves X's state to
+ *    out of its old mailbox, every push that read A as X's home has ended
+ *    and A's inbox is empty, A moves X's state to
  *    B's node if the nodes differ, logs the move and hands X to B, which
  *    runs it on the new mailbox. Later arrivals at A are sent on to B.
  *
@@ -38,10 +39,11 @@
  * A sender's messages before the switch are in the old mailbox, its
  * messages after it in the new one, which X reads only after the old one;
  * X's own messages from A are delivered before any it sends from B: per
- * sender order holds both ways. The exception is a sender that pushes
- * into A's inbox (a thread that is not an lcore, a shared actor) and is
- * preempted between reading X's home and its push for as long as the
- * whole hand-over takes.
+ * sender order holds both ways. That includes a sender that pushes into
+ * A's inbox (a thread that is not an lcore, a shared actor) and is
+ * preempted between reading X's home and its push for as long as the whole
+ * hand-over takes: the hand-over also waits until every push that may
+ * have read A as the home is in A's inbox (migration_push_begin()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -197,6 +199,8 @@ migration_request(struct lca_actor *a, unsigned int lcore_id)
 	/* Release: a sender that reads the new home sees the new mailbox and
 	 * that it is moving. */
 	__atomic_store_n(&a->lcore, to, __ATOMIC_RELEASE);
+	/* After the home: a push that sees the new epoch reads the new home. */
+	__atomic_fetch_add(&a->home_epoch, 1, __ATOMIC_SEQ_CST);
 	RTE_LCORE_FOREACH(lcore)
 		if (lcore != lcore_id)
 			ctl_push(lcore, a, CTL_FENCE);
@@ -249,6 +253,45 @@ migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id)
 	if (++a->fences + 1 < channels_lcores())
 		return;
 	ctl_push(lcore_id, a, CTL_HAND_OVER);
+}
+
+/*
+ * A thread's push into the home's inbox reads the home first. Counted by
+ * the parity of the epoch it saw, so that the old home can wait for the
+ * pushes that may have read it, and only for those: a push that starts
+ * after the switch sees the new epoch, reads the new home, and counts on
+ * the other side. Every step is sequentially consistent, as is the
+ * switch's epoch increment: either the push's second look at the epoch
+ * comes after the increment (it starts again, with the new one), or its
+ * count comes before migration_pushes_ended() looks.
+ */
+uint32_t *
+migration_push_begin(struct lca_actor *a)
+{
+	for (;;) {
+		uint32_t epoch = __atomic_load_n(&a->home_epoch, __ATOMIC_SEQ_CST);
+		uint32_t *pushers = &a->inbox_pushers[epoch & 1];
+
+		__atomic_fetch_add(pushers, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&a->home_epoch, __ATOMIC_SEQ_CST) == epoch)
+			return pushers;
+		__atomic_fetch_sub(pushers, 1, __ATOMIC_RELEASE);
+	}
+}
+
+void
+migration_push_end(uint32_t *pushers)
+{
+	/* Release: whoever sees the count drop sees the push in the ring. */
+	__atomic_fetch_sub(pushers, 1, __ATOMIC_RELEASE);
+}
+
+bool
+migration_pushes_ended(const struct lca_actor *a)
+{
+	uint32_t before = __atomic_load_n(&a->home_epoch, __ATOMIC_RELAXED) - 1;
+
+	return __atomic_load_n(&a->inbox_pushers[before & 1], __ATOMIC_SEQ_CST) == 0;
 }
 
 /* From this lcore's poll, after its inbox was drained: hand the actor over
