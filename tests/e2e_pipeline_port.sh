@@ -108,12 +108,15 @@ sys.exit(n != $valid)\""
 
 # 3. Two processes over net_memif: one forwards net_null's frames into the
 # memif (--tx-port), the other counts the first 20000 it gets.
-sock="$tmp/memif.sock"
-"$exe" -l 0 "${common[@]}" --file-prefix lca_test_plport_a --vdev net_null0 \
-	--vdev "net_memif0,role=server,socket=$sock" -- --source port --port 0 --tx-port 1 \
-	--engine plain --duration-ms 60000 --timeout 90 >"$tmp/memif_a" 2>&1 &
-pids+=($!)
-for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+memif_sender() { # NAME: forwards net_null into $tmp/NAME.sock, logs to $tmp/NAME
+	"$exe" -l 0 "${common[@]}" --file-prefix "lca_test_plport_$1" --vdev net_null0 \
+		--vdev "net_memif0,role=server,socket=$tmp/$1.sock" -- --source port --port 0 \
+		--tx-port 1 --engine plain --duration-ms 60000 --timeout 90 >"$tmp/$1" 2>&1 &
+	pids+=($!)
+	for _ in $(seq 50); do [ -S "$tmp/$1.sock" ] && break; sleep 0.1; done
+}
+memif_sender memif_a
+sock="$tmp/memif_a.sock"
 out=$("$exe" -l 1 "${common[@]}" --file-prefix lca_test_plport_b \
 	--vdev "net_memif0,role=client,socket=$sock" -- --source port --engine plain,lcactor \
 	--messages 20000 --sink drop --warmup-messages 1 --timeout 30 --keys "$tmp/memif_keys" \
@@ -129,12 +132,8 @@ check "net_memif: the receiver counts 20000 packets on each engine, exact" "[ $r
 check "net_memif: the keys the sender's frames carry" "awk '\$4 > 0 { n[\$1] += \$4 } END { exit !(n[\"plain\"] == 20000 && n[\"lcactor\"] >= 20000) }' '$tmp/memif_keys'"
 
 # The sender interrupted while its peer still receives: it stops cleanly.
-sock="$tmp/memif2.sock"
-"$exe" -l 0 "${common[@]}" --file-prefix lca_test_plport_c --vdev net_null0 \
-	--vdev "net_memif0,role=server,socket=$sock" -- --source port --port 0 --tx-port 1 \
-	--engine plain --duration-ms 60000 --timeout 90 >"$tmp/memif_c" 2>&1 &
-pids+=($!)
-for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+memif_sender memif_c
+sock="$tmp/memif_c.sock"
 "$exe" -l 1 "${common[@]}" --file-prefix lca_test_plport_d \
 	--vdev "net_memif0,role=client,socket=$sock" -- --source port --engine plain \
 	--duration-ms 60000 --sink drop --timeout 90 >"$tmp/memif_d" 2>&1 &
