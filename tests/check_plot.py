@@ -155,6 +155,7 @@ def synthetic_a():
                 verdict_row("affinity tp=1", "rate", 120.5, "M ops/s", [0.81, 0.84, 0.9]),
                 verdict_row("shared tp=1", "rate", 100.25, "M ops/s", [0.7, 0.75], ["unreliable"]),
                 verdict_row("spawn", "rate", 3.5, "M ops/s", []),
+                verdict_row("inline ceiling", "rate", 4300.0, "M ops/s", []),
                 verdict_row("tokens around the ring", "rate", 640064.0, "messages handled", []),
                 verdict_row("ring of 2", "time", 188000.0, "ns", [3.1, 3.6, 4.0], ["moved"])]}}
 
