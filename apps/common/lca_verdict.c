@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 
 #include "lca_result.h"
+#include "lca_series.h"
 #include "lca_stats.h"
 #include "lca_verdict.h"
 
@@ -240,6 +241,8 @@ lca_result_finish(json_t *record, bool ok, const char *path)
 
 	if (path != NULL)
 		ret = lca_result_write(record, ok, path);
+	else if (json_object_get(record, "frequency") == NULL)
+		json_object_set_new(record, "frequency", lca_freq_none_json("no series was measured"));
 	fflush(stderr);
 	lca_verdict_print(stdout, record);
 	if (path == NULL)
