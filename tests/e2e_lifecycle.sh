@@ -36,7 +36,7 @@ check "feeders: threads against CPUs said" "[ \$(grep -cE '^  [0-9]+ feeder thre
 check "accounting line" "grep -qx 'Accounting: every count exact' <<<\"\$out\""
 check "timers: three floor rounds around the two scenarios" "[ \$(grep -cE '^  floor lateness: +p50 +[0-9.]+  p99 ' <<<\"\$out\") -eq 3 ]"
 check "timers: each scenario's ratio to its floor, before and after" "[ \$(grep -cE '^  against its floor \(rte_timer in a plain loop.*\): one-shot lateness p50 [0-9.]+ us = [0-9.]+x the floor.s before it \([0-9.]+ us\), [0-9.]+x after' <<<\"\$out\") -eq 2 ]"
-check "verdict: the timers against their floor, the others say why none" "grep -qE '^timers, lcores idle: [0-9.e+-]+ us one-shot lateness p50  [0-9.]+× its floor' <<<\"\$out\" && [ \$(grep -cE '^(restart|feeders) .*  no floor: ' <<<\"\$out\") -eq 6 ]"
+check "verdict: the timers against their floor, the others say why none" "grep -qE '^timers, lcores idle: [0-9.e+-]+ us one-shot lateness p50  [0-9.]+× its floor' <<<\"\$out\" && [ \$(grep -cE '^(restart,|feeders) .*  no floor: ' <<<\"\$out\") -eq 6 ]"
 check "the record's path is the last line" "[ \"\$(tail -1 <<<\"\$out\")\" = 'record: $tmp/out.json' ]"
 check "JSON: counts exact, the timers' floor, a verdict row per scenario" "python3 - '$tmp/out.json' <<'PY'
 import json, math, sys
