@@ -49,6 +49,7 @@ struct opts {
 	unsigned int timeout_s;
 	const char *peer_lcores;
 	bool bulk;
+	bool no_floor;
 	const char *json_path;
 };
 
@@ -422,6 +423,7 @@ usage(const char *prog)
 	       "                   (the large-message lane): their p99, and the MB/s\n"
 	       "  --timeout S      seconds before giving up (default 120)\n"
 	       "  --json FILE      also write the figures as JSON (docs/json.md)\n"
+	       "  --no-floor       do not run the floor (the verdict says so)\n"
 	       "With --remote ucx, the bare UCX floor (lca-ucx-floor, beside this program) runs\n"
 	       "with the same sizes and counts on the same CPUs before node 2 starts and after\n"
 	       "it ends; each figure is printed as a ratio to both rounds.\n",
@@ -444,6 +446,7 @@ parse(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "bulk", no_argument, NULL, 'B' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "no-floor", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -502,6 +505,9 @@ parse(int argc, char **argv)
 			break;
 		case 'B':
 			o.bulk = true;
+			break;
+		case 'F':
+			o.no_floor = true;
 			break;
 		case 'j':
 			if (lca_cli_output_path("--json", optarg) != 0)
@@ -603,7 +609,7 @@ finish(json_t *record, const struct result *done, unsigned int n_done,
        const struct rb_floor_conf *fc, const struct rb_floor_round *fl, bool ok)
 {
 	json_t *res = results_json(done, n_done);
-	const char *why = rb_floor_none(fc->transport);
+	const char *why = o.no_floor ? "not measured (--no-floor)" : rb_floor_none(fc->transport);
 	size_t i;
 	json_t *r;
 	int ret;
@@ -687,7 +693,7 @@ main(int argc, char **argv)
 		goto out_eal;
 	lcore = rte_get_main_lcore();
 	floor_conf(pair.transport, &fc);
-	if (!pair.is_peer && rb_floor_none(pair.transport) == NULL) {
+	if (!pair.is_peer && !o.no_floor && rb_floor_none(pair.transport) == NULL) {
 		/* Before node 2 busy-polls a CPU the floor uses. */
 		printf("Floor, before: lca-ucx-floor on CPUs %d and %d\n", fc.cpu[0], fc.cpu[1]);
 		rb_floor_run(&fc, &fl[0]);
@@ -832,7 +838,7 @@ out_peer:
 			if (ret == 0 && peer_status != 0)
 				ret = -EIO;
 		}
-		if (ret == 0 && rb_floor_none(pair.transport) == NULL) {
+		if (ret == 0 && !o.no_floor && rb_floor_none(pair.transport) == NULL) {
 			printf("Floor, after: lca-ucx-floor on CPUs %d and %d\n", fc.cpu[0],
 			       fc.cpu[1]);
 			rb_floor_run(&fc, &fl[1]);

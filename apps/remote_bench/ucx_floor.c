@@ -180,6 +180,35 @@ ux_init(bool server)
 	return 0;
 }
 
+/* Everything UCX holds, closed in order: a process that leaves its worker
+ * and endpoint to exit() can crash in UCX's own teardown. */
+static void
+ux_fini(bool force)
+{
+	if (ux.ep != NULL) {
+		/* The client flushes its QUIT out; the server's peer may be gone. */
+		ucp_request_param_t p = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+					  .flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0 };
+		ucs_status_ptr_t r = ucp_ep_close_nbx(ux.ep, &p);
+
+		if (UCS_PTR_IS_PTR(r)) {
+			while (ucp_request_check_status(r) == UCS_INPROGRESS)
+				ucp_worker_progress(ux.worker);
+			ucp_request_free(r);
+		}
+		ux.ep = NULL;
+	}
+	if (ux.listener != NULL)
+		ucp_listener_destroy(ux.listener);
+	if (ux.worker != NULL)
+		ucp_worker_destroy(ux.worker);
+	if (ux.ctx != NULL)
+		ucp_cleanup(ux.ctx);
+	ux.listener = NULL;
+	ux.worker = NULL;
+	ux.ctx = NULL;
+}
+
 static void
 addr_of(struct sockaddr_in *sa, uint16_t port)
 {
@@ -349,6 +378,7 @@ drive(uint16_t port)
 			ucp_worker_progress(ux.worker);
 	}
 	free(rtt);
+	ux_fini(false);
 	return ret;
 }
 
@@ -483,7 +513,9 @@ main(int argc, char **argv)
 		return 1;
 	if (child == 0) {
 		close(fds[0]);
-		_exit(pin(o.cpu[1]) != 0 ? 1 : serve(fds[1]));
+		ret = pin(o.cpu[1]) != 0 ? 1 : serve(fds[1]);
+		ux_fini(true);
+		_exit(ret);
 	}
 	close(fds[1]);
 	ret = read(fds[0], &port, sizeof(port)) == sizeof(port) ? pin(o.cpu[0]) : -EIO;
