@@ -45,11 +45,11 @@ memif_floor() {
 		f="$out/floor.$r.$s"
 		timeout -s INT 9 "$testpmd" -l 0,1 --main-lcore 1 "${eal[@]}" --file-prefix "rcf$$a" \
 			--vdev="net_memif0,role=server,socket=$sock" -- --forward-mode=txonly \
-			--txpkts=$((42 + s)) --nb-cores=1 --stats-period 1 >"$f.tx" 2>&1 &
+			--txpkts=$((42 + s)) --nb-cores=1 --total-num-mbufs=16384 --stats-period 1 >"$f.tx" 2>&1 &
 		sleep 1
 		timeout -s INT 7 "$testpmd" -l 0,1 --main-lcore 0 "${eal[@]}" --file-prefix "rcf$$b" \
 			--vdev="net_memif0,role=client,socket=$sock" -- --forward-mode=io \
-			--nb-cores=1 --stats-period 1 >"$f.io" 2>&1 || true
+			--nb-cores=1 --total-num-mbufs=16384 --stats-period 1 >"$f.io" 2>&1 || true
 		wait || true
 		rm -f "$sock"
 		grep -oE 'Rx-pps: +[0-9]+' "$f.io" | awk '{ print $2 }' | tail -3 | sort -g |
