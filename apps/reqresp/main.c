@@ -511,6 +511,7 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 	struct measured m = { .c = c, .r = r, .jiters = json_array(),
 			      .jfloor_iters = json_array() };
 	json_t *jmoves = NULL;
+	char label[sizeof(r->label)];
 	int ret;
 
 	print_set_header(c, &r->set);
@@ -521,10 +522,10 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 			rr_dispatcher_name(r->set.dispatcher), strerror(-ret));
 	for (unsigned int i = 0; ret == 0 && i < c->warmups; i++)
 		ret = run_pair(&m, true, i);
-	snprintf(r->label, sizeof(r->label), "%s %s throughPut %u",
-		 rr_dispatcher_name(r->set.dispatcher), lca_mailbox_mode_name(r->set.mailbox),
-		 r->set.throughput);
-	snprintf(r->floor_label, sizeof(r->floor_label), "floor beside %s", r->label);
+	snprintf(label, sizeof(label), "%s %s throughPut %u", rr_dispatcher_name(r->set.dispatcher),
+		 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput);
+	snprintf(r->label, sizeof(r->label), "%s", label);
+	snprintf(r->floor_label, sizeof(r->floor_label), "floor beside %s", label);
 	if (ret == 0)
 		ret = lca_series_run(&r->series, r->label, c->iterations, measure_one, &m);
 	/* The placement of the first set of actors, after its run: under
