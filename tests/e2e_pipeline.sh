@@ -117,7 +117,7 @@ for res in d['results']:
     assert res['throughput']['values'][0] * sum(s) == sum(p['measured'] for p in res['runs']) or abs(res['throughput']['values'][0] * sum(s) / sum(p['measured'] for p in res['runs']) - 1) < 1e-9
 v = {r['config']: r for r in d['verdict']['rows']}
 assert v['lcactor']['floor'] and len(v['lcactor']['ratios']) == 1 and v['lcactor']['window_s'] >= 0.2, v
-assert 'short-window' not in v['lcactor']['flags'], v
+assert ('short-window' in v['lcactor']['flags']) == (v['lcactor']['window_s'] < 50 / int('${hz:-250}')), v
 PY"
 
 out=$("$exe" "${eal[@]}" -- --messages 2000000 --warmup-ms 2 --engine plain,lcactor \
