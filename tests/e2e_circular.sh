@@ -94,6 +94,7 @@ assert d['results'][2]['cross_lcore_links'] == 50
 assert sorted(set(d['results'][2]['lcore_of_actor'])) == [0, 1]
 PY"
 record_checks "$tmp/out.json" lca-circular
+verdict_checks "$tmp/out" "$tmp/out.json" lca-circular
 
 out=$("$exe" "${eal[@]}" -- --samples 2 --warmup 0 --hops 10 --iterations 1 --window-ms 20 2>&1); rc=$?
 check "default ring sizes run" "[ $rc -eq 0 ]"

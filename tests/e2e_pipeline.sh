@@ -86,6 +86,7 @@ check "per-lcore rows, stage rows" "[ \$(grep -cE '^  [01] +[0-9]+ +[0-9]+ +[0-9
 check "a clock verdict per engine, and the frequency report" "[ \$(grep -c '^  clock: ' <<<\"\$out\") -eq 3 ] && grep -q '^Clock verdict: ' <<<\"\$out\""
 check "JSON: every engine's accounting exact" "exact '$tmp/all.json' 200000 lcactor eventdev plain"
 record_checks "$tmp/all.json" lca-pipeline
+verdict_checks "$tmp/all" "$tmp/all.json" lca-pipeline
 
 # Odd sizes: remainders everywhere (messages over partitions and streams,
 # bursts and batches that do not divide them), two runs each, engines reordered.

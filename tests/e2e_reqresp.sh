@@ -89,6 +89,7 @@ for r in d['results']:
         assert ('unreliable' in v['flags']) == (half > v['score'] / 2), v
 PY"
 record_checks "$tmp/out.json" lca-reqresp
+verdict_checks "$tmp/out" "$tmp/out.json" lca-reqresp
 
 out=$("$exe" "${eal[@]}" -- --queries 500 --users 100 -i 1 -wi 0 --invocations 1 \
 	-p dispatcher=affinity -p mailbox=sp,rts,hts --placement pairs-local --idle pause --quiet 2>&1); rc=$?
