@@ -135,25 +135,3 @@ lca_floor_stream_run(const struct lca_floor_stream *s, uint64_t *cycles)
 	rte_free(st);
 	return ret;
 }
-
-double
-lca_floor_moved_pct(const double *floor, unsigned int n)
-{
-	double lo, hi;
-
-	if (n < 2)
-		return NAN;
-	lo = hi = floor[0];
-	for (unsigned int i = 1; i < n; i++) {
-		lo = RTE_MIN(lo, floor[i]);
-		hi = RTE_MAX(hi, floor[i]);
-	}
-	return lo > 0 ? 100.0 * (hi - lo) / lo : NAN;
-}
-
-void
-lca_floor_ratios(const double *score, const double *floor, unsigned int n, double *ratios)
-{
-	for (unsigned int i = 0; i < n; i++)
-		ratios[i] = floor[i] > 0 ? score[i] / floor[i] : NAN;
-}
