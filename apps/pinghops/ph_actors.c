@@ -136,9 +136,15 @@ flush(struct worker *w, lca_actor_id_t self, struct lca_msg *token)
 	while (w->backlog_head != NULL) {
 		struct lca_msg *m = w->backlog_head;
 		struct lca_msg *next = m->ptr;
-		int ret = lca_send(((struct ping *)m->data)->to, m);
+		int ret;
+
+		/* The backlog's link is not the message's payload: a ping that
+		 * crosses to another node must carry no ptr (lca_remote.h). */
+		m->ptr = NULL;
+		ret = lca_send(((struct ping *)m->data)->to, m);
 
 		if (ret == -ENOBUFS) {
+			m->ptr = next;
 			w->refused++;
 			w->flushes++;
 			if (lca_send(self, token) != 0)
