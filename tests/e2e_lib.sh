@@ -28,3 +28,10 @@ record_checks() {
 	check "$2: JSON record validates against the schema" "/usr/bin/python3 '$here/check_result.py' '$1' '$2'"
 	check "$2: lca-plot renders the record as SVG" "/usr/bin/python3 '$here/check_result.py' '$1' '$2' --plot '${1%.json}.svg'"
 }
+
+# The output ends with the verdict the record holds, the record's path last
+# (apps/common/lca_verdict.h, tests/check_verdict.py).
+# verdict_checks OUTPUT_FILE JSON APP
+verdict_checks() {
+	check "$3: ends with the record's verdict, the record's path last" "/usr/bin/python3 '$here/check_verdict.py' '$1' '$2'"
+}

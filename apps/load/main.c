@@ -683,6 +683,22 @@ print_report(const struct totals *s)
 	printf("errors: %" PRIu64 "\n", errs + s->non2xx);
 }
 
+/* The last lines, as every lcactor app ends: the answer, why it has no
+ * floor, and where the record is. */
+static void
+print_verdict(const struct totals *s, bool written)
+{
+	printf("\n== verdict ==\n");
+	printf("requests answered: %.4g req/s, p99 %.4g ms  no floor: a load generator's figure "
+	       "is the server's; scripts/http-compare.sh measures nginx beside it\n",
+	       (double)s->completed / s->elapsed_s,
+	       (double)lca_hdr_value_at(&s->hist, 99.0) / 1e6);
+	if (cfg.json_path == NULL)
+		printf("record: none (--json FILE writes one)\n");
+	else
+		printf("record: %s%s\n", cfg.json_path, written ? "" : " (not written)");
+}
+
 static bool
 spectrum_step(const struct lca_hdr_step *st, void *arg)
 {
@@ -931,6 +947,7 @@ main(int argc, char **argv)
 	ret = 0;
 	if (cfg.json_path != NULL && write_json(&s, argc, argv) < 0)
 		ret = 1;
+	print_verdict(&s, ret == 0);
 	lca_hdr_free(&s.hist);
 	freeaddrinfo(server);
 	free(th);
