@@ -551,6 +551,81 @@ verdict_remote(json_t *root, const struct runs *rem, const struct runs *base, un
 	return lca_verdict_add(root, &row);
 }
 
+/* The series of --remote: on 1 lcore, on this process's lcores, remote. */
+static struct ph_run g_runs1[MAX_RUNS], g_runsn[MAX_RUNS], g_runsr[MAX_RUNS];
+static struct runs g_r1, g_rn, g_rr;
+static struct lca_series g_s1, g_sn, g_sr;
+static char g_cfg[3][96];
+
+/* One local series of --remote, its result and its verdict row. */
+static int
+remote_local(json_t *root, const struct ph_conf *pc, const char *name, struct runs *r,
+	     struct ph_run *runs, struct lca_series *series, char *cfg, unsigned int lcores)
+{
+	int ret = local_series(pc, name, r, runs, series);
+	json_t *res;
+
+	if (ret < 0)
+		return ret;
+	snprintf(cfg, sizeof(g_cfg[0]), "local, %u workers on %u lcore%s", pc->workers, lcores,
+		 lcores > 1 ? "s" : "");
+	res = result_json(name, pc, r);
+	json_object_set_new(res, "frequency", lca_series_freq_json(series));
+	lca_result_add(root, res);
+	return verdict_local(root, cfg, r, pc->runs);
+}
+
+/* Both local figures, and the remote one read against @p base. */
+static int
+remote_answer(json_t *root, const struct app_conf *c, unsigned int n_here, unsigned int cpus,
+	      const struct runs *base)
+{
+	bool like = base == &g_rn;
+	json_t *res = result_json("remote", &c->ph, &g_rr);
+
+	json_object_set_new(res, "cpus", json_integer(cpus));
+	json_object_set_new(res, "baseline", json_string(like ? "local-n-lcores"
+								: "local-1-lcore"));
+	json_object_set_new(res, "frequency", lca_series_freq_json(&g_sr));
+	json_object_set_new(root, "frequency", lca_series_freq_json(&g_sr));
+	lca_result_add(root, res);
+	printf("\nLocal on 1 lcore: %.4f ms; local on %u lcores: ", g_r1.average_ms, n_here);
+	if (n_here > 1)
+		printf("%.4f ms\n", g_rn.average_ms);
+	else
+		printf("not measured (this process has 1 lcore: give it -l with %u lcores to "
+		       "measure the like-for-like baseline)\n", cpus);
+	printf("Remote / local = %.4f / %.4f ms = %.1fx local (Akka, seed 001: 102x); the remote "
+	       "run used %u CPUs, the local run %u lcore%s: %s\n",
+	       g_rr.average_ms, base->average_ms, g_rr.average_ms / base->average_ms, cpus,
+	       like ? n_here : 1, like ? "s" : "", like ? "like for like" : "NOT like for like");
+	snprintf(g_cfg[2], sizeof(g_cfg[2]), "remote, %u+%u workers over %s",
+		 (c->ph.workers + 1) / 2, c->ph.workers / 2, g_pair.transport);
+	return verdict_remote(root, &g_rr, base, c->ph.runs, g_cfg[2],
+			      like ? "the local run on as many CPUs, in this process (run before "
+				     "the remote runs, not interleaved)"
+				   : "the local run on 1 lcore (the remote run used more CPUs: not "
+				     "like for like; not interleaved)");
+}
+
+/* Node 2 of --remote: serve node 1 until it says quit. */
+static int
+run_peer(const struct app_conf *c, const struct lca_remote_conf *rconf)
+{
+	struct ph_conf pc = c->ph;
+	struct ph_bench *b;
+	int ret;
+
+	pc.remote = rconf;
+	pc.remote_node = 2;
+	ret = ph_bench_create(&pc, &b);
+	if (ret < 0)
+		return ret;
+	ret = ph_bench_serve(b, 0);
+	ph_bench_destroy(b);
+	return ret == -EINTR ? 0 : ret;
+}
+
 /*
  * --remote: local series first, in this process, each with its floor: on
  * one lcore (every actor on the main lcore), and, when this process has
@@ -561,32 +636,16 @@ verdict_remote(json_t *root, const struct runs *rem, const struct runs *base, un
 static int
 run_remote(const struct app_conf *c)
 {
-	static struct ph_run runs1[MAX_RUNS], runsn[MAX_RUNS], runsr[MAX_RUNS];
-	static struct runs r1, rn, rr;
-	static struct lca_series s1, sn, sr;
-	static char cfg[3][96];
-	struct lca_remote_conf rconf;
+	static struct lca_remote_conf rconf;
 	struct ph_conf one = c->ph;
-	unsigned int n_here = rte_lcore_count(), cpus;
-	const struct runs *base;
+	unsigned int n_here = rte_lcore_count(), cpus = 0;
 	json_t *root;
 	int ret, peer;
 
 	lca_pair_conf(&g_pair, &rconf);
 	rconf.connect_ms = 30000;
-	if (g_pair.is_peer) {
-		struct ph_conf pc = c->ph;
-
-		pc.remote = &rconf;
-		pc.remote_node = 2;
-		ret = ph_bench_create(&pc, &r1.b);
-		if (ret < 0)
-			return ret;
-		ret = ph_bench_serve(r1.b, 0);
-		ph_bench_destroy(r1.b);
-		return ret == -EINTR ? 0 : ret;
-	}
-	cpus = remote_cpus(&rconf);
+	if (g_pair.is_peer)
+		return run_peer(c, &rconf);
 	lca_report_machine(stdout);
 	print_header(&c->ph);
 	root = lca_result_new(conf_json(c));
@@ -594,28 +653,12 @@ run_remote(const struct app_conf *c)
 	       "of this process.\n", one.workers);
 	if (n_here > 1)
 		one.placement = LCA_PLACE_PACK;
-	ret = local_series(&one, "pinghops-local-1", &r1, runs1, &s1);
-	snprintf(cfg[0], sizeof(cfg[0]), "local, %u workers on 1 lcore", one.workers);
-	if (ret == 0) {
-		json_t *res = result_json("local-1-lcore", &one, &r1);
-
-		json_object_set_new(res, "frequency", lca_series_freq_json(&s1));
-		lca_result_add(root, res);
-		ret = verdict_local(root, cfg[0], &r1, one.runs);
-	}
+	ret = remote_local(root, &one, "local-1-lcore", &g_r1, g_runs1, &g_s1, g_cfg[0], 1);
 	if (ret == 0 && n_here > 1) {
 		printf("# Local run on this process's %u lcores (%s placement).\n", n_here,
 		       lca_placement_name(c->ph.placement));
-		ret = local_series(&c->ph, "pinghops-local-n", &rn, runsn, &sn);
-		snprintf(cfg[1], sizeof(cfg[1]), "local, %u workers on %u lcores", c->ph.workers,
-			 n_here);
-		if (ret == 0) {
-			json_t *res = result_json("local-n-lcores", &c->ph, &rn);
-
-			json_object_set_new(res, "frequency", lca_series_freq_json(&sn));
-			lca_result_add(root, res);
-			ret = verdict_local(root, cfg[1], &rn, c->ph.runs);
-		}
+		ret = remote_local(root, &c->ph, "local-n-lcores", &g_rn, g_runsn, &g_sn,
+				   g_cfg[1], n_here);
 	}
 	if (ret == 0) {
 		lca_pair_set_peer_lcores(&g_pair, c->peer_lcores ? c->peer_lcores : "1");
@@ -629,7 +672,7 @@ run_remote(const struct app_conf *c)
 		       "the master here; %u CPUs in all.\n\n",
 		       (c->ph.workers + 1) / 2, c->ph.workers / 2, g_pair.peer_lcores,
 		       g_pair.transport, cpus);
-		ret = remote_series(c, &rconf, &rr, runsr, &sr);
+		ret = remote_series(c, &rconf, &g_rr, g_runsr, &g_sr);
 	}
 	if (g_pair.child > 0) {
 		peer = lca_pair_finish(&g_pair, lca_eal_stop_requested() ? 0 : 5000);
@@ -637,38 +680,12 @@ run_remote(const struct app_conf *c)
 		if (ret == 0 && peer != 0)
 			ret = -EIO;
 	}
-	base = n_here > 1 && n_here == cpus ? &rn : &r1;
-	if (ret == 0) {
-		json_t *res = result_json("remote", &c->ph, &rr);
-
-		json_object_set_new(res, "cpus", json_integer(cpus));
-		json_object_set_new(res, "frequency", lca_series_freq_json(&sr));
-		json_object_set_new(root, "frequency", lca_series_freq_json(&sr));
-		json_object_set_new(res, "baseline", json_string(base == &rn ? "local-n-lcores"
-									      : "local-1-lcore"));
-		lca_result_add(root, res);
-		printf("\nLocal on 1 lcore: %.4f ms; local on %u lcores: ", r1.average_ms, n_here);
-		if (n_here > 1)
-			printf("%.4f ms\n", rn.average_ms);
-		else
-			printf("not measured (this process has 1 lcore: give it -l with %u lcores "
-			       "to measure the like-for-like baseline)\n", cpus);
-		printf("Remote / local = %.4f / %.4f ms = %.1fx local (Akka, seed 001: 102x); the "
-		       "remote run used %u CPUs, the local run %u lcore%s: %s\n",
-		       rr.average_ms, base->average_ms, rr.average_ms / base->average_ms, cpus,
-		       base == &rn ? n_here : 1, base == &rn && n_here > 1 ? "s" : "",
-		       base == &rn ? "like for like" : "NOT like for like");
-		snprintf(cfg[2], sizeof(cfg[2]), "remote, %u+%u workers over %s", (c->ph.workers + 1) / 2,
-			 c->ph.workers / 2, g_pair.transport);
-		ret = verdict_remote(root, &rr, base, c->ph.runs, cfg[2],
-				     base == &rn ? "the local run on as many CPUs, in this process "
-						   "(run before the remote runs, not interleaved)"
-						 : "the local run on 1 lcore (the remote run used "
-						   "more CPUs: not like for like; not interleaved)");
-	}
-	lca_series_release(&s1);
-	lca_series_release(&sn);
-	lca_series_release(&sr);
+	if (ret == 0)
+		ret = remote_answer(root, c, n_here, cpus, n_here > 1 && n_here == cpus ? &g_rn
+										       : &g_r1);
+	lca_series_release(&g_s1);
+	lca_series_release(&g_sn);
+	lca_series_release(&g_sr);
 	if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 		ret = -EIO;
 	json_decref(root);
