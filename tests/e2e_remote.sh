@@ -91,6 +91,7 @@ check "pinghops --remote: JSON counts exact in both processes, floors and baseli
 	"remote_counts '$tmp/phr.json' 2000 20 2 2 local-1-lcore local-1-lcore remote"
 echo "$out" >"$tmp/phr.out"
 verdict_checks "$tmp/phr.out" "$tmp/phr.json" "pinghops --remote"
+record_checks "$tmp/phr.json" lca-pinghops
 [ $fail -eq 0 ] || echo "$out" | tail -30
 
 # Node 1 on two lcores (the second process shares CPU 1): the local run on
