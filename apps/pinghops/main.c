@@ -301,8 +301,9 @@ floor_one(struct runs *r, unsigned int i)
 	int ret = ph_floor_run(r->pc, place, n, i, &cycles);
 
 	if (ret < 0) {
-		fprintf(stderr, "lca-pinghops: floor round %u failed: %s\n", i + 1,
-			strerror(-ret));
+		if (ret != -EINTR) /* a signal: the app says "interrupted" */
+			fprintf(stderr, "lca-pinghops: floor round %u failed: %s\n", i + 1,
+				strerror(-ret));
 		return ret;
 	}
 	r->floor_ms[i] = (double)cycles * 1e3 / (double)rte_get_tsc_hz();
