@@ -5,7 +5,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
 
-# The shared harness (apps/common/lca_app.c): help without EAL, and no "--".
+# The shared harness (apps/common/lca_app.c): help and --version without EAL,
+# no "--", and unknown options named.
 # harness_checks EXE APP
 harness_checks() {
 	local exe=$1 app=$2 out rc
@@ -19,6 +20,15 @@ harness_checks() {
 	out=$("$exe" -l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_json --log-level 'lib.*:error' \
 		-- --json /nonexistent-lca/out.json 2>&1); rc=$?
 	check "$app: --json where nothing can be written exits 2 before the run" "[ $rc -eq 2 ] && grep -q 'cannot be written' <<<\"\$out\""
+	out=$("$exe" -l 0-9999 -- -h 2>&1); rc=$?
+	check "$app: -- -h prints the help without EAL" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
+	out=$("$exe" -l 0-9999 -- --version 2>&1); rc=$?
+	check "$app: --version prints its name and lcactor's version without EAL" \
+		"[ $rc -eq 0 ] && grep -qx '$app (lcactor) [0-9][0-9.]*' <<<\"\$out\""
+	# In a cluster the unknown -Z is named, not the word before it.
+	out=$("$exe" -l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_shortopt --log-level 'lib.*:error' \
+		-- -Zq 2>&1); rc=$?
+	check "$app: an unknown short option exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"unknown option '-Z\" <<<\"\$out\""
 }
 
 # The record validates against docs/lcactor-result.schema.json, and

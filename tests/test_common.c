@@ -2,9 +2,11 @@
 /* apps/common: argument parsing, statistics, the RNG, the record's measures
  * and JMH's result format. */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +67,48 @@ test_cli_seconds_and_split(void **state)
 	assert_string_equal(items[2], "50");
 	assert_int_equal(lca_cli_split(empty_item, items, 3), -EINVAL);
 	assert_int_equal(lca_cli_split(many, two, 2), -E2BIG);
+}
+
+/* What getopt refused, as the message names it: @p argv up to the error. */
+static const char *
+refused(int argc, char **argv, bool only, char *buf)
+{
+	static const struct option opts[] = {
+		{ "tokens", required_argument, NULL, 0 },
+		{ "rate", required_argument, NULL, 'R' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	optind = 0; /* a fresh scan: glibc forgets a cluster left half read */
+	opterr = 0;
+	do
+		opt = only ? getopt_long_only(argc, argv, ":h", opts, NULL) :
+			     getopt_long(argc, argv, ":h", opts, NULL);
+	while (opt == 0);
+	assert_true(opt == '?' || opt == ':');
+	return lca_cli_bad_option(argv, buf, 3);
+}
+
+static void
+test_cli_bad_option(void **state)
+{
+	char p[] = "prog", tok[] = "--tokens", two[] = "2", zq[] = "-Zq", bogus[] = "--bogus",
+	     rate[] = "--rate", xv[] = "-xv", buf[3];
+	char *cluster_first[] = { p, zq, NULL }, *cluster_later[] = { p, tok, two, zq, NULL },
+	     *long_unknown[] = { p, bogus, NULL }, *no_value[] = { p, tok, NULL },
+	     *no_value_val[] = { p, rate, NULL }, *only_word[] = { p, xv, NULL };
+
+	(void)state;
+	/* argv[optind - 1] would be "prog" and "2": -Z has not been passed. */
+	assert_string_equal(refused(2, cluster_first, false, buf), "-Z");
+	assert_string_equal(refused(4, cluster_later, false, buf), "-Z");
+	assert_string_equal(refused(2, long_unknown, false, buf), "--bogus");
+	assert_string_equal(refused(2, no_value, false, buf), "--tokens");
+	/* optopt is 'R' here, the long option's val: still the word. */
+	assert_string_equal(refused(2, no_value_val, false, buf), "--rate");
+	/* getopt_long_only() reads -xv as one unknown long option. */
+	assert_string_equal(refused(2, only_word, true, buf), "-xv");
 }
 
 /* The seed's own JMH run: four iterations give 3634030.863 ± 3728431.081. */
@@ -306,6 +350,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cli_uint),
 		cmocka_unit_test(test_cli_seconds_and_split),
+		cmocka_unit_test(test_cli_bad_option),
 		cmocka_unit_test(test_stats_match_jmh),
 		cmocka_unit_test(test_t_quantiles),
 		cmocka_unit_test(test_stats_edges),

@@ -440,7 +440,8 @@ usage(const char *prog)
 	       "                        error, and the connection is opened again (default 2000)\n"
 	       "  --latency             print the detailed percentile spectrum too\n"
 	       "  --json FILE           write the result as JSON (docs/json.md, lca-load/1)\n"
-	       "  --help                this text\n"
+	       "  -h, --help            this text\n"
+	       "  --version             lca-load's and lcactor's version\n"
 	       "Exit status: 0 after a run (errors are counted, not fatal), 1 when it could\n"
 	       "not run, 2 for a bad argument.\n",
 	       prog);
@@ -513,15 +514,17 @@ parse_args(int argc, char **argv)
 		{ "latency", no_argument, NULL, 'L' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, idx = 0;
 	bool threads_given = false;
+	char shortopt[3];
 
 	cfg = (struct ld_conf){ .connections = 100, .threads = 2, .duration_s = 10,
 				.timeout_ms = 2000 };
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", opts, &idx)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
 		int ret = 0;
 
 		switch (opt) {
@@ -552,11 +555,16 @@ parse_args(int argc, char **argv)
 		case 'h':
 			usage(argv[0]);
 			return 1;
+		case 'V':
+			lca_cli_version(NAME);
+			return 1;
 		case ':':
-			fprintf(stderr, NAME ": option '%s' needs a value\n", argv[optind - 1]);
+			fprintf(stderr, NAME ": option '%s' needs a value\n",
+				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
 			return -EINVAL;
 		default:
-			fprintf(stderr, NAME ": unknown option '%s'\n", argv[optind - 1]);
+			fprintf(stderr, NAME ": unknown option '%s'\n",
+				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
 			return -EINVAL;
 		}
 		if (ret < 0) {
