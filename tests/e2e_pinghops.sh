@@ -32,12 +32,14 @@ assert len(d['placement']) == workers + 1
 assert d['placement'][-1]['role'] == 'master'
 assert res['frequency']['monitor'] in ('ran', 'did not run') and d['machine']['lcores'] == 2
 # A floor round before each run, on the same lcores, its ratio per pair.
-assert len(res['floor_ms']) == runs and all(f > 0 for f in res['floor_ms']), res['floor_ms']
-ratios = res['runtime_over_floor']
+fl = res['floor']
+assert len(fl['ms']) == runs and all(f > 0 for f in fl['ms']) and fl['time']['n'] == runs, fl
+ratios = fl['ratios']
 assert len(ratios) == runs, ratios
-for r, f, x in zip(res['runs'], res['floor_ms'], ratios):
+for r, f, x in zip(res['runs'], fl['ms'], ratios):
     assert abs(x - r['ms'] / f) <= 1e-6 * x, (x, r['ms'], f)
-assert (res['floor_moved_pct'] is None) == (runs == 1)
+assert fl['ratio_min'] <= fl['ratio_median'] <= fl['ratio_max']
+assert (fl['moved_pct'] is None) == (runs == 1)
 row, = d['verdict']['rows']
 assert row['ratios'] == ratios and row['floor'].startswith('the same pings'), row
 PY

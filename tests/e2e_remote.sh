@@ -74,8 +74,9 @@ for r in res:
     if r['name'] == 'remote':
         assert r['cpus'] == cpus and r['baseline'] == baseline, (r['cpus'], r['baseline'])
     else:
-        assert len(r['floor_ms']) == runs and all(f > 0 for f in r['floor_ms']), r['name']
-        assert len(r['runtime_over_floor']) == runs, r['name']
+        fl = r['floor']
+        assert len(fl['ms']) == runs and all(f > 0 for f in fl['ms']), r['name']
+        assert len(fl['ratios']) == runs, r['name']
 rows = d['verdict']['rows']
 assert len(rows) == len(names) and all(row['ratios'] for row in rows), rows
 PY

@@ -406,11 +406,20 @@ result_json(const char *name, const struct ph_conf *pc, const struct runs *r)
 	double moved = floor_moved_pct(r, pc->runs);
 
 	if (r->with_floor) {
-		json_object_set_new(res, "floor", json_string(FLOOR_WHAT));
-		json_object_set_new(res, "floor_ms", doubles_json(r->floor_ms, pc->runs));
-		json_object_set_new(res, "runtime_over_floor", doubles_json(r->ratio, pc->runs));
-		json_object_set_new(res, "floor_moved_pct", isnan(moved) ? json_null()
-									: json_real(moved));
+		struct lca_stats st;
+		json_t *fl = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "what", FLOOR_WHAT, "order",
+				       "a floor round before each run (ABAB)", "time",
+				       lca_result_measure_of(r->floor_ms, pc->runs, CONFIDENCE,
+							     "ms"),
+				       "ms", doubles_json(r->floor_ms, pc->runs), "ratios",
+				       doubles_json(r->ratio, pc->runs), "moved_pct",
+				       isnan(moved) ? json_null() : json_real(moved));
+
+		if (lca_stats_compute(r->ratio, pc->runs, CONFIDENCE, &st) == 0)
+			json_object_update_new(fl, json_pack("{s:f, s:f, s:f}", "ratio_median",
+							     st.p50, "ratio_min", st.min,
+							     "ratio_max", st.max));
+		json_object_set_new(res, "floor", fl);
 	}
 	return res;
 }
