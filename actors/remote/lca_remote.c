@@ -280,12 +280,14 @@ frame_open(struct rm_lcore *rl, struct chan *ch)
 }
 
 /*
- * A memif pair connects only the rings both sides have: the client's ring
- * count is what the server gets, and frames a sender puts on a ring its
- * peer lacks are never seen. Each lcore sends on its own TX queue, so both
- * sides of a memif port take as many queues as the side with the most
- * lcores (the extra RX queues go round the lcores). 0 (one a lcore) for any
- * other PMD.
+ * A memif pair has the rings the client asks for. A server TX queue beyond
+ * them gets no ring of its own: the PMD leaves its ring offset 0, which is
+ * the client's first C2S ring, so what the server sends there is written
+ * into the ring the client sends on (frames lost, descriptors overwritten:
+ * node 1 on -l 0-1 with a one-lcore peer never ended a run, and once died
+ * of SIGSEGV). Each lcore sends on its own TX queue, so both sides of a
+ * memif port take as many queues as the side with the most lcores (the
+ * extra RX queues go round the lcores). 0 (one a lcore) for any other PMD.
  */
 static uint16_t
 memif_queues(unsigned int pi)
