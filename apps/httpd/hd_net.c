@@ -487,8 +487,11 @@ refuse_fd(struct hd_worker *w, int fd)
 			 "Content-Type: text/plain\r\nContent-Length: 20\r\nRetry-After: 1\r\n"
 			 "Connection: close\r\n\r\nService Unavailable\n", w->date);
 
-	if (recv(fd, w->rbuf, RBUF_SIZE, MSG_DONTWAIT) < 0 && errno != EAGAIN)
-		(void)0; /* a reset peer: the send below fails the same */
+	/* Its request, when in: a reset peer makes the send fail the same. */
+	ssize_t got = recv(fd, w->rbuf, RBUF_SIZE, MSG_DONTWAIT);
+
+	if (got > 0)
+		ctr_add(w, HD_BYTES_IN, (uint64_t)got);
 	if (send(fd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) > 0)
 		ctr_add(w, HD_BYTES_OUT, (uint64_t)n);
 	count_status(w, 503);

@@ -513,6 +513,32 @@ on_stop_signal(int sig)
 		hd_net_drain();
 }
 
+static void
+catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* How the run ended, and what a drain did; a stop is no failure. */
+static int
+say_stop(int ret)
+{
+	double drain = hd_net_drain_end();
+
+	if (drain >= 0 && (ret == 0 || ret == -EINTR))
+		printf("lca-httpd: stopped (signal): drained in %.1f ms (--drain-ms %" PRIu64
+		       "), %" PRIu64 " idle connections closed, %" PRIu64 " connections cut%s\n",
+		       drain, conf.drain_ms, hd_net_counter(HD_DRAIN_IDLE),
+		       hd_net_counter(HD_DRAIN_CUT), ret == -EINTR ? " (a second signal)" : "");
+	else if (ret == -ETIMEDOUT || ret == -EINTR)
+		printf("lca-httpd: stopped (%s)\n", ret == -EINTR ? "signal" : "--duration");
+	return ret == -ETIMEDOUT || ret == -EINTR ? 0 : ret;
+}
+
 static int
 run(void *arg)
 {
@@ -562,30 +588,11 @@ run(void *arg)
 	lca_report_machine(stdout);
 	print_config(service);
 
-	{
-		struct sigaction sa = { .sa_handler = on_stop_signal };
-
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-	}
+	catch_stop_signals();
 	lca_series_begin(&series, "serving", 0);
 	ret = lca_runtime_run((unsigned int)(c->duration_s * 1000));
 	lca_series_end(&series);
-	{
-		double drain = hd_net_drain_end();
-
-		if (drain >= 0 && (ret == 0 || ret == -EINTR))
-			printf("lca-httpd: stopped (signal): drained in %.1f ms (--drain-ms %" PRIu64
-			       "), %" PRIu64 " idle connections closed, %" PRIu64
-			       " connections cut%s\n", drain, c->drain_ms,
-			       hd_net_counter(HD_DRAIN_IDLE), hd_net_counter(HD_DRAIN_CUT),
-			       ret == -EINTR ? " (a second signal)" : "");
-		else if (ret == -ETIMEDOUT || ret == -EINTR)
-			printf("lca-httpd: stopped (%s)\n", ret == -EINTR ? "signal" : "--duration");
-		if (ret == -ETIMEDOUT || ret == -EINTR)
-			ret = 0;
-	}
+	ret = say_stop(ret);
 	rte_spinlock_lock(&tel_lock);
 	tel_up = false;
 	rte_spinlock_unlock(&tel_lock);
