@@ -291,6 +291,11 @@ class Loader(threading.Thread):
 
 
 def drain(port, pid, n):
+    # One idle keep-alive connection: the drain must close it, not wait on it.
+    idle = connect(port)
+    idle.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+    if read_answer(idle)[0] != 200:
+        fail("drain: the idle connection's request was not answered")
     loaders = [Loader(port, i) for i in range(n)]
     for t in loaders:
         t.start()
@@ -312,7 +317,14 @@ def drain(port, pid, n):
         fail("drain: %d requests sent and not answered" % (tot["sent"] - tot["answered"]))
     if tot["closes"] == 0:
         fail("drain: no answer said Connection: close")
-    print("answered=%d" % tot["answered"])
+    try:
+        closed = idle.recv(1) == b""
+    except ConnectionResetError:
+        closed = True
+    if not closed:
+        fail("drain: the idle connection got bytes instead of a close")
+    print("ok drain: the idle keep-alive connection was closed", flush=True)
+    print("answered=%d" % (tot["answered"] + 1))
 
 
 def main():
