@@ -194,6 +194,29 @@ check "graceful stop: 0 requests lost under keep-alive load, Connection: close s
 answered=$(grep -oE '^answered=[0-9]+' <<<"$out" | cut -d= -f2)
 check "graceful stop: the server answered what the clients counted, nothing cut" "json_check drain \"r['status_200'] == ${answered:-0} and r['requests'] == ${answered:-0} and r['drain_cut'] == 0 and r['drain_idle_closed'] >= 1\" && grep -q 'stopped (signal): drained in' '$tmp/drain.out'"
 
+# The same with lca-load's closed loop (wrk's shape): SIGTERM a second in;
+# after the stop its connects are refused (never sent), and nothing it sent
+# is lost: no read, write or timeout error, no request lost with a
+# connection, and the server answered exactly what it counted.
+start_httpd drainload --drain-ms 5000
+"$load" --closed --duration 3 --connections 20 --cpus 0,1 --json "$tmp/drainload_client.json" \
+	"http://127.0.0.1:$sport/" >"$tmp/drainload_client.out" 2>&1 &
+lpid=$!
+sleep 1
+kill -TERM "$spid"
+wait "$spid"; src=$?
+wait "$lpid"; rc=$?
+check "graceful stop under lca-load: nothing sent is lost, the counts agree" "[ $rc -eq 0 ] && [ $src -eq 0 ] && python3 - '$tmp/drainload_client.json' '$tmp/drainload.json' <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))['result']
+s = json.load(open(sys.argv[2]))['results'][0]
+e = c['errors']
+print('# lca-load: sent %d, answered %d, failed %d, errors %s; server: requests %d, drain_cut %d' % (c['sent'], c['requests'], c['failed'], e, s['requests'], s['drain_cut']))
+assert c['requests'] > 0 and c['failed'] == 0 and c['in_flight_at_end'] == 0, c
+assert e['read'] == e['write'] == e['timeout'] == e['parse'] == 0, e
+assert s['requests'] == s['status_200'] == c['requests'] == c['sent'] and s['drain_cut'] == 0, (s, c)
+PY"
+
 # lca-load against a server that is not lca-httpd.
 python3 "$here/http_fixture.py" "$tmp/fx.port" &
 fpid=$!
