@@ -2,8 +2,10 @@
 # lca-httpd and lca-load end to end (issue 11): lca-load at a low rate
 # against lca-httpd, its histogram's counts against what was sent and what
 # the server counted; every hostile case of tests/http_hostile.py while a
-# well-behaved client keeps being served; lca-load against a fixture server
-# that is not lca-httpd; both apps' bad arguments. No figure is timed.
+# well-behaved client keeps being served; RFC 9112 cases, shedding, the fd
+# limit and graceful stops, each against its own lca-httpd
+# (tests/http_limits.py); lca-load against a fixture server that is not
+# lca-httpd; both apps' bad arguments. No figure is timed.
 set -u
 httpd=$1
 load=$2
