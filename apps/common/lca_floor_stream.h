@@ -40,7 +40,8 @@ struct lca_floor_stream {
  *   The round's TSC cycles.
  * @return
  *   0; -EINVAL for a bad lcore, no message at all, a zero burst or a NULL
- *   @p cycles; -ENOMEM; -EBUSY when an lcore could not be launched.
+ *   @p cycles; -ENOMEM; -EBUSY when an lcore could not be launched;
+ *   -EINTR when a signal asked the app to stop (lca_eal_stop_requested()).
  */
 int lca_floor_stream_run(const struct lca_floor_stream *s, uint64_t *cycles);
 
