@@ -49,8 +49,10 @@ producer(void *arg)
 			__atomic_store_n(&st->stopped, true, __ATOMIC_RELEASE);
 			return 0;
 		}
+		/* A full ring: the consumer may have stopped on a signal. */
 		while (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != 0)
-			;
+			if (__atomic_load_n(&st->stopped, __ATOMIC_ACQUIRE))
+				return 0;
 		body[0] = (uint8_t)v;
 		memcpy(sl->body, body, sizeof(sl->body));
 		__atomic_store_n(&sl->seq, v, __ATOMIC_RELEASE);
