@@ -14,7 +14,7 @@ fail=0
 counts() {
 	python3 - "$@" <<'PY'
 import json, sys
-path, workers, pings, hops, runs = sys.argv[1], *map(int, sys.argv[2:])
+path, workers, pings, hops, runs = sys.argv[1], *map(int, sys.argv[2:6])
 d = json.load(open(path))
 c = d['conf']
 assert (c['workers'], c['pings'], c['hops'], c['runs']) == (workers, pings, hops, runs), c
@@ -42,6 +42,14 @@ assert fl['ratio_min'] <= fl['ratio_median'] <= fl['ratio_max']
 assert (fl['moved_pct'] is None) == (runs == 1)
 row, = d['verdict']['rows']
 assert row['ratios'] == ratios and row['floor'].startswith('the same pings'), row
+# Each run repeats its pings until the passes took the window; its time
+# is the mean pass, and the verdict judges the shortest window.
+win = float(sys.argv[6]) if len(sys.argv) > 6 else 200.0
+assert len(res['window_ms']) == len(res['passes']) == runs
+for r, w, p in zip(res['runs'], res['window_ms'], res['passes']):
+    assert p >= 1 and (w >= win or win == 0) and (win > 0 or p == 1), (w, p, win)
+    assert abs(r['ms'] * p - w) <= 1e-3 * w + 1e-6, (r['ms'], p, w)
+assert abs(row['window_s'] - min(res['window_ms']) / 1e3) < 1e-9, row
 PY
 }
 
@@ -59,9 +67,10 @@ check "accounting rows all ok" "[ \$(grep -cE '^ +[1-3] +[0-9]+ +[0-9]+ +[0-9]+ 
 check "placement of 8 workers and the master, round-robin" "[ \$(grep -cE '^[0-9]+ +worker [0-7] +[01] +[0-9]+$' <<<\"\$out\") -eq 8 ] && grep -qE '^8 +master +0 +[0-9]+$' <<<\"\$out\""
 check "the frequency report" "grep -qE '^lcore +cpu +source +samples' <<<\"\$out\" && grep -q '^Clock verdict: ' <<<\"\$out\""
 check "JSON valid, counts exact" "counts '$tmp/out.json' 8 2000 20 3"
+check "a window line per run: passes until 200 ms, every pass counted" "[ \$(grep -cE '^  window: [0-9]+ pass(es)? in [0-9.]+ ms, every pass.s counts exact\$' <<<\"\$out\") -eq 3 ]"
 record_checks "$tmp/out.json" lca-pinghops
 verdict_checks "$tmp/out" "$tmp/out.json" lca-pinghops
-check "a floor line per run, and the ratios' median and spread" "[ \$(grep -cE '^  floor round #[1-3]: [0-9.]+ ms; runtime / floor = [0-9.]+x\$' <<<\"\$out\") -eq 3 ] && grep -qE '^Runtime / floor \(.*\): median [0-9.]+x, spread [0-9.]+x - [0-9.]+x over 3 pairs; the floor.s rounds moved [0-9.]+%' <<<\"\$out\""
+check "a floor line per run, and the ratios' median and spread" "[ \$(grep -cE '^  floor round #[1-3]: [0-9.]+ ms a pass over [0-9]+ pass(es)?; runtime / floor = [0-9.]+x\$' <<<\"\$out\") -eq 3 ] && grep -qE '^Runtime / floor \(.*\): median [0-9.]+x, spread [0-9.]+x - [0-9.]+x over 3 pairs; the floor.s rounds moved [0-9.]+%' <<<\"\$out\""
 
 for hops in 1 0; do
 	out=$("$exe" "${eal[@]}" -- --pings 500 --hops $hops --runs 2 --json "$tmp/h$hops.json" 2>&1); rc=$?
@@ -71,10 +80,13 @@ done
 out=$("$exe" "${eal[@]}" -- --workers 1 --pings 300 --hops 5 --runs 1 --placement pack \
 	--seed 7 --throughput 1 --json "$tmp/one.json" 2>&1); rc=$?
 check "one worker, pack, throughput 1: exits 0, counts exact" "[ $rc -eq 0 ] && counts '$tmp/one.json' 1 300 5 1"
+out=$("$exe" "${eal[@]}" -- --pings 500 --hops 5 --runs 2 --window-ms 0 --json "$tmp/w0.json" 2>&1); rc=$?
+check "--window-ms 0: one pass a run, the seed's shape, flagged short" "[ $rc -eq 0 ] && counts '$tmp/w0.json' 8 500 5 2 0 && grep -q '^  short window: ' <<<\"\$out\""
 check "pack: every actor on lcore 0" "[ \$(grep -cE '^[0-9]+ +(worker 0|master) +0 +[0-9]+$' <<<\"\$out\") -eq 2 ]"
 
 for bad in "--workers 0" "--workers x" "--pings 0" "--pings 1,2" "--hops -1" "--runs 0" \
-	"--seed x" "--throughput 0" "--placement nowhere" "--bogus" "extra" "--json"; do
+	"--seed x" "--throughput 0" "--placement nowhere" "--bogus" "extra" "--json" \
+	"--window-ms x" "--window-ms -1"; do
 	out=$("$exe" "${eal[@]}" -- $bad 2>&1); rc=$?
 	check "bad argument '$bad' exits 2 with a message" "[ $rc -eq 2 ] && [ -n \"\$out\" ]"
 done

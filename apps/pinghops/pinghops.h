@@ -25,6 +25,7 @@ struct ph_conf {
 	uint32_t pings;
 	uint32_t hops;
 	unsigned int runs;
+	unsigned int window_ms;  /* a run's passes until they took this (main.c) */
 	uint64_t seed;
 	unsigned int throughput; /* messages an actor handles per turn */
 	enum lca_placement placement;
