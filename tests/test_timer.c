@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-/* rte_timer_next_ticks(), to see how far ahead a timer was armed. */
-#define ALLOW_EXPERIMENTAL_API
+/* rte_timer_next_ticks() (experimental: tests/meson.build allows it), to
+ * see how far ahead a timer was armed. */
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_timer.h>
