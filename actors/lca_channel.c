@@ -599,6 +599,7 @@ channels_poll(unsigned int lcore_id)
 		if (l->in[s] != NULL)
 			moved += drain(l->held[s], channel_take, l->in[s], lcore_id);
 	moved += drain(l->held[n_links], inbox_take, l->inbox, lcore_id);
+	moved += lanes_poll(lcore_id);
 	if (unlikely(!ring_empty(l->ctl)))
 		moved += ctl_poll(l, lcore_id);
 	return moved;
