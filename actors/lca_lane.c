@@ -82,12 +82,14 @@ zalloc(size_t size, unsigned int lcore)
 	return lca_mempool_alloc_on_lcore("lca_lane", size, lcore);
 }
 
+/* A ring that holds @p size exactly: a lane fills in whole bursts, so a
+ * burst that fits is never cut in two. */
 static struct rte_ring *
 ring_on(unsigned int size, unsigned int lcore, const char *name, unsigned int flags)
 {
-	struct rte_ring *r = zalloc(rte_ring_get_memsize(size), lcore);
+	struct rte_ring *r = zalloc(rte_ring_get_memsize(rte_align32pow2(size + 1)), lcore);
 
-	if (r != NULL && rte_ring_init(r, name, size, flags) < 0) {
+	if (r != NULL && rte_ring_init(r, name, size, flags | RING_F_EXACT_SZ) < 0) {
 		lca_mempool_free(r);
 		return NULL;
 	}
