@@ -240,13 +240,13 @@ lane_backlog(unsigned int src_lcore, unsigned int dst_lcore)
  * 0 when the queue was full.
  */
 static inline unsigned int
-deliver_run(struct rte_mbuf **pkts, unsigned int n)
+deliver_run(struct rte_mbuf **pkts, unsigned int n, int off)
 {
-	lca_actor_id_t to = lca_pkt_meta(pkts[0])->to;
+	lca_actor_id_t to = lca_pkt_meta_at(pkts[0], off)->to;
 	struct lca_actor *a = actor_lookup(to);
 	unsigned int run = 1, done;
 
-	while (run < n && lca_pkt_meta(pkts[run])->to == to)
+	while (run < n && lca_pkt_meta_at(pkts[run], off)->to == to)
 		run++;
 	if (unlikely(a == NULL || __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
 		pkts_drop(a, pkts, run);
@@ -262,14 +262,15 @@ deliver_run(struct rte_mbuf **pkts, unsigned int n)
 
 /* Deliver what @p h holds, then what @p src brings, until there is nothing
  * more or a packet queue is full (the rest waits in @p h). */
-static unsigned int
+static __rte_noinline unsigned int
 drain(struct pkt_held *h, struct rte_ring *src)
 {
+	const int off = lca_pkt_meta_offset;
 	unsigned int moved = 0;
 
 	for (;;) {
 		while (h->n > 0) {
-			unsigned int done = deliver_run(h->pkts + h->head, h->n);
+			unsigned int done = deliver_run(h->pkts + h->head, h->n, off);
 
 			if (done == 0)
 				return moved; /* full: try again next poll */
@@ -283,7 +284,7 @@ drain(struct pkt_held *h, struct rte_ring *src)
 			return moved;
 		/* deliver_run() reads each packet's field: ask for them all. */
 		for (unsigned int i = 0; i < h->n; i++)
-			rte_prefetch0(lca_pkt_meta(h->pkts[i]));
+			rte_prefetch0(lca_pkt_meta_at(h->pkts[i], off));
 	}
 }
 
@@ -295,10 +296,14 @@ lanes_poll(unsigned int lcore_id)
 
 	if (likely(!__atomic_load_n(&lanes_used, __ATOMIC_RELAXED)))
 		return 0;
+	/* The idle case, a lane or the inbox with nothing in it or held, in
+	 * a few loads and no call. */
 	for (unsigned int s = 0; s < n_lanes; s++)
-		if (l->in[s] != NULL)
+		if (l->in[s] != NULL && (l->held[s]->n > 0 || !ring_empty(l->in[s])))
 			moved += drain(l->held[s], l->in[s]);
-	return moved + drain(l->held[n_lanes], l->inbox);
+	if (l->held[n_lanes]->n > 0 || !ring_empty(l->inbox))
+		moved += drain(l->held[n_lanes], l->inbox);
+	return moved;
 }
 
 /* Count a refused or short send. @return @p err. */
@@ -309,8 +314,28 @@ refused(int err)
 	return err;
 }
 
-int
-lca_send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n)
+/* Stamp @p to (and @p type when @p typed) on each packet, in one pass. */
+static inline void
+pkts_stamp(struct rte_mbuf **pkts, unsigned int n, lca_actor_id_t to, bool typed, uint32_t type)
+{
+	const int off = lca_pkt_meta_offset;
+
+	if (typed) {
+		for (unsigned int i = 0; i < n; i++) {
+			struct lca_pkt_meta *m = lca_pkt_meta_at(pkts[i], off);
+
+			m->to = to;
+			m->type = type;
+		}
+	} else {
+		for (unsigned int i = 0; i < n; i++)
+			lca_pkt_meta_at(pkts[i], off)->to = to;
+	}
+}
+
+static inline int
+send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n, bool typed,
+	     uint32_t type)
 {
 	const struct actor_lcore *here = actor_lcore_here();
 	const struct lca_actor *self = here->self;
@@ -332,8 +357,7 @@ lca_send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n)
 		send_failed(-ENOBUFS);
 		return 0;
 	}
-	for (unsigned int i = 0; i < n; i++)
-		lca_pkt_meta(pkts[i])->to = to;
+	pkts_stamp(pkts, n, to, typed, type);
 	home = __atomic_load_n(&a->lcore, __ATOMIC_RELAXED); /* pinned: never changes */
 	shared_sender = self != NULL && actor_is_shared(self);
 	if (likely(!shared_sender && me == home)) {
@@ -352,6 +376,18 @@ lca_send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n)
 		send_failed(-ENOBUFS);
 	}
 	return (int)sent;
+}
+
+int
+lca_send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n)
+{
+	return send_packets(to, pkts, n, false, 0);
+}
+
+int
+lca_send_packets_typed(lca_actor_id_t to, uint32_t type, struct rte_mbuf **pkts, unsigned int n)
+{
+	return send_packets(to, pkts, n, true, type);
 }
 
 bool

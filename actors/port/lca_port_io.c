@@ -18,6 +18,7 @@
  * runtime dropping, and every packet taken is in one of rx's terms.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -50,7 +51,10 @@ pause_on(struct port_rxq *q, lca_actor_id_t to, int resume_at)
 static int
 rx_send_run(struct port_rxq *q, lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int run)
 {
-	int ret = lca_send_packets(to, pkts, run), err = 0;
+	/* Without a classifier, their type is 0 (stamped with the receiver);
+	 * with one, what it set (0 unless it did, port_rx_poll()). */
+	int ret = q->classify == NULL ? lca_send_packets_typed(to, 0, pkts, run) :
+					lca_send_packets(to, pkts, run), err = 0;
 	unsigned int sent;
 
 	if (likely(ret != -EPROTOTYPE))
@@ -75,8 +79,9 @@ rx_push(struct port_rxq *q)
 	unsigned int sent_total = 0;
 
 	while (q->head < q->n) {
-		lca_actor_id_t to = q->to[q->head];
-		unsigned int run = 1;
+		/* Without a classifier the stash is one run, to[] unused. */
+		lca_actor_id_t to = q->classify != NULL ? q->to[q->head] : q->dest;
+		unsigned int run = q->classify != NULL ? 1 : q->n - q->head;
 		int sent, backlog;
 
 		while (q->head + run < q->n && q->to[q->head + run] == to)
@@ -125,6 +130,7 @@ unsigned int
 port_rx_poll(struct port_rxq *q)
 {
 	unsigned int work = 0, n, kept = 0, dropped = 0;
+	int off;
 
 	if (q->paused_on != LCA_ACTOR_NONE) {
 		int backlog = lca_actor_backlog(q->paused_on);
@@ -150,15 +156,19 @@ port_rx_poll(struct port_rxq *q)
 	if (n == 0)
 		return work;
 	port_count(&q->rx, n);
-	/* The app's type starts at 0; its classifier may set it. */
-	for (unsigned int i = 0; i < n; i++)
-		lca_pkt_meta(q->pkts[i])->type = 0;
-	if (q->classify != NULL) {
-		q->classify(q->pkts, q->to, n, q->classify_arg);
-	} else {
-		for (unsigned int i = 0; i < n; i++)
-			q->to[i] = q->dest;
+	if (q->classify == NULL) {
+		/* One destination: the whole burst is one run (rx_push()). */
+		q->n = n;
+		q->head = 0;
+		set_held(q);
+		rx_push(q);
+		return work + n;
 	}
+	/* The app's type starts at 0; its classifier may set it. */
+	off = lca_pkt_meta_offset;
+	for (unsigned int i = 0; i < n; i++)
+		lca_pkt_meta_at(q->pkts[i], off)->type = 0;
+	q->classify(q->pkts, q->to, n, q->classify_arg);
 	for (unsigned int i = 0; i < n; i++) {
 		if (q->to[i] == LCA_ACTOR_NONE) {
 			q->drops[dropped++] = q->pkts[i];
@@ -244,13 +254,44 @@ txq_of_caller(const struct lca_port *port)
 	return pl != NULL && pl->n_txq > 0 ? pl->txqs[0] : NULL;
 }
 
-/* Into @p q's buffer, which sends itself when full (what the driver
- * refuses goes to port_tx_unsent()); the lcore's end hook flushes it. */
+/* Give @p n packets to the driver now; what it refuses twice is freed and
+ * counted (port_tx_unsent()). */
+static void
+txq_send(struct port_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent = rte_eth_tx_burst(q->port_id, q->queue_id, pkts, n);
+
+	tx_sent(q, sent);
+	if (sent < n)
+		port_tx_unsent(pkts + sent, (uint16_t)(n - sent), q);
+}
+
+/* Into @p q's buffer, a burst at a time, as rte_eth_tx_buffer() does packet
+ * by packet: a full buffer is sent (what the driver refuses goes to
+ * port_tx_unsent()), the lcore's end hook flushes the rest. Whole bursts
+ * that find it empty go to the driver from @p pkts, with no copy. */
 static inline void
 txq_buffer(struct port_txq *q, struct rte_mbuf **pkts, unsigned int n)
 {
-	for (unsigned int i = 0; i < n; i++)
-		tx_sent(q, rte_eth_tx_buffer(q->port_id, q->queue_id, q->buf, pkts[i]));
+	struct rte_eth_dev_tx_buffer *b = q->buf;
+
+	while (n > 0) {
+		unsigned int k;
+
+		if (b->length == 0 && n >= b->size) {
+			txq_send(q, pkts, b->size);
+			pkts += b->size;
+			n -= b->size;
+			continue;
+		}
+		k = RTE_MIN(n, (unsigned int)(b->size - b->length));
+		memcpy(&b->pkts[b->length], pkts, k * sizeof(*pkts));
+		b->length = (uint16_t)(b->length + k);
+		pkts += k;
+		n -= k;
+		if (b->length == b->size)
+			port_tx_flush(q);
+	}
 }
 
 int
@@ -268,11 +309,8 @@ lca_port_tx_now(struct lca_port *port, struct rte_mbuf **pkts, unsigned int n)
 	port_tx_flush(q);
 	while (done < n) {
 		uint16_t burst = (uint16_t)RTE_MIN(n - done, (unsigned int)UINT16_MAX);
-		uint16_t sent = rte_eth_tx_burst(q->port_id, q->queue_id, pkts + done, burst);
 
-		tx_sent(q, sent);
-		if (sent < burst)
-			port_tx_unsent(pkts + done + sent, (uint16_t)(burst - sent), q);
+		txq_send(q, pkts + done, burst);
 		done += burst;
 	}
 	return 0;
