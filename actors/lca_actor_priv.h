@@ -432,7 +432,7 @@ envelope_recycle(struct lca_msg *m)
 int lanes_init(void);
 void lanes_cleanup(void);
 /* Deliver what reached @p lcore_id on its lanes and its packet inbox; the
- * end of channels_poll(). */
+ * end of channels_poll(), once lanes_used. */
 unsigned int lanes_poll(unsigned int lcore_id);
 /* Packets in the lane from @p src_lcore to @p dst_lcore (call on the
  * source), or in @p dst_lcore's packet inbox when @p src_lcore has no

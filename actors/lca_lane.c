@@ -294,8 +294,6 @@ lanes_poll(unsigned int lcore_id)
 	const struct lane_links *l = &lanes[lcore_id];
 	unsigned int moved = 0;
 
-	if (likely(!__atomic_load_n(&lanes_used, __ATOMIC_RELAXED)))
-		return 0;
 	/* The idle case, a lane or the inbox with nothing in it or held, in
 	 * a few loads and no call. */
 	for (unsigned int s = 0; s < n_lanes; s++)
