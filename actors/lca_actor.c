@@ -192,7 +192,9 @@ actor_turn(void *item)
 		}
 		n -= expired;
 	}
-	if (unlikely(a->pkt_box != NULL)) {
+	/* Its packets, unless its envelopes stopped or paused it. */
+	if (unlikely(a->pkt_box != NULL) && likely(!a->paused) &&
+	    __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) == ACTOR_ALIVE) {
 		pkts_before = a->pkts_handled;
 		pkts_left = packets_turn(a);
 		if (unlikely(here->failed))

@@ -39,7 +39,6 @@
 #include <rte_errno.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
-#include <rte_prefetch.h>
 #include <rte_ring.h>
 
 #include "lca_actor_priv.h"
@@ -279,12 +278,12 @@ drain(struct pkt_held *h, struct rte_ring *src)
 			moved += done;
 		}
 		h->head = 0;
+		/* No prefetch pass: deliver_run()'s loads of the fields do not
+		 * depend on each other, so an out-of-order core overlaps them,
+		 * and a pass would cost instructions a packet. */
 		h->n = rte_ring_sc_dequeue_burst(src, (void **)h->pkts, LANE_BURST, NULL);
 		if (h->n == 0)
 			return moved;
-		/* deliver_run() reads each packet's field: ask for them all. */
-		for (unsigned int i = 0; i < h->n; i++)
-			rte_prefetch0(lca_pkt_meta_at(h->pkts[i], off));
 	}
 }
 
