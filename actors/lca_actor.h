@@ -719,9 +719,9 @@ lca_pkt_meta_at(struct rte_mbuf *m, int offset)
  *   @p n when there is no room (its queue, the lane or the inbox is full:
  *   counted as a full mailbox on both sides): the rest stay the caller's.
  *   A negative errno when none was taken for another reason: -ESRCH (no
- *   such actor), -EPIPE (it stopped), -EPROTOTYPE (it takes no packets:
- *   send it envelopes, lca_msg_from_mbuf_bulk()), -EINVAL (NULL @p pkts
- *   with @p n > 0).
+ *   such actor), -EPIPE (it stopped), -EPROTOTYPE (it takes no packets,
+ *   or it is a remote reference (lca_remote.h): send it envelopes,
+ *   lca_msg_from_mbuf_bulk()), -EINVAL (NULL @p pkts with @p n > 0).
  */
 LCA_API int lca_send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n);
 

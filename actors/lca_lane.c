@@ -341,7 +341,9 @@ send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n, bool typ
 	bool shared_sender;
 
 	if (unlikely(a == NULL))
-		return refused(-ESRCH);
+		/* A remote reference takes envelopes (actors/remote). */
+		return refused(to >= LCA_ACTOR_REMOTE_BASE && remote_send_hook != NULL ?
+			       -EPROTOTYPE : -ESRCH);
 	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE))
 		return refused(-EPIPE);
 	if (unlikely(a->pkt_box == NULL))
