@@ -17,7 +17,7 @@
 #define DEFAULT_MAX_TIMERS 4096
 #define DEFAULT_MSGS_PER_NODE 65535
 #define DEFAULT_POOL_CACHE 512
-#define MAX_THROUGHPUT 1024
+#define MAX_THROUGHPUT ACTOR_THROUGHPUT_MAX
 #define MAX_MAILBOX (1u << 28)
 #define HANDLER_SAMPLE 16 /* a power of two */
 
@@ -73,6 +73,8 @@ actor_drain(struct lca_actor *a)
 	if (a->old_mailbox != NULL)
 		mailbox_drain(a, a->old_mailbox);
 	mailbox_drain(a, a->mailbox);
+	if (a->pkt_box != NULL)
+		packets_drain(a);
 }
 
 /*
@@ -90,7 +92,8 @@ actor_unschedule(struct lca_actor *a)
 		/* Only this lcore fills the mailbox: nothing can race. A
 		 * control message from elsewhere after this look comes with a
 		 * CTL_WAKE (lca_control.c). */
-		if (!ring_empty(turn_mailbox(a)) || actor_has_control(a))
+		if (!ring_empty(turn_mailbox(a)) || actor_has_control(a) ||
+		    (a->pkt_box != NULL && !ring_empty(a->pkt_box)))
 			return true;
 		a->scheduled = 0;
 		/* Not scheduled, so in no queue: its new home may take it,
@@ -135,8 +138,8 @@ actor_turn(void *item)
 	struct lca_msg *msgs[MAX_THROUGHPUT];
 	struct rte_ring *control;
 	unsigned int n, left;
-	uint64_t start = 0;
-	bool timed;
+	uint64_t start = 0, pkts_before = 0;
+	bool timed, pkts_left = false;
 
 	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
 		actor_finish_stop(a);
@@ -189,9 +192,17 @@ actor_turn(void *item)
 		}
 		n -= expired;
 	}
+	/* Its packets, unless its envelopes stopped or paused it. */
+	if (unlikely(a->pkt_box != NULL) && likely(!a->paused) &&
+	    __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) == ACTOR_ALIVE) {
+		pkts_before = a->pkts_handled;
+		pkts_left = packets_turn(a);
+		if (unlikely(here->failed))
+			actor_failed(a, here, NULL);
+	}
 	if (timed) {
 		a->handler_cycles += rte_rdtsc() - start;
-		a->timed_msgs += n;
+		a->timed_msgs += n + (a->pkts_handled - pkts_before);
 	}
 	/* One writer; the placement controller reads it from its lcore. */
 	__atomic_store_n(&a->handled, a->handled + n, __ATOMIC_RELAXED);
@@ -202,7 +213,7 @@ actor_turn(void *item)
 		actor_finish_stop(a);
 	else if (unlikely(a->paused))
 		return false; /* its flag stays held: the backoff timer queues it */
-	else if (left > 0) {
+	else if (left > 0 || pkts_left) {
 		if (!actor_is_shared(a))
 			return true;
 		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
@@ -315,6 +326,8 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 	lca_actors.actors = rte_zmalloc("lca_actors", sizeof(*lca_actors.actors) * c.max_actors, 0);
 	ret = lca_actors.actors == NULL ? -ENOMEM : channels_init(c.max_actors);
 	if (ret == 0)
+		ret = lanes_init();
+	if (ret == 0)
 		ret = migrations_init();
 	if (ret == 0)
 		ret = timers_init(c.max_timers);
@@ -324,6 +337,7 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 	if (ret < 0) {
 		balance_cleanup();
 		timers_cleanup();
+		lanes_cleanup();
 		channels_cleanup();
 		rte_free(lca_actors.actors);
 		lca_actors.actors = NULL;
@@ -366,6 +380,7 @@ actor_free(struct lca_actor *a)
 		lca_msg_free(m);
 	lca_mempool_free(a->settle_q);
 	lca_mempool_free(a->control);
+	lca_mempool_free(a->pkt_box);
 	lca_mempool_free(a->old_mailbox);
 	lca_mempool_free(a->mailbox);
 	lca_mempool_free(a->state);
@@ -396,6 +411,7 @@ lca_runtime_cleanup(void)
 	 * stopping the actors counts it. */
 	RTE_LCORE_FOREACH(lcore_id)
 		channels_poll(lcore_id);
+	lanes_cleanup();
 	channels_cleanup();
 	for (unsigned int i = 0; i < lca_actors.count; i++) {
 		struct lca_actor *a = lca_actors.actors[i];
@@ -436,7 +452,16 @@ check_spec(const struct lca_actor_spec *spec)
 {
 	unsigned int mb = spec->mailbox_size;
 
-	if ((spec->handler == NULL) == (spec->batch_handler == NULL))
+	unsigned int pq = spec->packet_queue_size;
+
+	if (spec->handler != NULL && spec->batch_handler != NULL)
+		return -EINVAL;
+	if (spec->handler == NULL && spec->batch_handler == NULL && spec->on_packets == NULL)
+		return -EINVAL;
+	/* A packet actor is fed on its home lcore only (lca_lane.c). */
+	if (spec->on_packets != NULL &&
+	    (spec->dispatcher == LCA_DISPATCH_SHARED || (pq != 0 && !rte_is_power_of_2(pq)) ||
+	     pq == 1 || pq > MAX_MAILBOX))
 		return -EINVAL;
 	/* The ring holds mb exactly, so it is allocated at 2 x mb slots. */
 	if (mb != 0 && (!rte_is_power_of_2(mb) || mb < 2 || mb > MAX_MAILBOX))
@@ -500,22 +525,34 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 		actor_free(a);
 		return ret;
 	}
+	if (spec->on_packets != NULL) {
+		a->pkt_box = spsc_ring_on(spec->packet_queue_size ? spec->packet_queue_size :
+					  LCA_PACKET_QUEUE_DEFAULT, lcore, "lca_pk", slot);
+		if (a->pkt_box == NULL) {
+			actor_free(a);
+			return -ENOMEM;
+		}
+	}
 	a->id = slot;
 	a->mailbox_size = mb;
 	a->state_size = spec->state_size;
 	a->fill_old_on = RTE_MAX_LCORE;
-	a->batch = spec->batch_handler != NULL;
-	if (a->batch)
+	a->batch = spec->batch_handler != NULL || spec->handler == NULL;
+	if (spec->batch_handler != NULL)
 		a->handler.batch = spec->batch_handler;
-	else
+	else if (spec->handler != NULL)
 		a->handler.one = spec->handler;
+	else
+		a->handler.batch = packets_unhandled;
+	a->on_packets = spec->on_packets;
 	a->throughput = spec->throughput ? spec->throughput :
-		a->batch ? LCA_BATCH_DEFAULT : 1;
+		a->batch || a->on_packets ? LCA_BATCH_DEFAULT : 1;
 	a->lcore = lcore;
 	a->runq = spec->dispatcher == LCA_DISPATCH_SHARED ? LCA_LCORE_SHARED : lcore;
 	a->life = ACTOR_ALIVE;
 	snprintf(a->name, sizeof(a->name), "%s", spec->name ? spec->name : "");
-	a->pinned = spec->pinned;
+	/* A lane carries no migration fences: a packet actor stays. */
+	a->pinned = spec->pinned || spec->on_packets != NULL;
 	a->state_init = spec->state_init;
 	a->state_arg = spec->state_arg;
 	rte_spinlock_init(&a->watch_lock);
@@ -525,6 +562,8 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 		a->sup = (struct lca_supervision){ .supervisor = LCA_ACTOR_NONE };
 	if (spec->state_init != NULL)
 		spec->state_init(a->state, spec->state_arg);
+	if (a->pkt_box != NULL)
+		__atomic_store_n(&lanes_used, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&lca_actors.actors[slot], a, __ATOMIC_RELEASE);
 	*id = slot;
 	return 0;
@@ -621,6 +660,9 @@ lca_actor_stats_get(lca_actor_id_t id, struct lca_actor_stats *out)
 		.expired = a->expired,
 		.mailbox_hwm = a->mailbox_hwm,
 		.lcore = a->lcore,
+		.packets = __atomic_load_n(&a->pkts_handled, __ATOMIC_RELAXED),
+		.packets_dropped = __atomic_load_n(&a->pkts_dropped, __ATOMIC_RELAXED),
+		.unhandled = __atomic_load_n(&a->unhandled, __ATOMIC_RELAXED),
 	};
 	return 0;
 }
@@ -637,6 +679,8 @@ lca_actor_backlog(lca_actor_id_t id)
 	if (actor_is_shared(a))
 		return (int)n;
 	home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
+	if (a->pkt_box != NULL)
+		n += ring_count(a->pkt_box) + lane_backlog(here, home);
 	if (here == home)
 		return (int)n;
 	if (channel_from(here))

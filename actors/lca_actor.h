@@ -113,6 +113,34 @@ typedef void (*lca_batch_handler_fn)(lca_actor_id_t self, void *state, struct lc
 /** A batch handler's throughput when the spec gives 0. */
 #define LCA_BATCH_DEFAULT 32
 
+/**
+ * A packet handler: runs for up to the actor's throughput packets at once,
+ * taken from its packet queue in one burst. Packets cross lcores as mbuf
+ * pointers (the packet lane, lca_send_packets()), with no envelope: what
+ * the runtime knows of each is in its lca_pkt_meta. A burst that arrived
+ * whole (one RX burst, one lca_send_packets()) is given whole, up to the
+ * throughput.
+ *
+ * It owns all @p n packets, as an rte_eth_rx_burst() caller does: it
+ * forwards them (lca_send_packets()), transmits them (lca_port_tx_burst())
+ * or frees them; the runtime frees none.
+ *
+ * @param self
+ *   The actor's id.
+ * @param state
+ *   The actor's state, or NULL.
+ * @param pkts
+ *   The packets, oldest first; the array is the runtime's, valid only
+ *   during the call (the mbufs are the handler's).
+ * @param n
+ *   How many: at least 1, at most the actor's throughput.
+ */
+typedef void (*lca_packet_handler_fn)(lca_actor_id_t self, void *state, struct rte_mbuf **pkts,
+				      uint16_t n);
+
+/** Packets an actor's packet queue holds when the spec gives 0. */
+#define LCA_PACKET_QUEUE_DEFAULT 1024
+
 /** How an actor's dispatcher picks the lcore that runs it. */
 enum lca_dispatcher {
 	LCA_DISPATCH_AFFINITY, /**< Always its home lcore. */
@@ -209,6 +237,14 @@ struct lca_actor_spec {
 				   *   (-EPERM) and placement auto leaves it where
 				   *   it is (an actor that owns its lcore's
 				   *   resources, e.g. a port's TX queue). */
+	lca_packet_handler_fn on_packets; /**< Takes packets (lca_send_packets()):
+					   *   an affinity actor, always pinned
+					   *   (see lca_actor_migrate()). With it,
+					   *   handler and batch_handler may both
+					   *   be NULL: envelopes sent to it are
+					   *   then freed, counted in unhandled. */
+	unsigned int packet_queue_size; /**< Packets its packet queue holds (a power
+					 *   of two; 0: LCA_PACKET_QUEUE_DEFAULT). */
 };
 
 /** Counters of one actor. */
@@ -234,6 +270,12 @@ struct lca_actor_stats {
 				   *   turn came: dropped, never handled. */
 	uint32_t mailbox_hwm;     /**< Most messages seen waiting at a turn's start. */
 	uint32_t lcore;           /**< Home lcore. */
+	uint64_t packets;         /**< Packets given to on_packets. */
+	uint64_t packets_dropped; /**< Packets that reached it after it stopped, or
+				   *   waited in its packet queue when it did: freed
+				   *   (also counted in dropped_on_stop). */
+	uint64_t unhandled;       /**< Envelopes sent to a packet actor without an
+				   *   envelope handler: freed. */
 };
 
 /** Runtime-wide counters of failed sends, by cause. */
@@ -421,7 +463,8 @@ LCA_API int lca_actor_watch(lca_actor_id_t watcher, lca_actor_id_t target);
  *
  * @return
  *   0 when asked; -ESRCH (no such actor); -EINVAL (a shared actor, or an
- *   lcore that is not enabled); -EPERM (spawned pinned); -EPIPE (stopped);
+ *   lcore that is not enabled); -EPERM (spawned pinned, or a packet actor:
+ *   those are pinned, logged); -EPIPE (stopped);
  *   -EALREADY (it is there); -EBUSY (a move of it is under way).
  */
 LCA_API int lca_actor_migrate(lca_actor_id_t id, unsigned int lcore);
@@ -599,13 +642,99 @@ LCA_API unsigned int lca_msg_to_mbuf_bulk(struct lca_msg **msgs, struct rte_mbuf
  * How many messages a send from the calling thread to @p id would queue
  * behind: the actor's mailbox, plus what this lcore's channel to the
  * actor's home holds (for any actor there) or, from a thread that is not a
- * runtime lcore, the home's inbox. Cheap enough to ask once a burst: for
+ * runtime lcore, the home's inbox. For a packet actor, its packet queue
+ * and this lcore's lane to its home (or the home's packet inbox) count too. Cheap enough to ask once a burst: for
  * watermarks and back-pressure (a port stops taking packets above one).
  *
  * @return
  *   The count (>= 0); -ESRCH when there is no such actor.
  */
 LCA_API int lca_actor_backlog(lca_actor_id_t id);
+
+/**
+ * What the runtime keeps in each mbuf it carries on the packet lane: an
+ * mbuf dynamic field ("lca_pkt_meta"), registered by lca_runtime_init().
+ * Read and write it with lca_pkt_meta().
+ */
+struct lca_pkt_meta {
+	lca_actor_id_t to; /**< Its receiver, set by lca_send_packets(). */
+	uint32_t type;     /**< The app's packet type: kept by the runtime;
+			    *   lca_port RX sets 0 before its classifier runs. */
+	uint32_t flags;    /**< The app's bits (the low 16; the runtime
+			    *   keeps them, and reserves the high 16). */
+};
+
+/** The offset of struct lca_pkt_meta in an mbuf (rte_mbuf_dynfield_register()),
+ *  or -1 before the first lca_runtime_init(). */
+LCA_API extern int lca_pkt_meta_offset;
+
+/**
+ * The runtime's field of packet @p m (valid once the runtime is up).
+ *
+ * @return
+ *   A pointer into @p m.
+ */
+static inline struct lca_pkt_meta *
+lca_pkt_meta(struct rte_mbuf *m)
+{
+	return (struct lca_pkt_meta *)(void *)((char *)m + lca_pkt_meta_offset);
+}
+
+/**
+ * As lca_pkt_meta(), with the offset read once by the caller: in a loop
+ * that writes the fields, the compiler must otherwise load
+ * lca_pkt_meta_offset again after each store (it may alias).
+ *
+ * @param m
+ *   The packet.
+ * @param offset
+ *   lca_pkt_meta_offset.
+ * @return
+ *   A pointer into @p m.
+ */
+static inline struct lca_pkt_meta *
+lca_pkt_meta_at(struct rte_mbuf *m, int offset)
+{
+	return (struct lca_pkt_meta *)(void *)((char *)m + offset);
+}
+
+/**
+ * Send @p n packets to @p to on the packet lane: as mbuf pointers, in one
+ * burst, no envelope. On the receiver's lcore they go straight into its
+ * packet queue; from another runtime lcore's thread (a handler of an
+ * affinity actor, a loop hook such as a port's RX) through that lcore
+ * pair's single-producer lane (8 bytes a packet); from any other thread,
+ * or a shared actor's handler, through the receiver lcore's packet inbox.
+ * A sender's packets to one receiver stay in order. Each packet's
+ * lca_pkt_meta gets @p to; its type and flags are kept.
+ *
+ * @param to
+ *   An actor spawned with on_packets.
+ * @param pkts
+ *   The packets; those taken are the receiver's from now on.
+ * @param n
+ *   How many.
+ * @return
+ *   How many were taken, from the front of @p pkts (0 .. n); fewer than
+ *   @p n when there is no room (its queue, the lane or the inbox is full:
+ *   counted as a full mailbox on both sides): the rest stay the caller's.
+ *   A negative errno when none was taken for another reason: -ESRCH (no
+ *   such actor), -EPIPE (it stopped), -EPROTOTYPE (it takes no packets,
+ *   or it is a remote reference (lca_remote.h): send it envelopes,
+ *   lca_msg_from_mbuf_bulk()), -EINVAL (NULL @p pkts with @p n > 0).
+ */
+LCA_API int lca_send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n);
+
+/**
+ * As lca_send_packets(), and sets every packet's lca_pkt_meta type to
+ * @p type in the same pass (a port's RX gives 0): cheaper than a loop of
+ * lca_pkt_meta() stores before the send.
+ *
+ * @return
+ *   As lca_send_packets().
+ */
+LCA_API int lca_send_packets_typed(lca_actor_id_t to, uint32_t type, struct rte_mbuf **pkts,
+				   unsigned int n);
 
 /** Name of a mailbox mode ("mp", "sp", "rts", "hts"). */
 LCA_API const char *lca_mailbox_mode_name(enum lca_mailbox_mode m);

@@ -38,6 +38,8 @@ struct lca_actor {
 				   * control message (lca_control.c), or NULL */
 	uint32_t control_wake;    /* atomic: 1 while a CTL_WAKE is queued for it */
 	uint32_t home_epoch;      /* atomic: its moves' switches so far */
+	struct rte_ring *pkt_box; /* its packet queue (on_packets), or NULL: mbuf
+				   * pointers, filled on its home lcore only */
 
 	/* What a turn touches, on one line: a message costs as few lines as
 	 * it can while a workload's own data crowds the caches. Written by the
@@ -105,6 +107,13 @@ struct lca_actor {
 	size_t state_size;
 	char why[64];             /* why it was asked to move, for the log */
 
+	/* Packets (lca_lane.c): what a turn of a packet actor touches
+	 * besides the line above; written by its home lcore. */
+	lca_packet_handler_fn on_packets __rte_cache_aligned;
+	uint64_t pkts_handled;
+	uint64_t pkts_dropped;    /* atomic: any lcore that drops its packets */
+	uint64_t unhandled;       /* envelopes it had no handler for */
+
 	/* Supervision (lca_supervise.c): written by the lcore that runs it,
 	 * but for the watchers, which any thread adds under watch_lock. */
 	struct lca_supervision sup __rte_cache_aligned;
@@ -129,6 +138,9 @@ _Static_assert(offsetof(struct lca_actor, batch) <
 	       "a turn's fields share one line");
 
 #define PEER_COUNT_MAX 64
+
+/* Most messages (and packets) a turn takes. */
+#define ACTOR_THROUGHPUT_MAX 1024
 
 /* Internal flags of a message (lca_migrate.c): a migration fence, sent to
  * the old home by every other lcore; a settle mark, sent by the old home
@@ -416,6 +428,31 @@ envelope_recycle(struct lca_msg *m)
 	envelope_poison(m);
 	rte_mempool_put(mp, m);
 }
+/* The packet lane (lca_lane.c). */
+int lanes_init(void);
+void lanes_cleanup(void);
+/* Deliver what reached @p lcore_id on its lanes and its packet inbox; the
+ * end of channels_poll(), once lanes_used. */
+unsigned int lanes_poll(unsigned int lcore_id);
+/* Packets in the lane from @p src_lcore to @p dst_lcore (call on the
+ * source), or in @p dst_lcore's packet inbox when @p src_lcore has no
+ * lanes. */
+unsigned int lane_backlog(unsigned int src_lcore, unsigned int dst_lcore);
+/* A turn's packet part: up to throughput packets to on_packets.
+ * @return whether packets are left. */
+bool packets_turn(struct lca_actor *a);
+/* Free what @p a's packet queue holds, counted as dropped. */
+void packets_drain(struct lca_actor *a);
+/* An on_packets actor's envelopes when it has no envelope handler. */
+void packets_unhandled(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n);
+/* Whether any packet actor was spawned: until then no lane is polled. */
+extern bool lanes_used;
+
+/* A single-producer, single-consumer ring of @p size entries on
+ * @p lcore's node (lca_migrate.c), or NULL. */
+struct rte_ring *spsc_ring_on(unsigned int size, unsigned int lcore, const char *what,
+			      lca_actor_id_t id);
+
 /* The lcore poll function: deliver what other lcores and threads sent
  * this one. Also called by the main thread
  * for any lcore while the loops are not running. */

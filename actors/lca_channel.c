@@ -599,6 +599,9 @@ channels_poll(unsigned int lcore_id)
 		if (l->in[s] != NULL)
 			moved += drain(l->held[s], channel_take, l->in[s], lcore_id);
 	moved += drain(l->held[n_links], inbox_take, l->inbox, lcore_id);
+	/* No call at all until a packet actor exists: no tax on messages. */
+	if (unlikely(__atomic_load_n(&lanes_used, __ATOMIC_RELAXED)))
+		moved += lanes_poll(lcore_id);
 	if (unlikely(!ring_empty(l->ctl)))
 		moved += ctl_poll(l, lcore_id);
 	return moved;

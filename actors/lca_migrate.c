@@ -125,8 +125,12 @@ actor_migrate(struct lca_actor *a, unsigned int lcore, const char *why)
 		return -ESRCH;
 	if (lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore) || actor_is_shared(a))
 		return -EINVAL;
-	if (a->pinned)
+	if (a->pinned) {
+		if (a->pkt_box != NULL)
+			LCA_LOG(ERR, "actor %u takes packets: packet actors are pinned (a packet "
+				"lane carries no migration fences), not moved\n", a->id);
 		return -EPERM;
+	}
 	if (__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)
 		return -EPIPE;
 	if (__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE) == lcore)
@@ -148,7 +152,7 @@ lca_actor_migrate(lca_actor_id_t id, unsigned int lcore)
 
 /* A single-producer, single-consumer ring of @p size entries on
  * @p lcore's node, or NULL. */
-static struct rte_ring *
+struct rte_ring *
 spsc_ring_on(unsigned int size, unsigned int lcore, const char *what, lca_actor_id_t id)
 {
 	struct rte_ring *r = lca_mempool_alloc_on_lcore(what,

@@ -72,11 +72,13 @@ lca_dispatcher_parse(const char *name, enum lca_dispatcher *out)
 size_t
 lca_actor_footprint(const struct lca_actor_spec *spec)
 {
-	unsigned int mb;
+	unsigned int mb, pq;
 
 	if (spec == NULL)
 		return 0;
 	mb = spec->mailbox_size ? spec->mailbox_size : LCA_MAILBOX_DEFAULT;
+	pq = spec->packet_queue_size ? spec->packet_queue_size : LCA_PACKET_QUEUE_DEFAULT;
 	return sizeof(struct lca_actor) + rte_ring_get_memsize(rte_align32pow2(mb + 1)) +
+	       (spec->on_packets != NULL ? rte_ring_get_memsize(rte_align32pow2(pq + 1)) : 0) +
 	       spec->state_size + 4 * RTE_CACHE_LINE_SIZE;
 }

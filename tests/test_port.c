@@ -30,6 +30,7 @@
 #include "lca_mempool.h"
 #include "lca_port.h"
 #include "lca_test.h"
+#include "lca_test_port.h"
 
 #define PKTS 1000
 #define FLOWS 4
@@ -97,57 +98,6 @@ runtime_up_sleepy(void **state)
 	return lca_test_runtime_up(&c, &msg_pool_full);
 }
 
-/* A net_ring port of its own, probed now. */
-static uint16_t
-new_ring_port(char *name, size_t len)
-{
-	static unsigned int seq = 1;
-	uint16_t pid;
-
-	snprintf(name, len, "net_ring%u", seq++);
-	assert_int_equal(rte_dev_probe(name), 0);
-	assert_int_equal(rte_eth_dev_get_port_by_name(name, &pid), 0);
-	return pid;
-}
-
-static struct rte_ring *
-port_ring(const char *name, unsigned int q)
-{
-	char rname[RTE_RING_NAMESIZE];
-	struct rte_ring *r;
-
-	snprintf(rname, sizeof(rname), "ETH_RXTX%u_%s", q, name);
-	r = rte_ring_lookup(rname);
-	assert_non_null(r);
-	return r;
-}
-
-/* What a test packet carries. */
-struct pkt_data {
-	uint32_t flow;
-	uint32_t seq;
-};
-
-static struct rte_mbuf *
-make_pkt(struct rte_mempool *mp, uint32_t flow, uint32_t seq)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-	struct pkt_data *d;
-
-	assert_non_null(m);
-	d = (struct pkt_data *)rte_pktmbuf_append(m, 64);
-	assert_non_null(d);
-	d->flow = flow;
-	d->seq = seq;
-	return m;
-}
-
-static const struct pkt_data *
-pkt_of(const struct rte_mbuf *m)
-{
-	return rte_pktmbuf_mtod(m, const struct pkt_data *);
-}
-
 /* Put @p n packets on the wire of RX queue @p q: flows q, q + 2, ...
  * (FLOWS in all, spread over 2 queues), each flow numbered from 0. */
 static void
@@ -162,18 +112,6 @@ inject(const char *name, unsigned int q, struct rte_mempool *mp, unsigned int n,
 
 		assert_int_equal(rte_ring_enqueue(r, m), 0);
 	}
-}
-
-static bool
-pool_is_full(struct rte_mempool *mp)
-{
-	return rte_mempool_avail_count(mp) == mp->size;
-}
-
-static void
-assert_accounting(const struct lca_port_stats *s)
-{
-	assert_int_equal(s->rx, s->delivered + s->dropped_policy + s->dropped_dest + s->held);
 }
 
 /* A packet sink: batch handler that checks each flow's order, and frees. */

@@ -244,9 +244,10 @@ queue_counts(struct lca_port *p, const struct lca_port_conf *conf,
 			p->port_id, conf->n_txq, p->driver, info->max_tx_queues);
 		return -EINVAL;
 	}
-	p->n_rxq = conf->n_rxq ? conf->n_rxq : RTE_MIN(n_rx_lcores, info->max_rx_queues);
+	p->n_rxq = conf->tx_only ? 0 :
+		conf->n_rxq ? conf->n_rxq : RTE_MIN(n_rx_lcores, info->max_rx_queues);
 	p->n_txq = conf->n_txq ? conf->n_txq : RTE_MIN(n_lcores, info->max_tx_queues);
-	if (p->n_rxq == 0 || p->n_txq == 0) {
+	if ((p->n_rxq == 0 && !conf->tx_only) || p->n_txq == 0) {
 		LCA_LOG(ERR, "port %u: the PMD (%s) has %u RX and %u TX queues at most\n",
 			p->port_id, p->driver, info->max_rx_queues, info->max_tx_queues);
 		return -EINVAL;
@@ -266,6 +267,14 @@ check_conf(const struct lca_port_conf *conf)
 		LCA_LOG(ERR, "port %u: burst %u is above the most, %u\n", conf->port_id,
 			conf->burst, LCA_PORT_BURST_MAX);
 		return -EINVAL;
+	}
+	if (conf->tx_only) {
+		if (conf->n_rxq != 0 || conf->rx_lcores != NULL || conf->classify != NULL) {
+			LCA_LOG(ERR, "port %u: a TX-only port has no RX queues, RX lcores or "
+				"classifier\n", conf->port_id);
+			return -EINVAL;
+		}
+		return 0;
 	}
 	if ((conf->rx_lcores == NULL) != (conf->n_rx_lcores == 0)) {
 		LCA_LOG(ERR, "port %u: rx_lcores and n_rx_lcores go together\n", conf->port_id);
@@ -411,7 +420,8 @@ lcore_of(struct lca_port *p, unsigned int lcore)
 		return NULL;
 	pl->port = p;
 	pl->lcore = lcore;
-	pl->rxqs = rte_zmalloc("lca_port_rxqs", p->n_rxq * sizeof(pl->rxqs[0]), 0);
+	/* At least one entry each: rte_zmalloc() gives NULL for 0 bytes. */
+	pl->rxqs = rte_zmalloc("lca_port_rxqs", RTE_MAX(p->n_rxq, 1u) * sizeof(pl->rxqs[0]), 0);
 	pl->txqs = rte_zmalloc("lca_port_txqs", p->n_txq * sizeof(pl->txqs[0]), 0);
 	if (pl->rxqs == NULL || pl->txqs == NULL) {
 		rte_free(pl->rxqs);
@@ -426,7 +436,7 @@ lcore_of(struct lca_port *p, unsigned int lcore)
 static int
 rxqs_create(struct lca_port *p, const struct lca_port_conf *conf, const unsigned int *rx_of)
 {
-	p->rxq = rte_zmalloc("lca_port_rxq", p->n_rxq * sizeof(p->rxq[0]), 0);
+	p->rxq = rte_zmalloc("lca_port_rxq", RTE_MAX(p->n_rxq, 1u) * sizeof(p->rxq[0]), 0);
 	if (p->rxq == NULL)
 		return -ENOMEM;
 	for (unsigned int q = 0; q < p->n_rxq; q++) {
@@ -607,7 +617,7 @@ port_setup(struct lca_port *p, const struct lca_port_conf *conf)
 		tx_of[q] = lcores[q % n_lcores];
 	p->socket = rte_eth_dev_socket_id(p->port_id);
 	if (p->socket == SOCKET_ID_ANY)
-		p->socket = (int)rte_lcore_to_socket_id(rx_of[0]);
+		p->socket = (int)rte_lcore_to_socket_id(p->n_rxq > 0 ? rx_of[0] : tx_of[0]);
 
 	ret = desc_adjust(p, conf, &rx_desc, &tx_desc);
 	if (ret < 0)
@@ -698,8 +708,9 @@ lca_port_start(const struct lca_port_conf *conf, struct lca_port **port)
 	started[p->port_id] = p;
 	n_started++;
 	port_telemetry_add(p);
-	LCA_LOG(INFO, "port %u (%s, %s): %u RX and %u TX queues, %u mbufs on socket %d, "
-		"burst %u\n", p->port_id, p->name, p->driver, p->n_rxq, p->n_txq, p->n_mbufs,
+	LCA_LOG(INFO, "port %u (%s, %s): %u RX and %u TX queues%s, %u mbufs on socket %d, "
+		"burst %u\n", p->port_id, p->name, p->driver, p->n_rxq, p->n_txq,
+		conf->tx_only ? " (TX only)" : "", p->n_mbufs,
 		p->socket, p->burst);
 	*port = p;
 	return 0;

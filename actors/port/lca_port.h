@@ -14,27 +14,31 @@
  * - **RX**: each RX queue belongs to one lcore, whose loop polls it through
  *   a hook (lca_lcore_hook_add()), never through an actor that re-sends
  *   itself a tick: an idle port is no work, so the idle policies apply. A
- *   burst is classified in bulk (lca_port_classify_fn), wrapped into
- *   envelopes without a copy (lca_msg_from_mbuf_bulk()) and sent, each run
- *   of consecutive packets for one actor with one lca_send_burst().
+ *   burst is classified in bulk (lca_port_classify_fn) and sent, each run
+ *   of consecutive packets for one actor with one call: to a packet actor
+ *   (on_packets) on the packet lane with lca_send_packets(), allocating
+ *   nothing; to any other actor wrapped into envelopes without a copy
+ *   (lca_msg_from_mbuf_bulk()) with one lca_send_burst().
  * - **Back-pressure**: when a destination's backlog (lca_actor_backlog())
  *   passes the watermark, or a send to it is refused, the queue stops
  *   taking packets until the backlog is back under it: the NIC counts
  *   imissed instead of the runtime dropping. What was received and not yet
  *   sent waits in the queue's stash, in order, and goes first.
- * - **TX**: one TX actor per TX queue, on the lcore that owns the queue. Its
- *   batch handler takes the mbufs out of their envelopes
- *   (lca_msg_to_mbuf_bulk()) into the queue's rte_eth_dev_tx_buffer, which
- *   the lcore's end hook flushes at the end of each loop iteration: what
- *   the handlers of one iteration send leaves in bursts.
+ * - **TX**: each TX queue is owned by one lcore and has an
+ *   rte_eth_dev_tx_buffer, which the lcore's end hook flushes at the end of
+ *   each loop iteration: what the handlers of one iteration send leaves in
+ *   bursts. A handler on that lcore fills it directly with
+ *   lca_port_tx_burst(); senders that want a mailbox send envelopes to the
+ *   queue's TX actor, whose batch handler takes the mbufs out of them
+ *   (lca_msg_to_mbuf_bulk()) into the same buffer.
  *
  * Accounting, per RX queue and per port, exact whenever the loops are not
  * running (and from the queue's own lcore at any time):
  *
  *     rx == delivered + dropped_policy + dropped_dest + held
  *
- * and on the TX side every mbuf a TX actor is given is counted in tx or in
- * tx_dropped. Nothing is dropped without a counter.
+ * and on the TX side every mbuf a TX actor or lca_port_tx_burst() is given
+ * is counted in tx or in tx_dropped. Nothing is dropped without a counter.
  *
  * Functions return 0 or a negative errno value, libuv style, and log the
  * reason for every error (LCA_LOG, naming the port, the queue and the value).
@@ -88,8 +92,9 @@ struct lca_port;
  * Classify a burst: say which actor each packet goes to.
  *
  * Called on the RX queue's lcore, once per burst, before the packets are
- * wrapped into envelopes. It may read the packets (and change them in
- * place); it must not free or keep them.
+ * sent. It may read the packets (and change them in place, their
+ * lca_pkt_meta type too, which RX sets to 0 first); it must not free or
+ * keep them.
  *
  * @param pkts
  *   The packets, in the order they were received.
@@ -139,6 +144,10 @@ struct lca_port_conf {
 				*   close it, so that the app (or a later
 				*   lca_port_start()) can configure and start it
 				*   again: a closed vdev is gone. */
+	bool tx_only;          /**< No RX queue at all (none configured, none
+				*   polled): a port to transmit on. n_rxq,
+				*   rx_lcores and classify must be 0/NULL and
+				*   dest is not used. */
 };
 
 /**
@@ -150,7 +159,8 @@ struct lca_port_conf {
  */
 struct lca_port_stats {
 	uint64_t rx;             /**< Packets taken from the RX queues. */
-	uint64_t delivered;      /**< Sent to their actor (lca_send_burst() took them). */
+	uint64_t delivered;      /**< Sent to their actor (lca_send_packets() or
+				  *   lca_send_burst() took them). */
 	uint64_t dropped_policy; /**< The classifier said LCA_ACTOR_NONE. */
 	uint64_t dropped_dest;   /**< Their actor does not exist or stopped (-ESRCH,
 				  *   -EPIPE): freed, logged once per queue. */
@@ -159,7 +169,8 @@ struct lca_port_stats {
 	uint64_t paused_polls;   /**< Polls that took no packet because of back-pressure
 				  *   (a destination above the watermark, or the stash
 				  *   not yet empty). */
-	uint64_t no_envelope;    /**< Times the envelope pool was empty: the packets
+	uint64_t no_envelope;    /**< Times the envelope pool was empty for an actor
+				  *   that takes envelopes, not packets: the packets
 				  *   stay held and are wrapped at a later poll. */
 	uint64_t tx;             /**< Packets the driver took. */
 	uint64_t tx_bursts;      /**< Calls of rte_eth_tx_burst() that sent at least one
@@ -238,11 +249,11 @@ LCA_API lca_actor_id_t lca_port_tx_actor(const struct lca_port *port, unsigned i
 /**
  * Transmit @p n packets now on the TX queue of the calling lcore, without
  * the TX actor's hop: for a part that gathers its packets itself and sends
- * them once per loop iteration (the remote part's frames). The driver gets
- * them at once (rte_eth_tx_burst()); what it refuses after one more try is
- * freed and counted in the queue's tx_dropped, as the TX actor does. Order
- * holds among the packets sent this way, not against those given to the
- * TX actor meanwhile.
+ * them once per loop iteration (the remote part's frames). What the queue's
+ * buffer holds (lca_port_tx_burst(), the TX actor) goes first, then the
+ * driver gets these at once (rte_eth_tx_burst()); what it refuses after
+ * one more try is freed and counted in the queue's tx_dropped, as the TX
+ * actor does.
  *
  * @return
  *   0: every packet is the port's (sent, or dropped and counted); -EPERM
@@ -250,6 +261,26 @@ LCA_API lca_actor_id_t lca_port_tx_actor(const struct lca_port *port, unsigned i
  *   the packets are still the caller's); -EINVAL for NULL.
  */
 LCA_API int lca_port_tx_now(struct lca_port *port, struct rte_mbuf **pkts, unsigned int n);
+
+/**
+ * Transmit @p n packets on the TX queue of the calling lcore, with no
+ * mailbox on the way: from a packet handler (lca_packet_handler_fn) or any
+ * code on a runtime lcore that has a TX queue of @p port. They go into
+ * the queue's rte_eth_dev_tx_buffer, the one its TX actor fills, which
+ * sends itself when full; the lcore's end hook flushes the rest at the end
+ * of the loop iteration, so what the handlers of one iteration transmit
+ * leaves in bursts, and in call order. What the driver refuses after one
+ * more try is freed and counted in tx_dropped: tx + tx_dropped counts
+ * every packet taken (once flushed). Called off the loops (the main
+ * thread between runs), the packets wait in the buffer until the next
+ * iteration's end, or lca_port_stop().
+ *
+ * @return
+ *   @p n: every packet is the port's; -EPERM when the calling lcore has no
+ *   TX queue of @p port (nothing taken: the packets are still the
+ *   caller's); -EINVAL for NULL.
+ */
+LCA_API int lca_port_tx_burst(struct lca_port *port, struct rte_mbuf **pkts, unsigned int n);
 
 /**
  * Port-wide counters: the sums over its queues, and the ethdev's imissed,

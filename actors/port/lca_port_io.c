@@ -18,6 +18,7 @@
  * runtime dropping, and every packet taken is in one of rx's terms.
  */
 #include <errno.h>
+#include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -39,52 +40,80 @@ pause_on(struct port_rxq *q, lca_actor_id_t to, int resume_at)
 	q->resume_at = resume_at;
 }
 
-/* Send what the stash holds, run by run. @return messages sent. */
+/*
+ * Send @p run packets for one actor: on the packet lane when it takes
+ * packets (no allocation), else wrapped into envelopes (one pool operation)
+ * and sent as messages; what it refuses is unwrapped again, so the stash
+ * always holds bare mbufs.
+ * @return how many it took (fewer than @p run: no room); a negative errno
+ * when it took none for another reason (-ENOMEM: no envelopes).
+ */
+static int
+rx_send_run(struct port_rxq *q, lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int run)
+{
+	/* Without a classifier, their type is 0 (stamped with the receiver);
+	 * with one, what it set (0 unless it did, port_rx_poll()). */
+	int ret = q->classify == NULL ? lca_send_packets_typed(to, 0, pkts, run) :
+					lca_send_packets(to, pkts, run), err = 0;
+	unsigned int sent;
+
+	if (likely(ret != -EPROTOTYPE))
+		return ret;
+	if (lca_msg_from_mbuf_bulk(pkts, q->msgs, run) < 0)
+		return -ENOMEM;
+	sent = lca_send_burst(to, q->msgs, run, &err);
+	if (sent < run) {
+		for (unsigned int i = sent; i < run; i++)
+			lca_msg_detach_mbuf(q->msgs[i]);
+		lca_msg_free_bulk(q->msgs + sent, run - sent);
+		if (sent == 0 && err != -ENOBUFS)
+			return err;
+	}
+	return (int)sent;
+}
+
+/* Send what the stash holds, run by run. @return packets sent. */
 static unsigned int
 rx_push(struct port_rxq *q)
 {
 	unsigned int sent_total = 0;
 
-	if (!q->wrapped) {
-		if (lca_msg_from_mbuf_bulk(q->pkts + q->head, q->msgs + q->head,
-					   q->n - q->head) < 0) {
-			/* No envelopes: keep the packets, try at the next poll. */
-			port_count(&q->no_envelope, 1);
-			return 0;
-		}
-		q->wrapped = true;
-	}
 	while (q->head < q->n) {
-		lca_actor_id_t to = q->to[q->head];
-		unsigned int run = 1, sent;
-		int err = 0, backlog;
+		/* Without a classifier the stash is one run, to[] unused. */
+		lca_actor_id_t to = q->classify != NULL ? q->to[q->head] : q->dest;
+		unsigned int run = q->classify != NULL ? 1 : q->n - q->head;
+		int sent, backlog;
 
 		while (q->head + run < q->n && q->to[q->head + run] == to)
 			run++;
-		sent = lca_send_burst(to, q->msgs + q->head, run, &err);
-		q->head += sent;
-		sent_total += sent;
-		if (sent < run) {
-			if (err == -ENOBUFS) {
-				/* Full: wait until some of its backlog is gone. */
-				backlog = lca_actor_backlog(to);
-				pause_on(q, to, backlog > 0 ? backlog - 1 : 0);
-				break;
-			}
+		sent = rx_send_run(q, to, q->pkts + q->head, run);
+		if (sent == -ENOMEM) {
+			/* No envelopes: keep the packets, try at the next poll. */
+			port_count(&q->no_envelope, 1);
+			break;
+		}
+		if (sent < 0) {
 			/* No such actor, or stopped: these packets have nowhere
 			 * to go. Freed and counted, never retried forever. */
 			if (!q->warned_dest) {
 				LCA_LOG(WARNING, "port %u RX queue %u: actor %u refused packets "
 					"(%d): dropped, counted in dropped_dest\n",
-					q->port_id, q->queue_id, to, err);
+					q->port_id, q->queue_id, to, sent);
 				q->warned_dest = true;
 			}
-			lca_msg_free_bulk(q->msgs + q->head, run - sent);
-			port_count(&q->dropped_dest, run - sent);
-			q->head += run - sent;
+			rte_pktmbuf_free_bulk(q->pkts + q->head, run);
+			port_count(&q->dropped_dest, run);
+			q->head += run;
 			continue;
 		}
+		q->head += (unsigned int)sent;
+		sent_total += (unsigned int)sent;
 		backlog = lca_actor_backlog(to);
+		if ((unsigned int)sent < run) {
+			/* Full: wait until some of its backlog is gone. */
+			pause_on(q, to, backlog > 0 ? backlog - 1 : 0);
+			break;
+		}
 		if (backlog > (int)q->watermark)
 			pause_on(q, to, (int)q->watermark);
 	}
@@ -92,7 +121,6 @@ rx_push(struct port_rxq *q)
 	if (q->head == q->n) {
 		q->n = 0;
 		q->head = 0;
-		q->wrapped = false;
 	}
 	set_held(q);
 	return sent_total;
@@ -102,6 +130,7 @@ unsigned int
 port_rx_poll(struct port_rxq *q)
 {
 	unsigned int work = 0, n, kept = 0, dropped = 0;
+	int off;
 
 	if (q->paused_on != LCA_ACTOR_NONE) {
 		int backlog = lca_actor_backlog(q->paused_on);
@@ -127,12 +156,19 @@ port_rx_poll(struct port_rxq *q)
 	if (n == 0)
 		return work;
 	port_count(&q->rx, n);
-	if (q->classify != NULL) {
-		q->classify(q->pkts, q->to, n, q->classify_arg);
-	} else {
-		for (unsigned int i = 0; i < n; i++)
-			q->to[i] = q->dest;
+	if (q->classify == NULL) {
+		/* One destination: the whole burst is one run (rx_push()). */
+		q->n = n;
+		q->head = 0;
+		set_held(q);
+		rx_push(q);
+		return work + n;
 	}
+	/* The app's type starts at 0; its classifier may set it. */
+	off = lca_pkt_meta_offset;
+	for (unsigned int i = 0; i < n; i++)
+		lca_pkt_meta_at(q->pkts[i], off)->type = 0;
+	q->classify(q->pkts, q->to, n, q->classify_arg);
 	for (unsigned int i = 0; i < n; i++) {
 		if (q->to[i] == LCA_ACTOR_NONE) {
 			q->drops[dropped++] = q->pkts[i];
@@ -148,7 +184,6 @@ port_rx_poll(struct port_rxq *q)
 	}
 	q->n = kept;
 	q->head = 0;
-	q->wrapped = false;
 	set_held(q);
 	if (kept > 0)
 		rx_push(q);
@@ -163,15 +198,11 @@ port_rxq_release(struct port_rxq *q)
 
 	if (left == 0)
 		return;
-	if (q->wrapped)
-		lca_msg_free_bulk(q->msgs + q->head, left);
-	else
-		rte_pktmbuf_free_bulk(q->pkts + q->head, left);
+	rte_pktmbuf_free_bulk(q->pkts + q->head, left);
 	LCA_LOG(INFO, "port %u RX queue %u: %u packets held at stop freed\n", q->port_id,
 		q->queue_id, left);
 	q->n = 0;
 	q->head = 0;
-	q->wrapped = false;
 }
 
 unsigned int
@@ -213,29 +244,90 @@ tx_sent(struct port_txq *q, uint16_t sent)
 	}
 }
 
+/* The TX queue of the calling lcore, or NULL when it has none of @p port. */
+static inline struct port_txq *
+txq_of_caller(const struct lca_port *port)
+{
+	unsigned int lcore = rte_lcore_id();
+	const struct port_lcore *pl = lcore < RTE_MAX_LCORE ? port->lcores[lcore] : NULL;
+
+	return pl != NULL && pl->n_txq > 0 ? pl->txqs[0] : NULL;
+}
+
+/* Give @p n packets to the driver now; what it refuses twice is freed and
+ * counted (port_tx_unsent()). */
+static void
+txq_send(struct port_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent = rte_eth_tx_burst(q->port_id, q->queue_id, pkts, n);
+
+	tx_sent(q, sent);
+	if (sent < n)
+		port_tx_unsent(pkts + sent, (uint16_t)(n - sent), q);
+}
+
+/* Into @p q's buffer, a burst at a time, as rte_eth_tx_buffer() does packet
+ * by packet: a full buffer is sent (what the driver refuses goes to
+ * port_tx_unsent()), the lcore's end hook flushes the rest. Whole bursts
+ * that find it empty go to the driver from @p pkts, with no copy. */
+static inline void
+txq_buffer(struct port_txq *q, struct rte_mbuf **pkts, unsigned int n)
+{
+	struct rte_eth_dev_tx_buffer *b = q->buf;
+
+	while (n > 0) {
+		unsigned int k;
+
+		if (b->length == 0 && n >= b->size) {
+			txq_send(q, pkts, b->size);
+			pkts += b->size;
+			n -= b->size;
+			continue;
+		}
+		k = RTE_MIN(n, (unsigned int)(b->size - b->length));
+		memcpy(&b->pkts[b->length], pkts, k * sizeof(*pkts));
+		b->length = (uint16_t)(b->length + k);
+		pkts += k;
+		n -= k;
+		if (b->length == b->size)
+			port_tx_flush(q);
+	}
+}
+
 int
 lca_port_tx_now(struct lca_port *port, struct rte_mbuf **pkts, unsigned int n)
 {
-	unsigned int lcore = rte_lcore_id(), done = 0;
-	const struct port_lcore *pl;
+	unsigned int done = 0;
 	struct port_txq *q;
 
 	if (port == NULL || (pkts == NULL && n > 0))
 		return -EINVAL;
-	pl = lcore < RTE_MAX_LCORE ? port->lcores[lcore] : NULL;
-	if (pl == NULL || pl->n_txq == 0)
+	q = txq_of_caller(port);
+	if (q == NULL)
 		return -EPERM;
-	q = pl->txqs[0];
+	/* What the buffer holds goes first: one order on the queue. */
+	port_tx_flush(q);
 	while (done < n) {
 		uint16_t burst = (uint16_t)RTE_MIN(n - done, (unsigned int)UINT16_MAX);
-		uint16_t sent = rte_eth_tx_burst(q->port_id, q->queue_id, pkts + done, burst);
 
-		tx_sent(q, sent);
-		if (sent < burst)
-			port_tx_unsent(pkts + done + sent, (uint16_t)(burst - sent), q);
+		txq_send(q, pkts + done, burst);
 		done += burst;
 	}
 	return 0;
+}
+
+int
+lca_port_tx_burst(struct lca_port *port, struct rte_mbuf **pkts, unsigned int n)
+{
+	struct port_txq *q;
+
+	if (unlikely(port == NULL || (pkts == NULL && n > 0)))
+		return -EINVAL;
+	q = txq_of_caller(port);
+	if (unlikely(q == NULL))
+		return -EPERM;
+	txq_buffer(q, pkts, n);
+	return (int)n;
 }
 
 void
@@ -279,6 +371,5 @@ port_tx_handler(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigne
 
 	(void)self;
 	k = lca_msg_to_mbuf_bulk(msgs, m, n);
-	for (unsigned int i = 0; i < k; i++)
-		tx_sent(q, rte_eth_tx_buffer(q->port_id, q->queue_id, q->buf, m[i]));
+	txq_buffer(q, m, k);
 }

@@ -30,8 +30,8 @@ port_read(const uint64_t *c)
 /*
  * One RX queue; only its lcore touches it while the loops run. The stash is
  * the last burst minus what was dropped by policy: pkts[head..n) (with
- * their destinations to[]) wait there, wrapped into msgs[] once the
- * envelope pool gave envelopes (wrapped), until their actors take them.
+ * their destinations to[]) wait there until their actors take them. msgs[]
+ * is room to wrap a run for an actor that takes envelopes, not packets.
  */
 struct port_rxq {
 	uint16_t port_id;
@@ -49,7 +49,6 @@ struct port_rxq {
 	int resume_at;
 	unsigned int n;
 	unsigned int head;
-	bool wrapped;
 	bool warned_dest;
 	bool rx_off;     /* lca_port_rx_enable(false): take no new packets (atomic) */
 	struct rte_mbuf **pkts;
