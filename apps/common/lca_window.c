@@ -21,10 +21,10 @@ lca_window_short(double window_s)
 }
 
 uint64_t
-lca_window_count(uint64_t done, double took_s, uint64_t multiple, uint64_t floor_count,
-		 uint64_t max)
+lca_window_count(uint64_t done, double took_s, double target_s, uint64_t multiple,
+		 uint64_t floor_count, uint64_t max)
 {
-	double want = took_s > 0 ? ceil((double)done * lca_window_target_s() / took_s) : (double)max;
+	double want = took_s > 0 ? ceil((double)done * target_s / took_s) : (double)max;
 	uint64_t n = want >= (double)max ? max : (uint64_t)want;
 
 	if (n < floor_count)

@@ -35,12 +35,12 @@ double lca_window_target_s(void);
 bool lca_window_short(double window_s);
 
 /**
- * The count that takes lca_window_target_s() at the rate @p done items in
- * @p took_s seconds showed: rounded up to a multiple of @p multiple (0 or 1:
+ * The count that takes @p target_s (lca_window_target_s(), or an app's own)
+ * at the rate @p done items in @p took_s seconds showed: rounded up to a multiple of @p multiple (0 or 1:
  * any), at least @p floor_count, at most @p max.
  */
-uint64_t lca_window_count(uint64_t done, double took_s, uint64_t multiple, uint64_t floor_count,
-			  uint64_t max);
+uint64_t lca_window_count(uint64_t done, double took_s, double target_s, uint64_t multiple,
+			  uint64_t floor_count, uint64_t max);
 
 /**
  * End a printed window: ": shorter than 50 scheduler ticks (200 ms), too

@@ -275,7 +275,8 @@ mb_calibrate(const struct mb_conf *c, uint64_t warm_msgs, double warm_ms)
 {
 	if (c->messages_given)
 		return c->messages;
-	return lca_window_count(warm_msgs, warm_ms / 1e3, 1, warm_msgs, UINT64_C(1) << 40);
+	return lca_window_count(warm_msgs, warm_ms / 1e3, lca_window_target_s(), 1, warm_msgs,
+				UINT64_C(1) << 40);
 }
 
 void
