@@ -32,7 +32,7 @@ tick50_ms=$((50000 / ${hz:-250}))
 # --msgs and --pings given: one pass each, exactly; "shorter than" exactly
 # when the shorter of the two windows is under 50 scheduler ticks.
 windows=$(grep -E '^ +(16|64|256) B: window: one way [0-9.]+ ms over 1 pass of --msgs, round trips [0-9.]+ ms' <<<"$out" |
-	awk -v t="$tick50_ms" '{ w = $5 < $12 ? $5 : $12; if ((w < t) == /: shorter than 50 scheduler ticks/) n++ } END { print n + 0 }')
+	awk -v t="$tick50_ms" '{ w = $6 < $15 ? $6 : $15; if ((w < t) == /: shorter than 50 scheduler ticks/) n++ } END { print n + 0 }')
 check "remote-bench: each size's windows, one pass, flagged when short" "[ $windows -eq 3 ]"
 check "remote-bench: --pings given: exactly that many round trips" "[ \$(grep -cE '^ +(16|64|256) B: RTT .*\\(500 round trips, one at a time\\)' <<<\"\$out\") -eq 3 ]"
 check "remote-bench: the clock verdict of the measurement" "grep -q '^Clock verdict: ' <<<\"\$out\""
