@@ -38,6 +38,24 @@ check "timers: three floor rounds around the two scenarios" "[ \$(grep -cE '^  f
 check "timers: each scenario's ratio to its floor, before and after" "[ \$(grep -cE '^  against its floor \(rte_timer in a plain loop.*\): one-shot lateness p50 [0-9.]+ us = [0-9.]+x the floor.s before it \([0-9.]+ us\), [0-9.]+x after' <<<\"\$out\") -eq 2 ]"
 check "verdict: the timers against their floor, the others say why none" "grep -qE '^timers, lcores idle: [0-9.e+-]+ us one-shot lateness p50  [0-9.]+× its floor' <<<\"\$out\" && [ \$(grep -cE '^(restart,|feeders) .*  no floor: ' <<<\"\$out\") -eq 6 ]"
 check "the record's path is the last line" "[ \"\$(tail -1 <<<\"\$out\")\" = 'record: $tmp/out.json' ]"
+hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" 2>/dev/null)
+tick50_ms=$((50000 / ${hz:-250}))
+# Every scenario's window printed; "shorter than" exactly when under 50 ticks.
+windows=$(grep -E '^  window: .* took [0-9.]+ ms' <<<"$out" |
+	awk -v t="$tick50_ms" '{ w = $0; sub(/.* took /, "", w); sub(/ ms.*/, "", w)
+		if ((w + 0 < t) == /: shorter than 50 scheduler ticks/) n++ } END { print n + 0 }')
+check "a window per scenario (8), flagged when under 50 ticks" "[ $windows -eq 8 ]"
+check "every count given: none calibrated" "! grep -q 'calibrating' <<<\"\$out\""
+check "JSON: each verdict row's window is its scenario's, flagged against the tick" "python3 - '$tmp/out.json' '${hz:-250}' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+tick = 1 / int(sys.argv[2])
+for r, v in zip(d['results'], d['verdict']['rows']):
+    assert r['window_s'] > 0 and v['window_s'] == r['window_s'], (r['name'], v)
+    assert ('short-window' in v['flags']) == (v['window_s'] < 50 * tick), v
+assert [r['messages'] for r in d['results'][2:4]] == [3000, 301], d['results'][2:4]
+assert all(r['per_feeder'] == 2000 for r in d['results'][4:]), d['results'][4:]
+PY"
 check "JSON: counts exact, the timers' floor, a verdict row per scenario" "python3 - '$tmp/out.json' <<'PY'
 import json, math, sys
 d = json.load(open(sys.argv[1]))
@@ -88,6 +106,39 @@ for r, f in zip(d['results'][4:], (1, 2, 4, 8)):
 PY"
 record_checks "$tmp/out.json" lca-lifecycle
 
+# Counts under --window-ms: a run that measured less is not kept, and runs
+# again with more, a few times at most; the record holds the kept one.
+"$exe" "${eal[@]}" -- --bench restart,feeders --feeders 1 --messages 1000 --fail-every 500 \
+	--backoff-failures 2 --per-feeder 1000 --window-ms 30 --json "$tmp/win.json" >"$tmp/win" 2>&1
+rc=$?
+check "--window-ms: exits 0, exact" "[ $rc -eq 0 ] && grep -qx 'Accounting: every count exact' '$tmp/win'"
+check "--window-ms: each short run rerun with more, the long enough kept" "python3 - '$tmp/win' '$tmp/win.json' <<'PY'
+import json, re, sys
+lines = open(sys.argv[1]).read().split('\n')
+lines = lines[:lines.index('== verdict ==')]
+d = json.load(open(sys.argv[2]))
+kept = {r['name']: r for r in d['results']}
+assert len(kept) == len(d['results']), [r['name'] for r in d['results']]  # the short runs dropped
+for name, key in (('restart, no backoff', 'messages'), ('feeders 1', 'per_feeder')):
+    starts = [i for i, l in enumerate(lines) if l.startswith(name + ':')]
+    count = 1000
+    for k, i in enumerate(starts):
+        win = next(l for l in lines[i:] if l.startswith('  window: '))
+        w = float(re.search(r' took ([0-9.]+) ms', win).group(1))
+        end = next(j for j in range(i + 1, len(lines) + 1) if j == len(lines) or not lines[j].startswith('  '))
+        nxt = next((l for l in lines[i:end] if l.startswith('  calibrating:')), '')
+        calib = re.match(r'  calibrating: (\d+) took ([0-9.]+) ms, under 30 ms: this run is not kept; again with (\d+) ', nxt)
+        if k < len(starts) - 1:
+            assert w < 30 and calib and int(calib.group(1)) == count, (name, win, nxt)
+            assert int(calib.group(3)) > count, nxt
+            count = int(calib.group(3))
+        else:
+            assert not calib and (w >= 30 or len(starts) == 4), (name, win, nxt)
+    assert kept[name][key] == count and abs(kept[name]['window_s'] * 1e3 - w) < 0.1, (name, kept[name])
+    if name == 'feeders 1':
+        assert kept[name]['received'] == count, kept[name]
+PY"
+
 out=$("$exe" "${eal[@]}" -- --bench timers --idle sleep --sleep-us 200 --timers 50 --inflight 4 \
 	--max-delay-us 1000 --ticks 20 2>&1); rc=$?
 check "--idle sleep: timers only, exact" "[ $rc -eq 0 ] && [ \$(grep -cE '^  idle policy sleep \(sleeps\); ' <<<\"\$out\") -eq 2 ] && ! grep -q '^== restart' <<<\"\$out\" && grep -qx 'Accounting: every count exact' <<<\"\$out\""
@@ -109,7 +160,7 @@ done
 for bad in "--bench" "--bench nope" "--bench timers,timers" "--bench timers,,feeders" "--idle nope" \
 	"--sleep-us 0" "--sleep-us 100001" "--timers 0" "--timers 1x" "--inflight 1025" \
 	"--min-delay-us 500 --max-delay-us 100" "--period-us 1" "--ticks -1" "--fail-every 1" \
-	"--messages 10 --fail-every 100" "--backoff-failures 65" "--feeders 0" "--feeders 1,65" \
+	"--messages 10 --fail-every 100" "--backoff-failures 100001" "--window-ms 0" "--feeders 0" "--feeders 1,65" \
 	"--feeders 1,2,3,4,5,6,7,8,9" "--per-feeder x" "--stall-s 0" "--frobnicate" "extra" "--json"; do
 	out=$("$exe" "${eal[@]}" -- $bad 2>&1); rc=$?
 	msg=$(grep -vE '^(lcactor: |Try )' <<<"$out")
@@ -118,7 +169,7 @@ done
 out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
 check "--help exits 0" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
 for o in bench idle sleep-us timers inflight min-delay-us max-delay-us period-us ticks messages \
-	fail-every backoff-failures feeders per-feeder stall-s json; do
+	fail-every backoff-failures feeders per-feeder stall-s window-ms json; do
 	check "--help lists --$o" "grep -q -- '  --$o ' <<<\"\$out\""
 done
 harness_checks "$exe" lca-lifecycle

@@ -11,6 +11,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 json=$tmp/mb.json
 
+hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" 2>/dev/null)
+tick50_ms=$((50000 / ${hz:-250}))
 run_re='run 1: 20000 msgs in [0-9.]+ ms = [0-9.]+ M msg/s'
 for burst in 32 1; do
 	out=$("$exe" "${eal[@]}" -- "${tiny[@]}" --burst "$burst" --json "$json" 2>&1); rc=$?
@@ -69,9 +71,50 @@ for name, row in rows.items():
     if name in streams:
         assert row['floor'] == streams[name.split()[0]]['floor']['what'], row
 PY"
+	windows=$(grep -E '^[a-z-]+ +[^:]+: window: the shortest run took [0-9.]+ ms' <<<"$out" |
+		awk -v t="$tick50_ms" '{ w = $0; sub(/.*shortest run took /, "", w); w += 0
+			if (/floor.s shortest round/) { f = $0; sub(/.*shortest round /, "", f); if (f + 0 < w) w = f + 0 }
+			if ((w < t) == /: shorter than 50 scheduler ticks/) n++ } END { print n + 0 }')
+	check "burst $burst: a window per series (5), flagged when under 50 ticks" "[ $windows -eq 5 ]"
+	check "burst $burst: --messages given: every run and floor round exactly 20000, none calibrated" "python3 - '$json' '${hz:-250}' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+tick = 1 / int(sys.argv[2])
+assert d['conf']['messages'] == 20000 and d['conf']['messages_calibrated'] is False, d['conf']
+series = {r['name']: r for r in d['results'] if r['name'] != 'idle-ratio'}
+for r in series.values():
+    assert r['messages_per_run'] == 20000 and r['calibration'] is None, r
+    if 'floor' in r:
+        assert r['floor']['messages_per_round'] == 20000, r['floor']
+for v in d['verdict']['rows']:
+    r = series[v['config']]
+    ws = r['time']['values'] + (r['floor']['time']['values'] if 'floor' in r else series['idle alone']['time']['values'])
+    assert abs(v['window_s'] - min(ws) / 1e3) < 1e-9, (v, ws)
+    assert ('short-window' in v['flags']) == (v['window_s'] < 50 * tick), v
+PY"
 	check "burst $burst: the record's path is the last line" "[ \"\$(tail -1 <<<\"\$out\")\" = 'record: $json' ]"
 	record_checks "$json" lca-microbench
 done
+
+# Without --messages: a pilot of at least 50 ms sets each count, its floor's apart.
+out=$("$exe" "${eal[@]}" -- --runs 1 --timeout 60 --scenario same-lcore,idle --idle 100 \
+	--json "$tmp/cal.json" 2>&1); rc=$?
+check "calibrated: exits 0, says so in its header" "[ $rc -eq 0 ] && grep -q '^# microbench: messages per run calibrated: ' <<<\"\$out\""
+check "calibrated: each count from its pilot, the crowd's the lone actor's" "python3 - '$tmp/cal.json' <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+assert d['conf']['messages_calibrated'] is True, d['conf']
+s = {r['name']: r for r in d['results'] if r['name'] != 'idle-ratio'}
+want = lambda n, ms, target: max(n, math.ceil(n * target / ms))
+for name in ('same-lcore burst 32', 'idle alone'):
+    c = s[name]['calibration']
+    assert c['warmup_ms'] >= 50 and c['target_ms'] >= 250, c
+    assert abs(s[name]['messages_per_run'] - want(c['warmup_messages'], c['warmup_ms'], c['target_ms'])) <= 1, (name, c, s[name]['messages_per_run'])
+c = s['same-lcore burst 32']['calibration']
+assert c['floor_warmup_ms'] >= 50, c
+assert abs(s['same-lcore burst 32']['floor']['messages_per_round'] - want(c['floor_warmup_messages'], c['floor_warmup_ms'], c['target_ms'])) <= 1, c
+assert s['idle +100 idle']['messages_per_run'] == s['idle alone']['messages_per_run'], s
+PY"
 
 out=$("$exe" "${eal[@]}" -- "${tiny[@]}" --scenario cross-lcore,idle --burst 8 2>&1); rc=$?
 check "--scenario subset exits 0" "[ $rc -eq 0 ]"

@@ -30,6 +30,14 @@ check "remote-bench: RTT percentiles for 16, 64 and 256 B" \
 check "remote-bench: exact link counts, nothing malformed" \
 	"grep -qE '^Link to node 2: 301504 msgs sent, 1503 delivered here, .* 0 malformed' <<<\"\$out\" && grep -q '^All messages counted on both sides.' <<<\"\$out\""
 check "remote-bench: the second process exited 0" "grep -q '^Peer process exited with status 0' <<<\"\$out\""
+hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" 2>/dev/null)
+tick50_ms=$((50000 / ${hz:-250}))
+# --msgs and --pings given: one pass each, exactly; "shorter than" exactly
+# when the shorter of the two windows is under 50 scheduler ticks.
+windows=$(grep -E '^ +(16|64|256) B: window: one way [0-9.]+ ms over 1 pass of --msgs, round trips [0-9.]+ ms' <<<"$out" |
+	awk -v t="$tick50_ms" '{ w = $6 < $15 ? $6 : $15; if ((w < t) == /: shorter than 50 scheduler ticks/) n++ } END { print n + 0 }')
+check "remote-bench: each size's windows, one pass, flagged when short" "[ $windows -eq 3 ]"
+check "remote-bench: --pings given: exactly that many round trips" "[ \$(grep -cE '^ +(16|64|256) B: RTT .*\\(500 round trips, one at a time\\)' <<<\"\$out\") -eq 3 ]"
 check "remote-bench: the clock verdict of the measurement" "grep -q '^Clock verdict: ' <<<\"\$out\""
 check "remote-bench over memif: the verdict says where its floor is, the record line last" \
 	"[ \$(grep -cE '^(16|64|256) B one way over memif: [0-9.e+]+ M msg/s  no floor: the bare memif floor is dpdk-testpmd' <<<\"\$out\") -eq 3 ] && tail -1 <<<\"\$out\" | grep -q '^record: none'"
@@ -142,7 +150,8 @@ assert d['app'] == 'lca-remote-bench' and d['ok'] is True and d['conf']['remote'
 assert [r['size'] for r in d['results']] == [16, 64, 256], d['results']
 for r in d['results']:
     f = r['floor']
-    assert r['one_way']['sink_count'] == 100000 and len(f['rounds']) == 2, r
+    assert r['one_way']['sink_count'] == r['one_way']['msgs'] == 100000 and r['one_way']['passes'] == 1 and len(f['rounds']) == 2, r
+    assert r['rtt_us']['n'] == 500 and r['rtt_us']['window_s'] > 0 and r['one_way']['window_s'] > 0, r
     assert all(pos(x['mps']) and pos(x['p50_us']) for x in f['rounds']), f
     for k, mine, theirs in (('one_way', r['one_way']['mps'], 'mps'), ('rtt_p50', r['rtt_us']['p50'], 'p50_us')):
         assert len(f[k]['ratios']) == 2 and all(pos(x) for x in f[k]['ratios']) and pos(f[k]['ratio_median']), f
@@ -150,6 +159,10 @@ for r in d['results']:
 rows = d['verdict']['rows']
 assert [x['config'] for x in rows] == ['%d B %s over ucx' % (s, w) for s in (16, 64, 256) for w in ('one way', 'RTT p50')], rows
 assert all(x['floor'] and pos(x['ratio_median']) and len(x['ratios']) == 2 for x in rows), rows
+tick = 1 / int('${hz:-250}')
+for x, r in zip(rows, [r for r in d['results'] for _ in (0, 1)]):
+    w = r['one_way' if 'one way' in x['config'] else 'rtt_us']['window_s']
+    assert x['window_s'] == w and ('short-window' in x['flags']) == (w < 50 * tick), (x, r)
 PY"
 	check "remote-bench over ucx (UCX_TLS=$tls): the record's path is the last line" "[ \"\$(tail -1 <<<\"\$out\")\" = 'record: $json' ]"
 	record_checks "$json" lca-remote-bench

@@ -2,12 +2,17 @@
 /* What the three benches share: the runtime, the load, series, histograms. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_cycles.h>
 
+#include "lca_window.h"
 #include "lifecycle.h"
+
+/* Reruns of a scenario whose default count fell short of its window. */
+#define LC_WINDOW_TRIES 3
 
 static uint64_t load_lost;
 
@@ -172,6 +177,51 @@ lc_hdr_json(const struct lca_hdr *h)
 			 (json_int_t)h->total, "p50", us_at(h, 50), "p99", us_at(h, 99), "p99_9",
 			 us_at(h, 99.9), "max", (double)h->max / 1000.0, "min",
 			 (double)h->min / 1000.0, "mean", lca_hdr_mean(h) / 1000.0);
+}
+
+void
+lc_print_window(const char *what, double window_s)
+{
+	printf("  window: %s took %.1f ms", what, window_s * 1e3);
+	lca_window_end_line(stdout, window_s, NULL);
+}
+
+static double
+last_window(const struct lc_outcome *o)
+{
+	json_t *r = json_array_get(o->results, json_array_size(o->results) - 1);
+
+	return json_number_value(json_object_get(r, "window_s"));
+}
+
+int
+lc_run_windowed(const struct lc_conf *c, lc_scenario_fn fn, unsigned int arg,
+		struct lc_outcome *o, size_t count_off, bool given, uint64_t multiple)
+{
+	struct lc_conf cc = *c;
+	uint64_t *count = (uint64_t *)((char *)&cc + count_off);
+	double min_s = c->window_ms / 1e3;
+	double target_s = fmax(lca_window_target_s() * min_s / LCA_WINDOW_MIN_S,
+			       c->window_given ? 0 : lca_window_target_s());
+	int ret = fn(&cc, arg, o);
+
+	for (unsigned int t = 0; t < LC_WINDOW_TRIES && ret == 0 && (!given || c->window_given);
+	     t++) {
+		double w = last_window(o);
+		uint64_t next;
+
+		if (!(w > 0) || w >= min_s)
+			break;
+		next = lca_window_count(*count, w, target_s, multiple, *count + 1,
+					UINT64_C(1) << 40);
+		printf("  calibrating: %" PRIu64 " took %.1f ms, under %u ms: this run is not "
+		       "kept; again with %" PRIu64 " (%.0f ms at its rate)\n", *count, w * 1e3,
+		       c->window_ms, next, target_s * 1e3);
+		json_array_remove(o->results, json_array_size(o->results) - 1);
+		*count = next;
+		ret = fn(&cc, arg, o);
+	}
+	return ret;
 }
 
 bool

@@ -113,7 +113,7 @@ static void *
 feeder_main(void *arg)
 {
 	struct feeder *f = arg;
-	uint64_t n = fd.c->per_feeder;
+	uint64_t n = fd.c->per_feeder; /* the scenario's conf: calibrated, maybe */
 
 	while (!__atomic_load_n(&fd.go, __ATOMIC_ACQUIRE) && !quitting())
 		sched_yield();
@@ -249,6 +249,8 @@ scenario(const struct lc_conf *c, unsigned int n, struct lc_outcome *o)
 		ms = lc_cycles_to_ns(fd.t_end - fd.t_start, rte_get_tsc_hz()) / 1e6;
 		rate = (double)fd.got / ms * 1e3;
 	}
+	if (!fd.stalled)
+		lc_print_window("the run, first message to last", ms / 1e3);
 	if (fd.stalled)
 		printf("  STALLED: no message arrived for %u s; %" PRIu64 " of %" PRIu64 " in\n",
 		       c->stall_s, fd.got, fd.expected);
@@ -263,11 +265,11 @@ scenario(const struct lc_conf *c, unsigned int n, struct lc_outcome *o)
 	       exact ? "exact" : "NOT exact");
 	{
 		json_t *j = json_pack(
-			"{s:s, s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:b, s:f, s:i, s:b, s:b, s:I, "
-			"s:I, s:I, s:I, s:b, s:o}",
+			"{s:s, s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:f, s:b, s:f, s:i, s:b, s:b, "
+			"s:I, s:I, s:I, s:I, s:b, s:o}",
 			"name", name, "bench", "feeders", "feeders", (int)n, "per_feeder",
 			(json_int_t)c->per_feeder, "expected", (json_int_t)fd.expected, "received",
-			(json_int_t)fd.got, "elapsed_ms", ms, "msg_per_s", rate, "stalled",
+			(json_int_t)fd.got, "elapsed_ms", ms, "window_s", ms / 1e3, "msg_per_s", rate, "stalled",
 			fd.stalled, "longest_gap_ms",
 			lc_cycles_to_ns(fd.max_gap, rte_get_tsc_hz()) / 1e6, "cpus", (int)n_cpus,
 			"threads_exceed_cpus", exceed, "busy_polling_lcores", busy_lcores,
@@ -294,6 +296,7 @@ lc_bench_feeders(const struct lc_conf *c, struct lc_outcome *o)
 	printf("\n== feeders: non-EAL threads (no lcore id) sending to one affinity actor; "
 	       "the lcores' loops run with idle policy %s\n", lca_idle_policy_name(c->idle));
 	for (unsigned int i = 0; i < c->n_feeders && ret == 0; i++)
-		ret = scenario(c, c->feeders[i], o);
+		ret = lc_run_windowed(c, scenario, c->feeders[i], o,
+				      offsetof(struct lc_conf, per_feeder), c->per_feeder_given, 1);
 	return ret;
 }

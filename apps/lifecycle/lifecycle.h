@@ -11,6 +11,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -42,12 +43,16 @@ struct lc_conf {
 	unsigned int period_us;     /* the periodic timer */
 	unsigned int ticks;         /* its ticks before it is cancelled */
 	uint64_t messages;          /* restart: numbered messages */
+	bool messages_given;        /* else calibrated to a window (lc_run_windowed) */
 	uint64_t fail_every;        /* restart: every K-th fails */
 	unsigned int backoff_failures; /* backoff variant: failures */
 	unsigned int feeders[LC_MAX_FEEDER_COUNTS];
 	unsigned int n_feeders;
 	uint64_t per_feeder;
+	bool per_feeder_given;      /* else calibrated to a window */
 	unsigned int stall_s;       /* feeders' watchdog */
+	unsigned int window_ms;     /* what a calibrated count's run measures at least */
+	bool window_given;          /* --window-ms: calibrate given counts too */
 	const char *json_path;
 	unsigned int lcore[2];      /* the two lcores used */
 };
@@ -95,6 +100,21 @@ lc_cycles_to_ns(uint64_t cycles, uint64_t hz)
 {
 	return (double)cycles * 1e9 / (double)hz;
 }
+
+/*
+ * A scenario that appends its result (with its "window_s") to @p o, and
+ * runs it with @p c's count at @p count_off (restart's messages, feeders'
+ * per_feeder). When the count is the default (@p given false) and the run's
+ * window is under LCA_WINDOW_MIN_S, say so, drop that result and run it
+ * again with the count that takes lca_window_target_s() at its rate, a
+ * multiple of @p multiple; a few times at most.
+ */
+typedef int (*lc_scenario_fn)(const struct lc_conf *c, unsigned int arg, struct lc_outcome *o);
+int lc_run_windowed(const struct lc_conf *c, lc_scenario_fn fn, unsigned int arg,
+		    struct lc_outcome *o, size_t count_off, bool given, uint64_t multiple);
+
+/* "  window: WHAT took X ms", flagged when under 50 scheduler ticks. */
+void lc_print_window(const char *what, double window_s);
 
 /* Whether a signal or lca_runtime_stop() asked the app to end. */
 bool lc_interrupted(int run_ret);

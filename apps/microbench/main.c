@@ -35,6 +35,7 @@
 #include "lca_result.h"
 #include "lca_topo.h"
 #include "lca_verdict.h"
+#include "lca_window.h"
 #include "microbench.h"
 
 #define PROG MB_PROG
@@ -57,7 +58,10 @@ usage(const char *prog)
 	       "Messages per second through lcactor's send path.\n"
 	       "  --scenario LIST     comma-separated: same-lcore,cross-lcore,many-to-one,idle\n"
 	       "                      (default: all)\n"
-	       "  --messages N        messages per run (default 20000000)\n"
+	       "  --messages N        messages per run and per floor round, exactly (default:\n"
+	       "                      each scenario's warm-up run of %u, and pilots until one\n"
+	       "                      lasts 50 ms, set the count that takes 250 ms, its\n"
+	       "                      floor's apart)\n"
 	       "  --runs N            measured runs per scenario (default 5)\n"
 	       "  --burst N           envelopes per alloc/send call, 1..%u (default 32;\n"
 	       "                      1: lca_msg_alloc + lca_send)\n"
@@ -71,7 +75,7 @@ usage(const char *prog)
 	       "  --json FILE         also write the results as JSON (docs/json.md)\n"
 	       "  --topology          print the lcores' topology and exit\n"
 	       "  --help              this text\n",
-	       prog, MB_MAX_BURST, MB_MAX_SENDERS);
+	       prog, MB_WARMUP_MAX, MB_MAX_BURST, MB_MAX_SENDERS);
 }
 
 static int
@@ -153,6 +157,8 @@ parse_option(void *conf, const char *name, char *val)
 		ret = lca_cli_output_path("--json", val) == 0 ? (c->json_path = val, 0) : -EINVAL;
 	else
 		ret = parse_number(c, name, val);
+	if (ret == 0 && strcmp(name, "messages") == 0)
+		c->messages_given = true;
 	/* An unknown scenario has been named already. */
 	if (ret < 0 && ret != -ENOENT)
 		fprintf(stderr, PROG ": bad value '%s' for --%s\n", val, name);
@@ -263,11 +269,36 @@ mb_print_run(const struct mb_result *r, unsigned int i)
 	fflush(stdout);
 }
 
+/* Messages per run that take the window at the warm-up's rate, or --messages. */
+uint64_t
+mb_calibrate(const struct mb_conf *c, uint64_t warm_msgs, double warm_ms)
+{
+	if (c->messages_given)
+		return c->messages;
+	return lca_window_count(warm_msgs, warm_ms / 1e3, lca_window_target_s(), 1, warm_msgs,
+				UINT64_C(1) << 40);
+}
+
+void
+mb_print_calibration(const struct mb_result *r)
+{
+	if (r->warmup_ms <= 0)
+		return;
+	printf("   calibrated: pilot %" PRIu64 " msgs in %.1f ms = %.2f M msg/s: %" PRIu64
+	       " msgs a run (%.0f ms)", r->warmup_msgs, r->warmup_ms,
+	       (double)r->warmup_msgs / (r->warmup_ms * 1e3), r->messages,
+	       lca_window_target_s() * 1e3);
+	if (r->floor_warmup_ms > 0)
+		printf("; its floor's %" PRIu64 " in %.1f ms: %" PRIu64 " a round",
+		       r->floor_warmup_msgs, r->floor_warmup_ms, r->floor_messages);
+	printf("\n");
+}
+
 void
 mb_print_floor(const struct mb_result *r, unsigned int i)
 {
 	printf("%-12s %s: floor %u: %" PRIu64 " msgs in %.1f ms = %.2f M msg/s; run / floor "
-	       "= %.1f%%\n", r->scenario, r->variant, i + 1, r->messages, r->floor_ms[i],
+	       "= %.1f%%\n", r->scenario, r->variant, i + 1, r->floor_messages, r->floor_ms[i],
 	       r->floor_mps[i], 100.0 * r->mps[i] / r->floor_mps[i]);
 	fflush(stdout);
 }
@@ -281,8 +312,9 @@ floor_json(const struct mb_result *r, const double *ratios, const struct lca_sta
 
 	for (unsigned int i = 0; i < r->runs; i++)
 		json_array_append_new(pairs, json_real(ratios[i]));
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:f, s:f, s:f, s:o}", "what", r->floor_what,
-			 "order", "ABAB: a floor round before each run", "throughput",
+	return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:f, s:f, s:f, s:o}", "what",
+			 r->floor_what, "order", "ABAB: a floor round before each run",
+			 "messages_per_round", (json_int_t)r->floor_messages, "throughput",
 			 lca_result_measure_of(r->floor_mps, r->runs, MB_CONFIDENCE, "Mmsg/s"),
 			 "time", lca_result_measure_of(r->floor_ms, r->runs, MB_CONFIDENCE, "ms"),
 			 "ratios", pairs, "ratio_median", rs->p50, "ratio_min", rs->min,
@@ -294,10 +326,8 @@ floor_json(const struct mb_result *r, const double *ratios, const struct lca_sta
 static void
 add_verdict(const struct mb_result *r, const double *ratios)
 {
-	double window = r->ms[0];
+	double window = fmin(lca_window_min(r->ms, r->runs), lca_window_min(r->floor_ms, r->runs));
 
-	for (unsigned int i = 1; i < r->runs; i++)
-		window = RTE_MIN(window, r->ms[i]);
 	lca_verdict_add(record, &(const struct lca_verdict_row){
 		.config = r->label, .kind = LCA_VERDICT_RATE, .score = r->stats.p50,
 		.ci_half = r->stats.error, .unit = "M msg/s", .floor = r->floor_what,
@@ -305,6 +335,39 @@ add_verdict(const struct mb_result *r, const double *ratios)
 		.floor_moved_pct = lca_floor_moved_pct(r->floor_mps, r->runs),
 		.window_s = window / 1e3,
 	});
+}
+
+/* How the series' count was set: the warm-up that calibrated it, or null. */
+static json_t *
+calibration_json(const struct mb_result *r)
+{
+	json_t *j;
+
+	if (r->warmup_ms <= 0)
+		return json_null();
+	j = json_pack("{s:f, s:I, s:f}", "target_ms", lca_window_target_s() * 1e3,
+		      "warmup_messages", (json_int_t)r->warmup_msgs, "warmup_ms", r->warmup_ms);
+	if (r->floor_warmup_ms > 0) {
+		json_object_set_new(j, "floor_warmup_messages",
+				    json_integer((json_int_t)r->floor_warmup_msgs));
+		json_object_set_new(j, "floor_warmup_ms", json_real(r->floor_warmup_ms));
+	}
+	return j;
+}
+
+/* The series' window: its shortest run, and its floor's shortest round. */
+static void
+print_window(const struct mb_result *r)
+{
+	double w = lca_window_min(r->ms, r->runs), shortest = w;
+
+	printf("%-12s %s: window: the shortest run took %.1f ms", r->scenario, r->variant, w);
+	if (r->floor_what[0] != '\0') {
+		shortest = fmin(w, lca_window_min(r->floor_ms, r->runs));
+		printf(", the floor's shortest round %.1f ms", lca_window_min(r->floor_ms, r->runs));
+	}
+	lca_window_end_line(stdout, shortest / 1e3,
+			    r->calibrated ? NULL : "give more --messages, or none to calibrate");
 }
 
 static json_t *
@@ -318,9 +381,9 @@ series_json(const struct mb_result *r)
 						      "enobufs_msgs", (json_int_t)r->full_msgs[i],
 						      "pool_empty_retries",
 						      (json_int_t)r->pool_retries[i]));
-	return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o}", "name", r->label, "scenario",
-			 r->scenario, "variant", r->variant, "messages_per_run",
-			 (json_int_t)r->messages, "throughput",
+	return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "name", r->label,
+			 "scenario", r->scenario, "variant", r->variant, "messages_per_run",
+			 (json_int_t)r->messages, "calibration", calibration_json(r), "throughput",
 			 lca_result_measure(&r->stats, r->mps, "Mmsg/s"), "time",
 			 lca_result_measure_of(r->ms, r->runs, MB_CONFIDENCE, "ms"), "runs", runs,
 			 "frequency", lca_series_freq_json(&r->series));
@@ -336,6 +399,7 @@ mb_report_series(struct mb_result *r)
 	lca_stats_compute(r->mps, r->runs, MB_CONFIDENCE, &r->stats);
 	printf("%-12s %s: mean %.2f M msg/s, min %.2f, max %.2f (%u runs)\n", r->scenario,
 	       r->variant, r->stats.mean, r->stats.min, r->stats.max, r->runs);
+	print_window(r);
 	j = series_json(r);
 	if (r->floor_what[0] != '\0') {
 		lca_floor_ratios(r->mps, r->floor_mps, r->runs, ratios);
@@ -365,10 +429,10 @@ static void
 add_idle_verdict(const struct mb_result *crowd, const struct mb_result *alone)
 {
 	unsigned int n = RTE_MIN(crowd->runs, alone->runs);
-	double ratios[MB_MAX_RUNS], window = crowd->ms[0];
+	double ratios[MB_MAX_RUNS];
+	double window = fmin(lca_window_min(crowd->ms, crowd->runs),
+			     lca_window_min(alone->ms, alone->runs));
 
-	for (unsigned int i = 1; i < crowd->runs; i++)
-		window = RTE_MIN(window, crowd->ms[i]);
 	lca_floor_ratios(crowd->mps, alone->mps, n, ratios);
 	lca_verdict_add(record, &(const struct lca_verdict_row){
 		.config = crowd->label, .kind = LCA_VERDICT_RATE, .score = crowd->stats.p50,
@@ -410,8 +474,9 @@ conf_json(const struct mb_conf *c)
 	for (unsigned int s = 0; s < MB_SCENARIOS; s++)
 		if (c->want[s])
 			json_array_append_new(scen, json_string(mb_scenario_names[s]));
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:o}", "messages",
-			 (json_int_t)c->messages, "runs", (json_int_t)c->runs, "burst",
+	return json_pack("{s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:o}",
+			 "messages", (json_int_t)c->messages, "messages_calibrated",
+			 !c->messages_given, "runs", (json_int_t)c->runs, "burst",
 			 (json_int_t)c->burst, "batch", (json_int_t)c->batch, "senders",
 			 (json_int_t)c->senders, "idle", (json_int_t)c->idle, "throughput",
 			 (json_int_t)c->throughput, "mailbox_size", (json_int_t)c->mailbox_size,
@@ -458,9 +523,16 @@ run(void *arg)
 
 	lca_report_machine(stdout);
 	lca_topo_print_eal(stdout);
-	printf("# microbench: %" PRIu64 " messages x %" PRIu64 " runs per scenario "
-	       "(after one unmeasured warm-up run of %" PRIu64 ")\n",
-	       c->messages, c->runs, RTE_MIN(c->messages, (uint64_t)MB_WARMUP_MAX));
+	if (c->messages_given)
+		printf("# microbench: %" PRIu64 " messages x %" PRIu64 " runs per scenario "
+		       "(after one unmeasured warm-up run of %" PRIu64 ")\n",
+		       c->messages, c->runs, RTE_MIN(c->messages, (uint64_t)MB_WARMUP_MAX));
+	else
+		printf("# microbench: messages per run calibrated: each scenario's unmeasured "
+		       "warm-up run of %u (then pilots of twice as many until one lasts %.0f ms) "
+		       "gives its rate, a run gets the count that takes %.0f ms (its floor's set "
+		       "apart); x %" PRIu64 " runs per scenario; --messages N for a fixed count\n",
+		       MB_WARMUP_MAX, LCA_WINDOW_PILOT_S * 1e3, lca_window_target_s() * 1e3, c->runs);
 	fflush(stdout);
 	ret = run_scenarios(c);
 

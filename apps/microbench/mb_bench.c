@@ -25,6 +25,7 @@
 #include "lca_eal.h"
 #include "lca_floor_stream.h"
 #include "lca_lcore.h"
+#include "lca_window.h"
 #include "microbench.h"
 
 #define PROG MB_PROG
@@ -219,9 +220,21 @@ struct stream {
 	unsigned int n_senders;
 	lca_actor_id_t recv;
 	unsigned int send_lc, recv_lc; /* main's lcore, the receiver's */
-	uint64_t cross_msgs;           /* of a run, sent from another lcore than the receiver's */
 	struct mb_result *r;
 };
+
+/* Of @p msgs, what the senders on another lcore than the receiver's send,
+ * each its share as stream_run() deals them. */
+static uint64_t
+cross_share(const struct stream *st, uint64_t msgs)
+{
+	uint64_t cross = 0;
+
+	for (unsigned int i = 0; i < st->n_senders; i++)
+		if ((unsigned int)lca_actor_lcore(st->senders[i]) != st->recv_lc)
+			cross += msgs / st->n_senders + (i < msgs % st->n_senders);
+	return cross;
+}
 
 /*
  * The same-lcore floor: the receiver's own handler called in a plain loop
@@ -253,36 +266,43 @@ same_lcore_floor(const struct stream *st, uint64_t msgs, uint64_t *cycles)
 	return rs.count == msgs ? 0 : -EIO;
 }
 
-/* One round of the scenario's floor, before its run @p k (ABAB). */
+/* A round of the scenario's floor of @p msgs; its time in @p ms. */
 static int
-floor_round(const struct stream *st, unsigned int k)
+floor_of(const struct stream *st, uint64_t msgs, double *ms)
 {
-	struct mb_result *r = st->r;
-	uint64_t cycles = 0;
+	uint64_t cycles = 0, cross = cross_share(st, msgs);
 	int ret;
 
 	if (st->sc == MB_SAME_LCORE) {
-		ret = same_lcore_floor(st, r->messages, &cycles);
+		ret = same_lcore_floor(st, msgs, &cycles);
 	} else {
 		/* What crosses goes through the ring; what the senders on the
 		 * receiver's lcore send, its consumer handles itself. */
 		struct lca_floor_stream fs = {
 			.producer = st->send_lc, .consumer = st->recv_lc,
-			.messages = st->cross_msgs, .local = r->messages - st->cross_msgs,
+			.messages = cross, .local = msgs - cross,
 			.burst = (unsigned int)st->c->batch,
 		};
 
 		ret = lca_floor_stream_run(&fs, &cycles);
 	}
-	if (ret == -EINTR)
-		return ret;
-	if (ret < 0) {
-		fprintf(stderr, PROG ": %s: the floor round failed: %s\n", r->label, strerror(-ret));
-		return ret;
-	}
-	r->floor_ms[k] = mb_tsc_ms(cycles);
-	r->floor_mps[k] = (double)r->messages / (r->floor_ms[k] * 1e3);
-	return 0;
+	if (ret < 0 && ret != -EINTR) /* a signal: the app says "interrupted" */
+		fprintf(stderr, PROG ": %s: the floor round failed: %s\n", st->r->label,
+			strerror(-ret));
+	*ms = mb_tsc_ms(cycles);
+	return ret;
+}
+
+/* One round of the scenario's floor, before its run @p k (ABAB). */
+static int
+floor_round(const struct stream *st, unsigned int k)
+{
+	struct mb_result *r = st->r;
+	int ret = floor_of(st, r->floor_messages, &r->floor_ms[k]);
+
+	if (ret == 0)
+		r->floor_mps[k] = (double)r->floor_messages / (r->floor_ms[k] * 1e3);
+	return ret;
 }
 
 /* What the floor of scenario @p st is, in words, into its result. */
@@ -290,12 +310,13 @@ static void
 describe_floor(const struct stream *st)
 {
 	struct mb_result *r = st->r;
+	uint64_t cross = cross_share(st, r->floor_messages);
 
 	if (st->sc == MB_SAME_LCORE)
 		snprintf(r->floor_what, sizeof(r->floor_what),
 			 "the receiver's handler called in a plain loop on lcore %u, envelopes "
 			 "from the pool in bursts of %" PRIu64, st->recv_lc, st->c->burst);
-	else if (st->cross_msgs == r->messages)
+	else if (cross == r->floor_messages)
 		snprintf(r->floor_what, sizeof(r->floor_what),
 			 "a bare ring of 64-byte slots streamed from lcore %u to lcore %u",
 			 st->send_lc, st->recv_lc);
@@ -303,11 +324,11 @@ describe_floor(const struct stream *st)
 		snprintf(r->floor_what, sizeof(r->floor_what),
 			 "a bare ring of 64-byte slots streamed from lcore %u to lcore %u "
 			 "(%" PRIu64 " msgs), lcore %u counting its own %" PRIu64 " between looks",
-			 st->send_lc, st->recv_lc, st->cross_msgs, st->recv_lc,
-			 r->messages - st->cross_msgs);
+			 st->send_lc, st->recv_lc, cross, st->recv_lc, r->floor_messages - cross);
 }
 
-/* One run of senders -> receiver; figures into r (NULL: warm-up). */
+/* One run of senders -> receiver; figures into r (NULL: a warm-up or a
+ * pilot, whose count and time go into the result's warmup_msgs and _ms). */
 static int
 stream_run(const struct mb_conf *c, const struct stream *st, uint64_t msgs, struct mb_result *r,
 	   unsigned int run)
@@ -363,9 +384,11 @@ stream_run(const struct mb_conf *c, const struct stream *st, uint64_t msgs, stru
 		r->runs = run + 1;
 		mb_print_run(r, run);
 	} else {
-		printf("   warm-up (not measured): %" PRIu64 " msgs, ENOBUFS retries %" PRIu64
-		       " (%" PRIu64 " msgs re-sent), pool-empty retries %" PRIu64 "\n",
-		       msgs, full, full_msgs, pool);
+		st->r->warmup_msgs = msgs;
+		st->r->warmup_ms = mb_tsc_ms(rs->t_end - t_start);
+		printf("   warm-up (not measured): %" PRIu64 " msgs in %.1f ms, ENOBUFS retries %"
+		       PRIu64 " (%" PRIu64 " msgs re-sent), pool-empty retries %" PRIu64 "\n",
+		       msgs, st->r->warmup_ms, full, full_msgs, pool);
 	}
 	return 0;
 }
@@ -377,7 +400,7 @@ stream_one(void *arg, unsigned int k)
 	int ret = floor_round(st, k);
 
 	if (ret == 0)
-		ret = stream_run(st->c, st, st->c->messages, st->r, k);
+		ret = stream_run(st->c, st, st->r->messages, st->r, k);
 	if (ret == 0)
 		mb_print_floor(st->r, k);
 	return ret;
@@ -403,6 +426,7 @@ mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 		return -ENOMEM;
 	r->scenario = mb_scenario_names[sc];
 	r->messages = c->messages;
+	r->calibrated = !c->messages_given;
 	snprintf(r->variant, sizeof(r->variant), "burst %" PRIu64, c->burst);
 	snprintf(r->label, sizeof(r->label), "%s %s", r->scenario, r->variant);
 
@@ -412,10 +436,6 @@ mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 	run.recv = recv;
 	for (unsigned int i = 0; ret == 0 && i < n_senders; i++) {
 		unsigned int lc = sc == MB_MANY_TO_ONE && (i % 2) ? other : main_lc;
-
-		/* Each sender's share of a run, as stream_run() deals them. */
-		if (lc != recv_lc)
-			run.cross_msgs += c->messages / n_senders + (i < c->messages % n_senders);
 
 		ret = mb_spawn(sender_handler, sizeof(struct sender), lc, 16, LCA_MAILBOX_MP, 1,
 			    "sender", &senders[i]);
@@ -429,7 +449,6 @@ mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 	}
 	if (ret < 0)
 		goto out;
-	describe_floor(&run);
 
 	printf("\n== %s: %u sender(s) -> 1 receiver; burst %" PRIu64 ", batch %" PRIu64
 	       ", receiver throughput %" PRIu64 ", mailbox %" PRIu64 " (%s)\n",
@@ -439,12 +458,31 @@ mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 	for (unsigned int i = 0; i < n_senders; i++)
 		printf(" actor %u on lcore %d%s", senders[i], lca_actor_lcore(senders[i]),
 		       i + 1 < n_senders ? "," : "\n");
-	printf("   floor: %s; a round of it before each run\n", r->floor_what);
 
-	/* Warm-up: fault pages in, fill the pool caches; not measured. */
+	/* Warm-up: fault pages in, fill the pool caches; not measured, but
+	 * its rate (and its floor's) sets the counts unless --messages did. */
 	ret = stream_run(c, &run, RTE_MIN(c->messages, (uint64_t)MB_WARMUP_MAX), NULL, 0);
 	if (ret == 0)
-		ret = floor_round(&run, 0); /* its warm-up too; run 0's round comes again */
+		ret = floor_of(&run, r->warmup_msgs, &r->floor_warmup_ms);
+	r->floor_warmup_msgs = r->warmup_msgs;
+	/* The first warm-up runs cold, and may be over in a tick or two:
+	 * pilots of twice as many until one lasts LCA_WINDOW_PILOT_S give
+	 * the rates. */
+	while (ret == 0 && !c->messages_given && r->warmup_ms < LCA_WINDOW_PILOT_S * 1e3)
+		ret = stream_run(c, &run, 2 * r->warmup_msgs, NULL, 0);
+	while (ret == 0 && !c->messages_given && r->floor_warmup_ms < LCA_WINDOW_PILOT_S * 1e3) {
+		r->floor_warmup_msgs *= 2;
+		ret = floor_of(&run, r->floor_warmup_msgs, &r->floor_warmup_ms);
+	}
+	if (ret == 0) {
+		r->messages = mb_calibrate(c, r->warmup_msgs, r->warmup_ms);
+		r->floor_messages = mb_calibrate(c, r->floor_warmup_msgs, r->floor_warmup_ms);
+		if (c->messages_given)
+			r->warmup_ms = r->floor_warmup_ms = 0;
+		mb_print_calibration(r);
+		describe_floor(&run);
+		printf("   floor: %s; a round of it before each run\n", r->floor_what);
+	}
 	if (ret == 0)
 		ret = actor_stats_mark(recv, &recv_before, senders[0], &send_before);
 	if (ret == 0)

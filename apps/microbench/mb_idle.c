@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,6 +17,7 @@
 
 #include "lca_actor.h"
 #include "lca_lcore.h"
+#include "lca_window.h"
 #include "microbench.h"
 
 #define PROG MB_PROG
@@ -89,7 +91,12 @@ busy_run(const struct mb_conf *c, lca_actor_id_t busy, uint64_t msgs, struct mb_
 			b->handled, after.handled - before.handled, msgs, b->send_errors);
 		return -EIO;
 	}
-	if (r != NULL) {
+	if (r == NULL)
+		return 0;
+	if (run == UINT_MAX) { /* the warm-up: its time, for the calibration */
+		r->warmup_msgs = msgs;
+		r->warmup_ms = mb_tsc_ms(b->t_end - b->t_first);
+	} else {
 		r->ms[run] = mb_tsc_ms(b->t_end - b->t_first);
 		r->mps[run] = (double)msgs / (r->ms[run] * 1e3);
 		r->runs = run + 1;
@@ -110,14 +117,32 @@ busy_one(void *arg, unsigned int k)
 {
 	const struct busy_runs *b = arg;
 
-	return busy_run(b->c, b->busy, b->c->messages, b->r, k);
+	return busy_run(b->c, b->busy, b->r->messages, b->r, k);
 }
 
+/* The busy actor's series; @p calibrate: its warm-up sets the count (the
+ * lone series': the crowd runs as many, to be compared run by run). */
 static int
-busy_series(const struct mb_conf *c, lca_actor_id_t busy, struct mb_result *r)
+busy_series(const struct mb_conf *c, lca_actor_id_t busy, struct mb_result *r, bool calibrate)
 {
 	struct busy_runs b = { .c = c, .busy = busy, .r = r };
-	int ret = busy_run(c, busy, RTE_MIN(c->messages, (uint64_t)MB_WARMUP_MAX), NULL, 0);
+	int ret = busy_run(c, busy, RTE_MIN(c->messages, (uint64_t)MB_WARMUP_MAX),
+			   calibrate ? r : NULL, UINT_MAX);
+
+	/* The warm-up runs cold, and may be over in a tick or two: pilots of
+	 * twice as many until one lasts LCA_WINDOW_PILOT_S give the rate. */
+	while (ret == 0 && calibrate && !c->messages_given &&
+	       r->warmup_ms < LCA_WINDOW_PILOT_S * 1e3)
+		ret = busy_run(c, busy, 2 * r->warmup_msgs, r, UINT_MAX);
+
+	if (ret == 0 && calibrate) {
+		r->messages = mb_calibrate(c, r->warmup_msgs, r->warmup_ms);
+		printf("   warm-up (not measured): %" PRIu64 " msgs in %.1f ms\n", r->warmup_msgs,
+		       r->warmup_ms);
+		if (c->messages_given)
+			r->warmup_ms = 0;
+		mb_print_calibration(r);
+	}
 
 	if (ret == 0)
 		ret = lca_series_run(&r->series, r->label, (unsigned int)c->runs, busy_one, &b);
@@ -143,6 +168,7 @@ mb_idle_scenario(const struct mb_conf *c)
 	}
 	alone->scenario = crowd->scenario = "idle";
 	alone->messages = crowd->messages = c->messages;
+	alone->calibrated = crowd->calibrated = !c->messages_given;
 	snprintf(alone->variant, sizeof(alone->variant), "alone");
 	snprintf(crowd->variant, sizeof(crowd->variant), "+%" PRIu64 " idle", c->idle);
 	snprintf(alone->label, sizeof(alone->label), "idle alone");
@@ -157,7 +183,7 @@ mb_idle_scenario(const struct mb_conf *c)
 	       "first alone, then among %" PRIu64 " idle actors on the same lcore\n",
 	       busy, lc, RTE_MIN(c->throughput, c->messages), c->throughput, c->mailbox_size,
 	       lca_mailbox_mode_name(c->mailbox_mode), c->idle);
-	ret = busy_series(c, busy, alone);
+	ret = busy_series(c, busy, alone, true);
 	if (ret < 0)
 		goto out;
 
@@ -190,7 +216,8 @@ mb_idle_scenario(const struct mb_conf *c)
 
 	lca_lcore_stats_get(lc, &st);
 	turns_before = st.turns;
-	ret = busy_series(c, busy, crowd);
+	crowd->messages = alone->messages;
+	ret = busy_series(c, busy, crowd, false);
 	if (ret < 0)
 		goto out;
 	/* No idle actor may have run meanwhile: they had no mail. */

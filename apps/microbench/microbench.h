@@ -35,6 +35,7 @@ extern const char *const mb_scenario_names[MB_SCENARIOS];
 
 struct mb_conf {
 	uint64_t messages;
+	bool messages_given; /* else each scenario calibrates its count (lca_window.h) */
 	uint64_t runs;
 	uint64_t burst;
 	uint64_t batch;
@@ -55,6 +56,10 @@ struct mb_result {
 	char label[64];       /* "scenario variant", for progress and records */
 	uint64_t messages;    /* per run */
 	unsigned int runs;
+	bool calibrated;      /* messages set by a pilot run, not by --messages */
+	/* The warm-up run that calibrated messages (warmup_ms 0: --messages). */
+	uint64_t warmup_msgs;
+	double warmup_ms;
 	double mps[MB_MAX_RUNS];
 	double ms[MB_MAX_RUNS];
 	uint64_t full_retries[MB_MAX_RUNS];
@@ -65,6 +70,9 @@ struct mb_result {
 	/* The floor, a round of it before each run (ABAB); floor_what is ""
 	 * when the series has none of its own (idle: see mb_report_idle_ratio). */
 	char floor_what[192];
+	uint64_t floor_messages; /* per round: calibrated apart, the floor being faster */
+	uint64_t floor_warmup_msgs;
+	double floor_warmup_ms;
 	double floor_mps[MB_MAX_RUNS];
 	double floor_ms[MB_MAX_RUNS];
 };
@@ -85,6 +93,8 @@ double mb_tsc_ms(uint64_t cycles);
 
 /* What they print and record (main.c). */
 void mb_print_run(const struct mb_result *r, unsigned int i);
+uint64_t mb_calibrate(const struct mb_conf *c, uint64_t warm_msgs, double warm_ms);
+void mb_print_calibration(const struct mb_result *r);
 void mb_report_series(struct mb_result *r);
 void mb_print_floor(const struct mb_result *r, unsigned int i);
 void mb_report_idle_ratio(const struct mb_conf *c, const struct mb_result *alone,

@@ -30,6 +30,7 @@
 #include "lca_series.h"
 #include "lca_topo.h"
 #include "lca_verdict.h"
+#include "lca_window.h"
 #include "remote_bench.h"
 
 #define BATCH 1024
@@ -50,6 +51,7 @@ struct opts {
 	const char *peer_lcores;
 	bool bulk;
 	bool no_floor;
+	bool msgs_given, pings_given; /* else passes / round trips until 200 ms */
 	const char *json_path;
 };
 
@@ -68,7 +70,10 @@ struct driver {
 	uint64_t t0;
 	unsigned int pinged;
 	uint64_t ping_tsc;
+	uint64_t ping_t0;     /* the size's first round trip */
+	uint64_t pass_t0;     /* the one-way pass's start */
 	uint64_t *rtt;
+	unsigned int rtt_cap;
 	uint64_t refused;
 	int error;
 	struct result res[MAX_SIZES];
@@ -192,8 +197,10 @@ latency_done(struct driver *d)
 {
 	struct result *r = &d->res[d->size_i];
 	double us = 1e6 / (double)rte_get_tsc_hz();
-	unsigned int n = o.pings;
+	unsigned int n = d->pinged;
 
+	r->pings = n;
+	r->ping_ms = (double)(rte_rdtsc() - d->ping_t0) * us / 1e3;
 	qsort(d->rtt, n, sizeof(*d->rtt), cmp_u64);
 	r->p50_us = (double)d->rtt[n / 2] * us;
 	r->p99_us = (double)d->rtt[(uint64_t)n * 99 / 100] * us;
@@ -201,6 +208,10 @@ latency_done(struct driver *d)
 	printf("  %4u B: RTT p50 %.1f us, p99 %.1f us, p99.9 %.1f us (%u round trips, one at a "
 	       "time)\n",
 	       r->size, r->p50_us, r->p99_us, r->p999_us, n);
+	printf("  %4u B: window: one way %.1f ms over %u pass%s of --msgs, round trips %.1f ms",
+	       r->size, r->ms, r->passes, r->passes == 1 ? "" : "es", r->ping_ms);
+	lca_window_end_line(stdout, fmin(r->ms, r->ping_ms) / 1e3,
+			    o.msgs_given || o.pings_given ? "give more --msgs or --pings" : NULL);
 	fflush(stdout);
 	d->size_i++;
 	d->phase = 0;
@@ -248,6 +259,8 @@ driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 		if (d->phase == 0) {
 			if (d->t0 == 0)
 				d->t0 = rte_rdtsc();
+			if (d->sent == 0 && d->pass_t0 == 0)
+				d->pass_t0 = rte_rdtsc();
 			for (unsigned int i = 0; i < BATCH && d->sent <= o.msgs; i++) {
 				struct lca_msg *m;
 				bool end = d->sent == o.msgs;
@@ -283,19 +296,32 @@ driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 		struct result *r = &d->res[d->size_i];
 		uint64_t count;
 
+		double pass_ms;
+
 		memcpy(&count, msg->data, sizeof(count));
 		r->size = o.sizes[d->size_i];
+		r->passes++;
+		pass_ms = (double)(rte_rdtsc() - d->pass_t0) * 1e3 / (double)rte_get_tsc_hz();
 		r->ms = (double)(rte_rdtsc() - d->t0) * 1e3 / (double)rte_get_tsc_hz();
-		r->mps = (double)o.msgs / r->ms / 1e3;
-		r->sink_count = count;
+		r->mps = (double)o.msgs * r->passes / r->ms / 1e3;
+		r->sink_count += count;
 		printf("  %4u B: %" PRIu64 " messages one way in %.1f ms: %.2f M msg/s; the sink "
 		       "counted %" PRIu64 "\n",
-		       r->size, o.msgs, r->ms, r->mps, count);
+		       r->size, o.msgs, pass_ms, (double)o.msgs / pass_ms / 1e3, count);
 		fflush(stdout);
 		if (count != o.msgs)
 			d->error = -EIO;
+		d->pass_t0 = 0;
+		if (d->error == 0 && !o.msgs_given && r->ms < LCA_WINDOW_MIN_S * 1e3) {
+			/* Another pass of --msgs: the default's are over in a tick or two
+			 * on a fast link. */
+			d->sent = 0;
+			again = true;
+			break;
+		}
 		d->phase = 1;
 		d->pinged = 0;
+		d->ping_t0 = rte_rdtsc();
 		send_ping(d);
 		again = d->ping_tsc == 0;
 		break;
@@ -325,10 +351,23 @@ driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 			/* The GO loop sends the next ping and the next 1 MiB. */
 			break;
 		}
-		if (d->pinged == o.pings) {
+		if (d->pinged >= o.pings && (o.pings_given ||
+		    rte_rdtsc() - d->ping_t0 >= LCA_WINDOW_MIN_S * (double)rte_get_tsc_hz())) {
 			latency_done(d);
 			again = true;
 		} else {
+			if (d->pinged == d->rtt_cap) {
+				/* More round trips than --pings, until they took 200 ms. */
+				uint64_t *more = realloc(d->rtt, 2 * sizeof(*more) * d->rtt_cap);
+
+				if (more == NULL) {
+					d->error = -ENOMEM;
+					lca_runtime_stop();
+					break;
+				}
+				d->rtt = more;
+				d->rtt_cap *= 2;
+			}
 			send_ping(d);
 			again = d->ping_tsc == 0;
 		}
@@ -415,8 +454,10 @@ usage(const char *prog)
 	       "  --netem          af_packet: tc netem loss, reorder and duplicate 1%% on the\n"
 	       "                   veth (or lcactor's injector where the kernel has no netem)\n"
 	       "  --sizes LIST     message sizes in bytes (default 16,64,256; > 40 go in mbufs)\n"
-	       "  --msgs N         one-way messages per size (default 2000000)\n"
-	       "  --pings N        round trips per size (default 20000)\n"
+	       "  --msgs N         one-way messages per size, exactly (default: passes of\n"
+	       "                   2000000 until they took 200 ms)\n"
+	       "  --pings N        round trips per size, exactly (default: 20000, and more\n"
+	       "                   until they took 200 ms)\n"
 	       "  --loss-ppm N     frames node 1 drops on purpose, per million (default 0)\n"
 	       "  --peer-lcores L  -l of node 2 (default 1)\n"
 	       "  --bulk           then 64 B round trips while 1 MiB messages go to the sink\n"
@@ -480,6 +521,7 @@ parse(int argc, char **argv)
 			break;
 		}
 		case 'm':
+			o.msgs_given = true;
 			o.msgs = strtoull(optarg, &end, 10);
 			if (*end != '\0' || o.msgs == 0) {
 				fprintf(stderr, "--msgs: '%s'\n", optarg);
@@ -487,6 +529,7 @@ parse(int argc, char **argv)
 			}
 			break;
 		case 'p':
+			o.pings_given = true;
 			o.pings = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end != '\0' || o.pings == 0 || o.pings > 10000000) {
 				fprintf(stderr, "--pings: '%s'\n", optarg);
@@ -576,8 +619,10 @@ conf_json(const char *transport)
 
 	for (unsigned int i = 0; i < o.n_sizes; i++)
 		json_array_append_new(sizes, json_integer(o.sizes[i]));
-	return json_pack("{s:s, s:o, s:I, s:i, s:i, s:s, s:b, s:i}", "remote", transport, "sizes",
-			 sizes, "msgs", (json_int_t)o.msgs, "pings", (int)o.pings, "loss_ppm",
+	return json_pack("{s:s, s:o, s:I, s:b, s:i, s:b, s:i, s:s, s:b, s:i}", "remote",
+			 transport, "sizes", sizes, "msgs", (json_int_t)o.msgs, "msgs_given",
+			 o.msgs_given, "pings", (int)o.pings, "pings_given", o.pings_given,
+			 "loss_ppm",
 			 (int)o.loss_ppm, "peer_lcores", o.peer_lcores, "bulk", o.bulk,
 			 "timeout_s", (int)o.timeout_s);
 }
@@ -594,10 +639,12 @@ results_json(const struct result *res, unsigned int n)
 
 		snprintf(name, sizeof(name), "%u B", r->size);
 		json_array_append_new(arr, json_pack(
-			"{s:s, s:i, s:{s:I, s:f, s:f, s:I}, s:{s:f, s:f, s:f, s:i}}", "name", name,
-			"size", (int)r->size, "one_way", "msgs", (json_int_t)o.msgs, "ms", r->ms,
-			"mps", r->mps, "sink_count", (json_int_t)r->sink_count, "rtt_us", "p50",
-			r->p50_us, "p99", r->p99_us, "p999", r->p999_us, "n", (int)o.pings));
+			"{s:s, s:i, s:{s:I, s:i, s:f, s:f, s:f, s:I}, s:{s:f, s:f, s:f, s:i, s:f}}",
+			"name", name, "size", (int)r->size, "one_way", "msgs",
+			(json_int_t)(o.msgs * r->passes), "passes", (int)r->passes, "ms", r->ms,
+			"window_s", r->ms / 1e3, "mps", r->mps, "sink_count",
+			(json_int_t)r->sink_count, "rtt_us", "p50", r->p50_us, "p99", r->p99_us,
+			"p999", r->p999_us, "n", (int)r->pings, "window_s", r->ping_ms / 1e3));
 	}
 	return arr;
 }
@@ -739,6 +786,7 @@ main(int argc, char **argv)
 		if (ret != 0)
 			goto out_rt;
 		d = lca_actor_state(driver_id);
+		d->rtt_cap = o.pings;
 		d->rtt = calloc(o.pings, sizeof(*d->rtt));
 		if (d->rtt == NULL) {
 			ret = -ENOMEM;

@@ -162,6 +162,6 @@ rb_floor_judge(json_t *record, json_t *results, const struct rb_floor_conf *fc,
 		snprintf(what, sizeof(what), "%u B one way over %s", r->size, fc->transport);
 		add_row(record, what, LCA_VERDICT_RATE, r->mps, "M msg/s", rm, fm, r->ms / 1e3);
 		snprintf(what, sizeof(what), "%u B RTT p50 over %s", r->size, fc->transport);
-		add_row(record, what, LCA_VERDICT_TIME, r->p50_us, "us", rp, fp, NAN);
+		add_row(record, what, LCA_VERDICT_TIME, r->p50_us, "us", rp, fp, r->ping_ms / 1e3);
 	}
 }

@@ -18,10 +18,13 @@
 /* The runtime's figures of one message size. */
 struct result {
 	unsigned int size;
-	double ms;
+	double ms;            /* one way: every pass together, the window */
 	double mps;
-	uint64_t sink_count;
+	uint64_t sink_count;  /* every pass together */
+	unsigned int passes;  /* of --msgs, until they took 200 ms (the default) */
 	double p50_us, p99_us, p999_us;
+	unsigned int pings;   /* round trips: --pings, or more until they took 200 ms */
+	double ping_ms;       /* their window */
 };
 
 /* One round of the floor: the same figures, per size. */
