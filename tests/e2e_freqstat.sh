@@ -61,4 +61,4 @@ bad "--count 2x" "bad value '2x' for --count" --count 2x
 bad "--count without value" "option '--count' needs a value" --count
 bad "unknown option" "unknown option '--bogus'" --bogus
 bad "stray argument" "unexpected argument 'extra'" --count 1 extra
-exit $fail
+finish

@@ -151,4 +151,4 @@ check "lca-load: --json where nothing can be written exits 2" "[ $rc -eq 2 ] && 
 out=$("$load" --rate 10 --cpus 0,99999 http://127.0.0.1:1/ 2>&1); rc=$?
 check "lca-load: a CPU that does not exist exits 2" "[ $rc -eq 2 ] && grep -q 'for --cpus' <<<\"\$out\""
 
-exit $fail
+finish

@@ -1,9 +1,26 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # What every app's end-to-end test checks the same way; sourced by the
-# e2e_*.sh scripts, which set fail=0 first.
+# e2e_*.sh scripts, which set fail=0 first and end with finish.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+skipped=0
 
 check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+
+# A check that cannot run here: never "ok". It is named with why, and makes
+# the whole test SKIP (exit 77) unless another check failed, so meson's
+# summary counts it. skip_check NAME WHY
+skip_check() { echo "skip - $1: $2"; skipped=$((skipped + 1)); }
+
+# The test's exit status: 1 when a check failed, else 77 when one was
+# skipped, else 0.
+finish() {
+	[ "$fail" -eq 0 ] || exit 1
+	if [ "$skipped" -gt 0 ]; then
+		echo "skip - $skipped check(s) could not run: the test exits 77 (SKIP)"
+		exit 77
+	fi
+	exit 0
+}
 
 # The shared harness (apps/common/lca_app.c): help without EAL, and no "--".
 # harness_checks EXE APP

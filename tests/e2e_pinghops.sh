@@ -77,4 +77,4 @@ check "SIGINT mid-run frees every envelope" "grep -q 'interrupted' $tmp/int && !
 harness_checks "$exe" lca-pinghops
 out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
 check "--topology exits 0" "[ $rc -eq 0 ] && [ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"
-exit $fail
+finish

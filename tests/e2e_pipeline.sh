@@ -113,4 +113,4 @@ done
 harness_checks "$exe" lca-pipeline
 out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
 check "--topology exits 0" "[ $rc -eq 0 ] && [ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"
-exit $fail
+finish

@@ -177,4 +177,4 @@ out=$("$exe" "${eal[@]}" -- --source port 2>&1); rc=$?
 check "no port at all: exits 2, says how to make one" "[ $rc -eq 2 ] && grep -q 'no port to read' <<<\"\$out\""
 out=$("$exe" "${eal[@]}" --vdev net_null0 -- --port 0 2>&1); rc=$?
 check "--port without --source port exits 2" "[ $rc -eq 2 ] && grep -q 'go with --source port' <<<\"\$out\""
-exit $fail
+finish

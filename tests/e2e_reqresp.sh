@@ -88,4 +88,4 @@ done
 out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?
 check "--help exits 0 and lists -p" "[ $rc -eq 0 ] && grep -q -- '-p dispatcher=LIST' <<<\"\$out\""
 harness_checks "$exe" lca-reqresp
-exit $fail
+finish

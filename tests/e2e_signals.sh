@@ -153,4 +153,4 @@ for exe in "$@"; do
 		one_run "$exe" TERM "$policy"
 	done
 done
-exit $fail
+finish

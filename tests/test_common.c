@@ -18,6 +18,7 @@
 #include "lca_rng.h"
 #include "lca_series.h"
 #include "lca_stats.h"
+#include "lca_test.h"
 
 static void
 test_cli_uint(void **state)
@@ -255,5 +256,5 @@ main(void)
 		cmocka_unit_test(test_jmh_table),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lca_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }
