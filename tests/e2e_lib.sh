@@ -11,6 +11,20 @@ check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi
 # summary counts it. skip_check NAME WHY
 skip_check() { echo "skip - $1: $2"; skipped=$((skipped + 1)); }
 
+# Wait until FILE has a line matching RE (grep -E), at most SECONDS, while
+# PID runs; 0 when it has. A signal sent after it lands in a known phase,
+# where a sleep only guesses one. wait_for_line FILE RE SECONDS PID
+wait_for_line() {
+	local file=$1 re=$2 tries=$(( $3 * 20 )) pid=$4
+	while [ $tries -gt 0 ]; do
+		grep -qE "$re" "$file" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.05
+		tries=$((tries - 1))
+	done
+	return 1
+}
+
 # The test's exit status: 1 when a check failed, else 77 when one was
 # skipped, else 0.
 finish() {
