@@ -49,7 +49,7 @@ run: build
 	@out=$(RUN_OUT)/reqresp-$$(date -u +%Y%m%dT%H%M%SZ); \
 	./$(BUILD)/apps/reqresp/lca-reqresp $(EAL_ARGS) -- --json $$out.json $(RUN_ARGS) && \
 	./scripts/lca-plot $$out.json -o $$out.svg >/dev/null && \
-	printf '\nrecord:  %s\npicture: %s\n' $$out.json $$out.svg
+	printf 'picture: %s\n' $$out.svg
 
 # Every test: unit and end-to-end tests, then the unit tests again under
 # AddressSanitizer and UndefinedBehaviorSanitizer, with the envelope checks

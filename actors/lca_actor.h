@@ -525,7 +525,8 @@ LCA_API int lca_msg_set_deadline(struct lca_msg *msg, uint64_t tsc);
  * lca_msg_set_deadline() @p us microseconds from now.
  *
  * @return
- *   As lca_msg_set_deadline().
+ *   As lca_msg_set_deadline(); -ERANGE when @p us is further than the
+ *   64-bit TSC reaches from now (about 254 years at 2.3 GHz).
  */
 LCA_API int lca_msg_set_deadline_us(struct lca_msg *msg, uint64_t us);
 

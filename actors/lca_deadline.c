@@ -12,6 +12,7 @@
 #include <rte_cycles.h>
 
 #include "lca_actor_priv.h"
+#include "lca_cycles.h"
 
 int
 lca_msg_set_deadline(struct lca_msg *msg, uint64_t tsc)
@@ -28,7 +29,11 @@ lca_msg_set_deadline(struct lca_msg *msg, uint64_t tsc)
 int
 lca_msg_set_deadline_us(struct lca_msg *msg, uint64_t us)
 {
-	return lca_msg_set_deadline(msg, rte_rdtsc() + us * (rte_get_tsc_hz() / 1000000));
+	uint64_t now = rte_rdtsc(), cycles;
+
+	if (lca_cycles_of_us(us, rte_get_tsc_hz(), now, &cycles) < 0)
+		return msg == NULL ? -EINVAL : -ERANGE;
+	return lca_msg_set_deadline(msg, now + cycles);
 }
 
 unsigned int

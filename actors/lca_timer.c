@@ -29,6 +29,7 @@
 #include <rte_timer.h>
 
 #include "lca_actor_priv.h"
+#include "lca_cycles.h"
 #include "lca_eal.h"
 #include "lca_timer.h"
 
@@ -261,6 +262,8 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 		return -ENOTSUP;
 	if (lcore >= RTE_MAX_LCORE)
 		return -EPERM;
+	if (lca_cycles_of_us(delay_us, rte_get_timer_hz(), rte_get_timer_cycles(), &ticks) < 0)
+		return -ERANGE;
 	if (rte_ring_dequeue(tm.free, &idx) != 0)
 		return -ENOSPC;
 	s = &tm.slots[(uintptr_t)idx];
@@ -273,7 +276,6 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 	if (tmpl != NULL)
 		s->tmpl = *tmpl;
 	s->retry_us = RETRY_MIN_US;
-	ticks = delay_us * rte_get_timer_hz() / 1000000;
 	if (rte_timer_reset(&s->tim, ticks, kind == SLOT_EVERY ? PERIODICAL : SINGLE, lcore,
 			    timer_fire, s) != 0) {
 		/* Cannot happen while retired slots wait for their manage to

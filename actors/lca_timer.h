@@ -56,8 +56,10 @@ struct lca_timer_stats {
  *   0; -EINVAL (NULL message, a message carrying an mbuf is fine);
  *   -ESRCH (no such actor); -EPIPE (stopped); -ENOSPC (every timer of
  *   lca_runtime_conf.max_timers is armed); -EPERM (called from a thread
- *   without an EAL lcore id); -ENOTSUP (the runtime is not up); -EBUSY
- *   (rte_timer refused the slot: logged, never expected).
+ *   without an EAL lcore id); -ENOTSUP (the runtime is not up); -ERANGE
+ *   (@p delay_us is further than the timer's 64-bit cycle counter reaches
+ *   from now: about 254 years at 2.3 GHz); -EBUSY (rte_timer refused the
+ *   slot: logged, never expected).
  */
 LCA_API int lca_send_after(lca_actor_id_t to, struct lca_msg *msg, uint64_t delay_us,
 			   lca_timer_id_t *id);

@@ -17,6 +17,7 @@ packages=(
 	iproute2                  # e2e_remote: ip netns and veth for af_packet (tc netem where the kernel has it)
 	clang                     # -Dfuzz=true: the remote frame decoder under libFuzzer (optional build)
 	python3-jsonschema        # e2e tests check every app's --json against docs/lcactor-result.schema.json
+	abigail-tools             # the abi test: abidiff of liblcactor against abi/liblcactor.abi
 	python3-matplotlib        # scripts/lca-plot: the SVG of a run (`make run`, e2e tests)
 )
 

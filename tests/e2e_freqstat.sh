@@ -40,6 +40,7 @@ assert isinstance(d['results'][0]['probe_cost_us'], (int, float))
 assert d['frequency']['verdict'] in ('stable', 'unstable', 'no_data') and d['conf']['load'] is True
 PY"
 record_checks "$tmp/f.json" lca-freq
+verdict_checks "$tmp/load.out" "$tmp/f.json" lca-freq
 harness_checks "$exe" lca-freq
 
 out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?

@@ -16,6 +16,8 @@ check "one '# isolation: CPU' line per lcore" "[ \$(grep -c '^# isolation: CPU [
 check "nothing else starts with '# isolation:' but warnings" "! grep '^# isolation:' <<<\"\$out\" | grep -vqE '^# isolation: (CPU [0-9]+ |warning: )'"
 check "no send failures" "grep -q 'send failures: mailbox full 0, no actor 0, stopped 0, pool empty 0' <<<\"\$out\""
 record_checks "$tmp/hello.json" lca-hello
+printf '%s\n' "$out" >"$tmp/hello.out"
+verdict_checks "$tmp/hello.out" "$tmp/hello.json" lca-hello
 check "JSON: the ring's counts and every actor's lcore" "python3 - '$tmp/hello.json' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -103,6 +103,7 @@ check "lca-httpd stops on SIGTERM with exit 0" "[ $rc -eq 0 ]"
 check "lca-httpd prints its counters" "grep -qE '^http: accepted=[0-9]+ .*status_431=2 status_503=0 ' '$tmp/httpd.out'"
 check "lca-httpd prints a frequency verdict" "grep -qiE 'stable|unstable|no frequency report' '$tmp/httpd.out'"
 record_checks "$tmp/httpd.json" lca-httpd
+verdict_checks "$tmp/httpd.out" "$tmp/httpd.json" lca-httpd
 check "JSON: counters and the workers' placement" "python3 - '$tmp/httpd.json' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -138,6 +139,10 @@ out=$("$httpd" "${eal[@]}" -- --bind 300.1.1.1 2>&1); rc=$?
 check "lca-httpd: bad --bind exits 2" "[ $rc -eq 2 ] && grep -q 'for --bind' <<<\"\$out\""
 out=$("$load" --help 2>&1); rc=$?
 check "lca-load: --help exits 0" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
+out=$("$load" --version 2>&1); rc=$?
+check "lca-load: --version prints its name and lcactor's version" "[ $rc -eq 0 ] && grep -qx 'lca-load (lcactor) [0-9][0-9.]*' <<<\"\$out\""
+out=$("$load" -Zq http://127.0.0.1:1/ 2>&1); rc=$?
+check "lca-load: an unknown short option exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"unknown option '-Z'\" <<<\"\$out\""
 out=$("$load" --rate 10 2>&1); rc=$?
 check "lca-load: no URL exits 2 and says so" "[ $rc -eq 2 ] && grep -q 'no URL' <<<\"\$out\""
 out=$("$load" --rate 10 --closed http://127.0.0.1:1/ 2>&1); rc=$?

@@ -36,7 +36,8 @@ finish() {
 	exit 0
 }
 
-# The shared harness (apps/common/lca_app.c): help without EAL, and no "--".
+# The shared harness (apps/common/lca_app.c): help and --version without EAL,
+# no "--", and unknown options named.
 # harness_checks EXE APP
 harness_checks() {
 	local exe=$1 app=$2 out rc
@@ -50,6 +51,15 @@ harness_checks() {
 	out=$("$exe" -l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_json --log-level 'lib.*:error' \
 		-- --json /nonexistent-lca/out.json 2>&1); rc=$?
 	check "$app: --json where nothing can be written exits 2 before the run" "[ $rc -eq 2 ] && grep -q 'cannot be written' <<<\"\$out\""
+	out=$("$exe" -l 0-9999 -- -h 2>&1); rc=$?
+	check "$app: -- -h prints the help without EAL" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
+	out=$("$exe" -l 0-9999 -- --version 2>&1); rc=$?
+	check "$app: --version prints its name and lcactor's version without EAL" \
+		"[ $rc -eq 0 ] && grep -qx '$app (lcactor) [0-9][0-9.]*' <<<\"\$out\""
+	# In a cluster the unknown -Z is named, not the word before it.
+	out=$("$exe" -l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_shortopt --log-level 'lib.*:error' \
+		-- -Zq 2>&1); rc=$?
+	check "$app: an unknown short option exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"unknown option '-Z\" <<<\"\$out\""
 }
 
 # The record validates against docs/lcactor-result.schema.json, and
@@ -58,4 +68,11 @@ harness_checks() {
 record_checks() {
 	check "$2: JSON record validates against the schema" "/usr/bin/python3 '$here/check_result.py' '$1' '$2'"
 	check "$2: lca-plot renders the record as SVG" "/usr/bin/python3 '$here/check_result.py' '$1' '$2' --plot '${1%.json}.svg'"
+}
+
+# The output ends with the verdict the record holds, the record's path last
+# (apps/common/lca_verdict.h, tests/check_verdict.py).
+# verdict_checks OUTPUT_FILE JSON APP
+verdict_checks() {
+	check "$3: ends with the record's verdict, the record's path last" "/usr/bin/python3 '$here/check_verdict.py' '$1' '$2'"
 }

@@ -34,8 +34,12 @@ check "four feeder counts, each exact" "[ \$(grep -cE '^  received [0-9]+ = [124
 check "feeders: no stall" "[ \$(grep -cE ' msg/s \(.*: no stall$' <<<\"\$out\") -eq 4 ] && ! grep -q STALLED <<<\"\$out\""
 check "feeders: threads against CPUs said" "[ \$(grep -cE '^  [0-9]+ feeder threads? \+ 2 lcore threads \(busy-polling\) on [0-9]+ CPUs?: (threads exceed CPUs|no more threads than CPUs)' <<<\"\$out\") -eq 4 ]"
 check "accounting line" "grep -qx 'Accounting: every count exact' <<<\"\$out\""
-check "JSON: counts exact" "python3 - '$tmp/out.json' <<'PY'
-import json, sys
+check "timers: three floor rounds around the two scenarios" "[ \$(grep -cE '^  floor lateness: +p50 +[0-9.]+  p99 ' <<<\"\$out\") -eq 3 ]"
+check "timers: each scenario's ratio to its floor, before and after" "[ \$(grep -cE '^  against its floor \(rte_timer in a plain loop.*\): one-shot lateness p50 [0-9.]+ us = [0-9.]+x the floor.s before it \([0-9.]+ us\), [0-9.]+x after' <<<\"\$out\") -eq 2 ]"
+check "verdict: the timers against their floor, the others say why none" "grep -qE '^timers, lcores idle: [0-9.e+-]+ us one-shot lateness p50  [0-9.]+× its floor' <<<\"\$out\" && [ \$(grep -cE '^(restart,|feeders) .*  no floor: ' <<<\"\$out\") -eq 6 ]"
+check "the record's path is the last line" "[ \"\$(tail -1 <<<\"\$out\")\" = 'record: $tmp/out.json' ]"
+check "JSON: counts exact, the timers' floor, a verdict row per scenario" "python3 - '$tmp/out.json' <<'PY'
+import json, math, sys
 d = json.load(open(sys.argv[1]))
 assert d['app'] == 'lca-lifecycle' and d['ok'] is True
 c = d['conf']
@@ -64,6 +68,20 @@ for r, k in zip(d['results'][2:4], (60, 6)):
     assert n['handled_ok'] == n['expected_ok'], n
 assert d['results'][3]['pauses_us'] == [100, 200, 400, 800, 1000, 1000]
 assert None not in d['results'][3]['latency_us_each']
+pos = lambda v: isinstance(v, (int, float)) and math.isfinite(v) and v > 0
+for r in d['results'][:2]:
+    f = r['floor']
+    assert f['what'].startswith('rte_timer in a plain loop') and len(f['one_shot_lateness']) == 2, f
+    assert all(x['n'] == 400 for x in f['one_shot_lateness']), f
+    assert len(f['ratios']) == 2 and all(pos(x) for x in f['ratios']) and pos(f['ratio_median']), f
+    assert abs(f['ratios'][0] - r['one_shot_lateness']['p50'] / f['one_shot_lateness'][0]['p50']) < 1e-6 * f['ratios'][0], f
+    assert pos(r['window_s']), r
+rows = d['verdict']['rows']
+assert [row['config'] for row in rows] == names, rows
+for row in rows[:2]:
+    assert row['floor'] and row['kind'] == 'time' and len(row['ratios']) == 2 and pos(row['ratio_median']), row
+for row in rows[2:]:
+    assert row['floor'] is None and row['no_floor_why'] and row['ratio_median'] is None and pos(row['score']), row
 for r, f in zip(d['results'][4:], (1, 2, 4, 8)):
     assert r['feeders'] == f and r['received'] == r['expected'] == f * 2000, r
     assert r['stalled'] is False and r['out_of_order'] == 0 and r['throughput']['n'] == 1, r

@@ -20,6 +20,10 @@ for burst in 32 1; do
 			"grep -qE '^$sc +burst $burst: $run_re, ENOBUFS retries [0-9]+ \\([0-9]+ msgs re-sent\\)' <<<\"\$out\""
 		check "burst $burst: $sc summary" \
 			"grep -qE '^$sc +burst $burst: mean [0-9.]+ M msg/s, min [0-9.]+, max [0-9.]+ \\(1 runs\\)' <<<\"\$out\""
+		check "burst $burst: $sc floor round and its ratio" \
+			"grep -qE '^$sc +burst $burst: floor 1: 20000 msgs in [0-9.]+ ms = [0-9.]+ M msg/s; run / floor = [0-9.]+%\$' <<<\"\$out\""
+		check "burst $burst: $sc verdict row with its floor ratio" \
+			"grep -qE '^$sc burst $burst: [0-9.e+]+ M msg/s  [0-9.]+ % of its floor; floor: ' <<<\"\$out\""
 	done
 	check "burst $burst: idle alone measured" "grep -qE '^idle +alone: $run_re' <<<\"\$out\""
 	check "burst $burst: idle crowd measured" "grep -qE '^idle +\\+10000 idle: $run_re' <<<\"\$out\""
@@ -43,6 +47,29 @@ for r in series:
     assert r['frequency']['monitor'] in ('ran', 'did not run')
 assert d['frequency']['verdict'] in ('stable', 'unstable', 'no_data')
 PY"
+	check "burst $burst: a floor per stream series and a verdict row per scenario" "python3 - '$json' $burst <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+burst = sys.argv[2]
+pos = lambda v: isinstance(v, (int, float)) and math.isfinite(v) and v > 0
+streams = {r['scenario']: r for r in d['results'] if r.get('scenario') in ('same-lcore', 'cross-lcore', 'many-to-one')}
+assert sorted(streams) == ['cross-lcore', 'many-to-one', 'same-lcore'], streams.keys()
+for sc, r in streams.items():
+    f = r['floor']
+    assert f['what'] and f['throughput']['n'] == 1 and pos(f['throughput']['values'][0]), f
+    assert len(f['ratios']) == 1 and pos(f['ratios'][0]) and pos(f['ratio_median']), f
+    assert abs(f['ratios'][0] - r['throughput']['values'][0] / f['throughput']['values'][0]) < 1e-6, f
+    assert f['moved_pct'] is None, f  # one round: no spread
+rows = {row['config']: row for row in d['verdict']['rows']}
+want = ['same-lcore burst ' + burst, 'cross-lcore burst ' + burst, 'many-to-one burst ' + burst, 'idle +10000 idle']
+assert sorted(rows) == sorted(want), rows.keys()
+for name, row in rows.items():
+    assert row['floor'] and row['no_floor_why'] is None and row['kind'] == 'rate', row
+    assert len(row['ratios']) == 1 and pos(row['ratio_median']) and pos(row['score']), row
+    if name in streams:
+        assert row['floor'] == streams[name.split()[0]]['floor']['what'], row
+PY"
+	check "burst $burst: the record's path is the last line" "[ \"\$(tail -1 <<<\"\$out\")\" = 'record: $json' ]"
 	record_checks "$json" lca-microbench
 done
 

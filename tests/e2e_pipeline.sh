@@ -35,6 +35,26 @@ if 'lcactor' in engines:
     assert len(d['placement']) == d['conf']['partitions']
     assert all(p['role'].startswith('task p') for p in d['placement'])
 assert len(d['conf']['partition_lcores']) == d['conf']['partitions']
+# The verdict: lcactor against plain run by run when plain ran, the others why not.
+close = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+rows = {v['config']: v for v in d['verdict']['rows']}
+assert sorted(rows) == sorted(engines), rows
+by = {r['engine']: r for r in d['results']}
+for e, v in rows.items():
+    vals = by[e]['throughput']['values']
+    assert close(v['score'], by[e]['throughput']['p50'] / 1e6) and v['unit'] == 'M msg/s', v
+    w = min(sum(p['measured_s'] for p in by[e]['runs'] if p['run'] == k) for k in range(1, d['conf']['runs'] + 1))
+    if e == 'lcactor' and 'plain' in engines:
+        floor = by['plain']['throughput']['values']
+        assert all(close(a, b / f) for a, b, f in zip(v['ratios'], vals, floor)) and len(v['ratios']) == len(vals), v
+        moved = 100 * (max(floor) - min(floor)) / min(floor) if len(floor) > 1 else None
+        assert (v['floor_moved_pct'] is None) if moved is None else close(v['floor_moved_pct'], moved), v
+        assert v['moved'] == (moved is not None and moved > 20), v
+        wp = min(sum(p['measured_s'] for p in by['plain']['runs'] if p['run'] == k) for k in range(1, d['conf']['runs'] + 1))
+        assert close(v['window_s'], min(w, wp)), v
+    else:
+        assert v['floor'] is None and v['no_floor_why'] and v['ratios'] == [], v
+        assert close(v['window_s'], w), (v, w)
 PY
 }
 
@@ -52,12 +72,21 @@ for e in lcactor eventdev plain; do
 done
 check "an exact accounting line per engine" "[ \$(grep -cE '^  accounting: produced 200000 = processed 200000 \+ in flight 0 \(of 200000\): exact; 0 \(stream, partition\) counts off, 0 out of offset order$' <<<\"\$out\") -eq 3 ]"
 check "the vdev added for eventdev, and said" "grep -q 'added --vdev event_dsw0' <<<\"\$out\" && grep -q -- '--vdev event_dsw0' <<<\"\$out\""
-check "side by side with ratios" "grep -qE '^lcactor +[0-9]+ +[0-9.]+ +[0-9.]+x eventdev, [0-9.]+x plain, [0-9]+x Samza' <<<\"\$out\" && grep -qE '^plain +[0-9]+ +[0-9.]+ +[0-9.]+x lcactor, [0-9.]+x eventdev' <<<\"\$out\""
+check "side by side with ratios" "grep -qE '^lcactor +[0-9]+ +[0-9.]+ +[0-9.]+x eventdev, [0-9.]+x plain$' <<<\"\$out\" && grep -qE '^plain +[0-9]+ +[0-9.]+ +[0-9.]+x lcactor, [0-9.]+x eventdev$' <<<\"\$out\""
+check "Samza's figure shown as the seed's, never as a ratio to this run" "grep -q \"^The seed's figure, not a ratio to this run: Samza's container in SAMZA-245-3\" <<<\"\$out\" && ! grep -q 'x Samza' <<<\"\$out\""
+# One pass with --messages given; "shorter than" exactly when under 50 scheduler ticks.
+hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" 2>/dev/null)
+tick50_ms=$((50000 / ${hz:-250}))
+windows=$(grep -E '^  window: (lcactor|eventdev|plain) run 1 measured [0-9.]+ ms over 1 pass of --messages' <<<"$out" |
+	awk -v t="$tick50_ms" '{ if (($6 < t) == /: shorter than 50 scheduler ticks/) n++ } END { print n + 0 }')
+check "a window line per run, one pass, flagged when short" "[ $windows -eq 3 ]"
+check "the last line is the record's path" "[ \"\$(tail -n 1 <<<\"\$out\")\" = 'record: $tmp/all.json' ]"
 check "placement: 4 partitions over lcores 0 and 1, sources local" "[ \$(grep -cE '^[0-3] +[0-9]+ +[01] +[0-9]+ +[0-9]+ +[01] +1000 +50000$' <<<\"\$out\") -eq 4 ]"
 check "per-lcore rows, stage rows" "[ \$(grep -cE '^  [01] +[0-9]+ +[0-9]+ +[0-9]+ ' <<<\"\$out\") -eq 6 ] && [ \$(grep -cE '^  (source|task) +[0-9]+ ' <<<\"\$out\") -eq 6 ]"
 check "a clock verdict per engine, and the frequency report" "[ \$(grep -c '^  clock: ' <<<\"\$out\") -eq 3 ] && grep -q '^Clock verdict: ' <<<\"\$out\""
 check "JSON: every engine's accounting exact" "exact '$tmp/all.json' 200000 lcactor eventdev plain"
 record_checks "$tmp/all.json" lca-pipeline
+verdict_checks "$tmp/all" "$tmp/all.json" lca-pipeline
 
 # Odd sizes: remainders everywhere (messages over partitions and streams,
 # bursts and batches that do not divide them), two runs each, engines reordered.
@@ -73,6 +102,24 @@ out=$("$exe" -l 0 --no-huge --no-pci --in-memory --file-prefix lca_test_pipeline
 	--log-level 'lib.*:error' --vdev event_dsw0 -- --messages 50000 \
 	--engine eventdev,lcactor,plain --json "$tmp/one.json" 2>&1); rc=$?
 check "one lcore, vdev given: exits 0, exact, nothing added" "[ $rc -eq 0 ] && exact '$tmp/one.json' 50000 eventdev lcactor plain && ! grep -q 'added --vdev' <<<\"\$out\""
+
+# The defaults: lcactor and its floor plain, each run repeating --messages
+# until it measured 200 ms.
+out=$("$exe" "${eal[@]}" -- --json "$tmp/def.json" 2>&1); rc=$?
+check "defaults: exits 0, exact, lcactor beside plain" "[ $rc -eq 0 ] && exact '$tmp/def.json' 10000000 lcactor plain"
+check "defaults: each run repeats its passes until it measured 200 ms" "python3 - '$tmp/def.json' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for res in d['results']:
+    passes = [p['pass'] for p in res['runs']]
+    assert passes == list(range(1, len(passes) + 1)), passes
+    s = [p['measured_s'] for p in res['runs']]
+    assert sum(s) >= 0.2 and sum(s[:-1]) < 0.2, s
+    assert res['throughput']['values'][0] * sum(s) == sum(p['measured'] for p in res['runs']) or abs(res['throughput']['values'][0] * sum(s) / sum(p['measured'] for p in res['runs']) - 1) < 1e-9
+v = {r['config']: r for r in d['verdict']['rows']}
+assert v['lcactor']['floor'] and len(v['lcactor']['ratios']) == 1 and v['lcactor']['window_s'] >= 0.2, v
+assert ('short-window' in v['lcactor']['flags']) == (v['lcactor']['window_s'] < 50 / int('${hz:-250}')), v
+PY"
 
 out=$("$exe" "${eal[@]}" -- --messages 2000000 --warmup-ms 2 --engine plain,lcactor \
 	--json "$tmp/ms.json" 2>&1); rc=$?

@@ -28,6 +28,8 @@ check "remote-bench: exact link counts, nothing malformed" \
 	"grep -qE '^Link to node 2: 301504 msgs sent, 1503 delivered here, .* 0 malformed' <<<\"\$out\" && grep -q '^All messages counted on both sides.' <<<\"\$out\""
 check "remote-bench: the second process exited 0" "grep -q '^Peer process exited with status 0' <<<\"\$out\""
 check "remote-bench: the clock verdict of the measurement" "grep -q '^Clock verdict: ' <<<\"\$out\""
+check "remote-bench over memif: the verdict says where its floor is, the record line last" \
+	"[ \$(grep -cE '^(16|64|256) B one way over memif: [0-9.e+]+ M msg/s  no floor: the bare memif floor is dpdk-testpmd' <<<\"\$out\") -eq 3 ] && tail -1 <<<\"\$out\" | grep -q '^record: none'"
 [ $fail -eq 0 ] || echo "$out" | tail -30
 
 # 2% of node 1's frames dropped on purpose, then 64 B round trips while
@@ -55,15 +57,41 @@ check "pinghops --remote: a clock verdict for the local and the remote runs" "[ 
 
 # UCX active messages between the two processes: over shared memory (tcp
 # for UCX's connection setup), then over tcp alone; the same exact counts.
+tmpj=$(mktemp -d)
 for tls in shm,tcp tcp; do
+	json=$tmpj/rb-${tls/,/-}.json
 	out=$(UCX_TLS=$tls "$bench" "${eal[@]}" --file-prefix lca_test_rbu -- --remote ucx \
-		--peer-lcores 1 --msgs 100000 --pings 500 --timeout 60 2>&1); rc=$?
+		--peer-lcores 1 --msgs 100000 --pings 500 --timeout 60 --json "$json" 2>&1); rc=$?
 	check "remote-bench over ucx (UCX_TLS=$tls) exits 0, the sink counted every message" \
 		"[ $rc -eq 0 ] && [ \$(grep -c 'messages one way in .* the sink counted 100000\$' <<<\"\$out\") -eq 3 ]"
 	check "remote-bench over ucx (UCX_TLS=$tls): exact link counts, nothing malformed" \
 		"grep -qE '^Link to node 2: 301504 msgs sent, 1503 delivered here, .* 0 malformed' <<<\"\$out\" && grep -q '^All messages counted on both sides.' <<<\"\$out\" && grep -q '^Peer process exited with status 0' <<<\"\$out\""
+	check "remote-bench over ucx (UCX_TLS=$tls): the bare UCX floor ran before and after, every message counted" \
+		"[ \$(grep -c '^floor| UCX floor: every message counted\$' <<<\"\$out\") -eq 2 ] && [ \$(grep -cE '^floor\\| +(16|64|256) B: 100000 messages one way in .* the server counted 100000\$' <<<\"\$out\") -eq 6 ]"
+	check "remote-bench over ucx (UCX_TLS=$tls): each size's ratio to the floor printed" \
+		"[ \$(grep -cE '^ +(16|64|256) B against the bare UCX floor: one way [0-9.]+ M msg/s = [0-9.]+% of the floor.s .*; RTT p50 [0-9.]+ us = [0-9.]+x the floor.s' <<<\"\$out\") -eq 3 ]"
+	check "remote-bench over ucx (UCX_TLS=$tls): floor ratios in the JSON and the verdict" "python3 - '$json' <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+pos = lambda v: isinstance(v, (int, float)) and math.isfinite(v) and v > 0
+assert d['app'] == 'lca-remote-bench' and d['ok'] is True and d['conf']['remote'] == 'ucx', d['conf']
+assert [r['size'] for r in d['results']] == [16, 64, 256], d['results']
+for r in d['results']:
+    f = r['floor']
+    assert r['one_way']['sink_count'] == 100000 and len(f['rounds']) == 2, r
+    assert all(pos(x['mps']) and pos(x['p50_us']) for x in f['rounds']), f
+    for k, mine, theirs in (('one_way', r['one_way']['mps'], 'mps'), ('rtt_p50', r['rtt_us']['p50'], 'p50_us')):
+        assert len(f[k]['ratios']) == 2 and all(pos(x) for x in f[k]['ratios']) and pos(f[k]['ratio_median']), f
+        assert abs(f[k]['ratios'][0] - mine / f['rounds'][0][theirs]) < 1e-6 * f[k]['ratios'][0], (k, f)
+rows = d['verdict']['rows']
+assert [x['config'] for x in rows] == ['%d B %s over ucx' % (s, w) for s in (16, 64, 256) for w in ('one way', 'RTT p50')], rows
+assert all(x['floor'] and pos(x['ratio_median']) and len(x['ratios']) == 2 for x in rows), rows
+PY"
+	check "remote-bench over ucx (UCX_TLS=$tls): the record's path is the last line" "[ \"\$(tail -1 <<<\"\$out\")\" = 'record: $json' ]"
+	record_checks "$json" lca-remote-bench
 	[ $fail -eq 0 ] || echo "$out" | tail -30
 done
+rm -rf "$tmpj"
 out=$(UCX_TLS=shm,tcp "$pinghops" "${eal[@]}" --file-prefix lca_test_phu -- --remote ucx \
 	--runs 1 --pings 1000 --hops 10 2>&1); rc=$?
 check "pinghops --remote ucx exits 0 with its ratio" \
@@ -76,7 +104,7 @@ check "pinghops --remote ucx exits 0 with its ratio" \
 for t in memif ucx; do
 	log=$(mktemp)
 	UCX_TLS=shm,tcp timeout 60 "$bench" "${eal[@]}" --file-prefix lca_test_rbk$$ -- --remote $t \
-		--peer-lcores 1 --msgs 2000000000 --pings 10 --sizes 16 --timeout 50 >"$log" 2>&1 &
+		--peer-lcores 1 --msgs 2000000000 --pings 10 --sizes 16 --timeout 50 --no-floor >"$log" 2>&1 &
 	bpid=$!
 	for _ in $(seq 100); do grep -q 'Remote bench over' "$log" && break; sleep 0.1; done
 	sleep 0.5

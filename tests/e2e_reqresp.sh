@@ -10,25 +10,31 @@ eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_test_reqresp --log-
 fail=0
 . "$(dirname "$0")/e2e_lib.sh"
 
-"$exe" "${eal[@]}" -- --queries 2000 --users 5000 -i 1 -wi 1 --invocations 1 \
+"$exe" "${eal[@]}" -- --queries 2000 --users 5000 -i 2 -wi 1 --invocations 1 \
 	-p throughput=1,50 -p dispatcher=affinity,shared --json "$tmp/out.json" >"$tmp/out" 2>&1
 rc=$?
 out=$(cat "$tmp/out")
 check "short run exits 0" "[ $rc -eq 0 ]"
-# 1 inline + a floor per throughput + 2 dispatchers x 2 throughputs, each
-# 1 warm-up + 1 measured invocation.
+# 1 inline + 2 dispatchers x 2 throughputs, each 1 warm-up + 2 measured
+# invocations; each affinity iteration followed by one of its floor.
 check "every invocation line counts 16000 messages" \
-	"[ \$(grep -cE '^(# Warmup Iteration +1: |Iteration +1: )?  16000 messages by 8 actors took [0-9]+ ms, [0-9.]+ M msg/s$' <<<\"\$out\") -eq 14 ]"
+	"[ \$(grep -cE '^(# Warmup Iteration +1: |Iteration +[12]: |# Warmup floor iteration +1: |# Floor iteration +[12]: )?  16000 messages by 8 actors took [0-9]+ ms, [0-9.]+ M msg/s$' <<<\"\$out\") -eq 21 ]"
+# w/i: a warm-up/measured iteration, v/f: a floor's; inline, affinity x 2, shared x 2.
+order=$(sed -nE 's/^# Warmup Iteration .*/w/p; s/^# Warmup floor iteration .*/v/p; s/^Iteration .*/i/p; s/^# Floor iteration .*/f/p' <<<"$out" | tr -d '\n')
+check "each affinity iteration is followed by its floor's ($order)" "[ '$order' = wiiwvififwvififwiiwii ]"
 check "JMH table header" "grep -qE '^Benchmark +\(dispatcher\) +\(mailbox\) +\(throughPut\) +Mode +Cnt +Score +Error +Units$' <<<\"\$out\""
 for row in "affinity +mp +1" "affinity +mp +50" "shared +mp +1" "shared +mp +50" "inline +- +-" \
 	"floor +- +1" "floor +- +50"; do
-	check "table row: $row" "grep -qE 'RequestResponseBenchmark.queryUserServiceActor +$row +thrpt +1 +[0-9.]+ +ops/s' <<<\"\$out\""
+	check "table row: $row" "grep -qE 'RequestResponseBenchmark.queryUserServiceActor +$row +thrpt +2 +[0-9.]+ ' <<<\"\$out\""
 done
-check "four efficiency lines, each against inline and its floor" "[ \$(grep -cE '^runtime efficiency: [0-9.]+% of inline, [0-9.]+% of floor' <<<\"\$out\") -eq 4 ]"
-check "Result blocks" "[ \$(grep -c '^Result \"lcactor.RequestResponseBenchmark.queryUserServiceActor\":' <<<\"\$out\") -eq 7 ]"
+check "affinity against its floor, pair by pair" "[ \$(grep -cE '^runtime efficiency: [0-9.]+% of inline, [0-9.]+% of its floor \(median of 2 pairs of rounds, [0-9.]+% to [0-9.]+%\) \(dispatcher affinity' <<<\"\$out\") -eq 2 ]"
+check "shared has no floor" "[ \$(grep -cE '^runtime efficiency: [0-9.]+% of inline, floor n/a \(dispatcher shared' <<<\"\$out\") -eq 2 ]"
+check "Result blocks" "[ \$(grep -c '^Result \"lcactor.RequestResponseBenchmark.queryUserServiceActor\":' <<<\"\$out\") -eq 5 ] && [ \$(grep -c '^Result \"lcactor.RequestResponseBenchmark.queryUserServiceActor floor\":' <<<\"\$out\") -eq 2 ]"
+check "every set prints its window" "[ \$(grep -cE '^window: the shortest measured iteration took [0-9]+ ms' <<<\"\$out\") -eq 5 ]"
+check "the last line is the record's path" "[ \"\$(tail -n 1 <<<\"\$out\")\" = 'record: $tmp/out.json' ]"
 check "placement of 8 actors" "[ \$(grep -cE '^[0-9]+ +[QS][0-3] +[01] +[0-9]+ +[0-9]+ ' <<<\"\$out\") -eq 8 ]"
 check "service databases on their node" "[ \$(grep -cE '^[0-9]+ +S[0-3] .*100% of sampled pages' <<<\"\$out\") -eq 4 ]"
-check "a frequency verdict per set" "[ \$(grep -cE '^  \(dispatcher = [a-z]+, mailbox = [a-z]+, throughPut = [0-9]+\): ' <<<\"\$out\") -eq 7 ]"
+check "a frequency verdict per set" "[ \$(grep -cE '^  \(dispatcher = [a-z]+, mailbox = [a-z]+, throughPut = [0-9]+\): ' <<<\"\$out\") -eq 5 ]"
 check "the frequency report and its verdict" "grep -qE '^lcore +cpu +source +samples' <<<\"\$out\" && grep -q '^Clock verdict: ' <<<\"\$out\""
 check "no send failures" "grep -q 'send failures: mailbox full 0, no actor 0, stopped 0, pool empty 0' <<<\"\$out\""
 check "JSON is valid and complete" "python3 - '$tmp/out.json' <<'PY'
@@ -47,7 +53,43 @@ for s in d['results']:
 assert len(d['placement']) == 8
 assert d['machine']['lcores'] == 2
 PY"
+check "each affinity row against its own floor row, pair by pair; shared without one" "python3 - '$tmp/out.json' <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+by_name = {r['name']: r for r in d['results']}
+rows = {v['config']: v for v in d['verdict']['rows']}
+assert sorted(rows) == ['affinity mp tp=1', 'affinity mp tp=50', 'inline', 'shared mp tp=1', 'shared mp tp=50'], sorted(rows)
+close = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+for r in d['results']:
+    v = rows.get(r['dispatcher'] + ' mp tp=%d' % r['throughput_per_turn'])
+    if r['dispatcher'] == 'affinity':
+        f = by_name[r['floor_row']]
+        assert f['dispatcher'] == 'floor' and f['beside'] == r['name'], f['name']
+        mine, its = r['throughput']['values'], f['throughput']['values']
+        assert len(mine) == len(its) == 2
+        ratios = [a / b for a, b in zip(mine, its)]
+        assert all(close(a, b) for a, b in zip(ratios, r['ratio_to_floor_row'])), ratios
+        assert all(close(a, b) for a, b in zip(ratios, v['ratios'])), v
+        assert close(r['pct_of_floor_row'], 100 * (ratios[0] + ratios[1]) / 2)
+        moved = 100 * (max(its) - min(its)) / min(its)
+        assert close(r['floor_row_moved_pct'], moved) and close(v['floor_moved_pct'], moved)
+        assert v['moved'] == (moved > 20) and ('moved' in v['flags']) == (moved > 20), v
+        assert v['floor'] and v['no_floor_why'] is None
+        assert close(v['window_s'], min(r['window_s'], min(i['window_s'] for i in f['iterations'] if not i['warmup'])))
+    elif r['dispatcher'] in ('shared', 'inline'):
+        v = v or rows['inline']
+        assert r.get('floor_row') is None and 'ratio_to_floor_row' not in r, r['name']
+        assert v['floor'] is None and v['ratios'] == [] and v['no_floor_why'], v
+        assert (r['dispatcher'] == 'shared') == ('no_floor_why' in r)
+    if r['dispatcher'] != 'floor':
+        assert close(v['score'], r['throughput']['p50'] / 1e6), (v, r['throughput'])
+        assert v['unit'] == 'M msg/s'
+        half = (r['throughput']['ci_high'] - r['throughput']['ci_low']) / 2 / 1e6
+        assert close(v['ci_half'], half), (v['ci_half'], half)
+        assert ('unreliable' in v['flags']) == (half > v['score'] / 2), v
+PY"
 record_checks "$tmp/out.json" lca-reqresp
+verdict_checks "$tmp/out" "$tmp/out.json" lca-reqresp
 
 out=$("$exe" "${eal[@]}" -- --queries 500 --users 100 -i 1 -wi 0 --invocations 1 \
 	-p dispatcher=affinity -p mailbox=sp,rts,hts --placement pairs-local --idle pause --quiet 2>&1); rc=$?
@@ -72,6 +114,20 @@ wait $pid 2>/dev/null
 	-p dispatcher=affinity --placement auto --quiet --json "$tmp/auto.json" >"$tmp/auto" 2>&1
 rc=$?
 check "placement auto runs and logs its moves" "[ $rc -eq 0 ] && grep -qE '^Moves \(placement auto\): ([4-9]|[1-9][0-9]+); 4 of 4 pairs now on one lcore$' $tmp/auto"
+check "placement auto's floor ran at the placement auto ended with" "python3 - '$tmp/auto.json' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+aff = [r for r in d['results'] if r['dispatcher'] == 'affinity'][0]
+fl = [r for r in d['results'] if r['name'] == aff['floor_row']][0]
+ended = {(p['pair'], p['role']): p['lcore'] for p in d['placement']}
+want = [(k, ended[(k, 'Q')], ended[(k, 'S')]) for k in range(4)]
+got = [(p['pair'], p['q_lcore'], p['s_lcore']) for p in fl['placement']]
+assert got == want, (got, want)
+# round-robin crosses every pair; the floor is not the spawn placement
+# unless auto moved nothing together
+local = sum(q == s for _, q, s in got)
+assert local == aff['moves']['pairs_local'], (local, aff['moves'])
+PY"
 check "placement auto's moves in the JSON" "python3 - '$tmp/auto.json' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -2,9 +2,11 @@
 /* apps/common: argument parsing, statistics, the RNG, the record's measures
  * and JMH's result format. */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include "lca_series.h"
 #include "lca_stats.h"
 #include "lca_test.h"
+#include "lca_verdict.h"
 
 static void
 test_cli_uint(void **state)
@@ -65,6 +68,48 @@ test_cli_seconds_and_split(void **state)
 	assert_string_equal(items[2], "50");
 	assert_int_equal(lca_cli_split(empty_item, items, 3), -EINVAL);
 	assert_int_equal(lca_cli_split(many, two, 2), -E2BIG);
+}
+
+/* What getopt refused, as the message names it: @p argv up to the error. */
+static const char *
+refused(int argc, char **argv, bool only, char *buf)
+{
+	static const struct option opts[] = {
+		{ "tokens", required_argument, NULL, 0 },
+		{ "rate", required_argument, NULL, 'R' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	optind = 0; /* a fresh scan: glibc forgets a cluster left half read */
+	opterr = 0;
+	do
+		opt = only ? getopt_long_only(argc, argv, ":h", opts, NULL) :
+			     getopt_long(argc, argv, ":h", opts, NULL);
+	while (opt == 0);
+	assert_true(opt == '?' || opt == ':');
+	return lca_cli_bad_option(argv, buf, 3);
+}
+
+static void
+test_cli_bad_option(void **state)
+{
+	char p[] = "prog", tok[] = "--tokens", two[] = "2", zq[] = "-Zq", bogus[] = "--bogus",
+	     rate[] = "--rate", xv[] = "-xv", buf[3];
+	char *cluster_first[] = { p, zq, NULL }, *cluster_later[] = { p, tok, two, zq, NULL },
+	     *long_unknown[] = { p, bogus, NULL }, *no_value[] = { p, tok, NULL },
+	     *no_value_val[] = { p, rate, NULL }, *only_word[] = { p, xv, NULL };
+
+	(void)state;
+	/* argv[optind - 1] would be "prog" and "2": -Z has not been passed. */
+	assert_string_equal(refused(2, cluster_first, false, buf), "-Z");
+	assert_string_equal(refused(4, cluster_later, false, buf), "-Z");
+	assert_string_equal(refused(2, long_unknown, false, buf), "--bogus");
+	assert_string_equal(refused(2, no_value, false, buf), "--tokens");
+	/* optopt is 'R' here, the long option's val: still the word. */
+	assert_string_equal(refused(2, no_value_val, false, buf), "--rate");
+	/* getopt_long_only() reads -xv as one unknown long option. */
+	assert_string_equal(refused(2, only_word, true, buf), "-xv");
 }
 
 /* The seed's own JMH run: four iterations give 3634030.863 ± 3728431.081. */
@@ -240,12 +285,73 @@ test_jmh_table(void **state)
 				   "10.250  ops/s\n", 74);
 }
 
+static void
+print_verdict(FILE *f, const void *record)
+{
+	lca_verdict_print(f, record);
+}
+
+/* A row keeps its pairs' median and spread, earns the flags its figures
+ * call for, and prints as the run's answer; a row without a floor must
+ * say why. */
+static void
+test_verdict_rows(void **state)
+{
+	const double ratios[] = {0.40, 0.36, 0.38};
+	struct lca_verdict_row rate = {
+		.config = "affinity tp=1", .kind = LCA_VERDICT_RATE, .score = 9.15,
+		.ci_half = 0.2, .unit = "M msg/s", .floor = "bare SPSC queues",
+		.ratios = ratios, .n_ratios = 3, .floor_moved_pct = 25, .window_s = 0.5,
+	};
+	struct lca_verdict_row time = {
+		.config = "inline", .kind = LCA_VERDICT_TIME, .score = 54.4, .ci_half = 95.4,
+		.unit = "ms", .no_floor_why = "it is the ceiling", .floor_moved_pct = NAN,
+		.window_s = 0.01,
+	};
+	struct lca_verdict_row bad = time;
+	json_t *rec = json_pack("{s:{s:s, s:s, s:s}}", "frequency", "verdict", "unstable",
+				"cause", "PREEMPTED", "reason", "lcore 1: run-queue wait 4 %");
+	const char *clock;
+	json_t *row;
+	char *out;
+
+	(void)state;
+	bad.no_floor_why = NULL;
+	assert_int_equal(lca_verdict_add(rec, &bad), -EINVAL);
+	assert_int_equal(lca_verdict_add(rec, &rate), 0);
+	assert_int_equal(lca_verdict_add(rec, &time), 0);
+	row = json_array_get(json_object_get(json_object_get(rec, "verdict"), "rows"), 0);
+	assert_true(fabs(json_real_value(json_object_get(row, "ratio_median")) - 0.38) < 1e-12);
+	assert_true(json_real_value(json_object_get(row, "ratio_min")) == 0.36);
+	assert_true(json_real_value(json_object_get(row, "ratio_max")) == 0.40);
+	assert_true(json_is_true(json_object_get(row, "moved")));
+	assert_int_equal(json_array_size(json_object_get(row, "flags")), 1);
+	row = json_array_get(json_object_get(json_object_get(rec, "verdict"), "rows"), 1);
+	assert_true(json_is_null(json_object_get(row, "ratio_median")));
+	assert_int_equal(json_array_size(json_object_get(row, "flags")), 2); /* unreliable, short */
+
+	out = capture(print_verdict, rec);
+	assert_non_null(strstr(out, "affinity tp=1: 9.15 ± 0.2 M msg/s  38.0 % of its floor "
+				    "(3 pairs 36.0–40.0 %); floor: bare SPSC queues\n"));
+	assert_non_null(strstr(out, "the CPUs moved during the run: the floor moved 25 %"));
+	assert_non_null(strstr(out, "inline: 54.4 ± 95 ms  no floor: it is the ceiling\n"));
+	assert_non_null(strstr(out, "unreliable: the interval is wider than half the score"));
+	assert_non_null(strstr(out, "short window: 10.0 ms is under 50 scheduler ticks"));
+	assert_non_null(strstr(out, "clock: PREEMPTED (lcore 1: run-queue wait 4 %)\n"));
+	/* The clock line is the block's last. */
+	clock = "clock: PREEMPTED (lcore 1: run-queue wait 4 %)\n";
+	assert_true(strlen(out) > strlen(clock));
+	assert_string_equal(out + strlen(out) - strlen(clock), clock);
+	json_decref(rec);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cli_uint),
 		cmocka_unit_test(test_cli_seconds_and_split),
+		cmocka_unit_test(test_cli_bad_option),
 		cmocka_unit_test(test_stats_match_jmh),
 		cmocka_unit_test(test_t_quantiles),
 		cmocka_unit_test(test_stats_edges),
@@ -254,6 +360,7 @@ main(void)
 		cmocka_unit_test(test_result_measure),
 		cmocka_unit_test(test_jmh_result_block),
 		cmocka_unit_test(test_jmh_table),
+		cmocka_unit_test(test_verdict_rows),
 	};
 
 	return lca_test_status(cmocka_run_group_tests(tests, NULL, NULL));

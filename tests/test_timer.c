@@ -3,7 +3,8 @@
  * Timers: a delayed message arrives on the control lane even while the
  * receiver's mailbox is never empty; a periodic timer ticks until it is
  * cancelled and never after; cancel, stale handles, a receiver that
- * stopped, a full table and a thread without an lcore id.
+ * stopped, a full table and a thread without an lcore id; delays of any
+ * length, and one beyond the cycle counter refused.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -14,7 +15,11 @@
 
 #include <cmocka.h>
 
+/* rte_timer_next_ticks(), to see how far ahead a timer was armed. */
+#define ALLOW_EXPERIMENTAL_API
+#include <rte_cycles.h>
 #include <rte_lcore.h>
+#include <rte_timer.h>
 
 #include "lca_actor.h"
 #include "lca_eal.h"
@@ -259,6 +264,62 @@ test_cancel_and_refusals(void **state)
 	assert_int_equal(lca_mempool_avail(), pool_full);
 }
 
+/* How far ahead the next timer of this lcore is, against @p us from now:
+ * within the few milliseconds the test took to get here. */
+static void
+assert_armed_ahead(uint64_t us)
+{
+	long double want = (long double)us * (long double)rte_get_timer_hz() / 1e6L;
+	int64_t next = rte_timer_next_ticks();
+
+	assert_true(next > 0);
+	assert_true((long double)next <= want);
+	assert_true((long double)next >= want - (long double)rte_get_timer_hz() / 10);
+}
+
+/* 1 us fires; 2 hours and 30 days are armed that far ahead (us * hz
+ * wrapped past 2^64 at 2.2 hours, and a 30-day timer fired after 23
+ * minutes); 2^63 us is beyond what the counter reaches, and refused with
+ * the message left to the caller. A deadline as far is refused too. */
+static void
+test_delays_of_any_length(void **state)
+{
+	const uint64_t two_hours = 2ULL * 3600 * 1000000, thirty_days = 30ULL * 86400 * 1000000;
+	lca_actor_id_t id = lca_test_spawn(nothing, 0, 1, 0, 1);
+	struct lca_timer_stats before, after;
+	lca_timer_id_t t;
+	struct lca_msg *m;
+
+	(void)state;
+	lca_timer_stats_get(&before);
+	assert_int_equal(lca_send_after(id, typed(T_TIMER), 1, NULL), 0);
+	for (int i = 0; i < 1000; i++) {
+		assert_false(lca_test_run(1));
+		lca_timer_stats_get(&after);
+		if (after.fired > before.fired)
+			break;
+	}
+	assert_int_equal(after.fired, before.fired + 1);
+
+	assert_int_equal(lca_send_after(id, typed(T_TIMER), two_hours, &t), 0);
+	assert_armed_ahead(two_hours);
+	assert_int_equal(lca_timer_cancel(t), 0);
+	assert_int_equal(lca_send_after(id, typed(T_TIMER), thirty_days, &t), 0);
+	assert_armed_ahead(thirty_days);
+	assert_int_equal(lca_timer_cancel(t), 0);
+
+	m = typed(T_TIMER);
+	assert_int_equal(lca_send_after(id, m, 1ULL << 63, NULL), -ERANGE);
+	assert_int_equal(lca_send_every(id, m, 1ULL << 63, NULL), -ERANGE);
+	assert_int_equal(lca_msg_set_deadline_us(m, 1ULL << 63), -ERANGE);
+	assert_false(m->flags & LCA_MSG_F_DEADLINE);
+	assert_int_equal(lca_msg_set_deadline_us(m, thirty_days), 0);
+	lca_msg_free(m);
+	lca_timer_stats_get(&after);
+	assert_int_equal(after.active, 0);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
 int
 main(void)
 {
@@ -268,6 +329,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_periodic_ticks_until_cancelled, runtime_up,
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_cancel_and_refusals, runtime_up,
+						runtime_down),
+		cmocka_unit_test_setup_teardown(test_delays_of_any_length, runtime_up,
 						runtime_down),
 	};
 	int failed;

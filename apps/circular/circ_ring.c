@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,10 @@ static struct {
 	uint64_t *cycles;    /* where measured rounds go */
 	uint64_t done;       /* rounds ended */
 	uint64_t skip;       /* rounds not recorded at the phase's start */
-	uint64_t total;      /* rounds of the phase */
+	uint64_t total;      /* most rounds of the phase */
+	uint64_t least;      /* rounds of the phase before it may end early... */
+	uint64_t window;     /* ...once its recorded rounds have taken this many cycles */
+	uint64_t spent;      /* cycles of the recorded rounds so far */
 	uint32_t hops;
 	lca_actor_id_t first;
 	uint32_t send_failed; /* atomic: a forward failed; the phase stops */
@@ -52,9 +56,12 @@ round_end(struct lca_msg *msg)
 	uint64_t now = rte_rdtsc();
 	int ret;
 
-	if (rounds.done >= rounds.skip)
+	if (rounds.done >= rounds.skip) {
 		rounds.cycles[rounds.done - rounds.skip] = now - rounds.start;
-	if (++rounds.done == rounds.total) {
+		rounds.spent += now - rounds.start;
+	}
+	if (++rounds.done == rounds.total ||
+	    (rounds.done >= rounds.least && rounds.spent >= rounds.window)) {
 		lca_runtime_stop();
 		return; /* the runtime frees the envelope */
 	}
@@ -114,10 +121,12 @@ spawn_ring(const struct circ_conf *c, lca_actor_id_t *ids, struct circ_outcome *
 	return 0;
 }
 
-/* One launch of the loops: @p total rounds, the first @p skip not recorded. */
+/* One launch of the loops: at least @p least rounds and then until the
+ * recorded ones have taken @p window cycles, at most @p total; the first
+ * @p skip not recorded. */
 static int
-run_phase(const struct circ_conf *c, lca_actor_id_t first, uint64_t total, uint64_t skip,
-	  uint64_t *cycles)
+run_phase(const struct circ_conf *c, lca_actor_id_t first, uint64_t least, uint64_t window,
+	  uint64_t total, uint64_t skip, uint64_t *cycles)
 {
 	/* Saturating: rounds x hops x ns a hop overflows 64 bits long before
 	 * it stops being "no limit" (0 below). */
@@ -133,6 +142,9 @@ run_phase(const struct circ_conf *c, lca_actor_id_t first, uint64_t total, uint6
 	rounds.done = 0;
 	rounds.skip = skip;
 	rounds.total = total;
+	rounds.least = least;
+	rounds.window = window;
+	rounds.spent = 0;
 	rounds.hops = c->hops;
 	rounds.first = first;
 	ret = lca_msg_alloc(&m);
@@ -151,7 +163,7 @@ run_phase(const struct circ_conf *c, lca_actor_id_t first, uint64_t total, uint6
 		fprintf(stderr, "lca-circular: %u actors: the rounds did not end in %" PRIu64
 				" ms (%" PRIu64 " of %" PRIu64 " done)\n",
 			c->actors, timeout_ms, rounds.done, total);
-	if (ret == 0 && (rounds.send_failed || rounds.done != total))
+	if (ret == 0 && (rounds.send_failed || rounds.done < least))
 		ret = -EIO;
 	return ret;
 }
@@ -191,7 +203,8 @@ circ_run(const struct circ_conf *c, circ_phase_fn phase, void *arg, struct circ_
 		.msgs_per_node = 4095,
 	};
 	lca_actor_id_t *ids = calloc(c->actors, sizeof(*ids));
-	int ret;
+	bool begun;
+	int ret, end;
 
 	if (ids == NULL)
 		return -ENOMEM;
@@ -205,16 +218,24 @@ circ_run(const struct circ_conf *c, circ_phase_fn phase, void *arg, struct circ_
 	out->rounds = 0;
 	ret = spawn_ring(c, ids, out);
 	if (ret == 0 && c->warmup > 0) {
-		ret = run_phase(c, ids[0], c->warmup, c->warmup, NULL);
+		ret = run_phase(c, ids[0], c->warmup, 0, c->warmup, c->warmup, NULL);
 		out->rounds += rounds.done;
 	}
-	if (ret == 0) {
-		phase(0, arg);
+	begun = ret == 0;
+	if (begun)
+		ret = phase(0, 0, arg);
+	for (unsigned int k = 0; ret == 0 && k < c->iterations; k++) {
 		/* The launch of the loops is in the first round: not counted. */
-		ret = run_phase(c, ids[0], 1 + (uint64_t)c->samples, 1, out->cycles);
+		ret = run_phase(c, ids[0], 1 + (uint64_t)c->min_rounds,
+				(uint64_t)(c->window_s * (double)rte_get_tsc_hz()),
+				1 + (uint64_t)c->max_rounds, 1, out->cycles);
 		out->rounds += rounds.done;
-		phase(1, arg);
+		if (ret == 0)
+			ret = phase(k, (unsigned int)(rounds.done - 1), arg);
 	}
+	/* The monitor stops whatever happened, as it started. */
+	if (begun && (end = phase(c->iterations, 0, arg)) < 0 && ret == 0)
+		ret = end;
 	if (ret == 0)
 		ret = check_counts(c, ids, out);
 	lca_runtime_cleanup();

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "lca_stats.h"
 #include "lca_result.h"
 #include "lca_series.h"
+#include "lca_verdict.h"
 
 #define MAX_SIZES 16
 #define MAX_ACTORS 16384
@@ -37,6 +39,9 @@
 #define MIN_RESAMPLES 1000u
 #define BOOTSTRAP_SEED 0x5EEDC1Cu
 #define ID_LEN 64
+#define MAX_ITER 100
+#define NO_FLOOR_WHY "no hop crosses lcores (the ring is on one lcore): there is no " \
+	"hand-off between two lcores for a floor to measure"
 
 struct app_conf {
 	unsigned int sizes[MAX_SIZES];
@@ -45,17 +50,20 @@ struct app_conf {
 	uint32_t hops;
 	unsigned int warmup;
 	unsigned int samples;
+	unsigned int iterations;
+	double window_s;
 	enum lca_placement placement;
 	const char *json_path;
 };
 
 /*
- * The bare floors of a ring whose hops cross lcores, measured right after
- * it between the two lcores of its first cross-lcore link, timed per round
- * as the ring is: one cache line bounced (the hardware's least), and a
- * 64-byte message through a ring of slots each way (what a one-way message
- * protocol pays, without the runtime). A round's floor is its cross-lcore
- * hops at that cost; the hops within an lcore are taken as free.
+ * The bare floors of a ring whose hops cross lcores, measured between the
+ * two lcores of its first cross-lcore link after each iteration of the ring
+ * (ABAB), for as long, timed per round as the ring is: one cache line
+ * bounced (the hardware's least), and a 64-byte message through a ring of
+ * slots each way (what a one-way message protocol pays, without the
+ * runtime). A round's floor is its cross-lcore hops at that cost; the hops
+ * within an lcore are taken as free.
  */
 struct floor_figure {
 	double handoff_ns; /* median round / hand-offs a round */
@@ -63,23 +71,40 @@ struct floor_figure {
 	double ratio;      /* the ring's median round / round_ns */
 };
 
+/* One kind of floor over the iterations: each pair's, and their medians. */
+struct floor_series {
+	struct floor_figure pair[MAX_ITER];
+	struct floor_figure median; /* of handoff_ns, round_ns and ratio apart */
+	double ratios[MAX_ITER];
+	double ratio_min, ratio_max;
+	double moved_pct;           /* of handoff_ns; NAN with one round */
+	double window_s;            /* the shortest */
+};
+
 struct hop_floor {
 	bool measured;
 	unsigned int lcores[2];
 	int cpus[2];
-	struct floor_figure line;  /* one cache line bounced */
-	struct floor_figure slots; /* a 64-byte slot each way, as channels do */
+	struct floor_series line;  /* one cache line bounced */
+	struct floor_series slots; /* a 64-byte slot each way, as channels do */
 };
 
 /* What one ring size measured. */
 struct size_result {
+	const struct app_conf *c;
 	unsigned int actors;
 	char id[ID_LEN];
 	struct circ_outcome out;
-	double *ns;
+	double *ns;            /* every measured round, iteration after iteration */
+	unsigned int n_ns;
 	struct lca_crit_summary sum;
 	uint32_t hops;
 	struct lca_series series;
+	unsigned int iter_rounds[MAX_ITER];
+	double iter_median_ns[MAX_ITER];
+	double iter_window_s[MAX_ITER];
+	double window_s;       /* the shortest iteration */
+	bool crosses;          /* a hop crosses lcores: the floor is measured */
 	struct hop_floor floor;
 };
 
@@ -92,7 +117,11 @@ usage(const char *prog)
 	       "next; a round ends at 0. One message in flight: the cost of a hop.\n"
 	       "  --actors LIST     ring sizes (default 1,2,3,lcores-1,lcores,50;\n"
 	       "                    duplicates and values < 1 are dropped)\n"
-	       "  --samples N       measured rounds per ring size (default 100)\n"
+	       "  --samples N       measured rounds per ring size, at least (default 100)\n"
+	       "  --iterations N    launches of the measured rounds, each followed by the\n"
+	       "                    floors for as long (default 4)\n"
+	       "  --window-ms MS    an iteration runs rounds until they took MS (default\n"
+	       "                    200; 0: just its share of --samples)\n"
 	       "  --warmup N        warm-up rounds per ring size (default 50)\n"
 	       "  --hops N          hops per round (default 1000)\n"
 	       "  --placement P     round-robin (default: hops cross lcores), pack (all on\n"
@@ -146,6 +175,14 @@ parse_option(void *conf, const char *name, char *val)
 		if (lca_cli_uint(val, 2, MAX_SAMPLES, &v) < 0)
 			return bad_value(name, val);
 		c->samples = (unsigned int)v;
+	} else if (strcmp(name, "iterations") == 0) {
+		if (lca_cli_uint(val, 1, MAX_ITER, &v) < 0)
+			return bad_value(name, val);
+		c->iterations = (unsigned int)v;
+	} else if (strcmp(name, "window-ms") == 0) {
+		if (lca_cli_uint(val, 0, 60000, &v) < 0)
+			return bad_value(name, val);
+		c->window_s = (double)v / 1e3;
 	} else if (strcmp(name, "warmup") == 0) {
 		if (lca_cli_uint(val, 0, MAX_SAMPLES, &v) < 0)
 			return bad_value(name, val);
@@ -175,6 +212,8 @@ parse_args(int argc, char **argv, void *conf)
 		{ "actors", required_argument, NULL, 0 },
 		{ "samples", required_argument, NULL, 0 },
 		{ "warmup", required_argument, NULL, 0 },
+		{ "iterations", required_argument, NULL, 0 },
+		{ "window-ms", required_argument, NULL, 0 },
 		{ "hops", required_argument, NULL, 0 },
 		{ "placement", required_argument, NULL, 0 },
 		{ "json", required_argument, NULL, 0 },
@@ -182,7 +221,8 @@ parse_args(int argc, char **argv, void *conf)
 		{ NULL, 0, NULL, 0 },
 	};
 	*c = (struct app_conf){
-		.hops = 1000, .warmup = 50, .samples = 100, .placement = LCA_PLACE_ROUND_ROBIN,
+		.hops = 1000, .warmup = 50, .samples = 100, .iterations = 4, .window_s = 0.2,
+		.placement = LCA_PLACE_ROUND_ROBIN,
 	};
 	return lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
 }
@@ -231,11 +271,25 @@ plan_sizes(struct app_conf *c)
 
 /* criterion's 100,000 resamples, fewer when there are many samples. */
 static unsigned int
-resamples(const struct app_conf *c)
+resamples(unsigned int samples)
 {
-	unsigned int n = RTE_MIN(LCA_CRIT_RESAMPLES, BOOTSTRAP_WORK / c->samples);
+	unsigned int n = RTE_MIN(LCA_CRIT_RESAMPLES, BOOTSTRAP_WORK / samples);
 
 	return RTE_MAX(MIN_RESAMPLES, n);
+}
+
+/* Measured rounds an iteration: its share of --samples, at least. */
+static unsigned int
+min_rounds(const struct app_conf *c)
+{
+	return (c->samples + c->iterations - 1) / c->iterations;
+}
+
+/* At most: the bootstrap of every round together stays near a second. */
+static unsigned int
+max_rounds(const struct app_conf *c)
+{
+	return RTE_MAX(min_rounds(c), MAX_SAMPLES / c->iterations);
 }
 
 static void
@@ -251,25 +305,137 @@ print_header(const struct app_conf *c)
 	       " elements (hops).\n",
 	       c->hops, (uint64_t)c->hops + 1, c->hops);
 	printf("# Per ring size: %u warm-up rounds (one launch of the loops); then, under the "
-	       "frequency monitor, a second\n#   launch: 1 round not counted (it includes the "
-	       "launch of the lcores) and %u measured rounds.\n",
-	       c->warmup, c->samples);
+	       "frequency monitor, %u\n#   iterations, each a launch: 1 round not counted (it "
+	       "includes the launch of the lcores) and at least\n#   %u measured rounds, until "
+	       "they took %.0f ms; after each, the floors between the lcores of the\n#   first "
+	       "cross-lcore link for as long (ABAB).\n",
+	       c->warmup, c->iterations, min_rounds(c), c->window_s * 1e3);
 	printf("# time: [low estimate high] = %.0f%% bootstrap confidence interval of the mean "
-	       "(%u resamples), estimate = mean;\n#   thrpt = %" PRIu32 " elements / time; "
-	       "outliers by Tukey's fences, as criterion.\n",
-	       LCA_CRIT_CONFIDENCE * 100, resamples(c), c->hops);
+	       "(%u resamples, fewer for many rounds), estimate = mean;\n#   thrpt = %" PRIu32
+	       " elements / time; outliers by Tukey's fences, as criterion.\n",
+	       LCA_CRIT_CONFIDENCE * 100, LCA_CRIT_RESAMPLES, c->hops);
 	printf("# Placement: %s\n", lca_placement_name(c->placement));
 }
 
+/* The first ring link that crosses lcores: the floor's two lcores. */
 static void
-on_phase(int measured_done, void *arg)
+find_cross(struct size_result *r)
+{
+	struct hop_floor *f = &r->floor;
+	unsigned int i;
+
+	for (i = 0; i < r->actors; i++)
+		if (r->out.lcore_of[i] != r->out.lcore_of[(i + 1) % r->actors])
+			break;
+	r->crosses = i < r->actors && r->c->hops >= 2;
+	if (!r->crosses)
+		return; /* nothing crosses: no floor to compare with */
+	f->lcores[0] = r->out.lcore_of[i];
+	f->lcores[1] = r->out.lcore_of[(i + 1) % r->actors];
+	f->cpus[0] = lca_topo_lcore_cpu(f->lcores[0]);
+	f->cpus[1] = lca_topo_lcore_cpu(f->lcores[1]);
+}
+
+/* One kind of floor after iteration @p k, for as long as it took, in the
+ * ring's buffer of cycles (its rounds are read already). */
+static int
+measure_floor_kind(struct size_result *r, unsigned int k, enum lca_floor_kind kind,
+		   struct floor_series *fs)
+{
+	const struct app_conf *c = r->c;
+	uint32_t handoffs = c->hops & ~1u;
+	double *ns = calloc(max_rounds(c), sizeof(*ns)), hz = (double)rte_get_tsc_hz(), spent = 0;
+	struct floor_figure *out = &fs->pair[k];
+	unsigned int n;
+	struct lca_stats st;
+	int ret;
+
+	ret = ns == NULL ? -ENOMEM :
+		lca_floor_bounce_for(kind, r->floor.lcores[0], r->floor.lcores[1], handoffs,
+				     r->iter_window_s[k], min_rounds(c), max_rounds(c),
+				     r->out.cycles, &n);
+	for (unsigned int i = 0; ret == 0 && i < n; i++) {
+		ns[i] = (double)r->out.cycles[i] * 1e9 / hz / handoffs;
+		spent += (double)r->out.cycles[i] / hz;
+	}
+	if (ret == 0)
+		ret = lca_stats_compute(ns, n, 0.99, &st);
+	if (ret == 0) {
+		out->handoff_ns = st.p50;
+		out->round_ns = st.p50 * c->hops * r->out.cross_links / r->actors;
+		out->ratio = r->iter_median_ns[k] / out->round_ns;
+		fs->ratios[k] = out->ratio;
+		fs->window_s = k == 0 ? spent : fmin(fs->window_s, spent);
+	}
+	free(ns);
+	return ret;
+}
+
+/* Iteration @p k's @p n rounds: kept, summed up, then its floors. */
+static int
+take_iteration(struct size_result *r, unsigned int k, unsigned int n)
+{
+	double *mine = r->ns + r->n_ns, ns_per_cycle = 1e9 / (double)rte_get_tsc_hz(), sum = 0;
+	double *sorted;
+	int ret = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		mine[i] = (double)r->out.cycles[i] * ns_per_cycle;
+		sum += mine[i];
+	}
+	sorted = lca_stats_sorted_copy(mine, n);
+	if (sorted == NULL)
+		return -ENOMEM;
+	r->iter_median_ns[k] = lca_stats_percentile(sorted, n, 50);
+	free(sorted);
+	r->iter_rounds[k] = n;
+	r->iter_window_s[k] = sum / 1e9;
+	r->window_s = k == 0 ? sum / 1e9 : fmin(r->window_s, sum / 1e9);
+	r->n_ns += n;
+	if (r->crosses)
+		ret = measure_floor_kind(r, k, LCA_FLOOR_LINE, &r->floor.line);
+	if (ret == 0 && r->crosses)
+		ret = measure_floor_kind(r, k, LCA_FLOOR_SLOTS, &r->floor.slots);
+	return ret;
+}
+
+/* Around and between the measured iterations (circ_phase_fn). */
+static int
+on_phase(unsigned int k, unsigned int n, void *arg)
 {
 	struct size_result *r = arg;
 
-	if (!measured_done)
+	if (n > 0)
+		return take_iteration(r, k, n);
+	if (k == 0) {
+		find_cross(r);
 		lca_series_begin(&r->series, r->id, 0);
-	else
+	} else {
 		lca_series_end(&r->series);
+	}
+	return 0;
+}
+
+/* Medians over the pairs of rounds, and how far the floor moved. */
+static void
+floor_summary(struct floor_series *fs, unsigned int n)
+{
+	double h[MAX_ITER], rn[MAX_ITER];
+	struct lca_stats st;
+
+	for (unsigned int k = 0; k < n; k++) {
+		h[k] = fs->pair[k].handoff_ns;
+		rn[k] = fs->pair[k].round_ns;
+	}
+	lca_stats_compute(h, n, 0.99, &st);
+	fs->median.handoff_ns = st.p50;
+	lca_stats_compute(rn, n, 0.99, &st);
+	fs->median.round_ns = st.p50;
+	lca_stats_compute(fs->ratios, n, 0.99, &st);
+	fs->median.ratio = st.p50;
+	fs->ratio_min = st.min;
+	fs->ratio_max = st.max;
+	fs->moved_pct = lca_floor_moved_pct(h, n);
 }
 
 static void
@@ -301,19 +467,39 @@ static void
 print_floor(const struct size_result *r)
 {
 	const struct hop_floor *f = &r->floor;
+	const struct floor_series *l = &f->line;
 	char line[32], slots[32];
+	double tick = lca_verdict_tick_s(), shortest = r->window_s;
 
-	if (!f->measured)
-		return;
-	lca_crit_format_time(f->line.round_ns, line, sizeof(line));
-	lca_crit_format_time(f->slots.round_ns, slots, sizeof(slots));
-	printf("%24sfloor:  [%s]  (one line bounced between lcores %u and %u, CPUs %d and %d: "
-	       "%.1f ns a hand-off, x %u of %u hops crossing)  ratio: [%.2fx]\n", "", line,
-	       f->lcores[0], f->lcores[1], f->cpus[0], f->cpus[1], f->line.handoff_ns,
-	       r->out.cross_links, r->actors, f->line.ratio);
-	printf("%24sslots:  [%s]  (a 64-byte slot each way between the same lcores, no runtime: "
-	       "%.1f ns a hand-off)  ratio: [%.2fx]\n", "", slots, f->slots.handoff_ns,
-	       f->slots.ratio);
+	if (f->measured) {
+		lca_crit_format_time(l->median.round_ns, line, sizeof(line));
+		lca_crit_format_time(f->slots.median.round_ns, slots, sizeof(slots));
+		printf("%24sfloor:  [%s]  (one line bounced between lcores %u and %u, CPUs %d and "
+		       "%d: %.1f ns a hand-off, x %u of %u hops crossing)  ratio: [%.2fx]\n", "",
+		       line, f->lcores[0], f->lcores[1], f->cpus[0], f->cpus[1],
+		       l->median.handoff_ns, r->out.cross_links, r->actors, l->median.ratio);
+		printf("%24sslots:  [%s]  (a 64-byte slot each way between the same lcores, no "
+		       "runtime: %.1f ns a hand-off)  ratio: [%.2fx]\n", "", slots,
+		       f->slots.median.handoff_ns, f->slots.median.ratio);
+		printf("%24spairs:  ring / line floor, each floor right after its iteration:", "");
+		for (unsigned int k = 0; k < r->c->iterations; k++)
+			printf(" %.2fx", l->ratios[k]);
+		printf("; spread %.2fx to %.2fx;", l->ratio_min, l->ratio_max);
+		if (isnan(l->moved_pct))
+			printf(" one floor round: how far it moves is unknown\n");
+		else
+			printf(" the floor moved %.1f%% between its rounds%s\n", l->moved_pct,
+			       l->moved_pct > LCA_VERDICT_MOVED_PCT ?
+				       ": the CPUs moved during the run" : "");
+		shortest = fmin(shortest, fmin(l->window_s, f->slots.window_s));
+	}
+	printf("%24swindow: the shortest iteration took %.1f ms", "", r->window_s * 1e3);
+	if (f->measured)
+		printf(", its floors' %.1f and %.1f ms", l->window_s * 1e3, f->slots.window_s * 1e3);
+	if (shortest < LCA_VERDICT_MIN_TICKS * tick)
+		printf(": shorter than %d scheduler ticks (%.0f ms), too short to measure well",
+		       LCA_VERDICT_MIN_TICKS, LCA_VERDICT_MIN_TICKS * tick * 1e3);
+	printf("\n");
 }
 
 static void
@@ -333,9 +519,9 @@ print_result(const struct app_conf *c, const struct size_result *r)
 
 /* The time of a round with criterion's bootstrap interval, not Student's t. */
 static json_t *
-time_json(const struct size_result *r, unsigned int n)
+time_json(const struct size_result *r)
 {
-	json_t *t = lca_result_measure_of(r->ns, n, r->sum.confidence, "ns");
+	json_t *t = lca_result_measure_of(r->ns, r->n_ns, r->sum.confidence, "ns");
 
 	json_object_set_new(t, "ci_low", json_real(r->sum.ci_low));
 	json_object_set_new(t, "ci_high", json_real(r->sum.ci_high));
@@ -345,37 +531,73 @@ time_json(const struct size_result *r, unsigned int n)
 }
 
 static json_t *
-thrpt_json(const struct size_result *r, unsigned int n)
+thrpt_json(const struct size_result *r)
 {
-	double *thr = malloc(sizeof(*thr) * n);
+	double *thr = malloc(sizeof(*thr) * r->n_ns);
 	json_t *j;
 
 	if (thr == NULL)
 		return NULL;
-	for (unsigned int i = 0; i < n; i++)
+	for (unsigned int i = 0; i < r->n_ns; i++)
 		thr[i] = r->hops * 1e9 / r->ns[i];
-	j = lca_result_measure_of(thr, n, r->sum.confidence, "elem/s");
+	j = lca_result_measure_of(thr, r->n_ns, r->sum.confidence, "elem/s");
 	free(thr);
 	return j;
+}
+
+static json_t *
+real_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *
+floor_kind_json(const struct floor_series *fs, unsigned int n, const char *what)
+{
+	json_t *pairs = json_array();
+
+	for (unsigned int k = 0; k < n; k++)
+		json_array_append_new(pairs, json_pack("{s:f, s:f, s:f}", "handoff_median_ns",
+						       fs->pair[k].handoff_ns, "round_ns",
+						       fs->pair[k].round_ns, "ratio",
+						       fs->pair[k].ratio));
+	return json_pack("{s:s, s:f, s:f, s:f, s:o, s:o, s:f}", "what", what, "handoff_median_ns",
+			 fs->median.handoff_ns, "round_ns", fs->median.round_ns,
+			 "ratio_median_to_floor", fs->median.ratio, "pairs", pairs, "moved_pct",
+			 real_or_null(fs->moved_pct), "window_s", fs->window_s);
 }
 
 static json_t *
 floor_json(const struct size_result *r)
 {
 	const struct hop_floor *f = &r->floor;
+	unsigned int n = r->c->iterations;
+	json_t *j = floor_kind_json(&f->line, n, "one cache line bounced between the lcores of "
+						 "the first cross-lcore link");
 
-	return json_pack("{s:s, s:[i, i], s:[i, i], s:f, s:f, s:f, s:{s:s, s:f, s:f, s:f}}", "what",
-			 "one cache line bounced between the lcores of the first cross-lcore link",
-			 "lcores", (int)f->lcores[0], (int)f->lcores[1], "cpus", f->cpus[0], f->cpus[1],
-			 "handoff_median_ns", f->line.handoff_ns, "round_ns", f->line.round_ns,
-			 "ratio_median_to_floor", f->line.ratio, "slots", "what",
-			 "a 64-byte message through a ring of slots each way, no runtime",
-			 "handoff_median_ns", f->slots.handoff_ns, "round_ns", f->slots.round_ns,
-			 "ratio_median_to_floor", f->slots.ratio);
+	json_object_set_new(j, "lcores", json_pack("[i, i]", (int)f->lcores[0], (int)f->lcores[1]));
+	json_object_set_new(j, "cpus", json_pack("[i, i]", f->cpus[0], f->cpus[1]));
+	json_object_set_new(j, "slots", floor_kind_json(&f->slots, n, "a 64-byte message through "
+								       "a ring of slots each way, "
+								       "no runtime"));
+	return j;
 }
 
 static json_t *
-result_json(const struct app_conf *c, const struct size_result *r)
+iterations_json(const struct size_result *r)
+{
+	json_t *a = json_array();
+
+	for (unsigned int k = 0; k < r->c->iterations; k++)
+		json_array_append_new(a, json_pack("{s:i, s:f, s:f}", "rounds",
+						   (int)r->iter_rounds[k], "median_ns",
+						   r->iter_median_ns[k], "window_s",
+						   r->iter_window_s[k]));
+	return a;
+}
+
+static json_t *
+result_json(const struct size_result *r)
 {
 	const struct lca_crit_summary *m = &r->sum;
 	json_t *place = json_array();
@@ -385,69 +607,19 @@ result_json(const struct app_conf *c, const struct size_result *r)
 	for (unsigned int i = 0; i < r->actors; i++)
 		json_array_append_new(place, json_integer(r->out.lcore_of[i]));
 	j = json_pack("{s:s, s:i, s:o, s:i, s:o, s:o, s:{s:i, s:i, s:i, s:i}, s:I, s:I, s:I, "
-			 "s:o}",
+			 "s:o, s:o, s:f}",
 			 "name", r->id, "actors", (int)r->actors, "lcore_of_actor", place,
-			 "cross_lcore_links", (int)r->out.cross_links, "time",
-			 time_json(r, c->samples), "throughput", thrpt_json(r, c->samples),
-			 "outliers", "low_severe", (int)m->low_severe, "low_mild",
-			 (int)m->low_mild, "high_mild", (int)m->high_mild, "high_severe",
-			 (int)m->high_severe, "rounds", (json_int_t)r->out.rounds, "handled",
-			 (json_int_t)r->out.handled, "expected", (json_int_t)r->out.expected,
-			 "frequency", lca_series_freq_json(&r->series));
+			 "cross_lcore_links", (int)r->out.cross_links, "time", time_json(r),
+			 "throughput", thrpt_json(r), "outliers", "low_severe",
+			 (int)m->low_severe, "low_mild", (int)m->low_mild, "high_mild",
+			 (int)m->high_mild, "high_severe", (int)m->high_severe, "rounds",
+			 (json_int_t)r->out.rounds, "handled", (json_int_t)r->out.handled,
+			 "expected", (json_int_t)r->out.expected, "frequency",
+			 lca_series_freq_json(&r->series), "iterations", iterations_json(r),
+			 "window_s", r->window_s);
 	if (r->floor.measured)
 		json_object_set_new(j, "floor", floor_json(r));
 	return j;
-}
-
-/* One kind of floor for ring @p r, between f->lcores. */
-static int
-measure_floor_kind(const struct app_conf *c, struct size_result *r, enum lca_floor_kind kind,
-		   struct floor_figure *out)
-{
-	uint32_t handoffs = c->hops & ~1u;
-	uint64_t *cycles = calloc(c->samples, sizeof(*cycles));
-	double *ns = calloc(c->samples, sizeof(*ns));
-	struct lca_stats st;
-	int ret;
-
-	ret = cycles == NULL || ns == NULL ? -ENOMEM :
-		lca_floor_bounce(kind, r->floor.lcores[0], r->floor.lcores[1], handoffs,
-				 c->samples, cycles);
-	for (unsigned int k = 0; ret == 0 && k < c->samples; k++)
-		ns[k] = (double)cycles[k] * 1e9 / (double)rte_get_tsc_hz() / handoffs;
-	if (ret == 0)
-		ret = lca_stats_compute(ns, c->samples, 0.99, &st);
-	if (ret == 0) {
-		out->handoff_ns = st.p50;
-		out->round_ns = st.p50 * c->hops * r->out.cross_links / r->actors;
-		out->ratio = r->sum.median / out->round_ns;
-	}
-	free(cycles);
-	free(ns);
-	return ret;
-}
-
-static int
-measure_floor(const struct app_conf *c, struct size_result *r)
-{
-	struct hop_floor *f = &r->floor;
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < r->actors; i++)
-		if (r->out.lcore_of[i] != r->out.lcore_of[(i + 1) % r->actors])
-			break;
-	if (i == r->actors || c->hops < 2)
-		return 0; /* nothing crosses: no floor to compare with */
-	f->lcores[0] = r->out.lcore_of[i];
-	f->lcores[1] = r->out.lcore_of[(i + 1) % r->actors];
-	f->cpus[0] = lca_topo_lcore_cpu(f->lcores[0]);
-	f->cpus[1] = lca_topo_lcore_cpu(f->lcores[1]);
-	ret = measure_floor_kind(c, r, LCA_FLOOR_LINE, &f->line);
-	if (ret == 0)
-		ret = measure_floor_kind(c, r, LCA_FLOOR_SLOTS, &f->slots);
-	f->measured = ret == 0;
-	return ret;
 }
 
 static int
@@ -455,27 +627,34 @@ run_size(const struct app_conf *c, struct size_result *r)
 {
 	struct circ_conf cc = {
 		.actors = r->actors, .hops = c->hops, .warmup = c->warmup,
-		.samples = c->samples, .placement = c->placement,
+		.iterations = c->iterations, .min_rounds = min_rounds(c),
+		.window_s = c->window_s, .max_rounds = max_rounds(c), .placement = c->placement,
 	};
-	double ns_per_cycle = 1e9 / (double)rte_get_tsc_hz();
+	double *kept;
 	int ret;
 
 	snprintf(r->id, sizeof(r->id), "circular/circular (%u actor%s)", r->actors,
 		 r->actors == 1 ? "" : "s");
-	r->out.cycles = calloc(c->samples, sizeof(uint64_t));
+	r->c = c;
+	r->out.cycles = calloc(max_rounds(c), sizeof(uint64_t));
 	r->out.lcore_of = calloc(r->actors, sizeof(unsigned int));
-	r->ns = calloc(c->samples, sizeof(double));
+	r->ns = calloc((size_t)max_rounds(c) * c->iterations, sizeof(double));
 	if (r->out.cycles == NULL || r->out.lcore_of == NULL || r->ns == NULL)
 		return -ENOMEM;
 	ret = circ_run(&cc, on_phase, r, &r->out);
 	if (ret < 0)
 		return ret;
-	for (unsigned int i = 0; i < c->samples; i++)
-		r->ns[i] = (double)r->out.cycles[i] * ns_per_cycle;
-	ret = lca_crit_summarize(r->ns, c->samples, LCA_CRIT_CONFIDENCE, resamples(c),
+	/* Room was made for every iteration at its most: keep what ran. */
+	kept = realloc(r->ns, sizeof(double) * r->n_ns);
+	if (kept != NULL)
+		r->ns = kept;
+	ret = lca_crit_summarize(r->ns, r->n_ns, LCA_CRIT_CONFIDENCE, resamples(r->n_ns),
 				 BOOTSTRAP_SEED, &r->sum);
-	if (ret == 0)
-		ret = measure_floor(c, r);
+	if (ret == 0 && r->crosses) {
+		floor_summary(&r->floor.line, c->iterations);
+		floor_summary(&r->floor.slots, c->iterations);
+		r->floor.measured = true;
+	}
 	if (ret == 0)
 		print_result(c, r);
 	return ret;
@@ -520,6 +699,41 @@ print_freq(const struct size_result *res, unsigned int n)
 	return lca_freq_total_json(&total);
 }
 
+/* One verdict row a ring size: its median hop, and its ratio to the line
+ * floor pair by pair, or why it has none. */
+static int
+add_verdicts(json_t *root, const struct size_result *res, unsigned int n)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < n && ret == 0; i++) {
+		const struct size_result *r = &res[i];
+		const struct hop_floor *f = &r->floor;
+		char config[64], floor[96];
+		struct lca_stats iter;
+
+		/* The interval of the median: how the iterations' medians spread. */
+		lca_stats_compute(r->iter_median_ns, r->c->iterations, LCA_CRIT_CONFIDENCE, &iter);
+		snprintf(config, sizeof(config), "%u actor%s %s", r->actors,
+			 r->actors == 1 ? "" : "s", lca_placement_name(r->c->placement));
+		snprintf(floor, sizeof(floor), "one line bounced between lcores %u and %u",
+			 f->lcores[0], f->lcores[1]);
+		ret = lca_verdict_add(root, &(struct lca_verdict_row){
+			.config = config, .kind = LCA_VERDICT_TIME,
+			.score = r->sum.median / r->hops,
+			.ci_half = iter.error / r->hops,
+			.unit = "ns/hop",
+			.floor = f->measured ? floor : NULL, .no_floor_why = NO_FLOOR_WHY,
+			.ratios = f->line.ratios, .n_ratios = f->measured ? r->c->iterations : 0,
+			.floor_moved_pct = f->measured ? f->line.moved_pct : NAN,
+			.window_s = f->measured ? fmin(r->window_s, fmin(f->line.window_s,
+									 f->slots.window_s)) :
+						  r->window_s,
+		});
+	}
+	return ret;
+}
+
 static int
 run(void *conf)
 {
@@ -547,21 +761,24 @@ run(void *conf)
 		}
 	}
 	lca_progress_done(&progress);
-	root = lca_result_new(json_pack("{s:s, s:I, s:i, s:i, s:s, s:o, s:s}", "benchmark",
-					"circular", "hops", (json_int_t)c->hops, "samples",
-					(int)c->samples, "warmup", (int)c->warmup, "placement",
+	root = lca_result_new(json_pack("{s:s, s:I, s:i, s:i, s:f, s:i, s:s, s:o, s:s}",
+					"benchmark", "circular", "hops", (json_int_t)c->hops,
+					"samples", (int)c->samples, "iterations",
+					(int)c->iterations, "window_s", c->window_s, "warmup",
+					(int)c->warmup, "placement",
 					lca_placement_name(c->placement), "actors", jsizes,
 					"method", "loops keep running; the actor that gets 0 "
 					"starts the next round; first round after each launch "
 					"not counted"));
 	for (unsigned int i = 0; i < done; i++)
-		lca_result_add(root, result_json(c, &res[i]));
+		lca_result_add(root, result_json(&res[i]));
 	if (ret == 0) {
 		print_summary(c, res, done);
 		json_object_set_new(root, "frequency", print_freq(res, done));
+		ret = add_verdicts(root, res, done);
+		if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
+			ret = -EIO;
 	}
-	if (ret == 0 && c->json_path != NULL && lca_result_write(root, true, c->json_path) < 0)
-		ret = -EIO;
 	json_decref(root);
 	for (unsigned int i = 0; i < c->n_sizes; i++) {
 		free(res[i].out.cycles);

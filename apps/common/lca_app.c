@@ -25,11 +25,14 @@ lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
 	       lca_app_option_fn option, void (*usage)(const char *prog), void *conf)
 {
 	int opt, idx = 0;
+	char shortopt[3];
 
 	optind = 1;
 	opterr = 0; /* our own messages, in the words of every app's tests */
-	while ((opt = only ? getopt_long_only(argc, argv, ":", opts, &idx) :
-			     getopt_long(argc, argv, ":", opts, &idx)) != -1) {
+	/* -h is --help; getopt_long_only() takes "-h" as it, not as the
+	 * start of a long option such as --hops. */
+	while ((opt = only ? getopt_long_only(argc, argv, ":h", opts, &idx) :
+			     getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
 		switch (opt) {
 		case 0:
 			if (option(conf, opts[idx].name, optarg) < 0)
@@ -39,10 +42,12 @@ lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
 			usage(argv[0]);
 			return LCA_APP_DONE;
 		case ':':
-			fprintf(stderr, "%s: option '%s' needs a value\n", argv[0], argv[optind - 1]);
+			fprintf(stderr, "%s: option '%s' needs a value\n", argv[0],
+				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
 			return -EINVAL;
 		default:
-			fprintf(stderr, "%s: unknown option '%s'\n", argv[0], argv[optind - 1]);
+			fprintf(stderr, "%s: unknown option '%s'\n", argv[0],
+				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
 			return -EINVAL;
 		}
 	}
@@ -56,16 +61,22 @@ lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
 int
 lca_app_main(int argc, char **argv, const struct lca_app *app)
 {
-	int app_argc, ret, status;
+	int app_argc, ret, status, sep = find_arg(argc, argv, 1, "--");
 	char **app_argv;
 
-	/* Help must work where EAL cannot come up (no hugepages, a busy
-	 * prefix), and asks for nothing else. */
-	if (app->usage != NULL && find_arg(argc, argv, 1, "--help") >= 0) {
+	/* Help and the version must work where EAL cannot come up (no
+	 * hugepages, a busy prefix), and ask for nothing else. Before "--",
+	 * -h is EAL's. */
+	if (app->usage != NULL && (find_arg(argc, argv, 1, "--help") >= 0 ||
+				   (sep >= 0 && find_arg(argc, argv, sep + 1, "-h") >= 0))) {
 		app->usage(argv[0]);
 		return 0;
 	}
-	if (find_arg(argc, argv, 1, "--") < 0) {
+	if (find_arg(argc, argv, 1, "--version") >= 0) {
+		lca_cli_version(app->name);
+		return 0;
+	}
+	if (sep < 0) {
 		fprintf(stderr, "%s: no '--' on the command line: give EAL's arguments, then '--', "
 				"then the app's (none for the defaults), e.g.\n  %s -l 0-1 -- --help\n",
 			app->name, argv[0]);

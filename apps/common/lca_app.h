@@ -41,7 +41,8 @@ typedef int (*lca_app_option_fn)(void *conf, const char *name, char *val);
 
 /**
  * The option loop every app has: each long option of @p opts whose `val` is
- * 0 goes to @p option by name; the one whose `val` is 'h' prints @p usage.
+ * 0 goes to @p option by name; the one whose `val` is 'h', and -h, print
+ * @p usage.
  *
  * @param only
  *   Accept long options after a single dash too (JMH's -wi), as
@@ -54,9 +55,11 @@ int lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
 		   lca_app_option_fn option, void (*usage)(const char *prog), void *conf);
 
 /**
- * Run @p app: `--help` anywhere on the command line prints the app's help
- * and exits 0 without bringing EAL up (EAL's own help is `--help` of any
- * DPDK app before `--`, e.g. dpdk-testpmd); a command line without `--`
+ * Run @p app: `--help` anywhere on the command line, or `-h` after `--`,
+ * prints the app's help and exits 0 without bringing EAL up (EAL's own help
+ * is `-h` of any DPDK app before `--`, e.g. dpdk-testpmd); `--version`
+ * anywhere prints the app's name and lcactor's version (lca_cli_version())
+ * and exits 0, before EAL too; a command line without `--`
  * exits 2, since the app could not tell its arguments from EAL's; then
  * lca_eal_init(); `--topology` anywhere in the app's arguments prints the
  * lcores' topology and exits 0; parse; the isolation state of the lcores'

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -10,6 +11,10 @@
 #include <string.h>
 
 #include "lca_cli.h"
+
+#ifndef LCA_VERSION
+#define LCA_VERSION "unknown"
+#endif
 
 int
 lca_cli_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -100,4 +105,23 @@ lca_cli_output_path(const char *option, const char *path)
 	if (err != 0)
 		fprintf(stderr, "%s %s: cannot be written: %s\n", option, path, strerror(err));
 	return -err;
+}
+
+const char *
+lca_cli_bad_option(char *const *argv, char *buf, size_t len)
+{
+	const char *word = argv[optind - 1];
+
+	/* optopt is 0 for an unknown long option, and the long option's val
+	 * for one that lacks its value: a word with "--" is long either way. */
+	if (optopt == 0 || optopt > UCHAR_MAX || !isgraph(optopt) || strncmp(word, "--", 2) == 0)
+		return word;
+	snprintf(buf, len, "-%c", optopt);
+	return buf;
+}
+
+void
+lca_cli_version(const char *prog)
+{
+	printf("%s (lcactor) %s\n", prog, LCA_VERSION);
 }

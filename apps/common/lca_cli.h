@@ -8,6 +8,7 @@
  * of range or an empty list item is an error, never a silent zero.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 /** Exit status of an app given a bad argument. */
@@ -52,5 +53,28 @@ int lca_cli_split(char *s, char **items, unsigned int max);
  *   0; -EINVAL (empty), or the errno of the failed check, negated.
  */
 int lca_cli_output_path(const char *option, const char *path);
+
+/**
+ * The option getopt_long() or getopt_long_only() (with opterr = 0) just
+ * refused, as the user wrote it, for the message: "-x" for a short option,
+ * which may sit in a cluster such as -vx where argv[optind - 1] is still the
+ * word before it (argv[0] for the first); the whole word for a long one.
+ *
+ * @param argv
+ *   What getopt was given.
+ * @param buf
+ *   Room for "-x".
+ * @param len
+ *   Size of @p buf (3 or more).
+ * @return
+ *   @p buf or a word of @p argv.
+ */
+const char *lca_cli_bad_option(char *const *argv, char *buf, size_t len);
+
+/**
+ * Print "@p prog (lcactor) VERSION" on stdout, what `--version` of every
+ * app prints.
+ */
+void lca_cli_version(const char *prog);
 
 #endif /* LCA_CLI_H */

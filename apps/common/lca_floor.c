@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -29,7 +30,10 @@ struct bounce {
 	uint32_t stop __rte_cache_aligned;
 	enum lca_floor_kind kind;
 	uint32_t handoffs;
-	unsigned int rounds;
+	unsigned int rounds;      /* at most */
+	unsigned int min_rounds;  /* at least, and then until min_cycles have passed */
+	uint64_t min_cycles;
+	unsigned int done;        /* measured rounds */
 	unsigned int warmup;
 	uint64_t *cycles;
 	struct slot *ring[2]; /* SLOTS: [0] initiator -> responder, [1] back */
@@ -84,7 +88,7 @@ initiator(void *arg)
 {
 	struct bounce *b = arg;
 	uint8_t body[RTE_CACHE_LINE_SIZE] = { 0 };
-	uint64_t v = 0;
+	uint64_t v = 0, spent = 0;
 
 	for (unsigned int r = 0; r < b->warmup + b->rounds; r++) {
 		uint64_t start = rte_rdtsc();
@@ -95,8 +99,13 @@ initiator(void *arg)
 				;
 			v += 2;
 		}
-		if (r >= b->warmup)
-			b->cycles[r - b->warmup] = rte_rdtsc() - start;
+		if (r < b->warmup)
+			continue;
+		b->cycles[r - b->warmup] = rte_rdtsc() - start;
+		spent += b->cycles[r - b->warmup];
+		b->done = r - b->warmup + 1;
+		if (b->done >= b->min_rounds && spent >= b->min_cycles)
+			break;
 	}
 	__atomic_store_n(&b->stop, 1, __ATOMIC_RELEASE);
 	return 0;
@@ -112,17 +121,31 @@ int
 lca_floor_bounce(enum lca_floor_kind kind, unsigned int init_lcore, unsigned int resp_lcore,
 		 uint32_t handoffs, unsigned int rounds, uint64_t *cycles)
 {
+	unsigned int done;
+
+	return lca_floor_bounce_for(kind, init_lcore, resp_lcore, handoffs, 0, rounds, rounds,
+				    cycles, &done);
+}
+
+int
+lca_floor_bounce_for(enum lca_floor_kind kind, unsigned int init_lcore, unsigned int resp_lcore,
+		     uint32_t handoffs, double min_s, unsigned int min_rounds,
+		     unsigned int max_rounds, uint64_t *cycles, unsigned int *rounds)
+{
 	static struct bounce b;
 	unsigned int main_lcore = rte_get_main_lcore();
 	int ret = 0;
 
+	*rounds = 0;
 	if (!usable(init_lcore) || !usable(resp_lcore) || init_lcore == resp_lcore ||
-	    handoffs < 2 || rounds == 0 || cycles == NULL ||
-	    (kind != LCA_FLOOR_LINE && kind != LCA_FLOOR_SLOTS))
+	    handoffs < 2 || min_rounds == 0 || min_rounds > max_rounds || cycles == NULL ||
+	    !(min_s >= 0) || (kind != LCA_FLOOR_LINE && kind != LCA_FLOOR_SLOTS))
 		return -EINVAL;
 	b = (struct bounce){
-		.kind = kind, .handoffs = handoffs, .rounds = rounds,
-		.warmup = rounds / 10 + 1, .cycles = cycles,
+		.kind = kind, .handoffs = handoffs, .rounds = max_rounds,
+		.min_rounds = min_rounds,
+		.min_cycles = (uint64_t)(min_s * (double)rte_get_tsc_hz()),
+		.warmup = min_rounds / 10 + 1, .cycles = cycles,
 	};
 	if (kind == LCA_FLOOR_SLOTS) {
 		/* Each ring on the node of the side that polls it. */
@@ -148,6 +171,7 @@ lca_floor_bounce(enum lca_floor_kind kind, unsigned int init_lcore, unsigned int
 		responder(&b);
 	}
 	rte_eal_mp_wait_lcore();
+	*rounds = b.done;
 out:
 	rte_free(b.ring[0]);
 	rte_free(b.ring[1]);
@@ -161,4 +185,20 @@ lca_floor_run_all(int (*fn)(void *), void *arg)
 
 	rte_eal_mp_wait_lcore();
 	return ret < 0 ? -EBUSY : 0;
+}
+
+double
+lca_floor_moved_pct(const double *floor, unsigned int n)
+{
+	double lo = INFINITY, hi = -INFINITY;
+
+	if (n < 2)
+		return NAN;
+	for (unsigned int i = 0; i < n; i++) {
+		if (!(floor[i] > 0))
+			return NAN;
+		lo = fmin(lo, floor[i]);
+		hi = fmax(hi, floor[i]);
+	}
+	return 100.0 * (hi - lo) / lo;
 }

@@ -49,4 +49,32 @@ int lca_floor_bounce(enum lca_floor_kind kind, unsigned int initiator, unsigned 
  */
 int lca_floor_run_all(int (*fn)(void *), void *arg);
 
+/**
+ * As lca_floor_bounce(), but for at least @p min_s seconds: rounds go on
+ * past @p min_rounds until the measured ones have taken @p min_s, up to
+ * @p max_rounds, so that a floor's window is as long as the window of the
+ * figure it judges.
+ *
+ * @param cycles
+ *   [max_rounds]: TSC cycles of each round (the caller's).
+ * @param rounds
+ *   Out: rounds measured.
+ * @return
+ *   As lca_floor_bounce(); -EINVAL also when @p min_rounds is 0 or over
+ *   @p max_rounds.
+ */
+int lca_floor_bounce_for(enum lca_floor_kind kind, unsigned int initiator,
+			 unsigned int responder, uint32_t handoffs, double min_s,
+			 unsigned int min_rounds, unsigned int max_rounds, uint64_t *cycles,
+			 unsigned int *rounds);
+
+/**
+ * How far a floor moved between its rounds: (max - min) / min of @p floor,
+ * in %. Over LCA_VERDICT_MOVED_PCT the rounds ran on CPUs that changed.
+ *
+ * @return
+ *   The spread; NAN with fewer than 2 rounds or a round <= 0.
+ */
+double lca_floor_moved_pct(const double *floor, unsigned int n);
+
 #endif /* LCA_FLOOR_H */

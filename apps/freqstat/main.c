@@ -31,6 +31,7 @@
 #include "lca_report.h"
 #include "lca_result.h"
 #include "lca_series.h"
+#include "lca_verdict.h"
 
 #define PROG "lca-freq"
 
@@ -300,7 +301,14 @@ write_json(const struct freq_opts *o, double cost_us, json_t *intervals,
 						 json_real(cost_us)));
 	json_array_extend(results, intervals);
 	json_object_set_new(rec, "frequency", freq);
-	ret = lca_result_write(rec, true, o->json_path);
+	lca_verdict_add(rec, &(struct lca_verdict_row){
+		.config = "probe cost", .kind = LCA_VERDICT_TIME, .score = cost_us,
+		.ci_half = NAN, .unit = "us a reading",
+		.no_floor_why = "lca-freq measures the clock itself; nothing runs beneath it",
+		.floor_moved_pct = NAN, .window_s = NAN });
+	/* CSV mode keeps stdout CSV only: the record, without the verdict lines. */
+	ret = o->csv ? lca_result_write(rec, true, o->json_path)
+		     : lca_result_finish(rec, true, o->json_path);
 	json_decref(rec);
 	return ret;
 }
@@ -320,7 +328,7 @@ monitor(const struct freq_opts *o)
 	int ret = 0;
 
 	cost_us = probe_cost_us();
-	if (o->json_path != NULL) {
+	if (o->json_path != NULL || !o->csv) {
 		intervals = json_array();
 		if (intervals == NULL)
 			return -ENOMEM;

@@ -14,12 +14,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
 
+#include "lca_floor_stream.h"
 #include "lca_report.h"
 #include "lca_rng.h"
 #include "lca_timer.h"
@@ -222,8 +224,14 @@ limit_ms(const struct lc_conf *c)
 	return (unsigned int)RTE_MIN(10000 + 4 * longest, 3600000ull);
 }
 
+/* What a scenario's verdict needs of it. */
+struct tm_figure {
+	double p50_us;   /* one-shot lateness */
+	double window_s; /* the run, start to stop */
+};
+
 static int
-scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o)
+scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o, struct tm_figure *fig)
 {
 	const char *name = loaded ? "timers, lcores under load" : "timers, lcores idle";
 	struct tm_rx st[3];
@@ -269,7 +277,9 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o)
 
 	printf("\n%s\n", name);
 	lc_series_begin(&series, name);
+	fig->window_s = (double)rte_rdtsc();
 	run_ret = lca_runtime_run(limit_ms(c));
+	fig->window_s = ((double)rte_rdtsc() - fig->window_s) / (double)rte_get_tsc_hz();
 	lc_series_end(&series, o);
 	if (lc_interrupted(run_ret)) {
 		ret = run_ret;
@@ -302,6 +312,7 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o)
 		ts.dropped == 0 && ts.cancelled == 1 && ts.active == 0 && ticks >= c->ticks;
 
 	lca_hdr_add(&tm.once[0], &tm.once[1]);
+	fig->p50_us = (double)lca_hdr_value_at(&tm.once[0], 50) / 1000.0;
 	lc_hdr_print("one-shot lateness:", &tm.once[0]);
 	lc_hdr_print("periodic lateness:", &tm.tick);
 	printf("  idle policy %s%s; receivers' mailboxes: high-water %u, %u and %u (ticks) "
@@ -363,9 +374,58 @@ out_hdr:
 	return ret;
 }
 
+/* A round of the floor: its one-shot lateness, printed; p50 in us. */
+static int
+floor_round(const struct lc_conf *c, json_t *rounds, double *p50_us)
+{
+	struct lca_hdr late;
+	int ret = lc_hdr_init(&late);
+
+	if (ret == 0)
+		ret = lc_timer_floor(c, &late);
+	if (ret == 0) {
+		*p50_us = (double)lca_hdr_value_at(&late, 50) / 1000.0;
+		lc_hdr_print("floor lateness:", &late);
+		json_array_append_new(rounds, lc_hdr_json(&late));
+	} else {
+		fprintf(stderr, APP ": the timers' floor failed: %s\n", strerror(-ret));
+	}
+	lca_hdr_free(&late);
+	return ret;
+}
+
+#define TM_FLOOR "rte_timer in a plain loop on the same lcores, the same delays"
+
+/* The floor of the scenario just recorded (its rounds before and after
+ * it), printed and in its record; main.c makes its verdict row of that. */
+static void
+judge(struct lc_outcome *o, const struct tm_figure *fig, const double *fl, json_t *rounds)
+{
+	json_t *res = json_array_get(o->results, json_array_size(o->results) - 1);
+	double ratios[2], sorted[2];
+
+	lca_floor_ratios((const double[]){ fig->p50_us, fig->p50_us }, fl, 2, ratios);
+	sorted[0] = RTE_MIN(ratios[0], ratios[1]);
+	sorted[1] = RTE_MAX(ratios[0], ratios[1]);
+	printf("  against its floor (%s): one-shot lateness p50 %.1f us = %.1fx the floor's "
+	       "before it (%.2f us), %.1fx after (%.2f us)\n", TM_FLOOR, fig->p50_us, ratios[0],
+	       fl[0], ratios[1], fl[1]);
+	json_object_set_new(res, "window_s", json_real(fig->window_s));
+	json_object_set_new(res, "floor", json_pack(
+		"{s:s, s:s, s:O, s:[f, f], s:f, s:f, s:f, s:o}", "what", TM_FLOOR, "order",
+		"a floor round before the scenario and one after it", "one_shot_lateness",
+		rounds, "ratios", ratios[0], ratios[1], "ratio_median", (ratios[0] + ratios[1]) / 2,
+		"ratio_min", sorted[0], "ratio_max", sorted[1], "moved_pct",
+		isfinite(lca_floor_moved_pct(fl, 2)) ? json_real(lca_floor_moved_pct(fl, 2)) :
+						       json_null()));
+}
+
 int
 lc_bench_timers(const struct lc_conf *c, struct lc_outcome *o)
 {
+	struct tm_figure fig;
+	json_t *rounds[3] = { json_array(), json_array(), json_array() };
+	double fl[3];
 	int ret;
 
 	printf("\n== timers: %" PRIu64 " one-shots per lcore (%u outstanding each, delays %u..%u us,"
@@ -373,8 +433,23 @@ lc_bench_timers(const struct lc_conf *c, struct lc_outcome *o)
 	       c->timers, c->inflight, c->min_delay_us, c->max_delay_us, c->period_us, c->ticks);
 	printf("# lateness = arrival TSC in the receiver's handler - intended TSC (arm time + "
 	       "delay, in the payload)\n");
-	ret = scenario(c, true, o);
-	if (ret == 0)
-		ret = scenario(c, false, o);
+	printf("# floor: %s, a round before, between and after the scenarios\n", TM_FLOOR);
+	/* F S F S F: each scenario between two floor rounds. */
+	ret = floor_round(c, rounds[0], &fl[0]);
+	for (unsigned int k = 0; k < 2 && ret == 0; k++) {
+		ret = scenario(c, k == 0, o, &fig);
+		if (ret == 0)
+			ret = floor_round(c, rounds[k + 1], &fl[k + 1]);
+		if (ret == 0) {
+			json_t *both = json_array();
+
+			json_array_extend(both, rounds[k]);
+			json_array_extend(both, rounds[k + 1]);
+			judge(o, &fig, &fl[k], both);
+			json_decref(both);
+		}
+	}
+	for (unsigned int k = 0; k < 3; k++)
+		json_decref(rounds[k]);
 	return ret;
 }

@@ -99,6 +99,10 @@ lc_cycles_to_ns(uint64_t cycles, uint64_t hz)
 /* Whether a signal or lca_runtime_stop() asked the app to end. */
 bool lc_interrupted(int run_ret);
 
+/* The timers' floor (lc_timer_floor.c): rte_timer in a plain loop on both
+ * lcores, the same delays; each one-shot's lateness into @p late. */
+int lc_timer_floor(const struct lc_conf *c, struct lca_hdr *late);
+
 int lc_bench_timers(const struct lc_conf *c, struct lc_outcome *o);
 int lc_bench_restart(const struct lc_conf *c, struct lc_outcome *o);
 int lc_bench_feeders(const struct lc_conf *c, struct lc_outcome *o);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "lca_cli.h"
 #include "lca_report.h"
 #include "lca_result.h"
+#include "lca_verdict.h"
 #include "lifecycle.h"
 
 static const char *const bench_names[] = { "timers", "restart", "feeders" };
@@ -289,6 +291,64 @@ conf_json(const struct lc_conf *c)
 			 "lcores", (int)c->lcore[0], (int)c->lcore[1]);
 }
 
+static double
+num(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+#define NO_RESTART_FLOOR "a restart is the runtime's own work (the failure caught, the " \
+	"state made anew, the mailbox kept, the notice sent): nothing bare does the same"
+#define NO_FEEDERS_FLOOR "none measured: a bare RTS ring fed by the same threads on the " \
+	"same CPUs would be one, and is not built yet"
+
+/* One verdict row per scenario, made of its record: timers against their
+ * floor, restart and feeders with why they have none. */
+static void
+add_verdicts(json_t *record, const json_t *results)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(results, i, r) {
+		const char *bench = json_string_value(json_object_get(r, "bench"));
+		const json_t *fl = json_object_get(r, "floor");
+		struct lca_verdict_row row = {
+			.config = json_string_value(json_object_get(r, "name")),
+			.ci_half = NAN, .floor_moved_pct = NAN, .window_s = num(r, "window_s"),
+		};
+		double ratios[2];
+
+		if (strcmp(bench, "timers") == 0) {
+			row.kind = LCA_VERDICT_TIME;
+			row.score = num(json_object_get(r, "one_shot_lateness"), "p50");
+			row.unit = "us one-shot lateness p50";
+			row.floor = json_string_value(json_object_get(fl, "what"));
+			row.no_floor_why = "its floor did not run";
+			for (unsigned int k = 0; k < 2; k++)
+				ratios[k] = json_number_value(
+					json_array_get(json_object_get(fl, "ratios"), k));
+			row.ratios = ratios;
+			row.n_ratios = fl != NULL ? 2 : 0;
+			row.floor_moved_pct = num(fl, "moved_pct");
+		} else if (strcmp(bench, "restart") == 0) {
+			row.kind = LCA_VERDICT_TIME;
+			row.score = num(json_object_get(r, "restart_latency"), "p50");
+			row.unit = "us restart latency p50";
+			row.no_floor_why = NO_RESTART_FLOOR;
+		} else {
+			row.kind = LCA_VERDICT_RATE;
+			row.score = num(r, "msg_per_s") / 1e6;
+			row.unit = "M msg/s";
+			row.no_floor_why = NO_FEEDERS_FLOOR;
+			row.window_s = num(r, "elapsed_ms") / 1e3;
+		}
+		lca_verdict_add(record, &row);
+	}
+}
+
 static int
 run(void *conf)
 {
@@ -337,8 +397,10 @@ run(void *conf)
 		fprintf(stderr, APP ": the accounting is not exact\n");
 		ret = -EIO;
 	}
-	if (ret != -EINTR && c->json_path != NULL &&
-	    lca_result_write(root, ret == 0 && o.exact, c->json_path) < 0 && ret == 0)
+	add_verdicts(root, json_object_get(root, "results"));
+	/* Interrupted: no record, the verdict of what ran all the same. */
+	if (lca_result_finish(root, ret == 0 && o.exact, ret != -EINTR ? c->json_path : NULL) < 0 &&
+	    ret == 0)
 		ret = -EIO;
 	json_decref(root);
 	return ret;

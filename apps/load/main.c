@@ -440,7 +440,8 @@ usage(const char *prog)
 	       "                        error, and the connection is opened again (default 2000)\n"
 	       "  --latency             print the detailed percentile spectrum too\n"
 	       "  --json FILE           write the result as JSON (docs/json.md, lca-load/1)\n"
-	       "  --help                this text\n"
+	       "  -h, --help            this text\n"
+	       "  --version             lca-load's and lcactor's version\n"
 	       "Exit status: 0 after a run (errors are counted, not fatal), 1 when it could\n"
 	       "not run, 2 for a bad argument.\n",
 	       prog);
@@ -513,15 +514,17 @@ parse_args(int argc, char **argv)
 		{ "latency", no_argument, NULL, 'L' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, idx = 0;
 	bool threads_given = false;
+	char shortopt[3];
 
 	cfg = (struct ld_conf){ .connections = 100, .threads = 2, .duration_s = 10,
 				.timeout_ms = 2000 };
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", opts, &idx)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
 		int ret = 0;
 
 		switch (opt) {
@@ -552,11 +555,16 @@ parse_args(int argc, char **argv)
 		case 'h':
 			usage(argv[0]);
 			return 1;
+		case 'V':
+			lca_cli_version(NAME);
+			return 1;
 		case ':':
-			fprintf(stderr, NAME ": option '%s' needs a value\n", argv[optind - 1]);
+			fprintf(stderr, NAME ": option '%s' needs a value\n",
+				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
 			return -EINVAL;
 		default:
-			fprintf(stderr, NAME ": unknown option '%s'\n", argv[optind - 1]);
+			fprintf(stderr, NAME ": unknown option '%s'\n",
+				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
 			return -EINVAL;
 		}
 		if (ret < 0) {
@@ -681,6 +689,22 @@ print_report(const struct totals *s)
 	printf("Transfer/sec: %10s\n", fmt_bytes((double)s->bytes / s->elapsed_s, a, 32));
 	printf("CPU: lca-load used %.1f%% of one CPU\n", s->cpu_pct);
 	printf("errors: %" PRIu64 "\n", errs + s->non2xx);
+}
+
+/* The last lines, as every lcactor app ends: the answer, why it has no
+ * floor, and where the record is. */
+static void
+print_verdict(const struct totals *s, bool written)
+{
+	printf("\n== verdict ==\n");
+	printf("requests answered: %.4g req/s, p99 %.4g ms  no floor: a load generator's figure "
+	       "is the server's; scripts/http-compare.sh measures nginx beside it\n",
+	       (double)s->completed / s->elapsed_s,
+	       (double)lca_hdr_value_at(&s->hist, 99.0) / 1e6);
+	if (cfg.json_path == NULL)
+		printf("record: none (--json FILE writes one)\n");
+	else
+		printf("record: %s%s\n", cfg.json_path, written ? "" : " (not written)");
 }
 
 static bool
@@ -931,6 +955,7 @@ main(int argc, char **argv)
 	ret = 0;
 	if (cfg.json_path != NULL && write_json(&s, argc, argv) < 0)
 		ret = 1;
+	print_verdict(&s, ret == 0);
 	lca_hdr_free(&s.hist);
 	freeaddrinfo(server);
 	free(th);

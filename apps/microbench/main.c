@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +28,12 @@
 #include "lca_actor.h"
 #include "lca_app.h"
 #include "lca_cli.h"
+#include "lca_floor_stream.h"
 #include "lca_mempool.h"
 #include "lca_report.h"
 #include "lca_result.h"
 #include "lca_topo.h"
+#include "lca_verdict.h"
 #include "microbench.h"
 
 #define PROG MB_PROG
@@ -259,6 +262,50 @@ mb_print_run(const struct mb_result *r, unsigned int i)
 	fflush(stdout);
 }
 
+void
+mb_print_floor(const struct mb_result *r, unsigned int i)
+{
+	printf("%-12s %s: floor %u: %" PRIu64 " msgs in %.1f ms = %.2f M msg/s; run / floor "
+	       "= %.1f%%\n", r->scenario, r->variant, i + 1, r->messages, r->floor_ms[i],
+	       r->floor_mps[i], 100.0 * r->mps[i] / r->floor_mps[i]);
+	fflush(stdout);
+}
+
+/* The floor's rounds and each pair's ratio, as the series' "floor". */
+static json_t *
+floor_json(const struct mb_result *r, const double *ratios, const struct lca_stats *rs)
+{
+	json_t *pairs = json_array();
+	double moved = lca_floor_moved_pct(r->floor_mps, r->runs);
+
+	for (unsigned int i = 0; i < r->runs; i++)
+		json_array_append_new(pairs, json_real(ratios[i]));
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:f, s:f, s:f, s:o}", "what", r->floor_what,
+			 "order", "ABAB: a floor round before each run", "throughput",
+			 lca_result_measure_of(r->floor_mps, r->runs, MB_CONFIDENCE, "Mmsg/s"),
+			 "time", lca_result_measure_of(r->floor_ms, r->runs, MB_CONFIDENCE, "ms"),
+			 "ratios", pairs, "ratio_median", rs->p50, "ratio_min", rs->min,
+			 "ratio_max", rs->max, "moved_pct",
+			 isfinite(moved) ? json_real(moved) : json_null());
+}
+
+/* The series' verdict row: its median against its floor, pair by pair. */
+static void
+add_verdict(const struct mb_result *r, const double *ratios)
+{
+	double window = r->ms[0];
+
+	for (unsigned int i = 1; i < r->runs; i++)
+		window = RTE_MIN(window, r->ms[i]);
+	lca_verdict_add(record, &(const struct lca_verdict_row){
+		.config = r->label, .kind = LCA_VERDICT_RATE, .score = r->stats.p50,
+		.ci_half = r->stats.error, .unit = "M msg/s", .floor = r->floor_what,
+		.ratios = ratios, .n_ratios = r->runs,
+		.floor_moved_pct = lca_floor_moved_pct(r->floor_mps, r->runs),
+		.window_s = window / 1e3,
+	});
+}
+
 static json_t *
 series_json(const struct mb_result *r)
 {
@@ -281,12 +328,56 @@ series_json(const struct mb_result *r)
 void
 mb_report_series(struct mb_result *r)
 {
+	double ratios[MB_MAX_RUNS], moved;
+	struct lca_stats rs;
+	json_t *j;
+
 	lca_stats_compute(r->mps, r->runs, MB_CONFIDENCE, &r->stats);
 	printf("%-12s %s: mean %.2f M msg/s, min %.2f, max %.2f (%u runs)\n", r->scenario,
 	       r->variant, r->stats.mean, r->stats.min, r->stats.max, r->runs);
+	j = series_json(r);
+	if (r->floor_what[0] != '\0') {
+		lca_floor_ratios(r->mps, r->floor_mps, r->runs, ratios);
+		lca_stats_compute(ratios, r->runs, MB_CONFIDENCE, &rs);
+		moved = lca_floor_moved_pct(r->floor_mps, r->runs);
+		printf("%-12s %s: run / floor: median %.1f%%, min %.1f%%, max %.1f%% over %u "
+		       "pairs; ", r->scenario, r->variant, 100 * rs.p50, 100 * rs.min,
+		       100 * rs.max, r->runs);
+		if (isfinite(moved))
+			printf("the floor moved %.0f%% between its rounds\n", moved);
+		else
+			printf("one floor round: no spread\n");
+		json_object_set_new(j, "floor", floor_json(r, ratios, &rs));
+		add_verdict(r, ratios);
+	}
 	lca_series_print_freq(stdout, &r->series);
 	lca_freq_total_add(&freq_total, &r->series);
-	lca_result_add(record, series_json(r));
+	lca_result_add(record, j);
+}
+
+/*
+ * The idle scenario's row: what it asks is whether a crowd costs the busy
+ * actor anything, so its reference is the same actor alone, pair by pair.
+ * Not alternated: 10,000 actors cannot come and go between two runs.
+ */
+static void
+add_idle_verdict(const struct mb_result *crowd, const struct mb_result *alone)
+{
+	unsigned int n = RTE_MIN(crowd->runs, alone->runs);
+	double ratios[MB_MAX_RUNS], window = crowd->ms[0];
+
+	for (unsigned int i = 1; i < crowd->runs; i++)
+		window = RTE_MIN(window, crowd->ms[i]);
+	lca_floor_ratios(crowd->mps, alone->mps, n, ratios);
+	lca_verdict_add(record, &(const struct lca_verdict_row){
+		.config = crowd->label, .kind = LCA_VERDICT_RATE, .score = crowd->stats.p50,
+		.ci_half = crowd->stats.error, .unit = "M msg/s",
+		.floor = "the same busy actor alone on its lcore (its series ran before the "
+			 "crowd was spawned, not alternated)",
+		.ratios = ratios, .n_ratios = n,
+		.floor_moved_pct = lca_floor_moved_pct(alone->mps, alone->runs),
+		.window_s = window / 1e3,
+	});
 }
 
 void
@@ -305,6 +396,7 @@ mb_report_idle_ratio(const struct mb_conf *c, const struct mb_result *alone,
 	lca_result_add(record, json_pack("{s:s, s:I, s:f, s:f}", "name", "idle-ratio",
 					 "idle_actors", (json_int_t)c->idle, "percent_kept", kept,
 					 "percent_kept_best", kept_best));
+	add_idle_verdict(crowd, alone);
 }
 
 /* --- main ---------------------------------------------------------------- */
@@ -375,9 +467,9 @@ run(void *arg)
 	lca_report_lcores(stdout);
 	lca_report_send_errors(stdout);
 	json_object_set_new(record, "frequency", lca_freq_total_json(&freq_total));
-	if (c->json_path != NULL && lca_result_write(record, ret == 0, c->json_path) < 0 && ret == 0)
-		ret = -EIO;
 	printf("%s\n", ret == 0 ? "result: ok (every message counted)" : "result: FAILED");
+	if (lca_result_finish(record, ret == 0, c->json_path) < 0 && ret == 0)
+		ret = -EIO;
 	json_decref(record);
 	lca_runtime_cleanup();
 	return ret;

@@ -22,6 +22,7 @@
 #include <rte_lcore.h>
 
 #include "lca_actor.h"
+#include "lca_floor_stream.h"
 #include "lca_lcore.h"
 #include "microbench.h"
 
@@ -212,11 +213,94 @@ print_actor_costs(const char *what, lca_actor_id_t id, const struct lca_actor_st
 /* The actors of a streaming scenario, and where its figures go. */
 struct stream {
 	const struct mb_conf *c;
+	enum mb_scenario sc;
 	lca_actor_id_t senders[MB_MAX_SENDERS];
 	unsigned int n_senders;
 	lca_actor_id_t recv;
+	unsigned int send_lc, recv_lc; /* main's lcore, the receiver's */
+	uint64_t cross_msgs;           /* of a run, sent from another lcore than the receiver's */
 	struct mb_result *r;
 };
+
+/*
+ * The same-lcore floor: the receiver's own handler called in a plain loop
+ * on envelopes taken from the pool and given back in bursts of --burst, as
+ * the sender takes them: the work without a mailbox or a scheduler.
+ */
+static int
+same_lcore_floor(const struct stream *st, uint64_t msgs, uint64_t *cycles)
+{
+	struct receiver rs = { .expected = UINT64_MAX };
+	struct lca_msg *m[MB_MAX_BURST];
+	unsigned int burst = (unsigned int)st->c->burst;
+	uint64_t t0 = rte_rdtsc();
+
+	for (uint64_t left = msgs; left > 0;) {
+		unsigned int n = (unsigned int)RTE_MIN(left, (uint64_t)burst);
+
+		if ((n == 1 ? lca_msg_alloc(&m[0]) : lca_msg_alloc_bulk(m, n)) != 0)
+			return -ENOMEM;
+		for (unsigned int i = 0; i < n; i++) {
+			receiver_handler(st->recv, &rs, m[i]);
+			lca_msg_free(m[i]);
+		}
+		left -= n;
+	}
+	*cycles = rte_rdtsc() - t0;
+	return rs.count == msgs ? 0 : -EIO;
+}
+
+/* One round of the scenario's floor, before its run @p k (ABAB). */
+static int
+floor_round(const struct stream *st, unsigned int k)
+{
+	struct mb_result *r = st->r;
+	uint64_t cycles = 0;
+	int ret;
+
+	if (st->sc == MB_SAME_LCORE) {
+		ret = same_lcore_floor(st, r->messages, &cycles);
+	} else {
+		/* What crosses goes through the ring; what the senders on the
+		 * receiver's lcore send, its consumer handles itself. */
+		struct lca_floor_stream fs = {
+			.producer = st->send_lc, .consumer = st->recv_lc,
+			.messages = st->cross_msgs, .local = r->messages - st->cross_msgs,
+			.burst = (unsigned int)st->c->batch,
+		};
+
+		ret = lca_floor_stream_run(&fs, &cycles);
+	}
+	if (ret < 0) {
+		fprintf(stderr, PROG ": %s: the floor round failed: %s\n", r->label, strerror(-ret));
+		return ret;
+	}
+	r->floor_ms[k] = mb_tsc_ms(cycles);
+	r->floor_mps[k] = (double)r->messages / (r->floor_ms[k] * 1e3);
+	return 0;
+}
+
+/* What the floor of scenario @p st is, in words, into its result. */
+static void
+describe_floor(const struct stream *st)
+{
+	struct mb_result *r = st->r;
+
+	if (st->sc == MB_SAME_LCORE)
+		snprintf(r->floor_what, sizeof(r->floor_what),
+			 "the receiver's handler called in a plain loop on lcore %u, envelopes "
+			 "from the pool in bursts of %" PRIu64, st->recv_lc, st->c->burst);
+	else if (st->cross_msgs == r->messages)
+		snprintf(r->floor_what, sizeof(r->floor_what),
+			 "a bare ring of 64-byte slots streamed from lcore %u to lcore %u",
+			 st->send_lc, st->recv_lc);
+	else
+		snprintf(r->floor_what, sizeof(r->floor_what),
+			 "a bare ring of 64-byte slots streamed from lcore %u to lcore %u "
+			 "(%" PRIu64 " msgs), lcore %u counting its own %" PRIu64 " between looks",
+			 st->send_lc, st->recv_lc, st->cross_msgs, st->recv_lc,
+			 r->messages - st->cross_msgs);
+}
 
 /* One run of senders -> receiver; figures into r (NULL: warm-up). */
 static int
@@ -285,8 +369,13 @@ static int
 stream_one(void *arg, unsigned int k)
 {
 	const struct stream *st = arg;
+	int ret = floor_round(st, k);
 
-	return stream_run(st->c, st, st->c->messages, st->r, k);
+	if (ret == 0)
+		ret = stream_run(st->c, st, st->c->messages, st->r, k);
+	if (ret == 0)
+		mb_print_floor(st->r, k);
+	return ret;
 }
 
 int
@@ -298,7 +387,10 @@ mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 	unsigned int n_senders = sc == MB_MANY_TO_ONE ? (unsigned int)c->senders : 1;
 	struct lca_actor_stats recv_before, send_before;
 	struct mb_result *r = calloc(1, sizeof(*r));
-	struct stream run = { .c = c, .n_senders = n_senders, .r = r };
+	struct stream run = {
+		.c = c, .sc = sc, .n_senders = n_senders, .r = r,
+		.send_lc = main_lc, .recv_lc = recv_lc,
+	};
 	lca_actor_id_t *senders = run.senders, recv;
 	int ret;
 
@@ -316,6 +408,10 @@ mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 	for (unsigned int i = 0; ret == 0 && i < n_senders; i++) {
 		unsigned int lc = sc == MB_MANY_TO_ONE && (i % 2) ? other : main_lc;
 
+		/* Each sender's share of a run, as stream_run() deals them. */
+		if (lc != recv_lc)
+			run.cross_msgs += c->messages / n_senders + (i < c->messages % n_senders);
+
 		ret = mb_spawn(sender_handler, sizeof(struct sender), lc, 16, LCA_MAILBOX_MP, 1,
 			    "sender", &senders[i]);
 		if (ret == 0) {
@@ -328,6 +424,7 @@ mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 	}
 	if (ret < 0)
 		goto out;
+	describe_floor(&run);
 
 	printf("\n== %s: %u sender(s) -> 1 receiver; burst %" PRIu64 ", batch %" PRIu64
 	       ", receiver throughput %" PRIu64 ", mailbox %" PRIu64 " (%s)\n",
@@ -337,9 +434,12 @@ mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 	for (unsigned int i = 0; i < n_senders; i++)
 		printf(" actor %u on lcore %d%s", senders[i], lca_actor_lcore(senders[i]),
 		       i + 1 < n_senders ? "," : "\n");
+	printf("   floor: %s; a round of it before each run\n", r->floor_what);
 
 	/* Warm-up: fault pages in, fill the pool caches; not measured. */
 	ret = stream_run(c, &run, RTE_MIN(c->messages, (uint64_t)MB_WARMUP_MAX), NULL, 0);
+	if (ret == 0)
+		ret = floor_round(&run, 0); /* its warm-up too; run 0's round comes again */
 	if (ret == 0)
 		ret = actor_stats_mark(recv, &recv_before, senders[0], &send_before);
 	if (ret == 0)

@@ -62,6 +62,11 @@ struct mb_result {
 	uint64_t pool_retries[MB_MAX_RUNS];
 	struct lca_stats stats; /* of mps */
 	struct lca_series series;
+	/* The floor, a round of it before each run (ABAB); floor_what is ""
+	 * when the series has none of its own (idle: see mb_report_idle_ratio). */
+	char floor_what[192];
+	double floor_mps[MB_MAX_RUNS];
+	double floor_ms[MB_MAX_RUNS];
 };
 
 /* The scenarios (mb_bench.c, mb_idle.c). */
@@ -81,6 +86,7 @@ double mb_tsc_ms(uint64_t cycles);
 /* What they print and record (main.c). */
 void mb_print_run(const struct mb_result *r, unsigned int i);
 void mb_report_series(struct mb_result *r);
+void mb_print_floor(const struct mb_result *r, unsigned int i);
 void mb_report_idle_ratio(const struct mb_conf *c, const struct mb_result *alone,
 			  const struct mb_result *crowd);
 

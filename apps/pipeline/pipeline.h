@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -67,6 +69,7 @@ struct pl_conf {
 	enum pl_source_kind source;
 	enum pl_engine engines[PL_ENGINE_COUNT];
 	unsigned int n_engines;
+	bool engines_given;       /**< --engine was given. */
 	uint32_t streams;         /**< Input streams. */
 	uint32_t partitions;      /**< Partitions of each stream = tasks. */
 	uint32_t batch;           /**< Messages a mock consumer hands over at once. */
@@ -316,6 +319,25 @@ unsigned int pl_eventdev_threshold(void);
 
 /** --source port: every engine's run, printed and recorded (pl_port.c). */
 int pl_port_main(const struct pl_conf *c, bool vdev_added);
+
+/** What one engine measured, for the verdict. */
+struct pl_engine_figs {
+	const double *v;  /**< Each run's figure (msg/s or pkt/s). */
+	unsigned int n;   /**< Runs that measured something. */
+	double window_s;  /**< The shortest run's measured time; NAN if unknown. */
+};
+
+/**
+ * One verdict row per engine that measured something, in --engine's order:
+ * lcactor with its ratio to plain run by run when plain ran beside it, the
+ * others with why they have no floor (pl_verdict.c).
+ *
+ * @param unit
+ *   The unit of the figures divided by 1e6, e.g. "M msg/s".
+ * @return 0 or what lca_verdict_add() returns.
+ */
+int pl_verdict_add(json_t *root, const struct pl_conf *c,
+		   const struct pl_engine_figs figs[PL_ENGINE_COUNT], const char *unit);
 
 /** Allocate a zeroed task state for @p part on @p socket (rte_malloc). */
 struct pl_task *pl_task_new(uint32_t part, uint32_t streams, int socket);

@@ -35,6 +35,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,7 @@
 #include "lca_result.h"
 #include "lca_series.h"
 #include "lca_topo.h"
+#include "lca_verdict.h"
 #include "pipeline.h"
 
 #define APP "lca-pipeline"
@@ -1532,6 +1534,7 @@ run_json(const struct port_run *r, unsigned int run, json_t *freq)
 
 struct engine_runs {
 	double v[PL_MAX_RUNS];
+	double measured_s[PL_MAX_RUNS];
 	unsigned int n;
 	json_t *runs;
 	struct lca_freq_total freq;
@@ -1590,6 +1593,23 @@ print_side_by_side(json_t *root)
 				    lca_result_measure_of(er->v, er->n, CONFIDENCE, "pkt/s"));
 		lca_result_add(root, res);
 	}
+}
+
+/* The verdict: a row per engine, lcactor's against plain run by run. */
+static int
+add_verdicts(json_t *root)
+{
+	struct pl_engine_figs figs[PL_ENGINE_COUNT];
+
+	for (unsigned int e = 0; e < PL_ENGINE_COUNT; e++) {
+		const struct engine_runs *er = &by_engine[e];
+		double w = NAN;
+
+		for (unsigned int i = 0; i < er->n; i++)
+			w = i == 0 ? er->measured_s[i] : fmin(w, er->measured_s[i]);
+		figs[e] = (struct pl_engine_figs){ .v = er->v, .n = er->n, .window_s = w };
+	}
+	return pl_verdict_add(root, conf, figs, "M pkt/s");
 }
 
 static json_t *
@@ -1806,8 +1826,10 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 			ok &= r->exact && r->pools_full;
 			if (keys != NULL)
 				keys_write(keys, r, run);
-			if (ret == 0 && r->measured_s > 0)
+			if (ret == 0 && r->measured_s > 0) {
+				er->measured_s[er->n] = r->measured_s;
 				er->v[er->n++] = r->pkt_per_s;
+			}
 			else if (ret == 0 && c->duration_ms == 0 && r->processed > 0) {
 				fprintf(stderr, APP ": %s ended before its warm-up did: nothing "
 						"measured (shorten the warm-up)\n", label);
@@ -1834,8 +1856,9 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 		fprintf(stderr, APP ": the packet accounting is not exact, or mbufs are out\n");
 		ret = -EIO;
 	}
-	if (c->json_path != NULL && lca_result_write(root, ret == 0, c->json_path) < 0 &&
-	    ret == 0)
+	if (ret == 0 && add_verdicts(root) < 0)
+		ret = -ENOMEM;
+	if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 		ret = -EIO;
 	json_decref(root);
 	for (unsigned int i = 0; i < PL_ENGINE_COUNT; i++) {

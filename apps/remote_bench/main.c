@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +21,17 @@
 #include <rte_mbuf.h>
 
 #include "lca_actor.h"
+#include "lca_cli.h"
 #include "lca_eal.h"
 #include "lca_pair.h"
 #include "lca_remote.h"
 #include "lca_report.h"
+#include "lca_result.h"
 #include "lca_series.h"
+#include "lca_topo.h"
+#include "lca_verdict.h"
+#include "remote_bench.h"
 
-#define MAX_SIZES 8
 #define BATCH 1024
 
 enum { T_DATA = 1, T_END, T_END_ACK, T_PING, T_PONG, T_QUIT, T_GO };
@@ -44,6 +49,8 @@ struct opts {
 	unsigned int timeout_s;
 	const char *peer_lcores;
 	bool bulk;
+	bool no_floor;
+	const char *json_path;
 };
 
 static struct opts o = {
@@ -52,14 +59,6 @@ static struct opts o = {
 };
 
 static struct rte_mempool *payload_pool;
-
-struct result {
-	unsigned int size;
-	double ms;
-	double mps;
-	uint64_t sink_count;
-	double p50_us, p99_us, p999_us;
-};
 
 struct driver {
 	lca_actor_id_t sink, echo;
@@ -422,7 +421,12 @@ usage(const char *prog)
 	       "  --peer-lcores L  -l of node 2 (default 1)\n"
 	       "  --bulk           then 64 B round trips while 1 MiB messages go to the sink\n"
 	       "                   (the large-message lane): their p99, and the MB/s\n"
-	       "  --timeout S      seconds before giving up (default 120)\n",
+	       "  --timeout S      seconds before giving up (default 120)\n"
+	       "  --json FILE      also write the figures as JSON (docs/json.md)\n"
+	       "  --no-floor       do not run the floor (the verdict says so)\n"
+	       "With --remote ucx, the bare UCX floor (lca-ucx-floor, beside this program) runs\n"
+	       "with the same sizes and counts on the same CPUs before node 2 starts and after\n"
+	       "it ends; each figure is printed as a ratio to both rounds.\n",
 	       prog);
 }
 
@@ -441,6 +445,8 @@ parse(int argc, char **argv)
 		{ "peer-lcores", required_argument, NULL, 'L' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "bulk", no_argument, NULL, 'B' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "no-floor", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -500,6 +506,14 @@ parse(int argc, char **argv)
 		case 'B':
 			o.bulk = true;
 			break;
+		case 'F':
+			o.no_floor = true;
+			break;
+		case 'j':
+			if (lca_cli_output_path("--json", optarg) != 0)
+				return -EINVAL;
+			o.json_path = optarg;
+			break;
 		case 't':
 			o.timeout_s = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end != '\0' || o.timeout_s == 0) {
@@ -555,6 +569,89 @@ print_links(unsigned int peer)
 	       s.inj_lost, g.malformed);
 }
 
+static json_t *
+conf_json(const char *transport)
+{
+	json_t *sizes = json_array();
+
+	for (unsigned int i = 0; i < o.n_sizes; i++)
+		json_array_append_new(sizes, json_integer(o.sizes[i]));
+	return json_pack("{s:s, s:o, s:I, s:i, s:i, s:s, s:b, s:i}", "remote", transport, "sizes",
+			 sizes, "msgs", (json_int_t)o.msgs, "pings", (int)o.pings, "loss_ppm",
+			 (int)o.loss_ppm, "peer_lcores", o.peer_lcores, "bulk", o.bulk,
+			 "timeout_s", (int)o.timeout_s);
+}
+
+/* One result per size that was measured. */
+static json_t *
+results_json(const struct result *res, unsigned int n)
+{
+	json_t *arr = json_array();
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct result *r = &res[i];
+		char name[32];
+
+		snprintf(name, sizeof(name), "%u B", r->size);
+		json_array_append_new(arr, json_pack(
+			"{s:s, s:i, s:{s:I, s:f, s:f, s:I}, s:{s:f, s:f, s:f, s:i}}", "name", name,
+			"size", (int)r->size, "one_way", "msgs", (json_int_t)o.msgs, "ms", r->ms,
+			"mps", r->mps, "sink_count", (json_int_t)r->sink_count, "rtt_us", "p50",
+			r->p50_us, "p99", r->p99_us, "p999", r->p999_us, "n", (int)o.pings));
+	}
+	return arr;
+}
+
+/* Node 1's record: the sizes against their floor, or why there is none;
+ * written and the verdict printed last. */
+static int
+finish(json_t *record, const struct result *done, unsigned int n_done,
+       const struct rb_floor_conf *fc, const struct rb_floor_round *fl, bool ok)
+{
+	json_t *res = results_json(done, n_done);
+	const char *why = o.no_floor ? "not measured (--no-floor)" : rb_floor_none(fc->transport);
+	size_t i;
+	json_t *r;
+	int ret;
+
+	if (why == NULL && (!fl[0].ran || !fl[1].ran))
+		why = "lca-ucx-floor did not run both rounds (see above)";
+	if (why == NULL && ok) {
+		rb_floor_judge(record, res, fc, done, fl);
+	} else {
+		json_array_foreach(res, i, r) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "%u B one way over %s", done[i].size,
+				 fc->transport);
+			lca_verdict_add(record, &(const struct lca_verdict_row){
+				.config = what, .kind = LCA_VERDICT_RATE, .score = done[i].mps,
+				.ci_half = NAN, .unit = "M msg/s",
+				.no_floor_why = why != NULL ? why : "the run failed",
+				.floor_moved_pct = NAN, .window_s = done[i].ms / 1e3,
+			});
+		}
+	}
+	json_array_foreach(res, i, r)
+		lca_result_add(record, json_incref(r));
+	json_decref(res);
+	ret = lca_result_finish(record, ok, o.json_path);
+	json_decref(record);
+	return ret;
+}
+
+/* The floor's conf: the runtime's sizes and counts, node 1's main lcore's
+ * CPU and node 2's first lcore (an lcore is its CPU there: -l). */
+static void
+floor_conf(const char *transport, struct rb_floor_conf *fc)
+{
+	*fc = (struct rb_floor_conf){
+		.transport = transport, .sizes = o.sizes, .n_sizes = o.n_sizes, .msgs = o.msgs,
+		.pings = o.pings, .timeout_s = o.timeout_s,
+		.cpu = { lca_topo_lcore_cpu(rte_get_main_lcore()), atoi(o.peer_lcores) },
+	};
+}
+
 int
 main(int argc, char **argv)
 {
@@ -567,6 +664,11 @@ main(int argc, char **argv)
 	unsigned int lcore = rte_get_main_lcore();
 	int app_argc, ret, peer_status = 0;
 	char **app_argv;
+	struct rb_floor_conf fc;
+	struct rb_floor_round fl[2] = { 0 };
+	json_t *record = NULL;
+	struct result done[MAX_SIZES]; /* the driver's, kept past the runtime */
+	unsigned int n_done = 0;
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0) {
@@ -585,13 +687,21 @@ main(int argc, char **argv)
 	}
 	if (lca_eal_init(pair.argc, pair.argv, &app_argc, &app_argv) < 0)
 		return 1;
+	lca_result_context("lca-remote-bench", app_argc, app_argv);
 	ret = parse(app_argc, app_argv);
 	if (ret != 0)
 		goto out_eal;
 	lcore = rte_get_main_lcore();
+	floor_conf(pair.transport, &fc);
+	if (!pair.is_peer && !o.no_floor && rb_floor_none(pair.transport) == NULL) {
+		/* Before node 2 busy-polls a CPU the floor uses. */
+		printf("Floor, before: lca-ucx-floor on CPUs %d and %d\n", fc.cpu[0], fc.cpu[1]);
+		rb_floor_run(&fc, &fl[0]);
+	}
 	if (!pair.is_peer) {
 		/* Start the peer with its own -l (pair.peer_lcores). */
 		lca_pair_set_peer_lcores(&pair, o.peer_lcores);
+		record = lca_result_new(conf_json(pair.transport));
 		lca_report_machine(stdout);
 		printf("EAL: %s\n", lca_eal_args());
 		if (strcmp(pair.transport, "memif") == 0)
@@ -694,6 +804,7 @@ main(int argc, char **argv)
 			lca_series_end(&series);
 			printf("Frequency during the measurements (this process's lcores):\n");
 			lca_series_print_freq(stdout, &series);
+			json_object_set_new(record, "frequency", lca_series_freq_json(&series));
 			lca_series_release(&series);
 		}
 		for (int i = 0; i < 100 && !lca_remote_idle() && !lca_eal_stop_requested(); i++)
@@ -711,8 +822,11 @@ main(int argc, char **argv)
 out_remote:
 	lca_remote_stop();
 out_rt:
-	if (d != NULL)
+	if (d != NULL) {
+		n_done = RTE_MIN(d->size_i, o.n_sizes);
+		memcpy(done, d->res, sizeof(done));
 		free(d->rtt);
+	}
 	lca_runtime_cleanup();
 out_peer:
 	if (!pair.is_peer) {
@@ -724,6 +838,13 @@ out_peer:
 			if (ret == 0 && peer_status != 0)
 				ret = -EIO;
 		}
+		if (ret == 0 && !o.no_floor && rb_floor_none(pair.transport) == NULL) {
+			printf("Floor, after: lca-ucx-floor on CPUs %d and %d\n", fc.cpu[0],
+			       fc.cpu[1]);
+			rb_floor_run(&fc, &fl[1]);
+		}
+		if (record != NULL && finish(record, done, n_done, &fc, fl, ret == 0) < 0 && ret == 0)
+			ret = -EIO;
 	}
 out_eal:
 	rte_mempool_free(payload_pool);

@@ -27,7 +27,9 @@
 #include "lca_result.h"
 #include "lca_series.h"
 #include "lca_stats.h"
+#include "lca_floor.h"
 #include "lca_topo.h"
+#include "lca_verdict.h"
 #include "reqresp.h"
 
 #define BENCH_NAME "RequestResponseBenchmark.queryUserServiceActor"
@@ -35,6 +37,13 @@
 #define MAX_ITER 1000
 #define MAX_SETS 64
 #define CONFIDENCE 0.999
+#define FLOOR_WHAT "the same work, in flight and placement, through bare queues between " \
+	"the lcores the actors are on, no runtime (rr_floor.c)"
+#define NO_FLOOR_SHARED "a shared actor runs on whichever lcore takes its turn (work " \
+	"stealing): there is no fixed placement for bare queues to copy, and a bare " \
+	"work-stealing scheduler would be a second runtime"
+#define NO_FLOOR_INLINE "the ceiling: the same work as direct calls, no messages; " \
+	"nothing does less to hold it against"
 
 struct app_conf {
 	struct rr_conf rr;
@@ -53,14 +62,27 @@ struct app_conf {
 	bool quiet;
 };
 
-/* What one parameter set measured. */
+/* What one parameter set measured, and for an affinity set its floor,
+ * measured in rounds interleaved with the actors' (runtime, floor, runtime,
+ * floor...) at the placement the actors have at each floor round. */
 struct set_result {
 	struct rr_set set;
+	char label[96];
 	struct lca_stats stats;
 	double iter_ops[MAX_ITER];
+	double window_s;       /* the shortest measured iteration */
 	json_t *json;
 	struct lca_series series;
 	char tp_text[16];
+	bool has_floor;
+	char floor_label[128];
+	struct lca_stats floor_stats;
+	double floor_ops[MAX_ITER];
+	double floor_window_s;
+	double ratio[MAX_ITER]; /* iter_ops[k] / floor_ops[k], pair by pair */
+	struct lca_stats ratio_stats;
+	double floor_moved_pct; /* NAN with one round */
+	json_t *floor_json;
 };
 
 static void
@@ -76,9 +98,10 @@ usage(const char *prog)
 	       "  -p throughput=LIST  messages an actor handles per turn (default 1; also\n"
 	       "                      throughPut=); 2 x throughput requests in flight per pair\n"
 	       "  -p dispatcher=LIST  affinity, shared, inline (default affinity,shared);\n"
-	       "                      inline is always measured too, as the ceiling, and\n"
-	       "                      floor (the same work, in flight and placement through\n"
-	       "                      bare queues, no runtime) for each throughput\n"
+	       "                      inline is always measured too, as the ceiling; each\n"
+	       "                      affinity iteration is followed by one of its floor (the\n"
+	       "                      same work, in flight and placement through bare queues,\n"
+	       "                      no runtime), at the lcores its actors are on then\n"
 	       "  -p mailbox=LIST     mp, sp, rts, hts (default mp): the producer side of a\n"
 	       "                      shared actor's mailbox (affinity mailboxes have one)\n"
 	       "  --mailbox MODE      same as -p mailbox=MODE\n"
@@ -274,7 +297,7 @@ parse_args(int argc, char **argv, void *conf)
 	ret = lca_app_getopt(argc, argv, opts, true, parse_option, usage, c);
 	if (ret != 0)
 		return ret;
-	if ((c->n_dispatchers * c->n_mailboxes + 1) * c->n_throughputs + 1 > MAX_SETS) {
+	if (c->n_dispatchers * c->n_mailboxes * c->n_throughputs + 1 > MAX_SETS) {
 		fprintf(stderr, "lca-reqresp: more than %d parameter sets; run fewer at a time\n",
 			MAX_SETS - 1);
 		return -EINVAL;
@@ -290,10 +313,19 @@ seconds(uint64_t cycles)
 	return (double)cycles / (double)rte_get_tsc_hz();
 }
 
-/* One iteration: invocations until its time is up (or the fixed count). */
+static const char *
+iteration_prefix(bool warmup, bool floor)
+{
+	if (floor)
+		return warmup ? "# Warmup floor iteration " : "# Floor iteration ";
+	return warmup ? "# Warmup Iteration " : "Iteration ";
+}
+
+/* One iteration, of the actors or (@p floor) of their floor: invocations
+ * until its time is up (or the fixed count). @p window_s: its length. */
 static int
-run_iteration(const struct app_conf *c, struct rr_bench *b, bool warmup, unsigned int number,
-	      double *ops, json_t *jiters)
+run_iteration(const struct app_conf *c, struct rr_bench *b, bool warmup, bool floor,
+	      unsigned int number, double *ops, double *window_s, json_t *jiters)
 {
 	double limit = warmup ? c->warmup_s : c->measure_s, total_s = 0;
 	uint64_t total_msgs = 0;
@@ -301,12 +333,12 @@ run_iteration(const struct app_conf *c, struct rr_bench *b, bool warmup, unsigne
 	int ret = 0;
 
 	if (!c->quiet)
-		printf("%s%3u: ", warmup ? "# Warmup Iteration " : "Iteration ", number);
+		printf("%s%3u: ", iteration_prefix(warmup, floor), number);
 	for (unsigned int n = 0;; n++) {
 		struct rr_invocation inv;
 		double s;
 
-		ret = rr_bench_invoke(b, &inv);
+		ret = rr_bench_invoke(b, floor, &inv);
 		if (ret < 0)
 			break;
 		s = seconds(inv.cycles);
@@ -322,11 +354,12 @@ run_iteration(const struct app_conf *c, struct rr_bench *b, bool warmup, unsigne
 			break;
 	}
 	*ops = total_s > 0 ? (double)total_msgs / total_s : 0;
+	*window_s = total_s;
 	if (!c->quiet && ret == 0)
 		printf("%.3f ops/s\n", *ops);
-	json_array_append_new(jiters, json_pack("{s:b, s:i, s:f, s:o}", "warmup", warmup, "number",
-						(int)number, "ops_per_s", *ops, "invocations",
-						jinv));
+	json_array_append_new(jiters, json_pack("{s:b, s:i, s:f, s:f, s:o}", "warmup", warmup,
+						"number", (int)number, "ops_per_s", *ops,
+						"window_s", total_s, "invocations", jinv));
 	return ret;
 }
 
@@ -348,80 +381,173 @@ print_set_header(const struct app_conf *c, const struct rr_set *s)
 		       c->warmups, c->warmup_s, c->iterations, c->measure_s);
 }
 
-/* The measured iterations of a set, as lca_series_run() calls them. */
+/* The iterations of a set, as lca_series_run() calls the measured ones:
+ * each of the actors', then (affinity) one of its floor, so that a floor
+ * round and the round it judges run on the same CPUs, as near in time as
+ * they can be. */
 struct measured {
 	const struct app_conf *c;
 	struct rr_bench *b;
 	struct set_result *r;
 	json_t *jiters;
+	json_t *jfloor_iters;
 };
+
+/* The window of a set's iterations, and whether it is too short to read. */
+static void
+print_window(const struct set_result *r)
+{
+	double tick = lca_verdict_tick_s();
+	double shortest = r->has_floor ? fmin(r->window_s, r->floor_window_s) : r->window_s;
+
+	printf("window: the shortest measured iteration took %.0f ms", r->window_s * 1e3);
+	if (r->has_floor)
+		printf(", its floor's %.0f ms", r->floor_window_s * 1e3);
+	if (shortest < LCA_VERDICT_MIN_TICKS * tick)
+		printf(": shorter than %d scheduler ticks (%.0f ms), too short to measure well; "
+		       "give -r or --invocations more", LCA_VERDICT_MIN_TICKS,
+		       LCA_VERDICT_MIN_TICKS * tick * 1e3);
+	printf("\n");
+}
+
+/* The floor of an affinity set: its Result block, the ratio of each pair of
+ * rounds, and how far the floor moved between its rounds. */
+static void
+floor_figures(const struct app_conf *c, struct set_result *r, struct measured *m)
+{
+	json_t *ratios = json_array();
+
+	lca_stats_compute(r->floor_ops, c->iterations, CONFIDENCE, &r->floor_stats);
+	lca_stats_compute(r->ratio, c->iterations, CONFIDENCE, &r->ratio_stats);
+	r->floor_moved_pct = lca_floor_moved_pct(r->floor_ops, c->iterations);
+	printf("\n");
+	lca_jmh_result(stdout, "lcactor." BENCH_NAME " floor", &r->floor_stats, "ops/s");
+	printf("ratio to its floor, pair by pair (runtime / floor, each floor round right after "
+	       "its runtime round):");
+	for (unsigned int k = 0; k < c->iterations; k++) {
+		printf(" %.3f", r->ratio[k]);
+		json_array_append_new(ratios, json_real(r->ratio[k]));
+	}
+	printf("\n  median %.3f, spread %.3f to %.3f; ", r->ratio_stats.p50, r->ratio_stats.min,
+	       r->ratio_stats.max);
+	if (isnan(r->floor_moved_pct))
+		printf("one floor round: how far it moves is unknown\n");
+	else
+		printf("the floor moved %.1f%% between its rounds%s\n", r->floor_moved_pct,
+		       r->floor_moved_pct > LCA_VERDICT_MOVED_PCT ?
+			       ": the CPUs moved during the run" : "");
+	r->floor_json = json_pack("{s:s, s:s, s:s, s:s, s:i, s:s, s:o, s:O, s:o}", "name",
+				  r->floor_label, "dispatcher", "floor", "mailbox", "-", "beside",
+				  r->label, "throughput_per_turn", (int)r->set.throughput, "what",
+				  FLOOR_WHAT, "placement", rr_bench_floor_placement(m->b),
+				  "iterations", m->jfloor_iters, "throughput",
+				  lca_result_measure(&r->floor_stats, r->floor_ops, "ops/s"));
+	json_object_set_new(r->json, "floor_row", json_string(r->floor_label));
+	json_object_set_new(r->json, "ratio_to_floor_row", ratios);
+	json_object_set_new(r->json, "pct_of_floor_row", json_real(100.0 * r->ratio_stats.p50));
+	json_object_set_new(r->json, "floor_row_moved_pct",
+			    isnan(r->floor_moved_pct) ? json_null() :
+							  json_real(r->floor_moved_pct));
+}
+
+/* A measured set's Result block, its floor's, its window, and its JSON. */
+static void
+set_figures(const struct app_conf *c, struct set_result *r, struct measured *m, json_t *jmoves)
+{
+	lca_stats_compute(r->iter_ops, c->iterations, CONFIDENCE, &r->stats);
+	printf("\n");
+	lca_jmh_result(stdout, "lcactor." BENCH_NAME, &r->stats, "ops/s");
+	r->json = json_pack("{s:s, s:s, s:s, s:i, s:O, s:o, s:f}", "name", r->label, "dispatcher",
+			    rr_dispatcher_name(r->set.dispatcher), "mailbox",
+			    lca_mailbox_mode_name(r->set.mailbox), "throughput_per_turn",
+			    (int)r->set.throughput, "iterations", m->jiters, "throughput",
+			    lca_result_measure(&r->stats, r->iter_ops, "ops/s"), "window_s",
+			    r->window_s);
+	if (jmoves != NULL)
+		json_object_set_new(r->json, "moves", jmoves);
+	if (r->has_floor)
+		floor_figures(c, r, m);
+	else if (r->set.dispatcher == LCA_DISPATCH_SHARED)
+		json_object_set_new(r->json, "floor_row", json_null());
+	if (r->set.dispatcher == LCA_DISPATCH_SHARED)
+		json_object_set_new(r->json, "no_floor_why", json_string(NO_FLOOR_SHARED));
+	print_window(r);
+}
+
+
+static int
+run_pair(struct measured *m, bool warmup, unsigned int k)
+{
+	struct set_result *r = m->r;
+	double ops, floor_ops, win, floor_win;
+	int ret = run_iteration(m->c, m->b, warmup, false, k + 1, &ops, &win, m->jiters);
+
+	if (ret == 0 && r->has_floor)
+		ret = run_iteration(m->c, m->b, warmup, true, k + 1, &floor_ops, &floor_win,
+				    m->jfloor_iters);
+	if (ret < 0 || warmup)
+		return ret;
+	r->iter_ops[k] = ops;
+	r->window_s = k == 0 ? win : fmin(r->window_s, win);
+	if (r->has_floor) {
+		r->floor_ops[k] = floor_ops;
+		r->floor_window_s = k == 0 ? floor_win : fmin(r->floor_window_s, floor_win);
+		r->ratio[k] = floor_ops > 0 ? ops / floor_ops : NAN;
+	}
+	return 0;
+}
 
 static int
 measure_one(void *arg, unsigned int k)
 {
-	struct measured *m = arg;
-
-	return run_iteration(m->c, m->b, false, k + 1, &m->r->iter_ops[k], m->jiters);
+	return run_pair(arg, false, k);
 }
 
 /* Run one parameter set: warm-up, then measured iterations under the
- * frequency monitor. */
+ * frequency monitor; then its placement and figures. */
 static int
 run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 {
-	struct measured m = { .c = c, .r = r };
-	char label[96];
-	struct rr_bench *b;
-	json_t *jiters = json_array(), *jmoves = NULL;
+	struct measured m = { .c = c, .r = r, .jiters = json_array(),
+			      .jfloor_iters = json_array() };
+	json_t *jmoves = NULL;
+	char label[sizeof(r->label)];
 	int ret;
 
 	print_set_header(c, &r->set);
-	ret = rr_bench_create(&c->rr, &r->set, &b);
-	if (ret < 0) {
+	r->has_floor = r->set.dispatcher == LCA_DISPATCH_AFFINITY;
+	ret = rr_bench_create(&c->rr, &r->set, &m.b);
+	if (ret < 0)
 		fprintf(stderr, "lca-reqresp: cannot set up %s: %s\n",
 			rr_dispatcher_name(r->set.dispatcher), strerror(-ret));
-		json_decref(jiters);
-		return ret;
-	}
-	for (unsigned int i = 1; ret == 0 && i <= c->warmups; i++) {
-		double ops;
-
-		ret = run_iteration(c, b, true, i, &ops, jiters);
-	}
-	m.b = b;
-	m.jiters = jiters;
+	for (unsigned int i = 0; ret == 0 && i < c->warmups; i++)
+		ret = run_pair(&m, true, i);
 	snprintf(label, sizeof(label), "%s %s throughPut %u", rr_dispatcher_name(r->set.dispatcher),
 		 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput);
+	snprintf(r->label, sizeof(r->label), "%s", label);
+	snprintf(r->floor_label, sizeof(r->floor_label), "floor beside %s", label);
 	if (ret == 0)
-		ret = lca_series_run(&r->series, label, c->iterations, measure_one, &m);
+		ret = lca_series_run(&r->series, r->label, c->iterations, measure_one, &m);
 	/* The placement of the first set of actors, after its run: under
 	 * --placement auto, where they ended up. */
 	if (ret == 0 && jplace != NULL && json_array_size(jplace) == 0 &&
 	    r->set.dispatcher < RR_DISPATCH_INLINE)
-		rr_print_placement(b, c->rr.placement, jplace);
-	if (ret == 0 && c->rr.placement == LCA_PLACE_AUTO && r->set.dispatcher == LCA_DISPATCH_AFFINITY)
-		jmoves = rr_print_moves(b);
-	rr_bench_destroy(b);
-	if (ret < 0) {
-		json_decref(jiters);
-		return ret;
-	}
-	lca_stats_compute(r->iter_ops, c->iterations, CONFIDENCE, &r->stats);
-	printf("\n");
-	lca_jmh_result(stdout, "lcactor." BENCH_NAME, &r->stats, "ops/s");
-	r->json = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o}", "name", label, "dispatcher",
-			    rr_dispatcher_name(r->set.dispatcher), "mailbox",
-			    lca_mailbox_mode_name(r->set.mailbox), "throughput_per_turn",
-			    (int)r->set.throughput, "iterations", jiters, "throughput",
-			    lca_result_measure(&r->stats, r->iter_ops, "ops/s"));
-	if (jmoves != NULL)
-		json_object_set_new(r->json, "moves", jmoves);
-	return 0;
+		rr_print_placement(m.b, c->rr.placement, jplace);
+	if (ret == 0 && c->rr.placement == LCA_PLACE_AUTO && r->has_floor)
+		jmoves = rr_print_moves(m.b);
+	if (ret == 0)
+		set_figures(c, r, &m, jmoves);
+	else
+		json_decref(jmoves);
+	json_decref(m.jiters);
+	json_decref(m.jfloor_iters);
+	rr_bench_destroy(m.b);
+	return ret;
 }
 
 /* Every combination, inline first: it is the ceiling the others are read
- * against, and it does not depend on throughput or mailbox; then the floor
- * of each throughput, the ceiling for the actors' placement. */
+ * against, and it does not depend on throughput or mailbox. Each affinity
+ * set measures its own floor, round by round beside its actors. */
 static unsigned int
 plan_sets(const struct app_conf *c, struct rr_set *sets)
 {
@@ -429,11 +555,6 @@ plan_sets(const struct app_conf *c, struct rr_set *sets)
 
 	sets[n++] = (struct rr_set){ .throughput = 1, .dispatcher = RR_DISPATCH_INLINE,
 				     .mailbox = LCA_MAILBOX_MP };
-	/* The floor of each throughput: its in-flight count and placement. */
-	for (unsigned int t = 0; t < c->n_throughputs; t++)
-		sets[n++] = (struct rr_set){ .throughput = c->throughputs[t],
-					     .dispatcher = RR_DISPATCH_FLOOR,
-					     .mailbox = LCA_MAILBOX_MP };
 	for (unsigned int d = 0; d < c->n_dispatchers; d++) {
 		if (c->dispatchers[d] == RR_DISPATCH_INLINE)
 			continue;
@@ -446,56 +567,94 @@ plan_sets(const struct app_conf *c, struct rr_set *sets)
 	return n;
 }
 
-/* The floor row measured for @p throughput, or NULL. */
-static const struct set_result *
-floor_of(const struct set_result *res, unsigned int n, unsigned int throughput)
+/* The closing table: each set, and an affinity set's floor right after it. */
+static void
+print_table(struct set_result *res, unsigned int n)
 {
-	for (unsigned int i = 0; i < n; i++)
-		if (res[i].set.dispatcher == RR_DISPATCH_FLOOR && res[i].set.throughput == throughput)
-			return &res[i];
-	return NULL;
+	static const char *const names[] = { "dispatcher", "mailbox", "throughPut" };
+	static struct lca_jmh_row rows[2 * MAX_SETS];
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct set_result *r = &res[i];
+		bool is_inline = r->set.dispatcher == RR_DISPATCH_INLINE;
+
+		snprintf(res[i].tp_text, sizeof(res[i].tp_text), "%u", r->set.throughput);
+		rows[k++] = (struct lca_jmh_row){
+			.benchmark = BENCH_NAME,
+			.params = { rr_dispatcher_name(r->set.dispatcher),
+				    is_inline ? "-" : lca_mailbox_mode_name(r->set.mailbox),
+				    is_inline ? "-" : r->tp_text },
+			.mode = "thrpt", .stats = r->stats, .unit = "ops/s",
+		};
+		if (r->has_floor)
+			rows[k++] = (struct lca_jmh_row){
+				.benchmark = BENCH_NAME,
+				.params = { "floor", "-", r->tp_text },
+				.mode = "thrpt", .stats = r->floor_stats, .unit = "ops/s",
+			};
+	}
+	printf("\n");
+	lca_jmh_table(stdout, names, 3, rows, k);
 }
 
 static void
 print_summary(struct set_result *res, unsigned int n)
 {
-	static const char *const names[] = { "dispatcher", "mailbox", "throughPut" };
-	static struct lca_jmh_row rows[MAX_SETS];
 	double ceiling = res[0].stats.mean;
 
-	printf("\n");
-	for (unsigned int i = 0; i < n; i++) {
-		snprintf(res[i].tp_text, sizeof(res[i].tp_text), "%u", res[i].set.throughput);
-		rows[i] = (struct lca_jmh_row){
-			.benchmark = BENCH_NAME,
-			.params = { rr_dispatcher_name(res[i].set.dispatcher),
-				    res[i].set.dispatcher >= RR_DISPATCH_INLINE ?
-					    "-" : lca_mailbox_mode_name(res[i].set.mailbox),
-				    res[i].set.dispatcher == RR_DISPATCH_INLINE ? "-" :
-										    res[i].tp_text },
-			.mode = "thrpt",
-			.stats = res[i].stats,
-			.unit = "ops/s",
-		};
-	}
-	lca_jmh_table(stdout, names, 3, rows, n);
-
+	print_table(res, n);
 	printf("\n");
 	for (unsigned int i = 1; i < n; i++) {
-		double pct = ceiling > 0 ? 100.0 * res[i].stats.mean / ceiling : 0;
-		const struct set_result *fl = floor_of(res, n, res[i].set.throughput);
-		double of_floor = fl != NULL && fl->stats.mean > 0 ?
-			100.0 * res[i].stats.mean / fl->stats.mean : 0;
+		const struct set_result *r = &res[i];
+		double pct = ceiling > 0 ? 100.0 * r->stats.mean / ceiling : 0;
 
-		if (res[i].set.dispatcher == RR_DISPATCH_FLOOR)
-			continue;
-		printf("runtime efficiency: %.1f%% of inline, %.1f%% of floor (dispatcher %s, "
-		       "mailbox %s, throughPut %u)\n",
-		       pct, of_floor, rr_dispatcher_name(res[i].set.dispatcher),
-		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput);
-		json_object_set_new(res[i].json, "efficiency_pct_of_inline", json_real(pct));
-		json_object_set_new(res[i].json, "efficiency_pct_of_floor", json_real(of_floor));
+		printf("runtime efficiency: %.1f%% of inline, ", pct);
+		if (r->has_floor)
+			printf("%.1f%% of its floor (median of %u pairs of rounds, %.1f%% to "
+			       "%.1f%%)", 100.0 * r->ratio_stats.p50, (unsigned int)r->ratio_stats.n,
+			       100.0 * r->ratio_stats.min, 100.0 * r->ratio_stats.max);
+		else
+			printf("floor n/a");
+		printf(" (dispatcher %s, mailbox %s, throughPut %u)\n",
+		       rr_dispatcher_name(r->set.dispatcher), lca_mailbox_mode_name(r->set.mailbox),
+		       r->set.throughput);
+		json_object_set_new(r->json, "pct_of_inline_row", json_real(pct));
 	}
+}
+
+/* One verdict row a set: its median in M msg/s, its interval, and its ratio
+ * to its floor pair by pair, or why it has none. */
+static int
+add_verdicts(json_t *root, const struct set_result *res, unsigned int n)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < n && ret == 0; i++) {
+		const struct set_result *r = &res[i];
+		char config[64];
+
+		if (r->set.dispatcher == RR_DISPATCH_INLINE)
+			snprintf(config, sizeof(config), "inline");
+		else
+			snprintf(config, sizeof(config), "%s %s tp=%u",
+				 rr_dispatcher_name(r->set.dispatcher),
+				 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput);
+		ret = lca_verdict_add(root, &(struct lca_verdict_row){
+			.config = config, .kind = LCA_VERDICT_RATE,
+			.score = r->stats.p50 / 1e6, .ci_half = r->stats.error / 1e6,
+			.unit = "M msg/s",
+			.floor = r->has_floor ? "bare queues between the same lcores" : NULL,
+			.no_floor_why = r->set.dispatcher == RR_DISPATCH_INLINE ?
+				NO_FLOOR_INLINE : NO_FLOOR_SHARED,
+			.ratios = r->has_floor ? r->ratio : NULL,
+			.n_ratios = r->has_floor ? (unsigned int)r->ratio_stats.n : 0,
+			.floor_moved_pct = r->has_floor ? r->floor_moved_pct : NAN,
+			.window_s = r->has_floor ? fmin(r->window_s, r->floor_window_s) :
+						   r->window_s,
+		});
+	}
+	return ret;
 }
 
 /* One line per set, then the whole report over every measured iteration. */
@@ -507,13 +666,18 @@ print_freq_reports(struct set_result *res, unsigned int n)
 	printf("\nFrequency during the measured iterations:\n");
 	memset(&total, 0, sizeof(total));
 	for (unsigned int i = 0; i < n; i++) {
+		json_t *freq = lca_series_freq_json(&res[i].series);
 		char verdict[256];
 
 		lca_series_verdict_text(&res[i].series, verdict, sizeof(verdict));
 		printf("  (dispatcher = %s, mailbox = %s, throughPut = %u): %s\n",
 		       rr_dispatcher_name(res[i].set.dispatcher),
 		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput, verdict);
-		json_object_set_new(res[i].json, "frequency", lca_series_freq_json(&res[i].series));
+
+		/* A floor was measured in its set's series, round by round. */
+		if (res[i].floor_json != NULL)
+			json_object_set(res[i].floor_json, "frequency", freq);
+		json_object_set_new(res[i].json, "frequency", freq);
 		lca_freq_total_add(&total, &res[i].series);
 	}
 	lca_freq_total_print(stdout, "All measured iterations together:", &total);
@@ -557,9 +721,13 @@ run(void *conf)
 		json_object_set_new(root, "frequency", print_freq_reports(res, n));
 		printf("\n");
 		lca_report_send_errors(stdout);
-		for (unsigned int i = 0; i < n; i++)
+		for (unsigned int i = 0; i < n; i++) {
 			lca_result_add(root, res[i].json);
-		if (c->json_path != NULL && lca_result_write(root, true, c->json_path) < 0)
+			if (res[i].floor_json != NULL)
+				lca_result_add(root, res[i].floor_json);
+		}
+		ret = add_verdicts(root, res, n);
+		if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 			ret = -EIO;
 	}
 	json_decref(root);

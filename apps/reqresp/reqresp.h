@@ -28,14 +28,15 @@ struct rr_user {
 
 /* The "inline" dispatcher: the same work as direct calls, no messaging. */
 #define RR_DISPATCH_INLINE 2
-/* The "floor" dispatcher: the same work, in flight and placement as the
- * affinity actors, through bare queues between the lcores (rr_floor.c). */
+/* The name of an affinity set's floor: the same work, in flight and
+ * placement as its actors, through bare queues between the lcores
+ * (rr_floor.c), measured in rounds interleaved with the actors'. */
 #define RR_DISPATCH_FLOOR 3
 
 /* One parameter set. */
 struct rr_set {
 	unsigned int throughput;
-	int dispatcher; /* enum lca_dispatcher, RR_DISPATCH_INLINE or RR_DISPATCH_FLOOR */
+	int dispatcher; /* enum lca_dispatcher or RR_DISPATCH_INLINE */
 	enum lca_mailbox_mode mailbox;
 };
 
@@ -72,8 +73,14 @@ struct rr_bench;
 int rr_bench_create(const struct rr_conf *conf, const struct rr_set *set, struct rr_bench **out);
 
 /* One invocation: start 2 x throughput requests per pair, run until all are
- * done, then check every count; -EIO on a mismatch (after a message). */
-int rr_bench_invoke(struct rr_bench *b, struct rr_invocation *out);
+ * done, then check every count; -EIO on a mismatch (after a message).
+ * With @p floor (affinity sets only, else -EINVAL): the same work through
+ * bare queues between the lcores the actors are on now. */
+int rr_bench_invoke(struct rr_bench *b, bool floor, struct rr_invocation *out);
+
+/* Where the last floor invocation ran each pair, as JSON:
+ * [{pair, q_lcore, s_lcore}]; empty when none ran. */
+json_t *rr_bench_floor_placement(const struct rr_bench *b);
 
 /* Where each actor is; returns how many (2 per pair). */
 unsigned int rr_bench_placement(const struct rr_bench *b, struct rr_placement *out, unsigned int max);

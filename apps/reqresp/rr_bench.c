@@ -37,6 +37,9 @@ struct rr_bench {
 	const struct rr_user **map[MAX_PAIRS];
 	uint64_t invocations;
 	bool runtime_up;
+	/* Where the last floor invocation ran each pair: Q's, then S's lcore. */
+	unsigned int floor_lcore[MAX_PAIRS][2];
+	bool floor_ran;
 };
 
 static uint32_t done_count;
@@ -155,9 +158,7 @@ spawn_pairs(struct rr_bench *b)
 			.lcore = LCA_LCORE_ANY,
 			.mailbox_size = 1024,
 			.mailbox_mode = b->set.mailbox,
-			/* The floor places its pairs as affinity actors are. */
-			.dispatcher = b->set.dispatcher == RR_DISPATCH_FLOOR ?
-				LCA_DISPATCH_AFFINITY : (enum lca_dispatcher)b->set.dispatcher,
+			.dispatcher = (enum lca_dispatcher)b->set.dispatcher,
 			.throughput = b->set.throughput,
 		};
 
@@ -431,19 +432,24 @@ invoke_inline(struct rr_bench *b, struct rr_invocation *out)
 	return check_pairs(b);
 }
 
-/* The actors' states, where they are, driven without the runtime. */
+/* The actors' states, where they are now (after any move the runtime
+ * made), driven without the runtime. */
 static int
 invoke_floor(struct rr_bench *b, struct rr_invocation *out)
 {
 	struct rr_floor_pair pairs[MAX_PAIRS];
 	int ret;
 
-	for (unsigned int k = 0; k < b->n_pairs; k++)
+	for (unsigned int k = 0; k < b->n_pairs; k++) {
 		pairs[k] = (struct rr_floor_pair){
 			.q = b->inline_q[k], .s = b->inline_s[k],
 			.q_lcore = (unsigned int)lca_actor_lcore(b->q[k]),
 			.s_lcore = (unsigned int)lca_actor_lcore(b->s[k]),
 		};
+		b->floor_lcore[k][0] = pairs[k].q_lcore;
+		b->floor_lcore[k][1] = pairs[k].s_lcore;
+	}
+	b->floor_ran = true;
 	ret = rr_floor_run(pairs, b->n_pairs, b->set.throughput, &out->cycles);
 	if (ret < 0) {
 		if (ret != -EINTR)
@@ -455,14 +461,28 @@ invoke_floor(struct rr_bench *b, struct rr_invocation *out)
 }
 
 int
-rr_bench_invoke(struct rr_bench *b, struct rr_invocation *out)
+rr_bench_invoke(struct rr_bench *b, bool floor, struct rr_invocation *out)
 {
+	if (floor && (!b->runtime_up || b->set.dispatcher != LCA_DISPATCH_AFFINITY))
+		return -EINVAL;
 	for (unsigned int k = 0; k < b->n_pairs; k++)
 		reset_pair(b, k);
 	b->invocations++;
-	if (b->set.dispatcher == RR_DISPATCH_FLOOR)
+	if (floor)
 		return invoke_floor(b, out);
 	return b->runtime_up ? invoke_actors(b, out) : invoke_inline(b, out);
+}
+
+json_t *
+rr_bench_floor_placement(const struct rr_bench *b)
+{
+	json_t *a = json_array();
+
+	for (unsigned int k = 0; b->floor_ran && k < b->n_pairs; k++)
+		json_array_append_new(a, json_pack("{s:i, s:i, s:i}", "pair", (int)k, "q_lcore",
+						   (int)b->floor_lcore[k][0], "s_lcore",
+						   (int)b->floor_lcore[k][1]));
+	return a;
 }
 
 unsigned int

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "lca_floor_stream.h"
+
+#define SLOTS 4096 /* as deep as a channel between two lcores */
+
+/* A message: 0 in seq is an empty slot, so the producer never overtakes
+ * the consumer and neither side reads the other's index. */
+struct slot {
+	uint64_t seq;
+	uint8_t body[RTE_CACHE_LINE_SIZE - sizeof(uint64_t)];
+} __rte_cache_aligned;
+
+struct stream {
+	struct lca_floor_stream s;
+	struct slot *ring;
+	uint64_t t_start __rte_cache_aligned;
+	uint64_t t_end;
+	uint64_t counted;
+	uint64_t checksum;
+};
+
+static int
+producer(void *arg)
+{
+	struct stream *st = arg;
+	uint8_t body[sizeof(st->ring[0].body)] = { 0 };
+
+	st->t_start = rte_rdtsc();
+	for (uint64_t v = 1; v <= st->s.messages; v++) {
+		struct slot *sl = &st->ring[v & (SLOTS - 1)];
+
+		while (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != 0)
+			;
+		body[0] = (uint8_t)v;
+		memcpy(sl->body, body, sizeof(sl->body));
+		__atomic_store_n(&sl->seq, v, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+static int
+consumer(void *arg)
+{
+	struct stream *st = arg;
+	uint8_t body[sizeof(st->ring[0].body)];
+	uint64_t next = 1, local = 0, sum = 0;
+	const uint64_t total = st->s.messages + st->s.local;
+
+	while (next - 1 + local < total) {
+		/* What has arrived, then a burst of the lcore's own. */
+		for (;;) {
+			struct slot *sl = &st->ring[next & (SLOTS - 1)];
+
+			if (next > st->s.messages ||
+			    __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != next)
+				break;
+			memcpy(body, sl->body, sizeof(body));
+			sum += body[0];
+			__atomic_store_n(&sl->seq, 0, __ATOMIC_RELEASE);
+			next++;
+		}
+		for (unsigned int i = 0; i < st->s.burst && local < st->s.local; i++)
+			local++;
+	}
+	st->t_end = rte_rdtsc();
+	st->counted = next - 1 + local;
+	st->checksum = sum; /* the bodies are read, not only their sequence */
+	return 0;
+}
+
+static bool
+usable(unsigned int lcore)
+{
+	return lcore < RTE_MAX_LCORE && rte_lcore_is_enabled(lcore);
+}
+
+static int
+launch(struct stream *st)
+{
+	unsigned int main_lcore = rte_get_main_lcore();
+	int ret = 0;
+
+	/* The consumer first, so that it polls before the first write. */
+	if (st->s.consumer != main_lcore &&
+	    rte_eal_remote_launch(consumer, st, st->s.consumer) != 0)
+		return -EBUSY;
+	if (st->s.producer != main_lcore) {
+		if (rte_eal_remote_launch(producer, st, st->s.producer) != 0)
+			ret = -EBUSY;
+		else if (st->s.consumer == main_lcore)
+			consumer(st);
+	} else {
+		producer(st);
+	}
+	if (ret == -EBUSY && st->s.consumer != main_lcore) {
+		/* Its producer never came: feed it, so that it ends. */
+		producer(st);
+	}
+	rte_eal_mp_wait_lcore();
+	return ret;
+}
+
+int
+lca_floor_stream_run(const struct lca_floor_stream *s, uint64_t *cycles)
+{
+	struct stream *st;
+	int ret;
+
+	if (s == NULL || cycles == NULL || !usable(s->producer) || !usable(s->consumer) ||
+	    s->producer == s->consumer || s->messages + s->local == 0 || s->burst == 0)
+		return -EINVAL;
+	st = rte_zmalloc_socket("lca_floor_stream", sizeof(*st), RTE_CACHE_LINE_SIZE,
+			       (int)rte_lcore_to_socket_id(s->consumer));
+	if (st == NULL)
+		return -ENOMEM;
+	st->s = *s;
+	/* On the node of the side that polls it. */
+	st->ring = rte_zmalloc_socket("lca_floor_stream", SLOTS * sizeof(struct slot), 0,
+				      (int)rte_lcore_to_socket_id(s->consumer));
+	ret = st->ring == NULL ? -ENOMEM : launch(st);
+	if (ret == 0)
+		*cycles = st->t_end - st->t_start;
+	rte_free(st->ring);
+	rte_free(st);
+	return ret;
+}
+
+double
+lca_floor_moved_pct(const double *floor, unsigned int n)
+{
+	double lo, hi;
+
+	if (n < 2)
+		return NAN;
+	lo = hi = floor[0];
+	for (unsigned int i = 1; i < n; i++) {
+		lo = RTE_MIN(lo, floor[i]);
+		hi = RTE_MAX(hi, floor[i]);
+	}
+	return lo > 0 ? 100.0 * (hi - lo) / lo : NAN;
+}
+
+void
+lca_floor_ratios(const double *score, const double *floor, unsigned int n, double *ratios)
+{
+	for (unsigned int i = 0; i < n; i++)
+		ratios[i] = floor[i] > 0 ? score[i] / floor[i] : NAN;
+}

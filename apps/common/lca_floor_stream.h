@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_FLOOR_STREAM_H
+#define LCA_FLOOR_STREAM_H
+
+/**
+ * @file
+ * A one-way floor: messages streamed from one lcore to another through a
+ * bare ring of 64-byte slots, with nothing of the runtime between them.
+ * What a msg/s benchmark that sends from one lcore to another is read
+ * against (lca-microbench's cross-lcore and many-to-one scenarios), where
+ * lca_floor_bounce()'s ping-pong would measure latency instead. And the
+ * helpers every app uses to turn its alternated floor and runtime rounds
+ * into the figures of a verdict row (lca_verdict.h).
+ */
+
+#include <stdint.h>
+
+/** One round of the stream. */
+struct lca_floor_stream {
+	unsigned int producer; /**< The lcore that writes the slots. */
+	unsigned int consumer; /**< The lcore that reads them. */
+	uint64_t messages;     /**< Through the ring, producer to consumer. */
+	/** Messages the consumer handles on its own lcore besides, a burst
+	 *  between two looks at the ring: the share of a many-to-one run
+	 *  whose senders sit on the receiver's lcore. */
+	uint64_t local;
+	unsigned int burst;    /**< Local messages handled per look; 1 at least. */
+};
+
+/**
+ * One round: the producer writes @p s->messages 64-byte slots (the
+ * sequence last, into a slot the consumer has emptied: a FastForward
+ * queue of 4096 slots, as deep as a channel), the consumer takes each and
+ * counts it, and handles @p s->local more of its own. Timed with the TSC
+ * from the producer's first write to the consumer's last count, as
+ * lca-microbench times a run. Both lcores must be enabled, distinct and
+ * waiting; the caller must be the main lcore.
+ *
+ * @param cycles
+ *   The round's TSC cycles.
+ * @return
+ *   0; -EINVAL for a bad lcore, no message at all, a zero burst or a NULL
+ *   @p cycles; -ENOMEM; -EBUSY when an lcore could not be launched.
+ */
+int lca_floor_stream_run(const struct lca_floor_stream *s, uint64_t *cycles);
+
+/**
+ * How far a floor moved between its rounds: (max - min) / min in %, the
+ * verdict's floor_moved_pct; NAN for fewer than 2 rounds or a round <= 0.
+ */
+double lca_floor_moved_pct(const double *floor, unsigned int n);
+
+/**
+ * The ratio of each alternated pair, @p score[i] / @p floor[i], into
+ * @p ratios; a pair whose floor is not positive gets NAN.
+ */
+void lca_floor_ratios(const double *score, const double *floor, unsigned int n, double *ratios);
+
+#endif /* LCA_FLOOR_STREAM_H */

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef REMOTE_BENCH_H
+#define REMOTE_BENCH_H
+
+/*
+ * lca-remote-bench: main.c runs the runtime's measurement between two
+ * processes; rb_floor.c runs the bare floor beside it (lca-ucx-floor for
+ * --remote ucx) and judges the one against the other.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#define MAX_SIZES 8
+
+/* The runtime's figures of one message size. */
+struct result {
+	unsigned int size;
+	double ms;
+	double mps;
+	uint64_t sink_count;
+	double p50_us, p99_us, p999_us;
+};
+
+/* One round of the floor: the same figures, per size. */
+struct rb_floor_round {
+	bool ran;
+	struct result s[MAX_SIZES];
+};
+
+/* What the floor runs with: the runtime's sizes and counts, the CPUs of
+ * node 1's main lcore and of node 2's first lcore. */
+struct rb_floor_conf {
+	const char *transport;
+	const unsigned int *sizes;
+	unsigned int n_sizes;
+	uint64_t msgs;
+	unsigned int pings;
+	int cpu[2];
+	unsigned int timeout_s;
+};
+
+/* Why @p transport has no floor here, or NULL when it has one. */
+const char *rb_floor_none(const char *transport);
+
+/* A round of the floor (lca-ucx-floor beside this program), its lines
+ * echoed behind "floor| "; 0, or a negative errno after a line saying why. */
+int rb_floor_run(const struct rb_floor_conf *fc, struct rb_floor_round *out);
+
+/* Print each size against the floor's rounds before and after it, set each
+ * result's "floor" in @p results and add the verdict rows to @p record. */
+void rb_floor_judge(json_t *record, json_t *results, const struct rb_floor_conf *fc,
+		    const struct result *res, const struct rb_floor_round *fl);
+
+#endif /* REMOTE_BENCH_H */
