@@ -25,6 +25,27 @@ wait_for_line() {
 	return 1
 }
 
+# The clock verdict an app prints is the one its record holds, in both
+# places (apps/common/lca_freq_print.c, lca_verdict.c): the report's
+# "Clock verdict: stable|UNSTABLE, CAUSE|n/a" (or "no frequency report" when
+# the monitor did not run) and the verdict block's "clock: WORD (...)", the
+# second-last line. clock_checks OUT JSON APP
+clock_checks() {
+	check "$3: the clock verdict printed is the record's" "python3 - '$1' '$2' <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+f = json.load(open(sys.argv[2]))['frequency']
+v, cause = f['verdict'], f.get('cause')
+report = [l for l in lines if l.startswith('Clock verdict: ') or l.startswith('no frequency report')]
+assert len(report) == 1, report
+want = {'stable': 'Clock verdict: stable ', 'unstable': 'Clock verdict: UNSTABLE, %s ' % cause,
+        'no_data': ('Clock verdict: n/a', 'no frequency report')}[v]
+assert report[0].startswith(want), (report[0], v, cause)
+word = {'stable': 'stable', 'unstable': cause, 'no_data': 'n/a'}[v]
+assert len(lines) >= 2 and lines[-2].startswith('clock: %s (' % word), (lines[-2:], v, cause)
+PY"
+}
+
 # The test's exit status: 1 when a check failed, else 77 when one was
 # skipped, else 0.
 finish() {
