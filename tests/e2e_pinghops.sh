@@ -31,6 +31,17 @@ assert abs(res['average_ms'] - sum(r['ms'] for r in res['runs']) / runs) < 1e-6
 assert len(d['placement']) == workers + 1
 assert d['placement'][-1]['role'] == 'master'
 assert res['frequency']['monitor'] in ('ran', 'did not run') and d['machine']['lcores'] == 2
+# A floor round before each run, on the same lcores, its ratio per pair.
+fl = res['floor']
+assert len(fl['ms']) == runs and all(f > 0 for f in fl['ms']) and fl['time']['n'] == runs, fl
+ratios = fl['ratios']
+assert len(ratios) == runs, ratios
+for r, f, x in zip(res['runs'], fl['ms'], ratios):
+    assert abs(x - r['ms'] / f) <= 1e-6 * x, (x, r['ms'], f)
+assert fl['ratio_min'] <= fl['ratio_median'] <= fl['ratio_max']
+assert (fl['moved_pct'] is None) == (runs == 1)
+row, = d['verdict']['rows']
+assert row['ratios'] == ratios and row['floor'].startswith('the same pings'), row
 PY
 }
 
@@ -49,6 +60,8 @@ check "placement of 8 workers and the master, round-robin" "[ \$(grep -cE '^[0-9
 check "the frequency report" "grep -qE '^lcore +cpu +source +samples' <<<\"\$out\" && grep -q '^Clock verdict: ' <<<\"\$out\""
 check "JSON valid, counts exact" "counts '$tmp/out.json' 8 2000 20 3"
 record_checks "$tmp/out.json" lca-pinghops
+verdict_checks "$tmp/out" "$tmp/out.json" lca-pinghops
+check "a floor line per run, and the ratios' median and spread" "[ \$(grep -cE '^  floor round #[1-3]: [0-9.]+ ms; runtime / floor = [0-9.]+x\$' <<<\"\$out\") -eq 3 ] && grep -qE '^Runtime / floor \(.*\): median [0-9.]+x, spread [0-9.]+x - [0-9.]+x over 3 pairs; the floor.s rounds moved [0-9.]+%' <<<\"\$out\""
 
 for hops in 1 0; do
 	out=$("$exe" "${eal[@]}" -- --pings 500 --hops $hops --runs 2 --json "$tmp/h$hops.json" 2>&1); rc=$?

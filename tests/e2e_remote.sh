@@ -10,7 +10,10 @@
 set -u
 bench=$1
 pinghops=$2
+corrupt=$3
 fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/e2e_lib.sh"
 eal=(-l 0 --no-huge --no-pci --in-memory --log-level 'lib.*:error')
 
@@ -44,15 +47,76 @@ check "remote-bench with loss: losses injected and retransmitted" \
 	"grep -qE ' [1-9][0-9]* retransmits .* [1-9][0-9]* injected losses' <<<\"\$out\""
 [ $fail -eq 0 ] || echo "$out" | tail -30
 
+# remote_counts FILE PINGS HOPS RUNS CPUS BASELINE RESULTS...: every run of
+# every series exact, node 2's share counted by node 2 (and in the totals),
+# the floor pairs of the local series, the remote run's baseline.
+remote_counts() {
+	python3 - "$@" <<'PY'
+import json, sys
+path, pings, hops, runs, cpus, baseline, *names = sys.argv[1:]
+pings, hops, runs, cpus = int(pings), int(hops), int(runs), int(cpus)
+d = json.load(open(path))
+res = d['results']
+assert [r['name'] for r in res] == names, [r['name'] for r in res]
+for r in res:
+    assert len(r['runs']) == runs, r['name']
+    for x in r['runs']:
+        assert x['worker_expected'] == pings * (hops + 1) + x['flushes'], x
+        assert x['worker_handled'] == x['worker_expected'], x
+        assert x['master_expected'] == pings + 1 + x['continues'], x
+        assert x['master_handled'] == x['master_expected'], x
+        if r['name'] == 'remote':
+            # Node 2 counted its half: some of every run, not all of it.
+            assert 0 < x['far_handled'] < x['worker_handled'], x
+            assert x['far_flushes'] <= x['flushes'] and x['far_refused'] <= x['worker_refused'], x
+        else:
+            assert x['far_handled'] == 0, x
+    if r['name'] == 'remote':
+        assert r['cpus'] == cpus and r['baseline'] == baseline, (r['cpus'], r['baseline'])
+    else:
+        fl = r['floor']
+        assert len(fl['ms']) == runs and all(f > 0 for f in fl['ms']), r['name']
+        assert len(fl['ratios']) == runs, r['name']
+rows = d['verdict']['rows']
+assert len(rows) == len(names) and all(row['ratios'] for row in rows), rows
+PY
+}
+
 out=$("$pinghops" "${eal[@]}" --file-prefix lca_test_phr -- --remote memif --runs 2 --pings 2000 \
-	--hops 20 2>&1); rc=$?
+	--hops 20 --json "$tmp/phr.json" 2>&1); rc=$?
 check "pinghops --remote memif exits 0" "[ $rc -eq 0 ]"
 check "pinghops --remote: seed-shaped lines for both cases" \
 	"[ \$(grep -cE '^Run #[12] ended! Time = [0-9.]+ms\$' <<<\"\$out\") -eq 4 ] && [ \$(grep -c '^Average execution time = ' <<<\"\$out\") -eq 2 ]"
-check "pinghops --remote: the ratio to the local run" \
-	"grep -qE '^Remote / local = [0-9.]+ / [0-9.]+ ms = [0-9.]+x local' <<<\"\$out\""
+check "pinghops --remote on -l 0: the ratio to the 1-lcore run, not like for like" \
+	"grep -qE '^Remote / local = [0-9.]+ / [0-9.]+ ms = [0-9.]+x local .* the remote run used 2 CPUs, the local run 1 lcore: NOT like for like\$' <<<\"\$out\""
 check "pinghops --remote: the second process exited 0" "grep -q '^Second process exited with status 0' <<<\"\$out\""
-check "pinghops --remote: a clock verdict for the local and the remote runs" "[ \$(grep -c '^Clock verdict: ' <<<\"\$out\") -eq 2 ]"
+check "pinghops --remote: JSON counts exact in both processes, floors and baseline" \
+	"remote_counts '$tmp/phr.json' 2000 20 2 2 local-1-lcore local-1-lcore remote"
+echo "$out" >"$tmp/phr.out"
+verdict_checks "$tmp/phr.out" "$tmp/phr.json" "pinghops --remote"
+record_checks "$tmp/phr.json" lca-pinghops
+[ $fail -eq 0 ] || echo "$out" | tail -30
+
+# Node 1 on two lcores (the second process shares CPU 1): the local run on
+# 2 lcores is the baseline, like for like. A backlogged ping used to cross
+# with its backlog link in ptr, and one-lcore node 2 never had node 1's
+# second memif queue.
+out=$("$pinghops" -l 0-1 "${eal[@]:2}" --file-prefix lca_test_phr2 -- --remote memif --runs 2 \
+	--pings 2000 --hops 20 --json "$tmp/phr2.json" 2>&1); rc=$?
+check "pinghops -l 0-1 --remote memif exits 0" "[ $rc -eq 0 ]"
+check "pinghops -l 0-1 --remote: both local figures, the ratio like for like" \
+	"grep -qE '^Local on 1 lcore: [0-9.]+ ms; local on 2 lcores: [0-9.]+ ms\$' <<<\"\$out\" && grep -qE '^Remote / local = .* the remote run used 2 CPUs, the local run 2 lcores: like for like\$' <<<\"\$out\""
+check "pinghops -l 0-1 --remote: JSON counts exact in both processes" \
+	"remote_counts '$tmp/phr2.json' 2000 20 2 2 local-n-lcores local-1-lcore local-n-lcores remote"
+[ $fail -eq 0 ] || echo "$out" | tail -30
+
+# Node 2 claims one message too many (the PH_TEST_CORRUPT_COUNT build):
+# node 1's check must catch it, say so and fail.
+out=$("$corrupt" "${eal[@]}" --file-prefix lca_test_phc -- --remote memif --runs 1 --pings 500 \
+	--hops 5 2>&1); rc=$?
+read -r handled expected < <(grep -oE 'run 0: count mismatch: workers handled [0-9]+ \(expected [0-9]+; [0-9]+ of them in the second process\)' <<<"$out" | sed -E 's/^run 0[^0-9]+([0-9]+)[^0-9]+([0-9]+).*/\1 \2/')
+check "pinghops --remote with a corrupted far count fails its count check, one message over" \
+	"[ $rc -ne 0 ] && [ -n '${handled:-}' ] && [ '${handled:-0}' -eq \$(( ${expected:-0} + 1 )) ]"
 [ $fail -eq 0 ] || echo "$out" | tail -30
 
 # UCX active messages between the two processes: over shared memory (tcp

@@ -148,10 +148,10 @@ def main():
     expect_close_with("malformed method", b"G@T / HTTP/1.1\r\nHost: t\r\n\r\n", 400)
     expect_close_with("malformed version", b"GET / HTTP/9x\r\nHost: t\r\n\r\n", 400)
     expect_close_with("malformed header", b"GET / HTTP/1.1\r\nHost\r\n\r\n", 400)
-    # Request line and headers past the limit (the server runs with 1024).
+    # Request line and headers past their limits (the server runs with 1024).
     expect_close_with("header too large",
                       b"GET / HTTP/1.1\r\nHost: t\r\nX-Big: " + b"a" * 4000 + b"\r\n\r\n", 431)
-    expect_close_with("request line too large", b"GET /" + b"b" * 4000 + b" HTTP/1.1\r\n\r\n", 431)
+    expect_close_with("request line too large", b"GET /" + b"b" * 4000 + b" HTTP/1.1\r\n\r\n", 414)
     # A body past the limit (4096): announced, and chunked.
     expect_close_with("body too large (length)",
                       b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n" + b"x" * 8192,
@@ -259,7 +259,7 @@ def main():
 
     after = telemetry()
     d = {k: after[k] - before.get(k, 0) for k in after}
-    want = {"status_400": 3, "status_431": 2, "status_413": 2, "status_408": 1}
+    want = {"status_400": 3, "status_431": 1, "status_414": 1, "status_413": 2, "status_408": 1}
     for k, v in want.items():
         if d[k] != v:
             fail("counter %s: %d, wanted %d" % (k, d[k], v))

@@ -331,10 +331,10 @@ test_verdict_rows(void **state)
 	assert_int_equal(json_array_size(json_object_get(row, "flags")), 2); /* unreliable, short */
 
 	out = capture(print_verdict, rec);
-	assert_non_null(strstr(out, "affinity tp=1: 9.15 ± 0.2 M msg/s  38.0 % of its floor "
+	assert_non_null(strstr(out, "affinity tp=1: 9.15 ± 0.200 M msg/s  38.0 % of its floor "
 				    "(3 pairs 36.0–40.0 %); floor: bare SPSC queues\n"));
 	assert_non_null(strstr(out, "the CPUs moved during the run: the floor moved 25 %"));
-	assert_non_null(strstr(out, "inline: 54.4 ± 95 ms  no floor: it is the ceiling\n"));
+	assert_non_null(strstr(out, "inline: 54.4 ± 95.4 ms  no floor: it is the ceiling\n"));
 	assert_non_null(strstr(out, "unreliable: the interval is wider than half the score"));
 	assert_non_null(strstr(out, "short window: 10.0 ms is under 50 scheduler ticks"));
 	assert_non_null(strstr(out, "clock: PREEMPTED (lcore 1: run-queue wait 4 %)\n"));

@@ -279,6 +279,31 @@ frame_open(struct rm_lcore *rl, struct chan *ch)
 	return 0;
 }
 
+/*
+ * A memif pair has the rings the client asks for. A server TX queue beyond
+ * them gets no ring of its own: the PMD leaves its ring offset 0, which is
+ * the client's first C2S ring, so what the server sends there is written
+ * into the ring the client sends on (frames lost, descriptors overwritten:
+ * node 1 on -l 0-1 with a one-lcore peer never ended a run, and once died
+ * of SIGSEGV). Each lcore sends on its own TX queue, so both sides of a
+ * memif port take as many queues as the side with the most lcores (the
+ * extra RX queues go round the lcores). 0 (one a lcore) for any other PMD.
+ */
+static uint16_t
+memif_queues(unsigned int pi)
+{
+	struct rte_eth_dev_info info;
+	unsigned int n = rm.n_lcores;
+
+	if (rte_eth_dev_info_get(rm.port_ids[pi], &info) != 0 || info.driver_name == NULL ||
+	    strcmp(info.driver_name, "net_memif") != 0)
+		return 0;
+	for (unsigned int p = 0; p < rm.n_peers; p++)
+		if (rm.peers[p].port == pi)
+			n = RTE_MAX(n, rm.peers[p].n.n_lcores);
+	return (uint16_t)n;
+}
+
 static bool warned_ptr;
 
 int64_t
@@ -1368,8 +1393,11 @@ lca_remote_start(const struct lca_remote_conf *conf)
 			goto fail;
 	}
 	for (unsigned int pi = 0; pi < rm.n_ports; pi++) {
+		uint16_t nq = memif_queues(pi);
 		struct lca_port_conf pc = {
 			.port_id = rm.port_ids[pi],
+			.n_rxq = nq,
+			.n_txq = nq,
 			.classify = classify,
 			.burst = conf->burst,
 			.promiscuous = true,

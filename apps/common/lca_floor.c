@@ -202,3 +202,10 @@ lca_floor_moved_pct(const double *floor, unsigned int n)
 	}
 	return 100.0 * (hi - lo) / lo;
 }
+
+void
+lca_floor_ratios(const double *score, const double *floor, unsigned int n, double *ratios)
+{
+	for (unsigned int i = 0; i < n; i++)
+		ratios[i] = floor[i] > 0 ? score[i] / floor[i] : NAN;
+}

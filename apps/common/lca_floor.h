@@ -77,4 +77,10 @@ int lca_floor_bounce_for(enum lca_floor_kind kind, unsigned int initiator,
  */
 double lca_floor_moved_pct(const double *floor, unsigned int n);
 
+/**
+ * The ratio of each alternated pair, @p score[i] / @p floor[i], into
+ * @p ratios; a pair whose floor is not positive gets NAN.
+ */
+void lca_floor_ratios(const double *score, const double *floor, unsigned int n, double *ratios);
+
 #endif /* LCA_FLOOR_H */

@@ -10,9 +10,13 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "lca_eal.h"
 #include "lca_floor_stream.h"
 
 #define SLOTS 4096 /* as deep as a channel between two lcores */
+/* The producer looks at the stop flag once in this many messages: a
+ * signal stops a floor round of billions within a millisecond or so. */
+#define STOP_EVERY 65536
 
 /* A message: 0 in seq is an empty slot, so the producer never overtakes
  * the consumer and neither side reads the other's index. */
@@ -28,6 +32,7 @@ struct stream {
 	uint64_t t_end;
 	uint64_t counted;
 	uint64_t checksum;
+	bool stopped; /* a signal cut the round short */
 };
 
 static int
@@ -40,6 +45,10 @@ producer(void *arg)
 	for (uint64_t v = 1; v <= st->s.messages; v++) {
 		struct slot *sl = &st->ring[v & (SLOTS - 1)];
 
+		if ((v & (STOP_EVERY - 1)) == 0 && lca_eal_stop_requested()) {
+			__atomic_store_n(&st->stopped, true, __ATOMIC_RELEASE);
+			return 0;
+		}
 		while (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != 0)
 			;
 		body[0] = (uint8_t)v;
@@ -54,7 +63,7 @@ consumer(void *arg)
 {
 	struct stream *st = arg;
 	uint8_t body[sizeof(st->ring[0].body)];
-	uint64_t next = 1, local = 0, sum = 0;
+	uint64_t next = 1, local = 0, sum = 0, rounds = 0;
 	const uint64_t total = st->s.messages + st->s.local;
 
 	while (next - 1 + local < total) {
@@ -63,8 +72,13 @@ consumer(void *arg)
 			struct slot *sl = &st->ring[next & (SLOTS - 1)];
 
 			if (next > st->s.messages ||
-			    __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != next)
+			    __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != next) {
+				/* Only while it waits: the flag's line stays in
+				 * its cache until a signal writes it. */
+				if (__atomic_load_n(&st->stopped, __ATOMIC_ACQUIRE))
+					goto out;
 				break;
+			}
 			memcpy(body, sl->body, sizeof(body));
 			sum += body[0];
 			__atomic_store_n(&sl->seq, 0, __ATOMIC_RELEASE);
@@ -72,7 +86,10 @@ consumer(void *arg)
 		}
 		for (unsigned int i = 0; i < st->s.burst && local < st->s.local; i++)
 			local++;
+		if ((++rounds & (STOP_EVERY - 1)) == 0 && lca_eal_stop_requested())
+			__atomic_store_n(&st->stopped, true, __ATOMIC_RELEASE);
 	}
+out:
 	st->t_end = rte_rdtsc();
 	st->counted = next - 1 + local;
 	st->checksum = sum; /* the bodies are read, not only their sequence */
@@ -129,31 +146,11 @@ lca_floor_stream_run(const struct lca_floor_stream *s, uint64_t *cycles)
 	st->ring = rte_zmalloc_socket("lca_floor_stream", SLOTS * sizeof(struct slot), 0,
 				      (int)rte_lcore_to_socket_id(s->consumer));
 	ret = st->ring == NULL ? -ENOMEM : launch(st);
+	if (ret == 0 && st->stopped)
+		ret = -EINTR;
 	if (ret == 0)
 		*cycles = st->t_end - st->t_start;
 	rte_free(st->ring);
 	rte_free(st);
 	return ret;
-}
-
-double
-lca_floor_moved_pct(const double *floor, unsigned int n)
-{
-	double lo, hi;
-
-	if (n < 2)
-		return NAN;
-	lo = hi = floor[0];
-	for (unsigned int i = 1; i < n; i++) {
-		lo = RTE_MIN(lo, floor[i]);
-		hi = RTE_MAX(hi, floor[i]);
-	}
-	return lo > 0 ? 100.0 * (hi - lo) / lo : NAN;
-}
-
-void
-lca_floor_ratios(const double *score, const double *floor, unsigned int n, double *ratios)
-{
-	for (unsigned int i = 0; i < n; i++)
-		ratios[i] = floor[i] > 0 ? score[i] / floor[i] : NAN;
 }

@@ -40,20 +40,9 @@ struct lca_floor_stream {
  *   The round's TSC cycles.
  * @return
  *   0; -EINVAL for a bad lcore, no message at all, a zero burst or a NULL
- *   @p cycles; -ENOMEM; -EBUSY when an lcore could not be launched.
+ *   @p cycles; -ENOMEM; -EBUSY when an lcore could not be launched;
+ *   -EINTR when a signal asked the app to stop (lca_eal_stop_requested()).
  */
 int lca_floor_stream_run(const struct lca_floor_stream *s, uint64_t *cycles);
-
-/**
- * How far a floor moved between its rounds: (max - min) / min in %, the
- * verdict's floor_moved_pct; NAN for fewer than 2 rounds or a round <= 0.
- */
-double lca_floor_moved_pct(const double *floor, unsigned int n);
-
-/**
- * The ratio of each alternated pair, @p score[i] / @p floor[i], into
- * @p ratios; a pair whose floor is not positive gets NAN.
- */
-void lca_floor_ratios(const double *score, const double *floor, unsigned int n, double *ratios);
 
 #endif /* LCA_FLOOR_STREAM_H */

@@ -171,15 +171,28 @@ print_ratio(FILE *f, const json_t *row)
 	fprintf(f, "; floor: %s", json_string_value(json_object_get(row, "floor")));
 }
 
+/* A figure in plain digits, as precise as its size calls for: never the
+ * e-notation of %g, which reads as a different number at a glance. */
+static const char *
+plain(double v, char *buf, size_t len)
+{
+	double a = fabs(v);
+	int decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : a >= 0.01 ? 3 : 6;
+
+	snprintf(buf, len, "%.*f", decimals, v);
+	return buf;
+}
+
 static void
 print_row(FILE *f, const json_t *row)
 {
 	double ci = number_of(row, "ci_half");
+	char num[48];
 
-	fprintf(f, "%s: %.4g", json_string_value(json_object_get(row, "config")),
-		number_of(row, "score"));
+	fprintf(f, "%s: %s", json_string_value(json_object_get(row, "config")),
+		plain(number_of(row, "score"), num, sizeof(num)));
 	if (isfinite(ci))
-		fprintf(f, " ± %.2g", ci);
+		fprintf(f, " ± %s", plain(ci, num, sizeof(num)));
 	fprintf(f, " %s", json_string_value(json_object_get(row, "unit")));
 	if (json_is_string(json_object_get(row, "floor")))
 		print_ratio(f, row);

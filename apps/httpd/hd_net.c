@@ -14,12 +14,14 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -58,6 +60,14 @@ const char *const hd_ctr_names[HD_N] = {
 	[HD_BYTES_OUT] = "bytes_out",
 	[HD_IDLE_WAITS] = "idle_waits",
 	[HD_WAKEUPS] = "wakeups",
+	[HD_S100] = "status_100",
+	[HD_S414] = "status_414",
+	[HD_S501] = "status_501",
+	[HD_SHED] = "shed_503",
+	[HD_REFUSED_FD] = "refused_fd_limit",
+	[HD_ACCEPT_FAILS] = "accept_fails",
+	[HD_DRAIN_IDLE] = "drain_idle_closed",
+	[HD_DRAIN_CUT] = "drain_cut",
 };
 
 /* The seed's small body (003: 35 bytes, from its Transfer/sec). */
@@ -72,6 +82,12 @@ static const char ROOT_BODY[] = "Hello from lca-httpd on DPDK lcores";
 #define URL_MAX 256
 #define LINGER_MS 2000                /* reading what a closed peer still sends */
 #define SCAN_MS 50                    /* timers: how often the table is looked at */
+#define DRAIN_SCAN_MS 10              /* a drain: how often the table is looked at */
+#define DRAIN_IDLE_MS 100             /* a drain closes a connection idle this long: a
+				       * keep-alive client sends its next request sooner
+				       * and gets Connection: close on its answer */
+#define TE_MAX 64                     /* Transfer-Encoding values kept, bytes */
+#define HNAME_MAX 20                  /* a header name kept to tell it, bytes */
 #define KEY_LISTEN UINT64_MAX
 #define KEY_EVENTFD (UINT64_MAX - 1)
 
@@ -95,10 +111,19 @@ struct hd_conn {
 	bool url_over;
 	bool peer_shut;   /* its FIN is in (EPOLLRDHUP); counted in HD_HALF_CLOSED */
 	bool wblocked;    /* a write found the socket full: wait for EPOLLOUT */
+	bool in_value;    /* the parser is in a header value */
+	bool expect_100;  /* Expect: 100-continue */
+	bool te_seen;     /* Transfer-Encoding, values in te[] */
+	uint8_t hkind;    /* the header being read: HK_* */
+	uint8_t hname_len;
+	uint8_t te_len;
+	uint8_t hosts;    /* Host header lines */
+	uint16_t n_headers;
 	uint16_t err;     /* status decided by a callback (413, 431) */
 	uint16_t url_len;
 	uint32_t ev;      /* epoll events asked now */
 	uint32_t hdr_bytes;
+	uint32_t line_bytes;  /* the request line, then the header line being read */
 	uint64_t body_bytes;
 	uint64_t req_start;   /* tsc */
 	uint64_t last_active; /* tsc */
@@ -106,17 +131,25 @@ struct hd_conn {
 	uint32_t out_len, out_off, out_cap;
 	char *in;             /* bytes read after a paused request */
 	uint32_t in_len;
+	char hname[HNAME_MAX];
+	char te[TE_MAX + 1];  /* TE_MAX + 1 bytes kept: more is malformed */
 	char url[URL_MAX];
 };
+
+enum { HK_OTHER, HK_HOST, HK_TE, HK_EXPECT };
 
 struct hd_worker {
 	unsigned int lcore;
 	int ep;
 	int efd;
 	int lfd;
+	int reserve;            /* an fd held to accept and refuse at the fd limit */
+	bool at_limit;          /* accept4() found no fd: accept with the reserve */
+	bool draining;          /* a graceful stop: listener closed, answers close */
 	lca_actor_id_t actor;
 	uint64_t now;           /* tsc at the start of the iteration */
 	uint64_t next_scan;
+	uint64_t next_drain_scan;
 	uint64_t next_date;
 	uint64_t last_turns;
 	uint64_t idle_loops;
@@ -132,6 +165,8 @@ struct hd_worker {
 	char root[256];         /* the whole keep-alive answer to GET / */
 	uint32_t root_len;
 	uint64_t ctr[HD_N];
+	uint64_t inflight;      /* connections waiting on the service or a full socket */
+	int listening;          /* 0 once its listener is closed (read by the main lcore) */
 	/* Read by the lcores that wake it, so on a line of its own. */
 	int sleeping __rte_cache_aligned;
 } __rte_cache_aligned;
@@ -142,6 +177,8 @@ static lca_actor_id_t service_id = LCA_ACTOR_NONE;
 static unsigned int service_lcore;
 static unsigned int listen_port;
 static uint64_t tsc_hz;
+static int drain_asked;           /* set by the signal handler */
+static uint64_t drain_start, drain_stop; /* tsc, main lcore */
 
 static http_parser_settings settings;
 
@@ -156,6 +193,28 @@ static uint64_t
 ms_to_tsc(uint64_t ms)
 {
 	return ms * tsc_hz / 1000;
+}
+
+/* Set a connection's pending or wblocked flag, keeping the worker's count
+ * of such connections (what --max-inflight bounds) in step. */
+static void
+busy_set(struct hd_worker *w, bool *flag, bool v)
+{
+	if (*flag == v)
+		return;
+	*flag = v;
+	__atomic_store_n(&w->inflight, v ? w->inflight + 1 : w->inflight - 1, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+inflight_total(void)
+{
+	uint64_t sum = 0;
+	unsigned int l;
+
+	RTE_LCORE_FOREACH(l)
+		sum += __atomic_load_n(&workers[l]->inflight, __ATOMIC_RELAXED);
+	return sum;
 }
 
 /* --- output ------------------------------------------------------------- */
@@ -223,7 +282,9 @@ reason(int status)
 	case 405: return "Method Not Allowed";
 	case 408: return "Request Timeout";
 	case 413: return "Content Too Large";
+	case 414: return "URI Too Long";
 	case 431: return "Request Header Fields Too Large";
+	case 501: return "Not Implemented";
 	case 503: return "Service Unavailable";
 	default: return "Error";
 	}
@@ -234,7 +295,8 @@ count_status(struct hd_worker *w, int status)
 {
 	static const struct { int status; enum hd_ctr k; } map[] = {
 		{ 200, HD_S200 }, { 400, HD_S400 }, { 404, HD_S404 }, { 405, HD_S405 },
-		{ 408, HD_S408 }, { 413, HD_S413 }, { 431, HD_S431 }, { 503, HD_S503 },
+		{ 408, HD_S408 }, { 413, HD_S413 }, { 414, HD_S414 }, { 431, HD_S431 },
+		{ 501, HD_S501 }, { 503, HD_S503 },
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(map); i++)
@@ -252,7 +314,10 @@ respond(struct hd_worker *w, struct hd_conn *c, int status, const char *ctype, s
 	bool keep, bool head, const char *extra)
 {
 	char hdr[512];
-	int n = snprintf(hdr, sizeof(hdr),
+	int n;
+
+	keep = keep && !w->draining; /* a graceful stop: this answer is the last */
+	n = snprintf(hdr, sizeof(hdr),
 			 "HTTP/1.1 %d %s\r\nServer: lca-httpd\r\nDate: %s\r\n"
 			 "Content-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n",
 			 status, reason(status), w->date, ctype, body_len,
@@ -261,6 +326,8 @@ respond(struct hd_worker *w, struct hd_conn *c, int status, const char *ctype, s
 	size_t total = (size_t)n + (head ? 0 : body_len);
 	char *body;
 
+	if (n < 0 || (size_t)n >= sizeof(hdr))
+		return NULL;
 	count_status(w, status);
 	if (!out_reserve(w, c, total))
 		return NULL;
@@ -340,6 +407,8 @@ conn_close(struct hd_worker *w, struct hd_conn *c)
 {
 	if (c->state == CONN_FREE)
 		return;
+	busy_set(w, &c->pending, false);
+	busy_set(w, &c->wblocked, false);
 	close(c->fd); /* leaves the epoll set with it */
 	free(c->out);
 	free(c->in);
@@ -386,7 +455,7 @@ flush(struct hd_worker *w, struct hd_conn *c)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			c->wblocked = true;
+			busy_set(w, &c->wblocked, true);
 			break;
 		}
 		/* EPIPE, ECONNRESET: the peer went away mid-answer. */
@@ -396,13 +465,37 @@ flush(struct hd_worker *w, struct hd_conn *c)
 	}
 	if (c->out_off == c->out_len) {
 		c->out_off = c->out_len = 0;
-		c->wblocked = false;
+		busy_set(w, &c->wblocked, false);
 		if (c->want_close && !c->pending) {
 			conn_finish(w, c);
 			return;
 		}
 	}
 	set_events(w, c);
+}
+
+/*
+ * A connection we cannot hold: read what it sent (so the close is a FIN,
+ * not a reset that could destroy the answer), answer 503, close.
+ */
+static void
+refuse_fd(struct hd_worker *w, int fd)
+{
+	char msg[256];
+	int n = snprintf(msg, sizeof(msg),
+			 "HTTP/1.1 503 Service Unavailable\r\nServer: lca-httpd\r\nDate: %s\r\n"
+			 "Content-Type: text/plain\r\nContent-Length: 20\r\nRetry-After: 1\r\n"
+			 "Connection: close\r\n\r\nService Unavailable\n", w->date);
+
+	/* Its request, when in: a reset peer makes the send fail the same. */
+	ssize_t got = recv(fd, w->rbuf, RBUF_SIZE, MSG_DONTWAIT);
+
+	if (got > 0)
+		ctr_add(w, HD_BYTES_IN, (uint64_t)got);
+	if (send(fd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) > 0)
+		ctr_add(w, HD_BYTES_OUT, (uint64_t)n);
+	count_status(w, 503);
+	close(fd);
 }
 
 static void
@@ -415,7 +508,7 @@ conn_adopt(struct hd_worker *w, int fd)
 
 	if (w->n_free == 0) {
 		if (w->n_conns == cfg.max_conns) {
-			close(fd);
+			refuse_fd(w, fd);
 			ctr_add(w, HD_REFUSED, 1);
 			return;
 		}
@@ -436,11 +529,9 @@ conn_adopt(struct hd_worker *w, int fd)
 	http_parser_init(&c->p, HTTP_REQUEST);
 	c->p.data = c;
 	ev.data.u64 = id;
-	if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+	ctr_add(w, HD_OPENED, 1); /* before a failed add closes it: open stays exact */
+	if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 		conn_close(w, c);
-		return;
-	}
-	ctr_add(w, HD_OPENED, 1);
 }
 
 /* --- requests ------------------------------------------------------------- */
@@ -453,17 +544,25 @@ on_message_begin(http_parser *p)
 	c->in_req = true;
 	c->req_start = c->w->now;
 	c->hdr_bytes = 0;
+	c->line_bytes = 0;
 	c->body_bytes = 0;
 	c->url_len = 0;
 	c->url_over = false;
+	c->in_value = c->expect_100 = c->te_seen = false;
+	c->hkind = HK_OTHER;
+	c->hname_len = c->te_len = c->hosts = 0;
+	c->n_headers = 0;
 	return 0;
 }
 
+/* Bytes of header lines: each line, all of them (": " and CRLF counted
+ * with the line's name), past their limits 431. */
 static int
 header_bytes(struct hd_conn *c, size_t len)
 {
-	c->hdr_bytes += (uint32_t)len + 2;
-	if (c->hdr_bytes > cfg.header_limit) {
+	c->hdr_bytes += (uint32_t)len;
+	c->line_bytes += (uint32_t)len;
+	if (c->line_bytes > cfg.header_line_limit || c->hdr_bytes > cfg.header_limit) {
 		c->err = 431;
 		return -1;
 	}
@@ -481,14 +580,141 @@ on_url(http_parser *p, const char *at, size_t len)
 	} else {
 		c->url_over = true;
 	}
-	return header_bytes(c, len);
+	/* The method, the spaces and the version: " HTTP/1.1\r\n". */
+	if (c->line_bytes == 0)
+		c->line_bytes = (uint32_t)strlen(http_method_str(p->method)) + 11;
+	c->line_bytes += (uint32_t)len;
+	if (c->line_bytes > cfg.request_line_limit) {
+		c->err = 414;
+		return -1;
+	}
+	return 0;
 }
 
 static int
-on_header(http_parser *p, const char *at, size_t len)
+on_header_field(http_parser *p, const char *at, size_t len)
 {
-	(void)at;
-	return header_bytes(p->data, len);
+	struct hd_conn *c = p->data;
+
+	if (c->in_value || c->n_headers == 0) { /* a new header line */
+		c->in_value = false;
+		c->hname_len = 0;
+		c->line_bytes = 4; /* ": " and CRLF */
+		c->hdr_bytes += 4;
+		if (++c->n_headers > cfg.max_headers) {
+			c->err = 431;
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < len && c->hname_len < HNAME_MAX; i++)
+		c->hname[c->hname_len++] = at[i];
+	return header_bytes(c, len);
+}
+
+static bool
+name_is(const struct hd_conn *c, const char *name)
+{
+	size_t n = strlen(name);
+
+	return c->hname_len == n && strncasecmp(c->hname, name, n) == 0;
+}
+
+static int
+on_header_value(http_parser *p, const char *at, size_t len)
+{
+	struct hd_conn *c = p->data;
+
+	if (!c->in_value) {
+		c->in_value = true;
+		c->hkind = name_is(c, "host") ? HK_HOST
+			   : name_is(c, "transfer-encoding") ? HK_TE
+			   : name_is(c, "expect") ? HK_EXPECT : HK_OTHER;
+		if (c->hkind == HK_HOST && c->hosts < UINT8_MAX)
+			c->hosts++;
+		if (c->hkind == HK_TE && c->te_seen && c->te_len <= TE_MAX)
+			c->te[c->te_len++] = ','; /* two lines are one list */
+		if (c->hkind == HK_TE)
+			c->te_seen = true;
+		if (c->hkind == HK_EXPECT)
+			c->expect_100 = len >= 12 && strncasecmp(at, "100-continue", 12) == 0 &&
+					(len == 12 || at[12] == ' ' || at[12] == '\t');
+	}
+	for (size_t i = 0; c->hkind == HK_TE && i < len && c->te_len <= TE_MAX; i++)
+		c->te[c->te_len++] = at[i];
+	return header_bytes(c, len);
+}
+
+static bool
+tchar(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       (ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL);
+}
+
+/*
+ * What the Transfer-Encoding list calls for: 0 (chunked, once, last);
+ * 400 for a malformed list, chunked twice or not last (RFC 9112 6.3);
+ * 501 for a coding this server does not do (gzip, chunked) (RFC 9112 6.1).
+ */
+static int
+te_status(const struct hd_conn *c)
+{
+	unsigned int n_chunked = 0, n_codings = 0;
+	bool other = false, chunked_last = false;
+	size_t i = 0, len = c->te_len;
+
+	if (len > TE_MAX)
+		return 400;
+	while (i <= len) {
+		size_t b, e;
+
+		while (i < len && (c->te[i] == ' ' || c->te[i] == '\t'))
+			i++;
+		b = i;
+		while (i < len && tchar(c->te[i]))
+			i++;
+		e = i;
+		if (i < len && c->te[i] == ';') /* parameters: not looked at */
+			while (i < len && c->te[i] != ',')
+				i++;
+		while (i < len && (c->te[i] == ' ' || c->te[i] == '\t'))
+			i++;
+		if (i < len && c->te[i] != ',')
+			return 400; /* not a token */
+		i++;
+		if (e == b)
+			continue; /* an empty element, which a list may have */
+		n_codings++;
+		chunked_last = e - b == 7 && strncasecmp(c->te + b, "chunked", 7) == 0;
+		if (chunked_last)
+			n_chunked++;
+		else
+			other = true;
+	}
+	if (n_codings == 0 || n_chunked > 1 || (n_chunked == 1 && !chunked_last))
+		return 400;
+	return other ? 501 : 0;
+}
+
+static void respond_text(struct hd_worker *w, struct hd_conn *c, int status, bool keep,
+			 bool head, const char *extra);
+
+/* Expect: 100-continue with a body to come: 100 now, or the final status
+ * at once when the body cannot change it (no route takes a body but GET
+ * and HEAD ignore it; anything else is 405). */
+static int
+expect_continue(http_parser *p, struct hd_conn *c)
+{
+	static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+
+	if (p->method != HTTP_GET && p->method != HTTP_HEAD) {
+		c->in_req = false;
+		respond_text(c->w, c, 405, false, false, "Allow: GET, HEAD\r\n");
+		return -1; /* answered and closing: the body is not read */
+	}
+	ctr_add(c->w, HD_S100, 1);
+	out_append(c->w, c, cont, sizeof(cont) - 1);
+	return 0;
 }
 
 static int
@@ -497,6 +723,29 @@ on_headers_complete(http_parser *p)
 	struct hd_conn *c = p->data;
 
 	if ((p->flags & F_CONTENTLENGTH) && p->content_length > cfg.body_limit) {
+		c->err = 413;
+		return -1;
+	}
+	/* RFC 9112 3.2: a 1.1 request has exactly one Host. */
+	if ((p->http_major == 1 && p->http_minor >= 1 && c->hosts == 0) || c->hosts > 1) {
+		c->err = 400;
+		return -1;
+	}
+	if (c->te_seen && (c->err = (uint16_t)te_status(c)) != 0)
+		return -1;
+	if (c->expect_100 && p->http_major == 1 && p->http_minor >= 1 &&
+	    ((p->flags & F_CHUNKED) || ((p->flags & F_CONTENTLENGTH) && p->content_length > 0)))
+		return expect_continue(p, c);
+	return 0;
+}
+
+/* A chunk larger than what is left of the body limit: 413 before its bytes. */
+static int
+on_chunk_header(http_parser *p)
+{
+	struct hd_conn *c = p->data;
+
+	if (p->content_length > cfg.body_limit - c->body_bytes) {
 		c->err = 413;
 		return -1;
 	}
@@ -561,24 +810,51 @@ ask_service(struct hd_worker *w, struct hd_conn *c, uint32_t id)
 	return true;
 }
 
+/* The origin-form of the target: an absolute-form http://host/path
+ * (RFC 9112 3.2.2) names the same resource as /path. */
+static const char *
+target_path(const struct hd_conn *c, size_t *len)
+{
+	size_t skip = c->url_len >= 7 && strncasecmp(c->url, "http://", 7) == 0    ? 7
+		      : c->url_len >= 8 && strncasecmp(c->url, "https://", 8) == 0 ? 8
+										   : 0;
+	const char *slash;
+
+	*len = c->url_len;
+	if (skip == 0)
+		return c->url;
+	slash = memchr(c->url + skip, '/', c->url_len - skip);
+	if (slash == NULL) {
+		*len = 1;
+		return "/";
+	}
+	*len = c->url_len - (size_t)(slash - c->url);
+	return slash;
+}
+
 static int
 on_message_complete(http_parser *p)
 {
 	struct hd_conn *c = p->data;
 	struct hd_worker *w = c->w;
-	bool keep = http_should_keep_alive(p) != 0, head = p->method == HTTP_HEAD;
-	const char *q = memchr(c->url, '?', c->url_len);
-	size_t path_len = q != NULL ? (size_t)(q - c->url) : c->url_len;
+	bool keep = http_should_keep_alive(p) != 0 && !w->draining, head = p->method == HTTP_HEAD;
+	size_t url_len;
+	const char *url = target_path(c, &url_len);
+	const char *q = memchr(url, '?', url_len);
+	size_t path_len = q != NULL ? (size_t)(q - url) : url_len;
 	uint64_t n;
 
 	c->in_req = false;
 	c->last_active = w->now;
 	ctr_add(w, HD_REQUESTS, 1);
-	if (p->method != HTTP_GET && !head) {
+	if (cfg.max_inflight > 0 && inflight_total() >= cfg.max_inflight) {
+		ctr_add(w, HD_SHED, 1);
+		respond_text(w, c, 503, keep, head, "Retry-After: 1\r\n");
+	} else if (p->method != HTTP_GET && !head) {
 		respond_text(w, c, 405, keep, false, "Allow: GET, HEAD\r\n");
 	} else if (c->url_over) {
 		respond_text(w, c, 404, keep, head, NULL);
-	} else if (path_len == 1 && c->url[0] == '/') {
+	} else if (path_len == 1 && url[0] == '/') {
 		if (keep && !head) {
 			count_status(w, 200);
 			out_append(w, c, w->root, w->root_len);
@@ -588,13 +864,13 @@ on_message_complete(http_parser *p)
 			if (b != NULL && !head)
 				memcpy(b, ROOT_BODY, ROOT_BODY_LEN);
 		}
-	} else if (path_len > 6 && memcmp(c->url, "/user/", 6) == 0) {
-		if (!parse_id(c->url + 6, path_len - 6, UINT32_MAX, &n)) {
+	} else if (path_len > 6 && memcmp(url, "/user/", 6) == 0) {
+		if (!parse_id(url + 6, path_len - 6, UINT32_MAX, &n)) {
 			respond_text(w, c, 404, keep, head, NULL);
 		} else if (ask_service(w, c, (uint32_t)n)) {
 			/* The answer comes as a message; what follows on this
 			 * connection waits for it, so answers keep their order. */
-			c->pending = true;
+			busy_set(w, &c->pending, true);
 			c->pend_keep = keep;
 			c->pend_head = head;
 			http_parser_pause(p, 1);
@@ -602,8 +878,8 @@ on_message_complete(http_parser *p)
 		} else {
 			respond_text(w, c, 503, keep, head, NULL);
 		}
-	} else if (path_len > 7 && memcmp(c->url, "/bytes/", 7) == 0 &&
-		   parse_id(c->url + 7, path_len - 7, BYTES_MAX, &n)) {
+	} else if (path_len > 7 && memcmp(url, "/bytes/", 7) == 0 &&
+		   parse_id(url + 7, path_len - 7, BYTES_MAX, &n)) {
 		char *b = respond(w, c, 200, "application/octet-stream", n, keep, head, NULL);
 
 		if (b != NULL && !head)
@@ -652,8 +928,12 @@ feed(struct hd_worker *w, struct hd_conn *c, const char *data, size_t len)
 	if (e == HPE_PAUSED) {
 		if (c->pending)
 			save_input(w, c, data + done, len - done);
-	} else if (e != HPE_OK) {
-		refuse(w, c, c->err != 0 ? c->err : 400);
+	} else if (e != HPE_OK && !c->want_close) { /* want_close: answered already */
+		int st = c->err;
+
+		if (st == 0 && c->te_seen) /* the parser's own objection to the list */
+			st = te_status(c);
+		refuse(w, c, st != 0 ? st : 400);
 	} else if (c->p.upgrade) {
 		refuse(w, c, 400); /* CONNECT and Upgrade are not served */
 	}
@@ -734,7 +1014,7 @@ user_reply(struct hd_worker *w, struct lca_msg *m)
 	}
 	c = &w->conns[r->conn];
 	ctr_add(w, HD_USER_ANSWERED, 1);
-	c->pending = false;
+	busy_set(w, &c->pending, false);
 	if (u == NULL) {
 		respond_text(w, c, 404, c->pend_keep, c->pend_head, NULL);
 	} else {
@@ -820,23 +1100,83 @@ least_loaded(struct hd_worker *w)
 	return best;
 }
 
+static int
+reserve_open(void)
+{
+	return open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * At the fd limit: give up the reserve fd, accept with it, and take a new
+ * reserve. When none can be had the connection takes the last fd: answer it
+ * 503 and close. So a connection queued at the limit is answered, and
+ * accept4() never fails in a loop (only the call that found the limit).
+ * Returns the fd to keep (room again), -1 after a refusal, -2 with none
+ * queued.
+ */
+static int
+accept_reserved(struct hd_worker *w)
+{
+	int fd;
+
+	if (w->reserve >= 0)
+		close(w->reserve);
+	fd = accept4(w->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE) /* another thread took the fd */
+			ctr_add(w, HD_ACCEPT_FAILS, 1);
+		w->reserve = reserve_open();
+		return -2;
+	}
+	w->reserve = reserve_open();
+	if (w->reserve >= 0) {
+		w->at_limit = false;
+		return fd;
+	}
+	refuse_fd(w, fd);
+	ctr_add(w, HD_REFUSED_FD, 1);
+	w->reserve = reserve_open();
+	return -1;
+}
+
+/* The next connection to take: an fd, -1 for one refused, -2 for none. */
+static int
+accept_one(struct hd_worker *w)
+{
+	static bool said_emfile;
+	int fd;
+
+	if (w->at_limit)
+		return accept_reserved(w);
+	fd = accept4(w->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (errno == ECONNABORTED || errno == EINTR)
+		return -1;
+	if (errno != EMFILE && errno != ENFILE)
+		return -2;
+	ctr_add(w, HD_ACCEPT_FAILS, 1);
+	if (!said_emfile) {
+		said_emfile = true;
+		fprintf(stderr, "lca-httpd: accept: %s: connections past the limit get 503 "
+				"(refused_fd_limit; raise RLIMIT_NOFILE or lower --max-conns)\n",
+			strerror(errno));
+	}
+	w->at_limit = true;
+	return accept_reserved(w);
+}
+
 static void
 accept_all(struct hd_worker *w)
 {
-	static bool said_emfile;
-
 	for (int k = 0; k < 64; k++) {
-		int fd = accept4(w->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept_one(w);
 		unsigned int to = w->lcore;
 
-		if (fd < 0) {
-			if ((errno == EMFILE || errno == ENFILE) && !said_emfile) {
-				said_emfile = true;
-				fprintf(stderr, "lca-httpd: accept: %s (raise RLIMIT_NOFILE or lower "
-						"--max-conns)\n", strerror(errno));
-			}
+		if (fd == -2)
 			return;
-		}
+		if (fd < 0)
+			continue;
 		ctr_add(w, HD_ACCEPTED, 1);
 		if (cfg.accept == HD_ACCEPT_BALANCE) {
 			to = least_loaded(w);
@@ -887,6 +1227,109 @@ scan(struct hd_worker *w)
 			}
 		}
 	}
+}
+
+/* --- graceful stop --------------------------------------------------------- */
+
+void
+hd_net_drain(void)
+{
+	__atomic_store_n(&drain_asked, 1, __ATOMIC_RELAXED);
+}
+
+bool
+hd_net_draining(void)
+{
+	return __atomic_load_n(&drain_asked, __ATOMIC_RELAXED) != 0;
+}
+
+/* Stop accepting: take what is queued, then close the listener (what
+ * connects later is refused by the kernel: never sent). */
+static void
+drain_begin(struct hd_worker *w)
+{
+	w->draining = true;
+	if (w->lfd >= 0) {
+		accept_all(w);
+		close(w->lfd); /* leaves the epoll set with it */
+		w->lfd = -1;
+		if (w->reserve >= 0)
+			close(w->reserve);
+		w->reserve = -1;
+	}
+	__atomic_store_n(&w->listening, 0, __ATOMIC_RELEASE);
+	if (w->lcore == rte_get_main_lcore())
+		drain_start = w->now;
+}
+
+/* Close what is idle; what is busy gets Connection: close on its answer. */
+static void
+drain_scan(struct hd_worker *w)
+{
+	uint64_t idle_to = ms_to_tsc(RTE_MIN((uint64_t)DRAIN_IDLE_MS, cfg.drain_ms / 2));
+
+	for (uint32_t i = 0; i < w->n_conns; i++) {
+		struct hd_conn *c = &w->conns[i];
+
+		if (c->state == CONN_OPEN && !c->in_req && !c->pending &&
+		    c->out_off == c->out_len && !c->want_close && w->now - c->last_active >= idle_to) {
+			ctr_add(w, HD_DRAIN_IDLE, 1);
+			conn_finish(w, c);
+		}
+	}
+}
+
+/* The main lcore: stop the loops once every listener is closed, every
+ * accepted socket adopted, and nothing open; or at the deadline. */
+static void
+drain_check(struct hd_worker *w)
+{
+	uint64_t accepted = 0, taken = 0;
+	unsigned int l;
+	bool done = true;
+
+	RTE_LCORE_FOREACH(l) {
+		done = done && __atomic_load_n(&workers[l]->listening, __ATOMIC_ACQUIRE) == 0;
+		accepted += hd_net_lcore_counter(l, HD_ACCEPTED);
+		taken += hd_net_lcore_counter(l, HD_OPENED) + hd_net_lcore_counter(l, HD_REFUSED);
+	}
+	done = done && taken >= accepted && hd_net_open() == 0;
+	if (done || w->now - drain_start >= ms_to_tsc(cfg.drain_ms)) {
+		drain_stop = w->now;
+		lca_runtime_stop();
+	}
+}
+
+static void
+drain_step(struct hd_worker *w)
+{
+	if (!w->draining)
+		drain_begin(w);
+	if (w->now >= w->next_drain_scan) {
+		drain_scan(w);
+		w->next_drain_scan = w->now + ms_to_tsc(DRAIN_SCAN_MS);
+	}
+	if (w->lcore == rte_get_main_lcore() && drain_stop == 0)
+		drain_check(w);
+}
+
+double
+hd_net_drain_end(void)
+{
+	unsigned int l;
+
+	if (!hd_net_draining() || drain_start == 0)
+		return -1;
+	RTE_LCORE_FOREACH(l) {
+		struct hd_worker *w = workers[l];
+
+		for (uint32_t i = 0; i < w->n_conns; i++)
+			if (w->conns[i].state == CONN_OPEN)
+				ctr_add(w, HD_DRAIN_CUT, 1);
+	}
+	if (drain_stop == 0)
+		drain_stop = rte_rdtsc();
+	return (double)(drain_stop - drain_start) * 1000.0 / (double)tsc_hz;
 }
 
 /* --- the hook ------------------------------------------------------------- */
@@ -961,6 +1404,8 @@ hook_poll(unsigned int lcore_id, uint64_t now_tsc, void *arg)
 		scan(w);
 		w->next_scan = now_tsc + ms_to_tsc(SCAN_MS);
 	}
+	if (unlikely(__atomic_load_n(&drain_asked, __ATOMIC_RELAXED)))
+		drain_step(w);
 	n = epoll_wait(w->ep, evs, MAX_EVENTS, 0);
 	if (n > 0) {
 		w->idle_loops = 0;
@@ -1079,9 +1524,10 @@ hd_net_init(const struct hd_conf *conf)
 	settings = (http_parser_settings){
 		.on_message_begin = on_message_begin,
 		.on_url = on_url,
-		.on_header_field = on_header,
-		.on_header_value = on_header,
+		.on_header_field = on_header_field,
+		.on_header_value = on_header_value,
 		.on_headers_complete = on_headers_complete,
+		.on_chunk_header = on_chunk_header,
 		.on_body = on_body,
 		.on_message_complete = on_message_complete,
 	};
@@ -1095,7 +1541,7 @@ hd_net_init(const struct hd_conf *conf)
 			return -ENOMEM;
 		workers[l] = w;
 		w->lcore = l;
-		w->lfd = w->ep = w->efd = -1;
+		w->lfd = w->ep = w->efd = w->reserve = -1;
 		w->actor = LCA_ACTOR_NONE;
 		w->conns = rte_zmalloc_socket("hd_conns", sizeof(*w->conns) * conf->max_conns,
 					      RTE_CACHE_LINE_SIZE, socket_id);
@@ -1122,6 +1568,10 @@ hd_net_init(const struct hd_conf *conf)
 				return ret;
 			}
 			w->lfd = ret;
+			w->listening = 1;
+			w->reserve = reserve_open();
+			if (w->reserve < 0)
+				return -errno;
 			ret = epoll_add(w->ep, w->lfd, KEY_LISTEN);
 			if (ret < 0)
 				return ret;
@@ -1226,6 +1676,8 @@ hd_net_cleanup(void)
 				conn_close(w, &w->conns[i]);
 		if (w->lfd >= 0)
 			close(w->lfd);
+		if (w->reserve >= 0)
+			close(w->reserve);
 		if (w->ep >= 0)
 			close(w->ep);
 		if (w->efd >= 0)

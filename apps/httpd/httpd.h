@@ -45,7 +45,12 @@ struct hd_conf {
 	uint64_t idle_after;       /* empty loops before an idle wait */
 	uint64_t idle_wait_us;     /* longest idle wait */
 	uint64_t max_conns;        /* per lcore */
-	uint64_t header_limit;     /* request line + headers, bytes: past it 431 */
+	uint64_t request_line_limit; /* request line, bytes: past it 414 */
+	uint64_t header_line_limit;  /* one header line, bytes: past it 431 */
+	uint64_t header_limit;     /* all header lines, bytes: past it 431 */
+	uint64_t max_headers;      /* header lines: past it 431 */
+	uint64_t max_inflight;     /* 0: no bound; above it 503 + Retry-After */
+	uint64_t drain_ms;         /* graceful stop: longest drain */
 	uint64_t body_limit;       /* body bytes: past it 413 */
 	uint64_t request_timeout_ms; /* a started request not complete: 408 */
 	uint64_t keepalive_ms;     /* an idle connection is closed */
@@ -81,6 +86,14 @@ enum hd_ctr {
 	HD_BYTES_OUT,
 	HD_IDLE_WAITS,     /* epoll waits of the idle policy */
 	HD_WAKEUPS,        /* eventfd writes to wake a waiting lcore */
+	HD_S100,           /* 100 Continue sent for Expect: 100-continue */
+	HD_S414,           /* request line past its limit */
+	HD_S501,           /* a transfer coding not implemented */
+	HD_SHED,           /* 503 + Retry-After: above --max-inflight */
+	HD_REFUSED_FD,     /* accepted with the reserve fd at the fd limit: 503, closed */
+	HD_ACCEPT_FAILS,   /* accept4() calls that failed for want of an fd */
+	HD_DRAIN_IDLE,     /* idle keep-alive connections closed by a graceful stop */
+	HD_DRAIN_CUT,      /* connections still open at the drain deadline: closed */
 	HD_N
 };
 
@@ -124,6 +137,16 @@ uint64_t hd_net_lcore_open(unsigned int lcore);
 
 /* The worker actor of @p lcore. */
 lca_actor_id_t hd_net_worker_actor(unsigned int lcore);
+
+/* Ask for a graceful stop: async-signal-safe (one atomic store). */
+void hd_net_drain(void);
+
+/* Whether a graceful stop was asked. */
+bool hd_net_draining(void);
+
+/* After the run: count what a drain left open as cut; the drain's length
+ * in ms (-1: no drain). */
+double hd_net_drain_end(void);
 
 /* Close every socket and free the workers (after the run). */
 void hd_net_cleanup(void);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -164,8 +165,17 @@ usage(const char *prog)
 	       "  --idle-wait-us N       longest idle wait, microseconds (default 1000)\n"
 	       "  --max-conns N          connections per lcore (default 16384); RLIMIT_NOFILE\n"
 	       "                         is raised to hold them all\n"
-	       "  --header-limit N       bytes of request line and headers; past it: 431\n"
-	       "                         (default 8192)\n"
+	       "  --request-line-limit N bytes of the request line; past it: 414 (default 8192)\n"
+	       "  --header-line-limit N  bytes of one header line; past it: 431 (default 8192)\n"
+	       "  --header-limit N       bytes of all header lines; past it: 431 (default 32768)\n"
+	       "  --max-headers N        header lines; past it: 431 (default 100)\n"
+	       "  --max-inflight N       shed load: a request that finds N connections waiting\n"
+	       "                         (on the service, or on a full socket) gets 503 with\n"
+	       "                         Retry-After: 1 (default 0: no bound)\n"
+	       "  --drain-ms MS          graceful stop on SIGINT/SIGTERM: stop accepting, answer\n"
+	       "                         what is in flight with Connection: close, close idle\n"
+	       "                         connections; what is open after MS is cut and counted\n"
+	       "                         (default 5000; a second signal stops at once)\n"
 	       "  --body-limit N         bytes of request body; past it: 413 (default 1048576)\n"
 	       "  --request-timeout MS   a request begun and not complete after MS: 408\n"
 	       "                         (default 10000)\n"
@@ -216,7 +226,17 @@ parse_option(void *arg, const char *name, char *val)
 	} else if (strcmp(name, "max-conns") == 0) {
 		ret = lca_cli_uint(val, 1, 1u << 20, &c->max_conns);
 	} else if (strcmp(name, "header-limit") == 0) {
-		ret = lca_cli_uint(val, 64, 64 * 1024, &c->header_limit);
+		ret = lca_cli_uint(val, 64, 1024 * 1024, &c->header_limit);
+	} else if (strcmp(name, "request-line-limit") == 0) {
+		ret = lca_cli_uint(val, 64, 1024 * 1024, &c->request_line_limit);
+	} else if (strcmp(name, "header-line-limit") == 0) {
+		ret = lca_cli_uint(val, 64, 1024 * 1024, &c->header_line_limit);
+	} else if (strcmp(name, "max-headers") == 0) {
+		ret = lca_cli_uint(val, 1, 10000, &c->max_headers);
+	} else if (strcmp(name, "max-inflight") == 0) {
+		ret = lca_cli_uint(val, 0, 1u << 30, &c->max_inflight);
+	} else if (strcmp(name, "drain-ms") == 0) {
+		ret = lca_cli_uint(val, 0, 3600000, &c->drain_ms);
 	} else if (strcmp(name, "body-limit") == 0) {
 		ret = lca_cli_uint(val, 0, 1ull << 40, &c->body_limit);
 	} else if (strcmp(name, "request-timeout") == 0) {
@@ -257,6 +277,11 @@ parse_args(int argc, char **argv, void *arg)
 		{ "idle-wait-us", required_argument, NULL, 0 },
 		{ "max-conns", required_argument, NULL, 0 },
 		{ "header-limit", required_argument, NULL, 0 },
+		{ "request-line-limit", required_argument, NULL, 0 },
+		{ "header-line-limit", required_argument, NULL, 0 },
+		{ "max-headers", required_argument, NULL, 0 },
+		{ "max-inflight", required_argument, NULL, 0 },
+		{ "drain-ms", required_argument, NULL, 0 },
 		{ "body-limit", required_argument, NULL, 0 },
 		{ "request-timeout", required_argument, NULL, 0 },
 		{ "keepalive-timeout", required_argument, NULL, 0 },
@@ -275,7 +300,9 @@ parse_args(int argc, char **argv, void *arg)
 	*c = (struct hd_conf){
 		.bind = "127.0.0.1", .port = 8080, .accept = HD_ACCEPT_BALANCE,
 		.idle = HD_IDLE_EPOLL, .idle_after = 64, .idle_wait_us = 1000,
-		.max_conns = 16384, .header_limit = 8192, .body_limit = 1048576,
+		.max_conns = 16384, .header_limit = 32768, .body_limit = 1048576,
+		.request_line_limit = 8192, .header_line_limit = 8192, .max_headers = 100,
+		.drain_ms = 5000,
 		.request_timeout_ms = 10000, .keepalive_ms = 60000, .users = 10000,
 		.service_lcore = UINT64_MAX, .backlog = 4096,
 	};
@@ -358,10 +385,20 @@ print_config(lca_actor_id_t service)
 			       ? " -- as many busy lcores as CPUs: a client on this machine competes "
 				 "with them"
 			       : "");
-	printf("# limits: request line + headers %" PRIu64 " B (431), body %" PRIu64
+	printf("# limits: request line %" PRIu64 " B (414), header line %" PRIu64
+	       " B, headers %" PRIu64 " B or %" PRIu64 " lines (431), body %" PRIu64
 	       " B (413), request %" PRIu64 " ms (408), keep-alive %" PRIu64 " ms, %" PRIu64
-	       " connections per lcore\n", conf.header_limit, conf.body_limit,
-	       conf.request_timeout_ms, conf.keepalive_ms, conf.max_conns);
+	       " connections per lcore (503 past it and at the fd limit)\n",
+	       conf.request_line_limit, conf.header_line_limit, conf.header_limit,
+	       conf.max_headers, conf.body_limit, conf.request_timeout_ms, conf.keepalive_ms,
+	       conf.max_conns);
+	if (conf.max_inflight > 0)
+		printf("# shedding: 503 + Retry-After above %" PRIu64 " connections in flight\n",
+		       conf.max_inflight);
+	else
+		printf("# shedding: none (--max-inflight 0)\n");
+	printf("# stop: SIGINT/SIGTERM drain up to %" PRIu64 " ms (a second signal: at once)\n",
+	       conf.drain_ms);
 	printf("# routes: GET / (35 B), GET /user/ID (service actor %u on lcore %d, %" PRIu64
 	       " users), GET /bytes/N; telemetry /lcactor/http\n", service,
 	       lca_actor_lcore(service), conf.users);
@@ -431,10 +468,19 @@ finish(lca_actor_id_t service, const struct lca_series *s, bool ok)
 		(json_int_t)conf.keepalive_ms, "users", (json_int_t)conf.users, "service_lcore",
 		(json_int_t)conf.service_lcore, "duration_s", (json_int_t)conf.duration_s));
 	json_t *place = json_object_get(rec, "placement");
+	json_t *cj = json_object_get(rec, "conf");
 	json_t *result = counters_json();
 	unsigned int l;
 	int ret;
 
+	if (cj != NULL)
+		json_object_update_new(cj, json_pack("{s:I, s:I, s:I, s:I, s:I}", "request_line_limit",
+						     (json_int_t)conf.request_line_limit,
+						     "header_line_limit",
+						     (json_int_t)conf.header_line_limit, "max_headers",
+						     (json_int_t)conf.max_headers, "max_inflight",
+						     (json_int_t)conf.max_inflight, "drain_ms",
+						     (json_int_t)conf.drain_ms));
 	json_array_append_new(place, json_pack("{s:i, s:i, s:s}", "actor", (int)service, "lcore",
 					       lca_actor_lcore(service), "role", "service"));
 	RTE_LCORE_FOREACH(l)
@@ -454,6 +500,43 @@ finish(lca_actor_id_t service, const struct lca_series *s, bool ok)
 	ret = lca_result_finish(rec, ok, conf.json_path);
 	json_decref(rec);
 	return ret;
+}
+
+/* The first SIGINT/SIGTERM drains (hd_net.c); a second stops at once. */
+static void
+on_stop_signal(int sig)
+{
+	(void)sig;
+	if (hd_net_draining())
+		lca_eal_request_stop();
+	else
+		hd_net_drain();
+}
+
+static void
+catch_stop_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* How the run ended, and what a drain did; a stop is no failure. */
+static int
+say_stop(int ret)
+{
+	double drain = hd_net_drain_end();
+
+	if (drain >= 0 && (ret == 0 || ret == -EINTR))
+		printf("lca-httpd: stopped (signal): drained in %.1f ms (--drain-ms %" PRIu64
+		       "), %" PRIu64 " idle connections closed, %" PRIu64 " connections cut%s\n",
+		       drain, conf.drain_ms, hd_net_counter(HD_DRAIN_IDLE),
+		       hd_net_counter(HD_DRAIN_CUT), ret == -EINTR ? " (a second signal)" : "");
+	else if (ret == -ETIMEDOUT || ret == -EINTR)
+		printf("lca-httpd: stopped (%s)\n", ret == -EINTR ? "signal" : "--duration");
+	return ret == -ETIMEDOUT || ret == -EINTR ? 0 : ret;
 }
 
 static int
@@ -505,13 +588,11 @@ run(void *arg)
 	lca_report_machine(stdout);
 	print_config(service);
 
+	catch_stop_signals();
 	lca_series_begin(&series, "serving", 0);
 	ret = lca_runtime_run((unsigned int)(c->duration_s * 1000));
 	lca_series_end(&series);
-	if (ret == -ETIMEDOUT || ret == -EINTR) {
-		printf("lca-httpd: stopped (%s)\n", ret == -EINTR ? "signal" : "--duration");
-		ret = 0;
-	}
+	ret = say_stop(ret);
 	rte_spinlock_lock(&tel_lock);
 	tel_up = false;
 	rte_spinlock_unlock(&tel_lock);

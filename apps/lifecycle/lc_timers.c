@@ -21,6 +21,7 @@
 
 #include <rte_cycles.h>
 
+#include "lca_floor.h"
 #include "lca_floor_stream.h"
 #include "lca_report.h"
 #include "lca_rng.h"

@@ -28,6 +28,7 @@
 #include "lca_actor.h"
 #include "lca_app.h"
 #include "lca_cli.h"
+#include "lca_floor.h"
 #include "lca_floor_stream.h"
 #include "lca_mempool.h"
 #include "lca_report.h"

@@ -22,6 +22,7 @@
 #include <rte_lcore.h>
 
 #include "lca_actor.h"
+#include "lca_eal.h"
 #include "lca_floor_stream.h"
 #include "lca_lcore.h"
 #include "microbench.h"
@@ -245,6 +246,8 @@ same_lcore_floor(const struct stream *st, uint64_t msgs, uint64_t *cycles)
 			lca_msg_free(m[i]);
 		}
 		left -= n;
+		if ((left & 0xffff) < n && lca_eal_stop_requested())
+			return -EINTR;
 	}
 	*cycles = rte_rdtsc() - t0;
 	return rs.count == msgs ? 0 : -EIO;
@@ -271,6 +274,8 @@ floor_round(const struct stream *st, unsigned int k)
 
 		ret = lca_floor_stream_run(&fs, &cycles);
 	}
+	if (ret == -EINTR)
+		return ret;
 	if (ret < 0) {
 		fprintf(stderr, PROG ": %s: the floor round failed: %s\n", r->label, strerror(-ret));
 		return ret;

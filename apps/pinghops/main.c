@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,11 +27,16 @@
 #include "lca_report.h"
 #include "lca_result.h"
 #include "lca_series.h"
+#include "lca_stats.h"
+#include "lca_verdict.h"
+#include "ph_floor.h"
 #include "pinghops.h"
 
 #define MAX_WORKERS 1024
 #define MAX_RUNS 1000
 #define CONFIDENCE 0.999
+#define FLOOR_WHAT "the same pings, hops and random streams over bare SPSC rings " \
+	"(rte_ring) between the same lcores, alternating with the runs"
 
 struct app_conf {
 	struct ph_conf ph;
@@ -262,16 +268,47 @@ runs_json(const struct ph_run *runs, unsigned int n)
 						     "master_refused",
 						     (json_int_t)runs[i].master_refused,
 						     "continues", (json_int_t)runs[i].continues));
+	/* The second process's share of a remote run (0 in a local run). */
+	for (unsigned int i = 0; i < n; i++)
+		json_object_update_new(json_array_get(arr, i),
+				       json_pack("{s:I, s:I, s:I}", "far_handled",
+						 (json_int_t)runs[i].far_handled, "far_refused",
+						 (json_int_t)runs[i].far_refused, "far_flushes",
+						 (json_int_t)runs[i].far_flushes));
 	return arr;
 }
 
 /* The runs of a series, as lca_series_run() calls them. */
 struct runs {
 	struct ph_bench *b;
+	const struct ph_conf *pc;
 	struct ph_run *runs;
+	bool with_floor;          /* a floor round before each run (ABAB) */
 	double ms[MAX_RUNS];
 	double msgs_per_s[MAX_RUNS];
+	double floor_ms[MAX_RUNS];
+	double ratio[MAX_RUNS];   /* ms / floor_ms */
+	double average_ms;
 };
+
+/* A floor round on the lcores the runtime has the actors on now. */
+static int
+floor_one(struct runs *r, unsigned int i)
+{
+	static struct ph_place place[MAX_WORKERS + 1];
+	unsigned int n = ph_bench_placement(r->b, place, RTE_DIM(place));
+	uint64_t cycles;
+	int ret = ph_floor_run(r->pc, place, n, i, &cycles);
+
+	if (ret < 0) {
+		if (ret != -EINTR) /* a signal: the app says "interrupted" */
+			fprintf(stderr, "lca-pinghops: floor round %u failed: %s\n", i + 1,
+				strerror(-ret));
+		return ret;
+	}
+	r->floor_ms[i] = (double)cycles * 1e3 / (double)rte_get_tsc_hz();
+	return 0;
+}
 
 static int
 run_one(void *arg, unsigned int i)
@@ -280,6 +317,11 @@ run_one(void *arg, unsigned int i)
 	struct ph_run *pr = &r->runs[i];
 	int ret;
 
+	if (r->with_floor) {
+		ret = floor_one(r, i);
+		if (ret < 0)
+			return ret;
+	}
 	printf("Master start run #%u\n", i + 1);
 	fflush(stdout);
 	ret = ph_bench_run(r->b, i, pr);
@@ -288,115 +330,375 @@ run_one(void *arg, unsigned int i)
 	r->ms[i] = (double)pr->cycles * 1e3 / (double)rte_get_tsc_hz();
 	r->msgs_per_s[i] = (double)(pr->worker_handled + pr->master_handled) / r->ms[i] * 1e3;
 	printf("Run #%u ended! Time = %.3fms\n", i + 1, r->ms[i]);
+	if (r->with_floor) {
+		r->ratio[i] = r->ms[i] / r->floor_ms[i];
+		printf("  floor round #%u: %.3f ms; runtime / floor = %.2fx\n", i + 1,
+		       r->floor_ms[i], r->ratio[i]);
+	}
 	return 0;
 }
 
-static json_t *
-result_json(const struct ph_conf *pc, const struct runs *r, double average_ms)
+/* (max - min) / min of the floor's rounds, in %; NAN with one round. */
+static double
+floor_moved_pct(const struct runs *r, unsigned int n)
 {
-	return json_pack("{s:s, s:o, s:o, s:o, s:f}", "name", "pinghops", "time",
-			 lca_result_measure_of(r->ms, pc->runs, CONFIDENCE, "ms"), "throughput",
-			 lca_result_measure_of(r->msgs_per_s, pc->runs, CONFIDENCE, "msg/s"),
-			 "runs", runs_json(r->runs, pc->runs), "average_ms", average_ms);
+	struct lca_stats st;
+
+	if (n < 2 || lca_stats_compute(r->floor_ms, n, CONFIDENCE, &st) < 0 || st.min <= 0)
+		return NAN;
+	return (st.max - st.min) / st.min * 100.0;
 }
 
-/* Both runs of --remote: all the workers here, then half here and half in
- * the second process; the ratio of their averages. */
+/* The ratios' median and spread, and whether the floor moved. */
+static void
+print_floor(const struct runs *r, unsigned int n)
+{
+	struct lca_stats st;
+	double moved = floor_moved_pct(r, n);
+
+	if (!r->with_floor || lca_stats_compute(r->ratio, n, CONFIDENCE, &st) < 0)
+		return;
+	printf("Runtime / floor (%s): median %.2fx, spread %.2fx - %.2fx over %u pairs",
+	       FLOOR_WHAT, st.p50, st.min, st.max, n);
+	if (!isnan(moved))
+		printf("; the floor's rounds moved %.1f%%%s", moved,
+		       moved > LCA_VERDICT_MOVED_PCT ? ": the CPUs moved during the run" : "");
+	printf("\n");
+}
+
+/* The verdict row of a local series against its floor. */
+static int
+verdict_local(json_t *root, const char *config, const struct runs *r, unsigned int n)
+{
+	struct lca_stats st;
+	struct lca_verdict_row row = {
+		.config = config, .kind = LCA_VERDICT_TIME, .unit = "ms",
+		.floor = FLOOR_WHAT, .ratios = r->ratio, .n_ratios = n,
+		.floor_moved_pct = floor_moved_pct(r, n),
+	};
+
+	if (lca_stats_compute(r->ms, n, CONFIDENCE, &st) < 0)
+		return -EINVAL;
+	row.score = st.p50;
+	row.ci_half = st.error;
+	row.window_s = st.min / 1e3;
+	return lca_verdict_add(root, &row);
+}
+
+static json_t *
+doubles_json(const double *v, unsigned int n)
+{
+	json_t *arr = json_array();
+
+	for (unsigned int i = 0; i < n; i++)
+		json_array_append_new(arr, json_real(v[i]));
+	return arr;
+}
+
+static json_t *
+result_json(const char *name, const struct ph_conf *pc, const struct runs *r)
+{
+	json_t *res = json_pack("{s:s, s:o, s:o, s:o, s:f}", "name", name, "time",
+				lca_result_measure_of(r->ms, pc->runs, CONFIDENCE, "ms"),
+				"throughput",
+				lca_result_measure_of(r->msgs_per_s, pc->runs, CONFIDENCE, "msg/s"),
+				"runs", runs_json(r->runs, pc->runs), "average_ms", r->average_ms);
+	double moved = floor_moved_pct(r, pc->runs);
+
+	if (r->with_floor) {
+		struct lca_stats st;
+		json_t *fl = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "what", FLOOR_WHAT, "order",
+				       "a floor round before each run (ABAB)", "time",
+				       lca_result_measure_of(r->floor_ms, pc->runs, CONFIDENCE,
+							     "ms"),
+				       "ms", doubles_json(r->floor_ms, pc->runs), "ratios",
+				       doubles_json(r->ratio, pc->runs), "moved_pct",
+				       isnan(moved) ? json_null() : json_real(moved));
+
+		if (lca_stats_compute(r->ratio, pc->runs, CONFIDENCE, &st) == 0)
+			json_object_update_new(fl, json_pack("{s:f, s:f, s:f}", "ratio_median",
+							     st.p50, "ratio_min", st.min,
+							     "ratio_max", st.max));
+		json_object_set_new(res, "floor", fl);
+	}
+	return res;
+}
+
+/* A local series (all the workers in this process) with its floor
+ * rounds: @p pc's placement, on this process's lcores. */
+static int
+local_series(const struct ph_conf *pc, const char *name, struct runs *r, struct ph_run *runs,
+	     struct lca_series *series)
+{
+	int ret = ph_bench_create(pc, &r->b);
+
+	if (ret < 0)
+		return ret;
+	r->pc = pc;
+	r->runs = runs;
+	r->with_floor = true;
+	ret = lca_series_run(series, name, pc->runs, run_one, r);
+	ph_bench_destroy(r->b);
+	r->b = NULL;
+	if (ret < 0)
+		return ret;
+	r->average_ms = 0;
+	for (unsigned int i = 0; i < pc->runs; i++)
+		r->average_ms += r->ms[i] / pc->runs;
+	printf("Average execution time = %.4f ms\n", r->average_ms);
+	print_floor(r, pc->runs);
+	printf("Frequency during the runs:\n");
+	lca_series_print_freq(stdout, series);
+	printf("\n");
+	return 0;
+}
+
+/* CPUs of the remote run: both nodes' lcores (-l N runs lcore N on CPU N). */
+static unsigned int
+remote_cpus(const struct lca_remote_conf *rc)
+{
+	bool seen[RTE_MAX_LCORE] = { false };
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < rc->n_nodes; i++)
+		for (unsigned int k = 0; k < rc->nodes[i].n_lcores; k++)
+			if (rc->nodes[i].lcores[k] < RTE_MAX_LCORE && !seen[rc->nodes[i].lcores[k]]) {
+				seen[rc->nodes[i].lcores[k]] = true;
+				n++;
+			}
+	return n;
+}
+
+static json_t *
+conf_json(const struct app_conf *c)
+{
+	const struct ph_conf *pc = &c->ph;
+
+	return json_pack("{s:s, s:i, s:I, s:I, s:i, s:I, s:i, s:s, s:s?}", "benchmark",
+			 "pinghops", "workers", (int)pc->workers, "pings", (json_int_t)pc->pings,
+			 "hops", (json_int_t)pc->hops, "runs", (int)pc->runs, "seed",
+			 (json_int_t)pc->seed, "throughput", (int)pc->throughput, "placement",
+			 lca_placement_name(pc->placement), "remote", c->remote);
+}
+
+/* The remote series: half the workers here, half in the second process. */
+static int
+remote_series(const struct app_conf *c, struct lca_remote_conf *rconf, struct runs *r,
+	      struct ph_run *runs, struct lca_series *series)
+{
+	static struct ph_conf pc;
+	struct lca_remote_link_stats ls;
+	int ret;
+
+	pc = c->ph;
+	pc.remote = rconf;
+	pc.remote_node = 1;
+	r->pc = &pc;
+	r->runs = runs;
+	r->with_floor = false;
+	ret = ph_bench_create(&pc, &r->b);
+	if (ret < 0)
+		return ret;
+	/* The second process starts its EAL and connects first: not part of
+	 * any run. */
+	for (unsigned int i = 0; i < 3000 && ret == 0; i++) {
+		if (lca_remote_link_stats_get(2, &ls) == 0 && ls.connected)
+			break;
+		ret = lca_runtime_run(10);
+		ret = ret == -ETIMEDOUT ? 0 : ret;
+	}
+	print_date("Start pinging around @ ");
+	if (ret == 0)
+		ret = lca_series_run(series, "pinghops-remote", pc.runs, run_one, r);
+	if (ret == 0) {
+		r->average_ms = 0;
+		for (unsigned int i = 0; i < pc.runs; i++)
+			r->average_ms += r->ms[i] / pc.runs;
+		printf("Repetitions reached. Broadcasting shutdown...\n");
+		print_date("End: ");
+		printf("Average execution time = %.4f ms\n", r->average_ms);
+		printf("Frequency during the remote runs (this process's lcores; the second "
+		       "process's are its own):\n");
+		lca_series_print_freq(stdout, series);
+		print_accounting(&pc, runs, pc.runs);
+	}
+	ph_bench_quit_peer(r->b);
+	if (lca_remote_link_stats_get(2, &ls) == 0)
+		printf("\nLink to node 2: %" PRIu64 " msgs sent in %" PRIu64 " data frames (%.1f a "
+		       "frame), %" PRIu64 " delivered from it, %" PRIu64 " retransmits, %" PRIu64
+		       " duplicates, %" PRIu64 " no-credit refusals\n",
+		       ls.msgs_sent, ls.frames_sent,
+		       ls.frames_sent ? (double)ls.msgs_sent / (double)ls.frames_sent : 0.0,
+		       ls.msgs_delivered, ls.retransmits, ls.duplicates, ls.no_credit);
+	ph_bench_destroy(r->b);
+	r->b = NULL;
+	return ret;
+}
+
+/* The verdict of the remote series: against the local series it is read
+ * with, run by run (not interleaved: the local runs come first). */
+static int
+verdict_remote(json_t *root, const struct runs *rem, const struct runs *base, unsigned int n,
+	       const char *config, const char *floor)
+{
+	static double ratios[MAX_RUNS];
+	struct lca_stats st;
+	struct runs moved = *base;
+	struct lca_verdict_row row = {
+		.config = config, .kind = LCA_VERDICT_TIME, .unit = "ms", .floor = floor,
+		.ratios = ratios, .n_ratios = n,
+	};
+
+	memcpy(moved.floor_ms, base->ms, sizeof(moved.floor_ms));
+	row.floor_moved_pct = floor_moved_pct(&moved, n);
+	for (unsigned int i = 0; i < n; i++)
+		ratios[i] = rem->ms[i] / base->ms[i];
+	if (lca_stats_compute(rem->ms, n, CONFIDENCE, &st) < 0)
+		return -EINVAL;
+	row.score = st.p50;
+	row.ci_half = st.error;
+	row.window_s = st.min / 1e3;
+	return lca_verdict_add(root, &row);
+}
+
+/* The series of --remote: on 1 lcore, on this process's lcores, remote. */
+static struct ph_run g_runs1[MAX_RUNS], g_runsn[MAX_RUNS], g_runsr[MAX_RUNS];
+static struct runs g_r1, g_rn, g_rr;
+static struct lca_series g_s1, g_sn, g_sr;
+static char g_cfg[3][96];
+
+/* One local series of --remote, its result and its verdict row. */
+static int
+remote_local(json_t *root, const struct ph_conf *pc, const char *name, struct runs *r,
+	     struct ph_run *runs, struct lca_series *series, char *cfg, unsigned int lcores)
+{
+	int ret = local_series(pc, name, r, runs, series);
+	json_t *res;
+
+	if (ret < 0)
+		return ret;
+	snprintf(cfg, sizeof(g_cfg[0]), "local, %u workers on %u lcore%s", pc->workers, lcores,
+		 lcores > 1 ? "s" : "");
+	res = result_json(name, pc, r);
+	json_object_set_new(res, "frequency", lca_series_freq_json(series));
+	lca_result_add(root, res);
+	return verdict_local(root, cfg, r, pc->runs);
+}
+
+/* Both local figures, and the remote one read against @p base. */
+static int
+remote_answer(json_t *root, const struct app_conf *c, unsigned int n_here, unsigned int cpus,
+	      const struct runs *base)
+{
+	bool like = base == &g_rn;
+	json_t *res = result_json("remote", &c->ph, &g_rr);
+
+	json_object_set_new(res, "cpus", json_integer(cpus));
+	json_object_set_new(res, "baseline", json_string(like ? "local-n-lcores"
+								: "local-1-lcore"));
+	json_object_set_new(res, "frequency", lca_series_freq_json(&g_sr));
+	json_object_set_new(root, "frequency", lca_series_freq_json(&g_sr));
+	lca_result_add(root, res);
+	printf("\nLocal on 1 lcore: %.4f ms; local on %u lcores: ", g_r1.average_ms, n_here);
+	if (n_here > 1)
+		printf("%.4f ms\n", g_rn.average_ms);
+	else
+		printf("not measured (this process has 1 lcore: give it -l with %u lcores to "
+		       "measure the like-for-like baseline)\n", cpus);
+	printf("Remote / local = %.4f / %.4f ms = %.1fx local (Akka, seed 001: 102x); the remote "
+	       "run used %u CPUs, the local run %u lcore%s: %s\n",
+	       g_rr.average_ms, base->average_ms, g_rr.average_ms / base->average_ms, cpus,
+	       like ? n_here : 1, like ? "s" : "", like ? "like for like" : "NOT like for like");
+	snprintf(g_cfg[2], sizeof(g_cfg[2]), "remote, %u+%u workers over %s",
+		 (c->ph.workers + 1) / 2, c->ph.workers / 2, g_pair.transport);
+	return verdict_remote(root, &g_rr, base, c->ph.runs, g_cfg[2],
+			      like ? "the local run on as many CPUs, in this process (run before "
+				     "the remote runs, not interleaved)"
+				   : "the local run on 1 lcore (the remote run used more CPUs: not "
+				     "like for like; not interleaved)");
+}
+
+/* Node 2 of --remote: serve node 1 until it says quit. */
+static int
+run_peer(const struct app_conf *c, const struct lca_remote_conf *rconf)
+{
+	struct ph_conf pc = c->ph;
+	struct ph_bench *b;
+	int ret;
+
+	pc.remote = rconf;
+	pc.remote_node = 2;
+	ret = ph_bench_create(&pc, &b);
+	if (ret < 0)
+		return ret;
+	ret = ph_bench_serve(b, 0);
+	ph_bench_destroy(b);
+	return ret == -EINTR ? 0 : ret;
+}
+
+/*
+ * --remote: local series first, in this process, each with its floor: on
+ * one lcore (every actor on the main lcore), and, when this process has
+ * more, on all its lcores; then the remote series. The ratio uses the
+ * local series on as many CPUs as the remote run used when there is one
+ * (like for like), the one-lcore series otherwise, and says which.
+ */
 static int
 run_remote(const struct app_conf *c)
 {
-	static struct ph_run runs[MAX_RUNS];
-	static struct lca_series series;
-	static struct runs r;
-	struct lca_remote_conf rconf;
-	struct lca_remote_link_stats ls;
-	struct ph_conf pc = c->ph;
-	double local_ms = 0, remote_ms = 0;
+	static struct lca_remote_conf rconf;
+	struct ph_conf one = c->ph;
+	unsigned int n_here = rte_lcore_count(), cpus = 0;
+	json_t *root;
 	int ret, peer;
 
 	lca_pair_conf(&g_pair, &rconf);
 	rconf.connect_ms = 30000;
-	pc.remote = &rconf;
-	if (g_pair.is_peer) {
-		pc.remote_node = 2;
-		ret = ph_bench_create(&pc, &r.b);
-		if (ret < 0)
-			return ret;
-		ret = ph_bench_serve(r.b, 0);
-		ph_bench_destroy(r.b);
-		return ret == -EINTR ? 0 : ret;
-	}
+	if (g_pair.is_peer)
+		return run_peer(c, &rconf);
 	lca_report_machine(stdout);
 	print_header(&c->ph);
-	printf("# Local run first: all %u workers and the master in this process (lcores %s).\n",
-	       pc.workers, g_pair.self_lcores[0] ? g_pair.self_lcores : "all");
-	ret = ph_bench_create(&c->ph, &r.b);
-	if (ret < 0)
-		return ret;
-	r.runs = runs;
-	ret = lca_series_run(&series, "pinghops-local", pc.runs, run_one, &r);
-	ph_bench_destroy(r.b);
-	if (ret < 0) {
-		lca_series_release(&series);
-		return ret;
+	root = lca_result_new(conf_json(c));
+	printf("# Local run on 1 lcore first: all %u workers and the master on the main lcore "
+	       "of this process.\n", one.workers);
+	if (n_here > 1)
+		one.placement = LCA_PLACE_PACK;
+	ret = remote_local(root, &one, "local-1-lcore", &g_r1, g_runs1, &g_s1, g_cfg[0], 1);
+	if (ret == 0 && n_here > 1) {
+		printf("# Local run on this process's %u lcores (%s placement).\n", n_here,
+		       lca_placement_name(c->ph.placement));
+		ret = remote_local(root, &c->ph, "local-n-lcores", &g_rn, g_runsn, &g_sn,
+				   g_cfg[1], n_here);
 	}
-	for (unsigned int i = 0; i < pc.runs; i++)
-		local_ms += r.ms[i] / pc.runs;
-	printf("Average execution time = %.4f ms\n", local_ms);
-	printf("Frequency during the local runs:\n");
-	lca_series_print_freq(stdout, &series);
-	printf("\n");
-	lca_series_release(&series);
-	lca_pair_set_peer_lcores(&g_pair, c->peer_lcores ? c->peer_lcores : "1");
-	ret = lca_pair_spawn(&g_pair);
-	if (ret < 0)
-		return ret;
-	printf("Remote: %u workers here and %u in the second process (lcores %s), over %s; the "
-	       "master here.\n\n",
-	       (pc.workers + 1) / 2, pc.workers / 2, g_pair.peer_lcores, g_pair.transport);
-	pc.remote_node = 1;
-	ret = ph_bench_create(&pc, &r.b);
 	if (ret == 0) {
-		/* The second process starts its EAL and connects first: not
-		 * part of any run. */
-		for (unsigned int i = 0; i < 3000 && ret == 0; i++) {
-			if (lca_remote_link_stats_get(2, &ls) == 0 && ls.connected)
-				break;
-			ret = lca_runtime_run(10);
-			ret = ret == -ETIMEDOUT ? 0 : ret;
-		}
-		print_date("Start pinging around @ ");
-		if (ret == 0)
-			ret = lca_series_run(&series, "pinghops-remote", pc.runs, run_one, &r);
-		if (ret == 0) {
-			for (unsigned int i = 0; i < pc.runs; i++)
-				remote_ms += r.ms[i] / pc.runs;
-			printf("Repetitions reached. Broadcasting shutdown...\n");
-			print_date("End: ");
-			printf("Average execution time = %.4f ms\n", remote_ms);
-			printf("Frequency during the remote runs (this process's lcores; the "
-			       "second process's are its own):\n");
-			lca_series_print_freq(stdout, &series);
-		}
-		ph_bench_quit_peer(r.b);
-		if (lca_remote_link_stats_get(2, &ls) == 0)
-			printf("\nLink to node 2: %" PRIu64 " msgs sent in %" PRIu64
-			       " data frames (%.1f a frame), %" PRIu64 " delivered from it, %" PRIu64
-			       " retransmits, %" PRIu64 " duplicates, %" PRIu64 " no-credit "
-			       "refusals\n",
-			       ls.msgs_sent, ls.frames_sent,
-			       ls.frames_sent ? (double)ls.msgs_sent / (double)ls.frames_sent : 0.0,
-			       ls.msgs_delivered, ls.retransmits, ls.duplicates, ls.no_credit);
-		ph_bench_destroy(r.b);
-		lca_series_release(&series);
+		lca_pair_set_peer_lcores(&g_pair, c->peer_lcores ? c->peer_lcores : "1");
+		lca_pair_conf(&g_pair, &rconf);
+		rconf.connect_ms = 30000;
+		cpus = remote_cpus(&rconf);
+		ret = lca_pair_spawn(&g_pair);
 	}
-	peer = lca_pair_finish(&g_pair, lca_eal_stop_requested() ? 0 : 5000);
-	printf("Second process exited with status %d\n", peer);
-	if (ret == 0 && peer != 0)
-		ret = -EIO;
+	if (ret == 0) {
+		printf("Remote: %u workers here and %u in the second process (lcores %s), over %s; "
+		       "the master here; %u CPUs in all.\n\n",
+		       (c->ph.workers + 1) / 2, c->ph.workers / 2, g_pair.peer_lcores,
+		       g_pair.transport, cpus);
+		ret = remote_series(c, &rconf, &g_rr, g_runsr, &g_sr);
+	}
+	if (g_pair.child > 0) {
+		peer = lca_pair_finish(&g_pair, lca_eal_stop_requested() ? 0 : 5000);
+		printf("Second process exited with status %d\n", peer);
+		if (ret == 0 && peer != 0)
+			ret = -EIO;
+	}
 	if (ret == 0)
-		printf("\nRemote / local = %.4f / %.4f ms = %.1fx local (Akka, seed 001: 102x)\n",
-		       remote_ms, local_ms, remote_ms / local_ms);
+		ret = remote_answer(root, c, n_here, cpus, n_here > 1 && n_here == cpus ? &g_rn
+										       : &g_r1);
+	lca_series_release(&g_s1);
+	lca_series_release(&g_sn);
+	lca_series_release(&g_sr);
+	if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
+		ret = -EIO;
+	json_decref(root);
 	return ret;
 }
 
@@ -408,7 +710,6 @@ run(void *conf)
 	static struct lca_series series;
 	static struct runs r;
 	const struct ph_conf *pc = &c->ph;
-	double total_ms = 0;
 	json_t *root, *result;
 	int ret;
 
@@ -419,27 +720,26 @@ run(void *conf)
 	ret = ph_bench_create(pc, &r.b);
 	if (ret < 0)
 		return ret;
+	r.pc = pc;
 	r.runs = runs;
+	r.with_floor = true;
 	print_date("Start pinging around: ");
 	ret = lca_series_run(&series, "pinghops", pc->runs, run_one, &r);
 	if (ret < 0) {
 		ph_bench_destroy(r.b);
 		return ret;
 	}
+	r.average_ms = 0;
 	for (unsigned int i = 0; i < pc->runs; i++)
-		total_ms += r.ms[i];
+		r.average_ms += r.ms[i] / pc->runs;
 	printf("Repetitions reached. Broadcasting shutdown...\n");
 	print_date("End: ");
-	printf("Average execution time = %.4f ms\n", total_ms / pc->runs);
+	printf("Average execution time = %.4f ms\n", r.average_ms);
+	print_floor(&r, pc->runs);
 
 	print_accounting(pc, runs, pc->runs);
-	root = lca_result_new(json_pack("{s:s, s:i, s:I, s:I, s:i, s:I, s:i, s:s}", "benchmark",
-					"pinghops", "workers", (int)pc->workers, "pings",
-					(json_int_t)pc->pings, "hops", (json_int_t)pc->hops, "runs",
-					(int)pc->runs, "seed", (json_int_t)pc->seed, "throughput",
-					(int)pc->throughput, "placement",
-					lca_placement_name(pc->placement)));
-	result = result_json(pc, &r, total_ms / pc->runs);
+	root = lca_result_new(conf_json(c));
+	result = result_json("pinghops", pc, &r);
 	json_object_set_new(root, "placement", print_placement(r.b, pc));
 	printf("\n");
 	lca_report_actors(stdout);
@@ -454,7 +754,9 @@ run(void *conf)
 	lca_result_add(root, result);
 	ph_bench_destroy(r.b);
 	lca_series_release(&series);
-	if (c->json_path != NULL && lca_result_write(root, true, c->json_path) < 0)
+	if (verdict_local(root, "local", &r, pc->runs) < 0)
+		ret = -ENOMEM;
+	if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 		ret = -EIO;
 	json_decref(root);
 	return ret;

@@ -33,9 +33,28 @@
 #define MSG_DONE 4
 #define MSG_FLUSH 5
 #define MSG_QUIT 6
+/* A remote run's bookkeeping between node 1 and node 2's quitter, outside
+ * the timed part: reset the workers for run N (-> READY), report the
+ * counts of the run just ended (-> COUNTS). */
+#define MSG_RESET 7
+#define MSG_READY 8
+#define MSG_COUNT_REQ 9
+#define MSG_COUNTS 10
 
 #define MIN_MAILBOX 16384u
 #define RUN_TIMEOUT_BASE_MS 30000
+#define FAR_TIMEOUT_MS 10000
+
+/* What node 2 reports of a run: its workers' share of the counts. */
+struct far_counts {
+	uint64_t handled;
+	uint64_t refused;
+	uint64_t flushes;
+	uint64_t mailbox_full;
+	uint32_t other_failures;
+	int32_t failure; /* its first failed send that was not -ENOBUFS, or 0 */
+};
+_Static_assert(sizeof(struct far_counts) <= LCA_MSG_INLINE, "far_counts fits a message");
 
 struct ping {
 	uint32_t hops;
@@ -69,6 +88,15 @@ struct ph_bench {
 	bool remote_up;
 	unsigned int n_local;   /* workers in this process */
 	lca_actor_id_t *targets; /* every worker, as this node reaches it */
+	/* Remote run, node 1: the collector, and what it last heard from
+	 * node 2 (written by it, read while the loops are stopped). */
+	lca_actor_id_t collector;
+	uint32_t far_got;        /* MSG_READY or MSG_COUNTS: the last reply */
+	struct far_counts far;
+	/* Node 2: its counters when node 1 said reset. */
+	uint64_t far_w0;
+	struct lca_send_errors far_e0;
+	bool quit;
 };
 
 /* Read by every handler; written only while the loops are stopped. */
@@ -78,6 +106,7 @@ static unsigned int g_n_workers;
 static uint32_t g_pings;
 static uint32_t g_hops;
 static int g_failure; /* atomic: first failed send that was not -ENOBUFS */
+static struct ph_bench *g_bench; /* for the quitter and the collector */
 
 static void
 run_failed(int err)
@@ -136,9 +165,15 @@ flush(struct worker *w, lca_actor_id_t self, struct lca_msg *token)
 	while (w->backlog_head != NULL) {
 		struct lca_msg *m = w->backlog_head;
 		struct lca_msg *next = m->ptr;
-		int ret = lca_send(((struct ping *)m->data)->to, m);
+		int ret;
+
+		/* The backlog's link is not the message's payload: a ping that
+		 * crosses to another node must carry no ptr (lca_remote.h). */
+		m->ptr = NULL;
+		ret = lca_send(((struct ping *)m->data)->to, m);
 
 		if (ret == -ENOBUFS) {
+			m->ptr = next;
 			w->refused++;
 			w->flushes++;
 			if (lca_send(self, token) != 0)
@@ -238,14 +273,146 @@ master_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 	}
 }
 
-/* Node 2's quitter: node 1 says when the experiment is over. */
+/* --- remote bookkeeping ---------------------------------------------------- */
+
+static void handled_now(const struct ph_bench *b, uint64_t *workers, uint64_t *master);
+static void reset_workers(const struct ph_bench *b, unsigned int run, unsigned int first);
+
+/* Node 1's ids as node 2 reaches them: workers 0 .. n1-1, the master n1,
+ * the collector n1 + 1; node 2's quitter comes after its workers. */
+static unsigned int
+node1_workers(const struct ph_conf *c)
+{
+	return (c->workers + 1) / 2;
+}
+
+static lca_actor_id_t
+far_quitter(const struct ph_conf *c)
+{
+	return lca_remote_ref(2, c->workers / 2);
+}
+
+/* Node 2: reset the workers for a run and take the counters' baseline. */
+static void
+far_reset(struct ph_bench *b, unsigned int run)
+{
+	uint64_t unused;
+
+	reset_workers(b, run, node1_workers(&b->conf));
+	handled_now(b, &b->far_w0, &unused);
+	lca_send_errors_get(&b->far_e0);
+	__atomic_store_n(&g_failure, 0, __ATOMIC_RELAXED);
+}
+
+/* Node 2: its share of the run that just ended. */
+static void
+far_report(const struct ph_bench *b, struct far_counts *fc)
+{
+	struct lca_send_errors e;
+	uint64_t unused;
+
+	memset(fc, 0, sizeof(*fc));
+	handled_now(b, &fc->handled, &unused);
+	fc->handled -= b->far_w0;
+	for (unsigned int i = 0; i < b->n_local; i++) {
+		const struct worker *w = lca_actor_state(b->workers[i]);
+
+		fc->refused += w->refused;
+		fc->flushes += w->flushes;
+	}
+	lca_send_errors_get(&e);
+	fc->mailbox_full = e.mailbox_full - b->far_e0.mailbox_full;
+	fc->other_failures = (uint32_t)(e.no_actor - b->far_e0.no_actor + e.stopped -
+					b->far_e0.stopped + e.pool_empty - b->far_e0.pool_empty);
+	fc->failure = __atomic_load_n(&g_failure, __ATOMIC_RELAXED);
+#ifdef PH_TEST_CORRUPT_COUNT
+	/* The test build: one worker here claims a message it never had, so
+	 * that the e2e test sees node 1's check catch a wrong far count. */
+	fc->handled += 1;
+#endif
+}
+
+/* Node 2's quitter: resets and reports for node 1; node 1 says when the
+ * experiment is over. */
 static void
 quit_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 {
+	struct ph_bench *b = g_bench;
+	uint32_t run;
+
 	(void)self;
 	(void)state;
-	if (msg->type == MSG_QUIT || msg->type == LCA_TYPE_NODE_DOWN)
+	switch (msg->type) {
+	case MSG_RESET:
+		memcpy(&run, msg->data, sizeof(run));
+		far_reset(b, run);
+		msg->type = MSG_READY;
+		msg->len = 0;
+		break;
+	case MSG_COUNT_REQ:
+		msg->type = MSG_COUNTS;
+		msg->len = sizeof(struct far_counts);
+		far_report(b, (struct far_counts *)msg->data);
+		break;
+	case MSG_QUIT:
+	case LCA_TYPE_NODE_DOWN:
+		b->quit = true;
 		lca_runtime_stop();
+		return;
+	default:
+		return;
+	}
+	if (lca_send(lca_remote_ref(1, node1_workers(&b->conf) + 1), msg) != 0)
+		lca_msg_free(msg); /* node 1 times out and says so */
+}
+
+/* Node 1's collector: node 2's replies. */
+static void
+collect_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct ph_bench *b = g_bench;
+
+	(void)self;
+	(void)state;
+	if (msg->type == MSG_COUNTS && msg->len == sizeof(struct far_counts))
+		memcpy(&b->far, msg->data, sizeof(b->far));
+	else if (msg->type != MSG_READY)
+		return;
+	b->far_got = msg->type;
+	lca_runtime_stop();
+}
+
+/* Node 1: ask node 2 (@p type with @p run) and run the loops until it
+ * answers @p reply. @return 0, or -EIO after a message. */
+static int
+far_ask(struct ph_bench *b, uint32_t type, uint32_t run, uint32_t reply)
+{
+	struct lca_msg *m;
+	int ret = lca_msg_alloc(&m);
+
+	if (ret < 0)
+		return ret;
+	m->type = type;
+	m->len = sizeof(run);
+	memcpy(m->data, &run, sizeof(run));
+	b->far_got = 0;
+	ret = lca_send(far_quitter(&b->conf), m);
+	if (ret < 0) {
+		lca_msg_free(m);
+		fprintf(stderr, "lca-pinghops: run %u: cannot reach the second process: %s\n", run,
+			strerror(-ret));
+		return -EIO;
+	}
+	ret = lca_runtime_run(FAR_TIMEOUT_MS);
+	if (ret == -EINTR)
+		return ret;
+	if (b->far_got != reply) {
+		fprintf(stderr, "lca-pinghops: run %u: the second process did not %s within %u ms\n",
+			run, type == MSG_RESET ? "reset its workers" : "report its counts",
+			FAR_TIMEOUT_MS);
+		return -EIO;
+	}
+	return 0;
 }
 
 /* --- set-up ----------------------------------------------------------------- */
@@ -256,7 +423,7 @@ ph_bench_create(const struct ph_conf *conf, struct ph_bench **out)
 	unsigned int mailbox = RTE_MAX(MIN_MAILBOX, rte_align32pow2(conf->pings + 2));
 	struct lca_runtime_conf rc = {
 		/* A remote run adds a link actor and a TX actor per lcore. */
-		.max_actors = conf->workers + 1 + (conf->remote_node ? 2 * RTE_MAX_LCORE : 0),
+		.max_actors = conf->workers + 2 + (conf->remote_node ? 2 * RTE_MAX_LCORE : 0),
 		.placement = conf->placement,
 		/* Every ping is an envelope in flight; the rest is cache slack. */
 		.msgs_per_node = rte_align32pow2(conf->pings + 8192) - 1,
@@ -272,6 +439,7 @@ ph_bench_create(const struct ph_conf *conf, struct ph_bench **out)
 	if (b == NULL)
 		return -ENOMEM;
 	b->conf = *conf;
+	g_bench = b;
 	b->workers = calloc(conf->workers, sizeof(*b->workers));
 	ret = b->workers == NULL ? -ENOMEM : lca_runtime_init(&rc);
 	if (ret < 0) {
@@ -298,6 +466,12 @@ ph_bench_create(const struct ph_conf *conf, struct ph_bench **out)
 		spec.state_size = sizeof(struct master);
 		spec.name = "master";
 		ret = lca_actor_spawn(&spec, &b->master);
+		if (ret == 0 && conf->remote_node == 1) {
+			spec.handler = collect_handler;
+			spec.state_size = 0;
+			spec.name = "collector";
+			ret = lca_actor_spawn(&spec, &b->collector);
+		}
 	}
 	if (ret < 0) {
 		fprintf(stderr, "lca-pinghops: cannot spawn the actors: %s\n", strerror(-ret));
@@ -315,7 +489,7 @@ ph_bench_create(const struct ph_conf *conf, struct ph_bench **out)
 	} else {
 		/* Node 1's workers are 0 .. n1-1 and its master n1; node 2's
 		 * workers are 0 .. n2-1: every node lists all, in that order. */
-		unsigned int n1 = (conf->workers + 1) / 2;
+		unsigned int n1 = node1_workers(conf);
 
 		for (unsigned int i = 0; i < conf->workers; i++) {
 			unsigned int node = i < n1 ? 1 : 2;
@@ -373,6 +547,8 @@ ph_bench_destroy(struct ph_bench *b)
 		lca_remote_stop();
 	if (b->runtime_up)
 		lca_runtime_cleanup();
+	if (g_bench == b)
+		g_bench = NULL;
 	free(b->workers);
 	free(b->targets);
 	free(b);
@@ -407,20 +583,28 @@ handled_now(const struct ph_bench *b, uint64_t *workers, uint64_t *master)
 	*master = lca_actor_stats_get(b->master, &s) == 0 ? s.handled : 0;
 }
 
+/* This process's workers are @p first .. of all: each gets the stream of
+ * its number, whichever process it is in. */
+static void
+reset_workers(const struct ph_bench *b, unsigned int run, unsigned int first)
+{
+	for (unsigned int i = 0; i < b->n_local; i++) {
+		struct worker *w = lca_actor_state(b->workers[i]);
+
+		/* Its own stream per worker and run, reproducible from --seed. */
+		*w = (struct worker){
+			.rng = lca_rng_stream(b->conf.seed, ((uint64_t)run << 32) | (first + i)),
+		};
+	}
+}
+
 static void
 reset_states(const struct ph_bench *b, unsigned int run)
 {
 	struct master *m = lca_actor_state(b->master);
 
 	memset(m, 0, sizeof(*m));
-	for (unsigned int i = 0; i < b->n_local; i++) {
-		struct worker *w = lca_actor_state(b->workers[i]);
-
-		/* Its own stream per worker and run, reproducible from --seed. */
-		*w = (struct worker){
-			.rng = lca_rng_stream(b->conf.seed, ((uint64_t)run << 32) | i),
-		};
-	}
+	reset_workers(b, run, 0);
 }
 
 /* Compare every count with what the run must have done; say what differs. */
@@ -441,22 +625,34 @@ account(const struct ph_bench *b, unsigned int run, struct ph_run *r)
 		r->worker_refused += w->refused;
 		r->flushes += w->flushes;
 	}
+	if (b->conf.remote_node == 1) {
+		/* The other half of the workers, as node 2 counted them. */
+		r->far_handled = b->far.handled;
+		r->far_refused = b->far.refused;
+		r->far_flushes = b->far.flushes;
+		r->worker_handled += b->far.handled;
+		r->worker_refused += b->far.refused;
+		r->flushes += b->far.flushes;
+		r->mailbox_full += b->far.mailbox_full;
+		r->other_failures += b->far.other_failures;
+		if (b->far.failure != 0) {
+			fprintf(stderr, "lca-pinghops: run %u: a send failed in the second "
+				"process: %s\n", run, strerror(-b->far.failure));
+			return -EIO;
+		}
+	}
 	r->worker_expected = pings * ((uint64_t)b->conf.hops + 1) + r->flushes;
 	r->master_expected = pings + 1 + r->continues;
-	/* A remote run's workers are in two processes: this one sees its
-	 * half; the master still hears of every ping. */
-	if (b->conf.remote_node != 0 && r->worker_handled <= r->worker_expected)
-		r->worker_expected = r->worker_handled;
 	if (r->worker_handled == r->worker_expected && r->master_handled == r->master_expected &&
 	    m->done == pings && r->mailbox_full == r->worker_refused + r->master_refused &&
 	    r->other_failures == 0)
 		return 0;
 	fprintf(stderr,
 		"lca-pinghops: run %u: count mismatch: workers handled %" PRIu64 " (expected %"
-		PRIu64 "), master handled %" PRIu64 " (expected %" PRIu64 "), pings done %" PRIu32
+		PRIu64 "; %" PRIu64 " of them in the second process), master handled %" PRIu64 " (expected %" PRIu64 "), pings done %" PRIu32
 		" of %" PRIu64 ", full-mailbox refusals %" PRIu64 " (the actors saw %" PRIu64
 		"), other send failures %" PRIu64 "\n",
-		run, r->worker_handled, r->worker_expected, r->master_handled, r->master_expected,
+		run, r->worker_handled, r->worker_expected, r->far_handled, r->master_handled, r->master_expected,
 		m->done, pings, r->mailbox_full, r->worker_refused + r->master_refused,
 		r->other_failures);
 	return -EIO;
@@ -471,6 +667,12 @@ ph_bench_run(struct ph_bench *b, unsigned int run, struct ph_run *out)
 	struct lca_msg *start;
 	int ret;
 
+	memset(out, 0, sizeof(*out));
+	if (b->conf.remote_node == 1) {
+		ret = far_ask(b, MSG_RESET, run, MSG_READY);
+		if (ret < 0)
+			return ret;
+	}
 	reset_states(b, run);
 	__atomic_store_n(&g_failure, 0, __ATOMIC_RELAXED);
 	handled_now(b, &w0, &m0);
@@ -502,15 +704,24 @@ ph_bench_run(struct ph_bench *b, unsigned int run, struct ph_run *out)
 	out->mailbox_full = e1.mailbox_full - e0.mailbox_full;
 	out->other_failures = e1.no_actor - e0.no_actor + e1.stopped - e0.stopped +
 			      e1.pool_empty - e0.pool_empty;
+	if (b->conf.remote_node == 1) {
+		ret = far_ask(b, MSG_COUNT_REQ, run, MSG_COUNTS);
+		if (ret < 0)
+			return ret;
+	}
 	return account(b, run, out);
 }
 
 int
 ph_bench_serve(struct ph_bench *b, unsigned int timeout_ms)
 {
-	int ret = lca_runtime_run(timeout_ms);
+	int ret;
 
-	(void)b;
+	/* A failed send here stops the loops too (run_failed()): it is kept
+	 * for the count report that node 1 asks for, and the loops go on. */
+	do
+		ret = lca_runtime_run(timeout_ms);
+	while (ret == 0 && !b->quit);
 	/* Let the last acks leave: the TX actors run in later loops. */
 	lca_runtime_run(20);
 	return ret;
@@ -530,7 +741,7 @@ ph_bench_quit_peer(struct ph_bench *b)
 		return;
 	}
 	m->type = MSG_QUIT;
-	if (lca_send(lca_remote_ref(2, b->conf.workers / 2), m) != 0) {
+	if (lca_send(far_quitter(&b->conf), m) != 0) {
 		lca_msg_free(m);
 		return;
 	}

@@ -49,6 +49,11 @@ struct ph_run {
 	uint64_t continues;       /* master turns spent spreading the initial pings */
 	uint64_t mailbox_full;    /* the runtime's -ENOBUFS count in this run */
 	uint64_t other_failures;  /* any other failed send: never expected */
+	/* A remote run: the second process's share of the counts above
+	 * (already in them), as it reported them at the end of the run. */
+	uint64_t far_handled;     /* its workers' handled messages */
+	uint64_t far_refused;
+	uint64_t far_flushes;
 };
 
 /* Where one actor is, for the placement report. */
@@ -80,7 +85,8 @@ unsigned int ph_bench_placement(const struct ph_bench *b, struct ph_place *out, 
 void ph_bench_destroy(struct ph_bench *b);
 
 /* Node 2 of a remote run: run the loops until node 1 says quit (or is
- * declared dead, or @p timeout_ms pass). */
+ * declared dead, or @p timeout_ms pass). Before each run node 1 has it
+ * reset its workers; after each, it reports their counts to node 1. */
 int ph_bench_serve(struct ph_bench *b, unsigned int timeout_ms);
 
 /* Node 1 of a remote run: tell node 2 to quit, and let the frames leave. */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lca_floor.h"
 #include "lca_floor_stream.h"
 #include "lca_verdict.h"
 #include "remote_bench.h"
