@@ -53,11 +53,14 @@ run: build
 
 # Every test: unit and end-to-end tests, then the unit tests again under
 # AddressSanitizer and UndefinedBehaviorSanitizer, with the envelope checks
-# on (-Ddebug_envelopes: double free, send or write after free).
+# on (-Ddebug_envelopes: double free, send or write after free). The last
+# line counts the tests of both builds, the skipped ones named (.ci/run fails
+# on any skip).
 test: build asan
 	meson test -C $(BUILD) --print-errorlogs
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C $(ASAN_BUILD) --suite unit --print-errorlogs
+	@./scripts/ci-no-skips --allow-skips $(BUILD) $(ASAN_BUILD)
 
 # The unit tests under ThreadSanitizer (a few minutes: not in `make test`;
 # CI runs it). tests/lca_tsan.c tells TSan what DPDK orders where it cannot

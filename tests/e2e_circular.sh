@@ -117,4 +117,4 @@ check "--help exits 0 and lists --actors" "[ $rc -eq 0 ] && grep -q -- '--actors
 harness_checks "$exe" lca-circular
 out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
 check "--topology exits 0 and lists both lcores" "[ $rc -eq 0 ] && [ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"
-exit $fail
+finish

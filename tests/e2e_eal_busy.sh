@@ -27,4 +27,4 @@ gone=lca_test_gone_$$
 "$exe" -l 0 --no-huge --no-pci --in-memory --file-prefix "$gone" --log-level 'lib.*:error' \
 	-- --hops 10 >/dev/null 2>&1
 check "an --in-memory run leaves no /var/run/dpdk/<prefix>" "[ ! -e /var/run/dpdk/$gone ]"
-exit $fail
+finish

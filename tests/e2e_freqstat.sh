@@ -18,7 +18,15 @@ check "2 intervals x 2 lcores = 4 rows, nothing else on stdout" "[ \$(wc -l <\"$
 row='^[01],[0-9]+\.[0-9]+,[01],[01],(msr|perf|cpufreq|probe),[0-9]+\.[0-9],[0-9]+\.[0-9],[0-9]+\.[0-9],[0-9]+\.[0-9],'
 check "every row well formed" "[ \$(grep -cE '$row' \"$tmp/out.csv\") -eq 4 ]"
 check "both lcores in each interval" "[ \$(cut -d, -f1,3 \"$tmp/out.csv\" | sort -u | grep -c '^[01],[01]$') -eq 4 ]"
-check "clock within 0.2x..5x of the TSC" "awk -F, -v hz=\$(grep -o 'TSC [0-9.]*' \"$tmp/err\" | head -n1 | cut -d' ' -f2) 'NR > 1 && (\$6 < 0.2 * hz || \$6 > 5 * hz) { bad = 1 } END { exit bad }' \"$tmp/out.csv\""
+# What each row promises: its mean lies within the lowest and highest
+# samples so far, and a probe row's mean is the probe's; what the table
+# promises: cv = stdev / mean, and min <= mean <= max. (0.2x-5x of the TSC
+# is only a clock no x86-64 or Arm64 core runs outside of: a sanity bound.)
+check "every row: 0 < min <= MHz <= max, a probe row's MHz is the probe's, within 0.2x..5x of the TSC" "awk -F, -v hz=\$(grep -o 'TSC [0-9.]*' \"$tmp/err\" | head -n1 | cut -d' ' -f2) 'NR > 1 && !(\$7 > 0 && \$7 <= \$6 && \$6 <= \$8 && (\$5 != \"probe\" || \$6 == \$9) && \$6 > 0.2 * hz && \$6 < 5 * hz) { bad = 1 } END { exit bad || NR != 5 }' \"$tmp/out.csv\""
+check "the table: min <= mean <= max, cv% = 100 x stdev / mean" "awk '/^lcore +cpu +source +samples +min MHz mean MHz +max MHz +stdev +cv%/ { t = 1; next }
+	t && \$1 ~ /^[01]\$/ { n++; if (!(\$5 <= \$6 && \$6 <= \$7 && \$6 > 0)) bad = 1
+		cv = 100 * \$8 / \$6; if (cv - \$9 > 0.011 || \$9 - cv > 0.011) bad = 1 }
+	END { exit bad || n != 2 }' \"$tmp/err\""
 check "probe cost reported on stderr" "grep -qE '^probe cost: [0-9]+\.[0-9]+ us/sample$' \"$tmp/err\""
 check "report with verdict on stderr" "grep -qE '^Clock verdict: (stable|UNSTABLE|n/a)' \"$tmp/err\""
 
@@ -62,4 +70,4 @@ bad "--count 2x" "bad value '2x' for --count" --count 2x
 bad "--count without value" "option '--count' needs a value" --count
 bad "unknown option" "unknown option '--bogus'" --bogus
 bad "stray argument" "unexpected argument 'extra'" --count 1 extra
-exit $fail
+finish

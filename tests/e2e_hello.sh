@@ -46,4 +46,4 @@ out=$("$exe" "${eal[@]}" -- --bogus 2>&1); rc=$?
 check "unknown option exits 2" "[ $rc -eq 2 ]"
 out=$("$exe" -l 0-9999 --no-huge --no-pci --file-prefix lca_test_hello2 -- 2>&1); rc=$?
 check "bad EAL args exit non-zero with a cause" "[ $rc -ne 0 ] && grep -q 'EAL init failed' <<<\"\$out\""
-exit $fail
+finish

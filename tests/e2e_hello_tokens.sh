@@ -14,4 +14,4 @@ out=$("$exe" "${eal[@]}" -- --tokens 20000 --hops 20 --timeout 60 2>&1); rc=$?
 check "20000 tokens: forwards tried again, counts exact" "[ $rc -eq 0 ] && grep -qE '^messages handled: ([0-9]+) \(expected \1: tokens x \(hops \+ 1\), and [0-9]+ forwards' <<<\"\$out\""
 out=$("$exe" "${eal[@]}" -- --tokens 1048577 2>&1); rc=$?
 check "more tokens than allowed exits 2" "[ $rc -eq 2 ]"
-exit $fail
+finish

@@ -1,9 +1,59 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # What every app's end-to-end test checks the same way; sourced by the
-# e2e_*.sh scripts, which set fail=0 first.
+# e2e_*.sh scripts, which set fail=0 first and end with finish.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+skipped=0
 
 check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+
+# A check that cannot run here: never "ok". It is named with why, and makes
+# the whole test SKIP (exit 77) unless another check failed, so meson's
+# summary counts it. skip_check NAME WHY
+skip_check() { echo "skip - $1: $2"; skipped=$((skipped + 1)); }
+
+# Wait until FILE has a line matching RE (grep -E), at most SECONDS, while
+# PID runs; 0 when it has. A signal sent after it lands in a known phase,
+# where a sleep only guesses one. wait_for_line FILE RE SECONDS PID
+wait_for_line() {
+	local file=$1 re=$2 tries=$(( $3 * 20 )) pid=$4
+	while [ $tries -gt 0 ]; do
+		grep -qE "$re" "$file" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.05
+		tries=$((tries - 1))
+	done
+	return 1
+}
+
+# The frequency report an app prints says the verdict its record holds:
+# one "Clock verdict: stable|UNSTABLE, CAUSE|n/a" line, or "no frequency
+# report" where the monitor did not run (apps/common/lca_freq_print.c,
+# lca_series.c). The verdict block's "clock:" line is verdict_checks'.
+# clock_checks OUT JSON APP
+clock_checks() {
+	check "$3: the frequency report's verdict is the record's" "python3 - '$1' '$2' <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+f = json.load(open(sys.argv[2]))['frequency']
+v, cause = f['verdict'], f.get('cause')
+report = [l for l in lines if l.startswith('Clock verdict: ') or l.startswith('no frequency report')]
+assert len(report) == 1, report
+want = {'stable': 'Clock verdict: stable ', 'unstable': 'Clock verdict: UNSTABLE, %s ' % cause,
+        'no_data': ('Clock verdict: n/a', 'no frequency report')}[v]
+assert report[0].startswith(want), (report[0], v, cause)
+PY"
+}
+
+# The test's exit status: 1 when a check failed, else 77 when one was
+# skipped, else 0.
+finish() {
+	[ "$fail" -eq 0 ] || exit 1
+	if [ "$skipped" -gt 0 ]; then
+		echo "skip - $skipped check(s) could not run: the test exits 77 (SKIP)"
+		exit 77
+	fi
+	exit 0
+}
 
 # The shared harness (apps/common/lca_app.c): help and --version without EAL,
 # no "--", and unknown options named.

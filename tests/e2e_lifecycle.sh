@@ -173,4 +173,4 @@ for o in bench idle sleep-us timers inflight min-delay-us max-delay-us period-us
 	check "--help lists --$o" "grep -q -- '  --$o ' <<<\"\$out\""
 done
 harness_checks "$exe" lca-lifecycle
-exit $fail
+finish

@@ -144,4 +144,4 @@ bad "unknown option" "unknown option '--bogus'" --bogus
 bad "missing value" "needs a value" --runs
 out=$("$exe" -l 0 --no-huge --no-pci --in-memory --file-prefix lca_test_mb1 -- --scenario cross-lcore 2>&1); rc=$?
 check "cross-lcore on one lcore exits 2" "[ $rc -eq 2 ] && grep -q 'need 2 lcores' <<<\"\$out\""
-exit $fail
+finish

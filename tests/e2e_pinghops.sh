@@ -95,11 +95,12 @@ check "--help exits 0 and lists --hops" "[ $rc -eq 0 ] && grep -q -- '--hops N' 
 # Interrupted while workers hold refused pings: every envelope is freed.
 "$exe" "${eal[@]}" -- --pings 200000 --runs 50 >"$tmp/int" 2>&1 &
 pid=$!
-sleep 2
+# The master says it started the first run: the workers then hold pings.
+wait_for_line "$tmp/int" '^Master start run #1$' 60 $pid
 kill -INT $pid
 wait $pid
 check "SIGINT mid-run frees every envelope" "grep -q 'interrupted' $tmp/int && ! grep -q 'objects out' $tmp/int"
 harness_checks "$exe" lca-pinghops
 out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
 check "--topology exits 0" "[ $rc -eq 0 ] && [ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"
-exit $fail
+finish

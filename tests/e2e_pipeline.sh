@@ -151,7 +151,8 @@ check "--timeout: exits 1, says why" "[ $rc -eq 1 ] && grep -q 'timed out' <<<\"
 for e in lcactor eventdev plain; do
 	"$exe" "${eal[@]}" -- --messages 1000000000000 --engine $e >"$tmp/int" 2>&1 &
 	pid=$!
-	sleep 1.5
+	# The placement's last line, flushed just before the engine runs.
+	wait_for_line "$tmp/int" '^lcores: .*every engine polls' 60 $pid
 	kill -INT $pid
 	wait $pid
 	rc=$?
@@ -160,4 +161,4 @@ done
 harness_checks "$exe" lca-pipeline
 out=$("$exe" "${eal[@]}" -- --topology 2>&1); rc=$?
 check "--topology exits 0" "[ $rc -eq 0 ] && [ \$(grep -cE '^[01] ' <<<\"\$out\") -eq 2 ]"
-exit $fail
+finish

@@ -108,42 +108,86 @@ sys.exit(n != $valid)\""
 
 # 3. Two processes over net_memif: one forwards net_null's frames into the
 # memif (--tx-port), the other counts the first 20000 it gets.
+#
+# DPDK 22.11's memif PMD unmaps its regions in the interrupt thread when the
+# peer disconnects, with no guard against a burst in flight: the process that
+# sees the disconnect can die of SIGSEGV (a sender in 2 runs of 10 here; a
+# receiver too). Not lcactor's to fix, so it is named and counted, never
+# ignored: a memif process's end is either a clean stop on SIGINT (exit 1,
+# "interrupted", no sanitizer report) or, only once its peer has gone, that
+# crash (exit 139). Any other end fails.
+#
+# Each receiver runs one engine with a sender of its own: between two engines
+# a receiver stops and restarts its port, and a sender dead of that crash at
+# the first disconnect left the second engine no port to start ("lca_port_start:
+# Operation not permitted"): both memif checks failed on a clean run.
+memif_log=(--log-level 'pmd.net.memif:info') # says "connected"
+memif_crashes=0
 memif_sender() { # NAME: forwards net_null into $tmp/NAME.sock, logs to $tmp/NAME
-	"$exe" -l 0 "${common[@]}" --file-prefix "lca_test_plport_$1" --vdev net_null0 \
-		--vdev "net_memif0,role=server,socket=$tmp/$1.sock" -- --source port --port 0 \
-		--tx-port 1 --engine plain --duration-ms 60000 --timeout 90 >"$tmp/$1" 2>&1 &
+	"$exe" -l 0 "${common[@]}" "${memif_log[@]}" --file-prefix "lca_test_plport_$1" \
+		--vdev net_null0 --vdev "net_memif0,role=server,socket=$tmp/$1.sock" -- \
+		--source port --port 0 --tx-port 1 --engine plain --duration-ms 60000 \
+		--timeout 90 >"$tmp/$1" 2>&1 &
 	pids+=($!)
-	for _ in $(seq 50); do [ -S "$tmp/$1.sock" ] && break; sleep 0.1; done
+	for _ in $(seq 100); do [ -S "$tmp/$1.sock" ] && break; sleep 0.1; done
 }
-memif_sender memif_a
-sock="$tmp/memif_a.sock"
-out=$("$exe" -l 1 "${common[@]}" --file-prefix lca_test_plport_b \
-	--vdev "net_memif0,role=client,socket=$sock" -- --source port --engine plain,lcactor \
-	--messages 20000 --sink drop --warmup-messages 1 --timeout 30 --keys "$tmp/memif_keys" \
-	--json "$tmp/memif.json" 2>&1); rc=$?
-# The receiver has gone, and the sender's memif saw it disconnect while it
-# was sending: DPDK 22.11's memif PMD unmaps its regions in the interrupt
-# thread with no guard against a TX burst in flight, and the sender died of
-# SIGSEGV in 2 runs of 10 here. Not lcactor's to fix: this sender is only
-# stopped; the next step checks its SIGINT with the peer still there.
-kill -INT "${pids[0]}" 2>/dev/null
-wait "${pids[0]}"
-check "net_memif: the receiver counts 20000 packets on each engine, exact" "[ $rc -eq 0 ] && exact '$tmp/memif.json' plain lcactor && [ \$(grep -cE '^  accounting: rx 200[0-9][0-9] = counted 200[0-9][0-9] \+ dropped by policy \(malformed\) 0 \+ in flight 0; port rx' <<<\"\$out\") -eq 2 ]"
-check "net_memif: the keys the sender's frames carry" "awk '\$4 > 0 { n[\$1] += \$4 } END { exit !(n[\"plain\"] == 20000 && n[\"lcactor\"] >= 20000) }' '$tmp/memif_keys'"
+# memif_end NAME PID PEER_GONE: stop NAME (SIGINT) and wait; 0 when it stopped
+# cleanly, or (PEER_GONE=1) died of the known memif crash, which is counted.
+memif_end() {
+	local name=$1 pid=$2 peer_gone=$3 rc
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"; rc=$?
+	if [ "$rc" -eq 139 ] && [ "$peer_gone" -eq 1 ]; then
+		memif_crashes=$((memif_crashes + 1))
+		echo "# known crash: $name died of SIGSEGV after its memif peer disconnected" \
+			"(DPDK 22.11 net_memif: regions unmapped under a burst in flight)"
+		return 0
+	fi
+	[ "$rc" -eq 1 ] && grep -q 'interrupted' "$tmp/$name" && ! grep -qiE 'sanitizer' "$tmp/$name" ||
+		{ echo "# $name: exit $rc"; tail -n 5 "$tmp/$name" | sed 's/^/#   /'; return 1; }
+}
+for engine in plain lcactor; do
+	memif_sender "memif_$engine"
+	out=$("$exe" -l 1 "${common[@]}" --file-prefix lca_test_plport_b \
+		--vdev "net_memif0,role=client,socket=$tmp/memif_$engine.sock" -- --source port \
+		--engine "$engine" --messages 20000 --sink drop --warmup-messages 1 --timeout 30 \
+		--keys "$tmp/memif_keys_$engine" --json "$tmp/memif_$engine.json" 2>&1); rc=$?
+	check "net_memif, $engine: the sender ends as it may" "memif_end memif_$engine \${pids[-1]} 1"
+	# plain takes the quota exactly; lcactor stops at the burst that reaches
+	# it, so 20000 to 20000 + burst - 1 (the app's promise, printed).
+	check "net_memif, $engine: the receiver counts 20000 packets, exact" "[ $rc -eq 0 ] && exact '$tmp/memif_$engine.json' $engine && python3 - '$tmp/memif_$engine.json' $engine <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d['results'][0]['runs'][0]
+hi = 20000 if sys.argv[2] == 'plain' else 20000 + d['conf']['burst'] - 1
+assert 20000 <= r['rx'] <= hi and r['processed'] == r['rx'] and r['malformed'] == 0, (r['rx'], hi)
+PY"
+	[ $rc -eq 0 ] || echo "$out" | tail -n 8 | sed 's/^/# /'
+	check "net_memif, $engine: the keys the sender's frames carry add up to the packets counted" "python3 - '$tmp/memif_keys_$engine' '$tmp/memif_$engine.json' $engine <<'PY'
+import json, sys
+n = {}
+for line in open(sys.argv[1]):
+    e, run, k, c = line.split(); n[e] = n.get(e, 0) + int(c)
+r = json.load(open(sys.argv[2]))['results'][0]['runs'][0]
+assert list(n) == [sys.argv[3]] and n[sys.argv[3]] == r['processed'] >= 20000, (n, r['processed'])
+PY"
+done
 
-# The sender interrupted while its peer still receives: it stops cleanly.
+# The sender interrupted while its peer still receives (both said their memif
+# connected): it stops cleanly; then the receiver, whose peer has gone.
 memif_sender memif_c
-sock="$tmp/memif_c.sock"
-"$exe" -l 1 "${common[@]}" --file-prefix lca_test_plport_d \
-	--vdev "net_memif0,role=client,socket=$sock" -- --source port --engine plain \
+"$exe" -l 1 "${common[@]}" "${memif_log[@]}" --file-prefix lca_test_plport_d \
+	--vdev "net_memif0,role=client,socket=$tmp/memif_c.sock" -- --source port --engine plain \
 	--duration-ms 60000 --sink drop --timeout 90 >"$tmp/memif_d" 2>&1 &
 pids+=($!)
-sleep 1.5
-kill -INT "${pids[1]}" 2>/dev/null
-wait "${pids[1]}"; rc=$?
-kill -INT "${pids[2]}" 2>/dev/null
-wait "${pids[2]}"
-check "net_memif: the sender stops cleanly on SIGINT" "[ $rc -ne 0 ] && [ $rc -lt 128 ] && grep -q 'interrupted' '$tmp/memif_c' && ! grep -qiE 'sanitizer|segmentation' '$tmp/memif_c'"
+for _ in $(seq 200); do
+	grep -q 'Remote interface .* connected' "$tmp/memif_c" && grep -q 'Remote interface .* connected' "$tmp/memif_d" && break
+	sleep 0.05
+done
+check "net_memif: sender and receiver say their memif connected" "grep -q 'Remote interface .* connected' '$tmp/memif_c' && grep -q 'Remote interface .* connected' '$tmp/memif_d'"
+check "net_memif: the sender stops cleanly on SIGINT" "memif_end memif_c \${pids[-2]} 0"
+check "net_memif: the receiver whose sender stopped ends as it may" "memif_end memif_d \${pids[-1]} 1"
+echo "# net_memif: $memif_crashes known crash(es) of 4 memif processes (SIGSEGV after the peer disconnected)"
 
 # 4. An idle port (net_ring: nothing comes) under the sleep policy.
 out=$("$exe" "${eal[@]}" --vdev net_ring0 -- --source port --engine lcactor --idle sleep \
@@ -177,4 +221,4 @@ out=$("$exe" "${eal[@]}" -- --source port 2>&1); rc=$?
 check "no port at all: exits 2, says how to make one" "[ $rc -eq 2 ] && grep -q 'no port to read' <<<\"\$out\""
 out=$("$exe" "${eal[@]}" --vdev net_null0 -- --port 0 2>&1); rc=$?
 check "--port without --source port exits 2" "[ $rc -eq 2 ] && grep -q 'go with --source port' <<<\"\$out\""
-exit $fail
+finish

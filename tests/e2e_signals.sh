@@ -68,18 +68,6 @@ app_ready() {
 	esac
 }
 
-# Wait until FILE has a line matching RE, at most SECONDS, while PID runs;
-# 0 when it has.
-wait_for_line() {
-	local file=$1 re=$2 tries=$(( $3 * 20 )) pid=$4
-	while [ $tries -gt 0 ]; do
-		grep -qE "$re" "$file" 2>/dev/null && return 0
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.05
-		tries=$((tries - 1))
-	done
-	return 1
-}
 
 n=0
 one_run() { # EXE SIGNAL POLICY
@@ -153,4 +141,4 @@ for exe in "$@"; do
 		one_run "$exe" TERM "$policy"
 	done
 done
-exit $fail
+finish

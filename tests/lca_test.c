@@ -117,6 +117,29 @@ lca_test_msg(void)
 	return m;
 }
 
+static unsigned int lca_test_n_skipped;
+
+void
+lca_test_skipped(const char *test, const char *why)
+{
+	lca_test_n_skipped++;
+	printf("skip - %s: %s\n", test, why);
+	fflush(stdout);
+}
+
+int
+lca_test_status(int failed)
+{
+	if (failed != 0)
+		return 1;
+	if (lca_test_n_skipped > 0) {
+		printf("skip - %u test(s) could not run their check: the program exits 77 (SKIP)\n",
+		       lca_test_n_skipped);
+		return 77;
+	}
+	return 0;
+}
+
 int
 lca_test_root_make(char *root, size_t len, const char *name)
 {

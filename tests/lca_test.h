@@ -103,4 +103,24 @@ void lca_test_root_write(const char *root, const char *rel, const char *fmt, ...
 /* Remove the fake root and everything under it. @return 0; -1 on failure. */
 int lca_test_root_remove(const char *root);
 
+/*
+ * Skip the running test, saying why. cmocka's own skip() counts as a pass in
+ * the program's exit status; this one is remembered, so that main's
+ * lca_test_status() exits 77 and meson counts the program as SKIP.
+ */
+#define lca_test_skip(why)                          \
+	do {                                        \
+		lca_test_skipped(__func__, (why)); \
+		skip();                             \
+	} while (0)
+
+/* Note a skip of @p test for lca_test_status(), and print it with @p why. */
+void lca_test_skipped(const char *test, const char *why);
+
+/*
+ * The program's exit status from cmocka's count of failed tests: 1 when any
+ * failed, else 77 (meson's SKIP) when any test was skipped, else 0.
+ */
+int lca_test_status(int failed);
+
 #endif /* LCA_TEST_H */

@@ -20,6 +20,7 @@
 #include "lca_rng.h"
 #include "lca_series.h"
 #include "lca_stats.h"
+#include "lca_test.h"
 #include "lca_verdict.h"
 
 static void
@@ -362,5 +363,5 @@ main(void)
 		cmocka_unit_test(test_verdict_rows),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lca_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

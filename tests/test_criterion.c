@@ -13,6 +13,7 @@
 
 #include "lca_criterion.h"
 #include "lca_stats.h"
+#include "lca_test.h"
 
 static void
 test_percentile(void **state)
@@ -196,5 +197,5 @@ main(void)
 		cmocka_unit_test(test_summarize_errors),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lca_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "lca_eal.h"
+#include "lca_test.h"
 
 static void
 write_file(const char *path, const char *text)
@@ -106,5 +107,5 @@ main(void)
 		cmocka_unit_test(test_cleanup),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lca_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -1115,5 +1115,5 @@ main(void)
 	}
 	ret = cmocka_run_group_tests(tests, setup_root, teardown_root);
 	lca_eal_cleanup();
-	return ret;
+	return lca_test_status(ret);
 }

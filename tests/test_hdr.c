@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "lca_hdr.h"
+#include "lca_test.h"
 
 #define HOUR_US 3600000000LL
 
@@ -220,5 +221,5 @@ main(void)
 		cmocka_unit_test(test_spectrum_walks_to_one_hundred),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return lca_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -77,5 +77,5 @@ main(void)
 	lca_test_eal_init("lca_test_idle");
 	failed = cmocka_run_group_tests(tests, NULL, NULL);
 	lca_eal_cleanup();
-	return failed;
+	return lca_test_status(failed);
 }

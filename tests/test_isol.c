@@ -435,5 +435,5 @@ main(void)
 	lca_test_eal_init("lca_test_isol");
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	lca_eal_cleanup();
-	return ret;
+	return lca_test_status(ret);
 }

@@ -235,5 +235,5 @@ main(void)
 	};
 
 	lca_test_eal_init("lca_test_lcore");
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return lca_test_status(cmocka_run_group_tests(tests, setup, teardown));
 }

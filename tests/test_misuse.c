@@ -65,6 +65,11 @@ test_cleanup_while_running(void **state)
 	assert_int_equal(lca_runtime_cleanup(), 0);
 }
 
+/*
+ * Envelope misuse (double free, send or write after free) is caught only in a
+ * -Ddebug_envelopes=true build: the check is compiled there (make test's ASan
+ * build, make tsan's build) and not registered elsewhere, rather than skipped.
+ */
 #ifdef LCA_DEBUG_ENVELOPES
 static void
 nobody(lca_actor_id_t self, void *state, struct lca_msg *m)
@@ -73,12 +78,10 @@ nobody(lca_actor_id_t self, void *state, struct lca_msg *m)
 	(void)state;
 	(void)m;
 }
-#endif
 
 static void
 test_envelope_misuse_is_caught(void **state)
 {
-#ifdef LCA_DEBUG_ENVELOPES
 	struct lca_runtime_conf c = { .msgs_per_node = 1023, .pool_cache = 32 };
 	struct lca_actor_spec spec = { .handler = nobody, .lcore = 0 };
 	struct lca_send_errors e;
@@ -133,11 +136,8 @@ test_envelope_misuse_is_caught(void **state)
 	lca_msg_free(a);
 	lca_msg_free(b);
 	assert_int_equal(lca_runtime_cleanup(), 0);
-#else
-	(void)state;
-	skip(); /* only a -Ddebug_envelopes=true build has the checks */
-#endif
 }
+#endif
 
 int
 main(void)
@@ -145,12 +145,14 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alloc_without_runtime),
 		cmocka_unit_test(test_cleanup_while_running),
+#ifdef LCA_DEBUG_ENVELOPES
 		cmocka_unit_test(test_envelope_misuse_is_caught),
+#endif
 	};
 	int failed;
 
 	lca_test_eal_init("lca_test_misuse");
 	failed = cmocka_run_group_tests(tests, NULL, NULL);
 	lca_eal_cleanup();
-	return failed;
+	return lca_test_status(failed);
 }

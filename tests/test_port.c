@@ -868,5 +868,5 @@ main(void)
 	lca_test_eal_init_args("lca_test_port", vdev, RTE_DIM(vdev));
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	lca_eal_cleanup();
-	return ret;
+	return lca_test_status(ret);
 }

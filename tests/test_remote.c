@@ -335,7 +335,7 @@ test_ucx_exchange(void **state)
 	assert_int_equal(ls.retransmits, 0);
 #else
 	(void)state;
-	skip();
+	lca_test_skip("built without UCX (libucx-dev)");
 #endif
 }
 
@@ -359,7 +359,7 @@ test_ucx_backpressure(void **state)
 	assert_true(ls.held > 0);
 #else
 	(void)state;
-	skip();
+	lca_test_skip("built without UCX (libucx-dev)");
 #endif
 }
 
@@ -378,7 +378,7 @@ test_ucx_large(void **state)
 	assert_int_equal(ls.lost_on_dead, 0);
 #else
 	(void)state;
-	skip();
+	lca_test_skip("built without UCX (libucx-dev)");
 #endif
 }
 
@@ -908,5 +908,5 @@ main(void)
 	lca_test_eal_init("lca_test_remote");
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	lca_eal_cleanup();
-	return ret;
+	return lca_test_status(ret);
 }

@@ -19,6 +19,7 @@
 #include <rte_lcore.h>
 
 #include "lca_topo.h"
+#include "lca_test.h"
 
 /* 2 packages x 2 nodes x 4 cores x 2 threads, numbered in hwloc's order. */
 #define SYN_NUMA "pack:2 numa:2 core:4 pu:2"
@@ -616,5 +617,5 @@ main(void)
 
 	fails = cmocka_run_group_tests_name("topo", topo_tests, NULL, NULL);
 	fails += cmocka_run_group_tests_name("topo_eal", eal_tests, eal_up, eal_down);
-	return fails != 0;
+	return lca_test_status(fails);
 }
