@@ -105,6 +105,7 @@ for r, f in zip(d['results'][4:], (1, 2, 4, 8)):
     assert r['stalled'] is False and r['out_of_order'] == 0 and r['throughput']['n'] == 1, r
 PY"
 record_checks "$tmp/out.json" lca-lifecycle
+verdict_checks "$tmp/out" "$tmp/out.json" lca-lifecycle
 
 # Counts under --window-ms: a run that measured less is not kept, and runs
 # again with more, a few times at most; the record holds the kept one.

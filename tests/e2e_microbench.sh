@@ -94,6 +94,8 @@ for v in d['verdict']['rows']:
 PY"
 	check "burst $burst: the record's path is the last line" "[ \"\$(tail -1 <<<\"\$out\")\" = 'record: $json' ]"
 	record_checks "$json" lca-microbench
+	printf '%s\n' "$out" >"$json.out"
+	verdict_checks "$json.out" "$json" lca-microbench
 done
 
 # Without --messages: a pilot of at least 50 ms sets each count, its floor's apart.
