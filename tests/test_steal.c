@@ -23,7 +23,10 @@
 
 #define WORKERS 64
 #define ROUNDS 4 /* messages to each worker */
-#define WORK_US 20
+/* 256 turns of 100 us: 25 ms of work, several scheduler slices, so that
+ * lcore 1 gets its CPU during the run even on a machine busy with other
+ * processes (at 20 us the 5 ms could pass while it waited, under TSan). */
+#define WORK_US 100
 
 struct worker {
 	uint32_t inside;          /* atomic: 1 while its handler runs */

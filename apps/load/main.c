@@ -90,6 +90,7 @@ struct ld_conn {
 	uint64_t intended;  /* of the request out */
 	uint64_t sent_at;
 	size_t req_off;     /* bytes of the request written */
+	uint64_t answers;   /* on this connection since it opened */
 };
 
 struct ld_thread {
@@ -105,6 +106,8 @@ struct ld_thread {
 	uint64_t completed;   /* answers in the window (recorded) */
 	uint64_t in_flight;   /* requests out when the run ended */
 	uint64_t failed;      /* requests out on a connection that failed */
+	uint64_t failed_unanswered; /* of those, on a connection that never answered:
+				     * one a stopping server may never have accepted */
 	uint64_t behind;      /* open loop: due and not sent when the run ended */
 	uint64_t bytes;
 	uint64_t non2xx;
@@ -136,8 +139,10 @@ now_ns(void)
 static void
 conn_down(struct ld_conn *c, uint64_t now, uint64_t delay)
 {
-	if (c->state == C_WAITING && c->intended >= t_record)
+	if (c->state == C_WAITING && c->intended >= t_record) {
 		c->t->failed++; /* its request is lost with it */
+		c->t->failed_unanswered += c->answers == 0;
+	}
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
@@ -166,6 +171,7 @@ conn_up(struct ld_conn *c, uint64_t now)
 		return;
 	}
 	c->state = C_CONNECTING;
+	c->answers = 0;
 	http_parser_init(&c->p, HTTP_RESPONSE);
 	c->p.data = c;
 	epoll_ctl(t->ep, EPOLL_CTL_ADD, fd, &ev);
@@ -237,6 +243,7 @@ answer_in(struct ld_conn *c, uint64_t now)
 	unsigned int status = c->p.status_code;
 
 	c->state = C_IDLE;
+	c->answers++;
 	if (c->intended >= t_record && now > t_end) {
 		t->in_flight++; /* answered after the end: not in the window */
 	} else if (c->intended >= t_record) {
@@ -644,7 +651,8 @@ static const double pcts[] = { 50, 75, 90, 99, 99.9, 99.99, 99.999, 100 };
 
 struct totals {
 	struct lca_hdr hist;
-	uint64_t sent, completed, in_flight, failed, behind, bytes, non2xx, reconnects;
+	uint64_t sent, completed, in_flight, failed, failed_unanswered, behind, bytes, non2xx,
+		reconnects;
 	uint64_t errors[ERR_N];
 	double cpu_pct;
 	double elapsed_s;
@@ -672,8 +680,10 @@ print_report(const struct totals *s)
 	printf("  %" PRIu64 " requests in %.2fs, %s read\n", s->completed, s->elapsed_s,
 	       fmt_bytes((double)s->bytes, a, 32));
 	printf("  sent %" PRIu64 ", answered %" PRIu64 ", out at the end %" PRIu64
-	       ", lost with a failed connection %" PRIu64 ", histogram count %" PRId64 "\n",
-	       s->sent, s->completed, s->in_flight, s->failed, s->hist.total);
+	       ", lost with a failed connection %" PRIu64 " (%" PRIu64 " on one that never "
+	       "answered), histogram count %" PRId64 "\n",
+	       s->sent, s->completed, s->in_flight, s->failed, s->failed_unanswered,
+	       s->hist.total);
 	for (int k = 0; k < ERR_N; k++)
 		errs += s->errors[k];
 	printf("  Socket errors: connect %" PRIu64 ", read %" PRIu64 ", write %" PRIu64
@@ -802,6 +812,8 @@ write_json(const struct totals *s, int argc, char **argv)
 		fprintf(stderr, NAME ": cannot build the JSON record\n");
 		return -ENOMEM;
 	}
+	json_object_set_new(json_object_get(root, "result"), "failed_unanswered",
+			    json_integer((json_int_t)s->failed_unanswered));
 	ret = json_dump_file(root, cfg.json_path, JSON_INDENT(1)) == 0 ? 0 : -EIO;
 	if (ret < 0)
 		fprintf(stderr, NAME ": cannot write %s\n", cfg.json_path);
@@ -945,6 +957,7 @@ main(int argc, char **argv)
 		s.completed += t->completed;
 		s.in_flight += t->in_flight;
 		s.failed += t->failed;
+		s.failed_unanswered += t->failed_unanswered;
 		s.behind += t->behind;
 		s.bytes += t->bytes;
 		s.non2xx += t->non2xx;
