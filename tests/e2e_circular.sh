@@ -33,8 +33,6 @@ check "50 actors: 25 per lcore, every link crosses" "grep -qE 'lcore 0: 0 2 4 .*
 check "a floor and its ratio for each ring that crosses lcores" "[ \$(grep -cE '^ {24}floor:  \[ *$t\]  \(one line bounced between lcores [01] and [01], CPUs [0-9]+ and [0-9]+: [0-9.]+ ns a hand-off, x [0-9]+ of [0-9]+ hops crossing\)  ratio: \[[0-9.]+x\]$' <<<\"\$out\") -eq 2 ]"
 check "the slot floor under it" "[ \$(grep -cE '^ {24}slots:  \[ *$t\]  \(a 64-byte slot each way between the same lcores, no runtime: [0-9.]+ ns a hand-off\)  ratio: \[[0-9.]+x\]$' <<<\"\$out\") -eq 2 ]"
 check "the ratio of each pair of iterations, its spread and the floor's move" "[ \$(grep -cE '^ {24}pairs:  ring / line floor, each floor right after its iteration: [0-9.]+x [0-9.]+x; spread [0-9.]+x to [0-9.]+x; the floor moved [0-9.]+% between its rounds' <<<\"\$out\") -eq 2 ]"
-hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" 2>/dev/null)
-tick50_ms=$((50000 / ${hz:-250}))
 # "shorter than" exactly when the shortest of the ring's and its floors' windows is under 50 ticks.
 windows=$(grep -E '^ {24}window: the shortest iteration took [0-9.]+ ms' <<<"$out" |
 	awk -v t="$tick50_ms" '{ w = $6; if (/its floors/) { if ($10 < w) w = $10; if ($12 < w) w = $12 }
@@ -67,7 +65,7 @@ for res, n in zip(d['results'], [1, 2, 50]):
     assert res['frequency']['monitor'] in ('ran', 'did not run')
 assert 'floor' not in d['results'][0]  # one actor: nothing crosses
 close = lambda a, b: abs(a - b) <= 1e-9 * max(abs(a), abs(b))
-tick = 1 / int('$hz' or 250)
+tick = 1 / int('${kernel_hz:-250}' or 250)
 rows = d['verdict']['rows']
 assert [v['config'] for v in rows] == ['1 actor round-robin', '2 actors round-robin', '50 actors round-robin'], rows
 assert rows[0]['floor'] is None and rows[0]['no_floor_why'] and rows[0]['ratios'] == [], rows[0]

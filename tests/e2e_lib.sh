@@ -4,7 +4,7 @@
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 skipped=0
 
-check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; fi; }
+check() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fail=1; return 1; fi; }
 
 # A check that cannot run here: never "ok". It is named with why, and makes
 # the whole test SKIP (exit 77) unless another check failed, so meson's
@@ -95,3 +95,8 @@ record_checks() {
 verdict_checks() {
 	check "$3: ends with the record's verdict, the record's path last" "/usr/bin/python3 '$here/check_verdict.py' '$1' '$2'"
 }
+
+# 50 scheduler ticks in ms, the tick read as lca_verdict_tick_s() reads it
+# (the kernel's CONFIG_HZ, else 250): a window under it is flagged short.
+kernel_hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" 2>/dev/null)
+tick50_ms=$((50000 / ${kernel_hz:-250}))

@@ -38,15 +38,13 @@ check "timers: three floor rounds around the two scenarios" "[ \$(grep -cE '^  f
 check "timers: each scenario's ratio to its floor, before and after" "[ \$(grep -cE '^  against its floor \(rte_timer in a plain loop.*\): one-shot lateness p50 [0-9.]+ us = [0-9.]+x the floor.s before it \([0-9.]+ us\), [0-9.]+x after' <<<\"\$out\") -eq 2 ]"
 check "verdict: the timers against their floor, the others say why none" "grep -qE '^timers, lcores idle: [0-9.e+-]+ us one-shot lateness p50  [0-9.]+× its floor' <<<\"\$out\" && [ \$(grep -cE '^(restart,|feeders) .*  no floor: ' <<<\"\$out\") -eq 6 ]"
 check "the record's path is the last line" "[ \"\$(tail -1 <<<\"\$out\")\" = 'record: $tmp/out.json' ]"
-hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" 2>/dev/null)
-tick50_ms=$((50000 / ${hz:-250}))
 # Every scenario's window printed; "shorter than" exactly when under 50 ticks.
 windows=$(grep -E '^  window: .* took [0-9.]+ ms' <<<"$out" |
 	awk -v t="$tick50_ms" '{ w = $0; sub(/.* took /, "", w); sub(/ ms.*/, "", w)
 		if ((w + 0 < t) == /: shorter than 50 scheduler ticks/) n++ } END { print n + 0 }')
 check "a window per scenario (8), flagged when under 50 ticks" "[ $windows -eq 8 ]"
 check "every count given: none calibrated" "! grep -q 'calibrating' <<<\"\$out\""
-check "JSON: each verdict row's window is its scenario's, flagged against the tick" "python3 - '$tmp/out.json' '${hz:-250}' <<'PY'
+check "JSON: each verdict row's window is its scenario's, flagged against the tick" "python3 - '$tmp/out.json' '${kernel_hz:-250}' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 tick = 1 / int(sys.argv[2])

@@ -11,8 +11,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 json=$tmp/mb.json
 
-hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" 2>/dev/null)
-tick50_ms=$((50000 / ${hz:-250}))
 run_re='run 1: 20000 msgs in [0-9.]+ ms = [0-9.]+ M msg/s'
 for burst in 32 1; do
 	out=$("$exe" "${eal[@]}" -- "${tiny[@]}" --burst "$burst" --json "$json" 2>&1); rc=$?
@@ -76,7 +74,7 @@ PY"
 			if (/floor.s shortest round/) { f = $0; sub(/.*shortest round /, "", f); if (f + 0 < w) w = f + 0 }
 			if ((w < t) == /: shorter than 50 scheduler ticks/) n++ } END { print n + 0 }')
 	check "burst $burst: a window per series (5), flagged when under 50 ticks" "[ $windows -eq 5 ]"
-	check "burst $burst: --messages given: every run and floor round exactly 20000, none calibrated" "python3 - '$json' '${hz:-250}' <<'PY'
+	check "burst $burst: --messages given: every run and floor round exactly 20000, none calibrated" "python3 - '$json' '${kernel_hz:-250}' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 tick = 1 / int(sys.argv[2])

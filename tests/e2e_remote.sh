@@ -30,8 +30,6 @@ check "remote-bench: RTT percentiles for 16, 64 and 256 B" \
 check "remote-bench: exact link counts, nothing malformed" \
 	"grep -qE '^Link to node 2: 301504 msgs sent, 1503 delivered here, .* 0 malformed' <<<\"\$out\" && grep -q '^All messages counted on both sides.' <<<\"\$out\""
 check "remote-bench: the second process exited 0" "grep -q '^Peer process exited with status 0' <<<\"\$out\""
-hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" 2>/dev/null)
-tick50_ms=$((50000 / ${hz:-250}))
 # --msgs and --pings given: one pass each, exactly; "shorter than" exactly
 # when the shorter of the two windows is under 50 scheduler ticks.
 windows=$(grep -E '^ +(16|64|256) B: window: one way [0-9.]+ ms over 1 pass of --msgs, round trips [0-9.]+ ms' <<<"$out" |
@@ -159,7 +157,7 @@ for r in d['results']:
 rows = d['verdict']['rows']
 assert [x['config'] for x in rows] == ['%d B %s over ucx' % (s, w) for s in (16, 64, 256) for w in ('one way', 'RTT p50')], rows
 assert all(x['floor'] and pos(x['ratio_median']) and len(x['ratios']) == 2 for x in rows), rows
-tick = 1 / int('${hz:-250}')
+tick = 1 / int('${kernel_hz:-250}')
 for x, r in zip(rows, [r for r in d['results'] for _ in (0, 1)]):
     w = r['one_way' if 'one way' in x['config'] else 'rtt_us']['window_s']
     assert x['window_s'] == w and ('short-window' in x['flags']) == (w < 50 * tick), (x, r)
