@@ -45,7 +45,7 @@ hz=$(getconf CLK_TCK)
 machine_ticks() { awk '/^cpu / { print $2 + $3 + $4; exit }' /proc/stat; }
 lcore0_checked=0
 TIMEFORMAT='%U %S'
-for try in 1 2 3; do
+for try in 1 2 3 4 5; do
 	t0=$(date +%s.%N)
 	m0=$(machine_ticks)
 	c0=$(cpu_ticks "$spinner")
