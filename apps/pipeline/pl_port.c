@@ -10,10 +10,13 @@
  *   or free (--sink drop).
  *
  * - lcactor:  lca_port: its RX hook classifies by flow (parse, key,
- *             partition) and sends each partition's packets to the
- *             partition's worker actor (batch handler), which counts them
- *             and sends them on to lca_port_tx_actor() of its own lcore
- *             (rte_eth_tx_buffer, flushed by the lcore's end hook).
+ *             partition) and sends each partition's packets on the packet
+ *             lane (mbuf pointers, no envelope) to the partition's worker,
+ *             a packet actor (on_packets), which counts them and transmits
+ *             them with lca_port_tx_burst() into its own lcore's TX queue
+ *             (rte_eth_tx_buffer, flushed by the lcore's end hook). An
+ *             lcore without a TX queue of the port (a PMD with fewer) sends
+ *             them in envelopes to another lcore's TX actor.
  * - plain:    the same stages as a run-to-completion loop on each lcore
  *             (rx_burst -> parse -> count -> tx_burst), no actors; each
  *             lcore counts what its own RX queue takes in a store of its
@@ -789,6 +792,7 @@ ev_worker(void *arg)
 
 struct worker {
 	struct store *st;
+	struct lca_port *port[PL_MAX_PORTS + 1];              /* by port index */
 	lca_actor_id_t tx[PL_MAX_PORTS + 1][RTE_MAX_LCORE]; /* by port index, lcore */
 };
 
@@ -840,50 +844,77 @@ classify(struct rte_mbuf **pkts, lca_actor_id_t *to, unsigned int n, void *arg)
 	}
 }
 
+/* An lcore with no TX queue of the port (the PMD has fewer than lcores):
+ * the packets go to the TX actor of another lcore's queue, in envelopes,
+ * as senders that want a mailbox do. @return those it took. */
+static unsigned int
+worker_tx_by_actor(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n)
+{
+	struct lca_msg *msgs[PL_MAX_BURST];
+	unsigned int done = 0;
+
+	while (done < n) {
+		unsigned int k = RTE_MIN(n - done, (unsigned int)PL_MAX_BURST), sent;
+		int err;
+
+		if (lca_msg_from_mbuf_bulk(pkts + done, msgs, k) < 0)
+			break;
+		sent = lca_send_burst(to, msgs, k, &err);
+		if (sent < k) {
+			/* The mbufs stay ours: freed and counted by the caller. */
+			for (unsigned int i = sent; i < k; i++)
+				lca_msg_detach_mbuf(msgs[i]);
+			lca_msg_free_bulk(msgs + sent, k - sent);
+			return done + sent;
+		}
+		done += k;
+	}
+	return done;
+}
+
+/* The packet lane: a burst of mbufs, no envelope; counted, then into this
+ * lcore's TX queue with lca_port_tx_burst(), one call per run of packets
+ * for one port. */
 static void
-worker_batch(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n)
+worker_packets(lca_actor_id_t self, void *state, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct worker *w = state;
 	unsigned int me = rte_lcore_id();
 	struct pl_fig *f = &pl.lc[me].f;
 	struct store *st = w->st;
+	uint64_t refused = 0;
 	unsigned int i = 0;
 
 	(void)self;
-	for (unsigned int k = 0; k < n; k++) {
-		const struct rte_mbuf *m = msgs[k]->ptr;
-
-		store_count(st, m->hash.usr);
-	}
+	for (unsigned int k = 0; k < n; k++)
+		store_count(st, pkts[k]->hash.usr);
 	st->processed += n;
 	if (conf->sink == PL_SINK_DROP) {
-		lca_msg_free_bulk(msgs, n);
-	} else {
-		uint64_t fwd = 0, refused = 0;
-
-		while (i < n) {
-			const struct rte_mbuf *m = msgs[i]->ptr;
-			int k = conf->tx_port >= 0 ? port_index((uint16_t)conf->tx_port)
-						   : port_index(m->port);
-			lca_actor_id_t to = w->tx[k < 0 ? 0 : k][me];
-			unsigned int run = 1, sent;
-			int err;
-
-			while (i + run < n && ((const struct rte_mbuf *)msgs[i + run]->ptr)->port ==
-						      m->port)
-				run++;
-			sent = lca_send_burst(to, msgs + i, run, &err);
-			fwd += sent;
-			if (sent < run) {
-				lca_msg_free_bulk(msgs + i + sent, run - sent);
-				refused += run - sent;
-			}
-			i += run;
-		}
-		fig_add(&f->forwarded, fwd);
-		if (refused)
-			fig_add(&f->sink_refused, refused);
+		rte_pktmbuf_free_bulk(pkts, n);
+		pl_count(f, n, rte_rdtsc());
+		return;
 	}
+	while (i < n) {
+		uint16_t port = pkts[i]->port;
+		int k = conf->tx_port >= 0 ? port_index((uint16_t)conf->tx_port) : port_index(port);
+		unsigned int run = 1, took;
+		int ret;
+
+		if (k < 0)
+			k = 0;
+		while (i + run < n && (conf->tx_port >= 0 || pkts[i + run]->port == port))
+			run++;
+		ret = lca_port_tx_burst(w->port[k], pkts + i, run);
+		took = ret >= 0 ? run : worker_tx_by_actor(w->tx[k][me], pkts + i, run);
+		if (took < run) {
+			rte_pktmbuf_free_bulk(pkts + i + took, run - took);
+			refused += run - took;
+		}
+		i += run;
+	}
+	fig_add(&f->forwarded, n - refused);
+	if (refused)
+		fig_add(&f->sink_refused, refused);
 	pl_count(f, n, rte_rdtsc());
 }
 
@@ -963,7 +994,8 @@ lcactor_spawn_workers(void)
 		return -ENOMEM;
 	for (uint32_t p = 0; p < n_parts && ret == 0; p++) {
 		struct lca_actor_spec spec = {
-			.batch_handler = worker_batch,
+			.on_packets = worker_packets,
+			.packet_queue_size = conf->mailbox,
 			.state_size = sizeof(struct worker),
 			.state_init = worker_init,
 			.state_arg = w,
@@ -1036,10 +1068,12 @@ lcactor_ports_start(void)
 		cls_args[rxqs[k].pidx].q[rxqs[k].lcore] = &rxqs[k];
 	/* Each worker sends to the TX actor of its own lcore, per port. */
 	for (uint32_t p = 0; p < n_parts; p++)
-		for (unsigned int i = 0; i < n_ports; i++)
+		for (unsigned int i = 0; i < n_ports; i++) {
+			workers[p]->port[i] = ports[i].lp;
 			for (unsigned int l = 0; l < pl.n_lcores; l++)
 				workers[p]->tx[i][pl.lcores[l]] =
 					lca_port_tx_actor(ports[i].lp, pl.lcores[l]);
+		}
 	return 0;
 }
 
@@ -1278,8 +1312,8 @@ engine_what(enum pl_engine e)
 {
 	switch (e) {
 	case PL_ENGINE_LCACTOR:
-		return "lca_port RX hooks classify by flow; worker actors (batch handlers) count; "
-		       "TX actors burst";
+		return "lca_port RX hooks classify by flow onto the packet lane; worker actors "
+		       "(on_packets) count and lca_port_tx_burst()";
 	case PL_ENGINE_EVENTDEV:
 		return "each lcore's rx_burst enqueues NEW events (flow = partition, atomic); "
 		       "each lcore's port dequeues, counts, transmits";
