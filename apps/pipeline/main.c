@@ -73,6 +73,10 @@ usage(const char *prog)
 	       "                                  added when the EAL arguments have no event_ vdev\n"
 	       "                        plain     a run-to-completion loop, no actors (SPSC rte_ring\n"
 	       "                                  where a source and its task are on two lcores)\n"
+	       "                        graph     (--source port) DPDK's librte_graph: RX, parse +\n"
+	       "                                  count, TX nodes walked on each lcore\n"
+	       "                        io        (--source port) RX straight to TX, no stage:\n"
+	       "                                  the port's ceiling; every engine prints its share\n"
 	       "  --streams N         input streams (default 1000)\n"
 	       "  --partitions N      partitions of each stream, one task each (default 4)\n"
 	       "  --batch N           messages a mock consumer hands over at once (default 5000)\n"
@@ -126,7 +130,7 @@ parse_engines(char *list)
 
 	if (n < 0) {
 		fprintf(stderr, APP ": bad value for --engine: a comma-separated list of lcactor, "
-				"eventdev, plain\n");
+				"eventdev, plain (--source port also graph, io)\n");
 		return -EINVAL;
 	}
 	conf.n_engines = 0;
@@ -335,6 +339,9 @@ check_conf(struct pl_conf *c)
 			c->warmup_ms = c->duration_ms / 10 ? c->duration_ms / 10 : 1;
 			c->warmup_given = true;
 		}
+	} else if (has_engine(PL_ENGINE_GRAPH) || has_engine(PL_ENGINE_IO)) {
+		fprintf(stderr, APP ": --engine graph and io go with --source port\n");
+		return -EINVAL;
 	} else if (c->n_ports || c->tx_port >= 0 || c->sink != PL_SINK_TX || c->rxq || c->mbufs ||
 		   c->idle || c->duration_ms || c->null_zero || c->keys_path || c->partition_rxq) {
 		fprintf(stderr, APP ": --port, --tx-port, --sink, --rxq, --mbufs, --idle, "

@@ -36,6 +36,8 @@ enum pl_engine {
 	PL_ENGINE_LCACTOR,
 	PL_ENGINE_EVENTDEV,
 	PL_ENGINE_PLAIN,
+	PL_ENGINE_GRAPH, /**< DPDK's librte_graph (--source port only). */
+	PL_ENGINE_IO,    /**< RX straight to TX, no stage: the port's ceiling (--source port). */
 	PL_ENGINE_COUNT,
 };
 

@@ -38,6 +38,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -47,6 +48,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
@@ -56,6 +58,10 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#if __has_include(<rte_pdump.h>)
+#include <rte_pdump.h>
+#define PL_HAVE_PDUMP 1
+#endif
 #include <rte_prefetch.h>
 #include <rte_spinlock.h>
 #include <rte_udp.h>
@@ -72,6 +78,7 @@
 #include "lca_topo.h"
 #include "lca_verdict.h"
 #include "pipeline.h"
+#include "pl_port.h"
 
 #define APP "lca-pipeline"
 #define CONFIDENCE 0.999
@@ -302,6 +309,13 @@ static bool vdev_was_added;
 static bool workers_spawned;
 
 static bool has_lcactor_engine(void);
+
+/* plain and graph count in a store of each lcore; io counts nothing. */
+static bool
+lcore_stores(enum pl_engine e)
+{
+	return e == PL_ENGINE_PLAIN || e == PL_ENGINE_GRAPH;
+}
 
 static int
 port_index(uint16_t id)
@@ -588,24 +602,90 @@ sink_burst(unsigned int lcore, struct pl_fig *f, struct rte_mbuf **m, unsigned i
 		tx_one(txbuf_for(lcore, m[i]), m[i]);
 }
 
-/* ---- plain ------------------------------------------------------------ */
+/* ---- The run-to-completion engines: plain, io ------------------------- */
 
+unsigned int
+pl_port_rxqs_of(unsigned int lcore, struct rxq_state **mine)
+{
+	unsigned int n = 0;
+
+	for (unsigned int k = 0; k < n_rxqs; k++)
+		if (rxqs[k].lcore == lcore && n < PL_MAX_PORTS)
+			mine[n++] = &rxqs[k];
+	return n;
+}
+
+unsigned int
+pl_port_rx(struct rxq_state *q, uint64_t now, struct pl_fig *f, struct rte_mbuf **pkts,
+	   bool *ended)
+{
+	unsigned int n, want = conf->burst;
+
+	*ended = false;
+	if (q->done)
+		return 0;
+	if (q->taken >= q->quota || rx_time_up(now)) {
+		q->done = true;
+		*ended = true;
+		return 0;
+	}
+	if (q->quota - q->taken < want)
+		want = (unsigned int)(q->quota - q->taken);
+	n = rte_eth_rx_burst(q->port, q->queue, pkts, (uint16_t)want);
+	q->taken += n;
+	if (n)
+		fig_add(&f->produced, n);
+	return n;
+}
+
+unsigned int
+pl_port_parse_count(unsigned int lcore, struct pl_fig *f, struct rte_mbuf **pkts, unsigned int n,
+		    struct rte_mbuf **bad, unsigned int *n_bad)
+{
+	struct store *st = lstores[lcore];
+	unsigned int ok = parse_burst(pkts, n, bad, n_bad);
+
+	if (*n_bad)
+		fig_add(&f->malformed, *n_bad);
+	for (unsigned int k = 0; k < ok; k++)
+		store_count(st, pkts[k]->hash.usr);
+	st->processed += ok;
+	return ok;
+}
+
+void
+pl_port_sink(unsigned int lcore, struct pl_fig *f, struct rte_mbuf **pkts, unsigned int n)
+{
+	sink_burst(lcore, f, pkts, n);
+}
+
+void
+pl_port_tx_flush(unsigned int lcore)
+{
+	tx_flush_all(lcore);
+}
+
+int
+pl_port_should_stop(uint64_t now)
+{
+	if (unlikely(lca_eal_stop_requested()))
+		return -EINTR;
+	if (unlikely(now > pl.deadline))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+/* plain (parse and count) or io (neither): RX -> [stages] -> TX. */
 static int
-plain_worker(void *arg)
+rtc_worker(bool stages)
 {
 	unsigned int me = rte_lcore_id();
 	struct pl_fig *f = &pl.lc[me].f;
-	struct store *st = lstores[me];
 	struct rte_mbuf *pkts[PL_MAX_BURST], *bad[PL_MAX_BURST];
 	struct rxq_state *mine[PL_MAX_PORTS];
-	unsigned int n_mine = 0, left;
+	unsigned int n_mine = pl_port_rxqs_of(me, mine), left = n_mine;
 	int ret = 0;
 
-	(void)arg;
-	for (unsigned int k = 0; k < n_rxqs; k++)
-		if (rxqs[k].lcore == me && n_mine < PL_MAX_PORTS)
-			mine[n_mine++] = &rxqs[k];
-	left = n_mine;
 	while (left > 0) {
 		uint64_t now = rte_rdtsc();
 		unsigned int counted = 0;
@@ -613,40 +693,20 @@ plain_worker(void *arg)
 		f->loops++;
 		lca_freq_poll(me, now);
 		pl_warm_check(f, now);
-		if (unlikely(lca_eal_stop_requested())) {
-			ret = -EINTR;
+		if ((ret = pl_port_should_stop(now)) != 0)
 			break;
-		}
-		if (unlikely(now > pl.deadline)) {
-			ret = -ETIMEDOUT;
-			break;
-		}
 		for (unsigned int i = 0; i < n_mine; i++) {
-			struct rxq_state *q = mine[i];
-			unsigned int n, ok, nb, want = conf->burst;
+			bool ended;
+			unsigned int n = pl_port_rx(mine[i], now, f, pkts, &ended), ok = n, nb = 0;
 
-			if (q->done)
-				continue;
-			if (q->taken >= q->quota || rx_time_up(now)) {
-				q->done = true;
-				left--;
-				continue;
-			}
-			if (q->quota - q->taken < want)
-				want = (unsigned int)(q->quota - q->taken);
-			n = rte_eth_rx_burst(q->port, q->queue, pkts, (uint16_t)want);
+			left -= ended;
 			if (n == 0)
 				continue;
-			q->taken += n;
-			fig_add(&f->produced, n);
-			ok = parse_burst(pkts, n, bad, &nb);
-			if (nb) {
-				rte_pktmbuf_free_bulk(bad, nb);
-				fig_add(&f->malformed, nb);
+			if (stages) {
+				ok = pl_port_parse_count(me, f, pkts, n, bad, &nb);
+				if (nb)
+					rte_pktmbuf_free_bulk(bad, nb);
 			}
-			for (unsigned int k = 0; k < ok; k++)
-				store_count(st, pkts[k]->hash.usr);
-			st->processed += ok;
 			sink_burst(me, f, pkts, ok);
 			counted += ok;
 		}
@@ -657,6 +717,30 @@ plain_worker(void *arg)
 	tx_flush_all(me);
 	worker_ret[me] = ret;
 	return ret;
+}
+
+static int
+plain_worker(void *arg)
+{
+	(void)arg;
+	return rtc_worker(true);
+}
+
+static int
+io_worker(void *arg)
+{
+	(void)arg;
+	return rtc_worker(false);
+}
+
+static int
+graph_worker(void *arg)
+{
+	unsigned int me = rte_lcore_id();
+
+	(void)arg;
+	worker_ret[me] = pl_graph_loop();
+	return worker_ret[me];
 }
 
 /* ---- eventdev --------------------------------------------------------- */
@@ -1151,14 +1235,15 @@ collect(struct port_run *r)
 	r->pkt_per_s = r->measured_s > 0 ? (double)r->measured / r->measured_s : 0;
 	r->rx_per_s = r->measured_s > 0 ? (double)r->rx_measured / r->measured_s : 0;
 	for (uint32_t p = 0; p < n_parts; p++) {
-		const struct store *s = r->engine == PL_ENGINE_PLAIN ? NULL : stores[p];
+		const struct store *s = r->engine == PL_ENGINE_LCACTOR ||
+						r->engine == PL_ENGINE_EVENTDEV ? stores[p] : NULL;
 
 		if (s != NULL) {
 			r->overflow += s->overflow;
 			r->keys += s->n_keys;
 		}
 	}
-	if (r->engine == PL_ENGINE_PLAIN)
+	if (lcore_stores(r->engine))
 		for (unsigned int i = 0; i < pl.n_lcores; i++) {
 			r->overflow += lstores[pl.lcores[i]]->overflow;
 			r->keys += lstores[pl.lcores[i]]->n_keys;
@@ -1175,7 +1260,9 @@ keys_write(FILE *out, const struct port_run *r, unsigned int run)
 
 	if (sum == NULL)
 		return -ENOMEM;
-	if (r->engine == PL_ENGINE_PLAIN)
+	if (r->engine == PL_ENGINE_IO)
+		n = 0;
+	else if (lcore_stores(r->engine))
 		for (unsigned int i = 0; i < pl.n_lcores; i++)
 			all[n++] = lstores[pl.lcores[i]];
 	else
@@ -1217,7 +1304,10 @@ run_plain_or_eventdev(struct port_run *r)
 		return ret;
 	}
 	runs_reset();
-	ret = pl_launch(r->engine == PL_ENGINE_PLAIN ? plain_worker : ev_worker, worker_ret);
+	ret = pl_launch(r->engine == PL_ENGINE_PLAIN ? plain_worker :
+			r->engine == PL_ENGINE_IO    ? io_worker :
+			r->engine == PL_ENGINE_GRAPH ? graph_worker : ev_worker,
+			worker_ret);
 	r->status = ret;
 	if (r->engine == PL_ENGINE_EVENTDEV) {
 		/* An interrupted run leaves events in the device: take them out. */
@@ -1319,6 +1409,11 @@ engine_what(enum pl_engine e)
 		       "each lcore's port dequeues, counts, transmits";
 	case PL_ENGINE_PLAIN:
 		return "rx_burst -> parse -> count -> tx_burst on each lcore, no actors";
+	case PL_ENGINE_GRAPH:
+		return "librte_graph on each lcore: an RX source node -> parse + count node -> TX "
+		       "node (malformed -> drop node)";
+	case PL_ENGINE_IO:
+		return "rx_burst -> tx_burst on each lcore, no stage: the port's ceiling";
 	default:
 		return "";
 	}
@@ -1484,7 +1579,8 @@ print_run(const struct port_run *r, unsigned int run, const struct lca_series *s
 	printf("  %-7s %14.0f  Ethernet/IPv4/UDP; %" PRIu64 " malformed in all, dropped by "
 	       "policy\n", "parse", r->pkt_per_s, r->malformed);
 	printf("  %-7s %14.0f  %" PRIu64 " keys in %s%s\n", "count", r->pkt_per_s, r->keys,
-	       r->engine == PL_ENGINE_PLAIN ? "the lcores' stores" : "the partitions' stores",
+	       r->engine == PL_ENGINE_IO	 ? "no store (io: no stage; counted = forwarded)" :
+	       lcore_stores(r->engine) ? "the lcores' stores" : "the partitions' stores",
 	       r->overflow ? " (SOME KEYS FOUND A STORE FULL)" : "");
 	if (conf->sink == PL_SINK_TX)
 		printf("  %-7s %14.0f  sent %" PRIu64 " (mean over the measured time)\n", "tx",
@@ -1589,6 +1685,8 @@ mean_of(const double *v, unsigned int n)
 static void
 print_side_by_side(json_t *root)
 {
+	double io = 0;
+
 	printf("\nEngines side by side (lcores");
 	for (unsigned int i = 0; i < pl.n_lcores; i++)
 		printf("%s%u", i ? "," : " ", pl.lcores[i]);
@@ -1596,7 +1694,14 @@ print_side_by_side(json_t *root)
 	for (unsigned int i = 0; i < n_ports; i++)
 		printf("%s%u (%s)", i ? "," : " ", ports[i].id, ports[i].driver);
 	printf(", mean of %u run%s):\n", conf->runs, conf->runs > 1 ? "s" : "");
-	printf("%-9s %14s  %s\n", "engine", "pkt/s", "ratio");
+	if (by_engine[PL_ENGINE_IO].n > 0)
+		io = mean_of(by_engine[PL_ENGINE_IO].v, by_engine[PL_ENGINE_IO].n);
+	else
+		printf("(add io to --engine for each engine's share of the port's own ceiling)\n");
+	if (io > 0)
+		printf("%-9s %14s %8s  %s\n", "engine", "pkt/s", "of io", "ratio");
+	else
+		printf("%-9s %14s  %s\n", "engine", "pkt/s", "ratio");
 	for (unsigned int i = 0; i < conf->n_engines; i++) {
 		enum pl_engine e = conf->engines[i];
 		const struct engine_runs *er = &by_engine[e];
@@ -1608,7 +1713,12 @@ print_side_by_side(json_t *root)
 			json_decref(ratios);
 			continue;
 		}
-		printf("%-9s %14.0f  ", pl_engine_name(e), mine);
+		if (io > 0 && e != PL_ENGINE_IO)
+			printf("%-9s %14.0f %7.1f%%  ", pl_engine_name(e), mine, 100.0 * mine / io);
+		else if (io > 0)
+			printf("%-9s %14.0f %8s  ", pl_engine_name(e), mine, "ceiling");
+		else
+			printf("%-9s %14.0f  ", pl_engine_name(e), mine);
 		for (unsigned int k = 0; k < conf->n_engines; k++) {
 			enum pl_engine o = conf->engines[k];
 			double other = mean_of(by_engine[o].v, by_engine[o].n);
@@ -1625,6 +1735,8 @@ print_side_by_side(json_t *root)
 				mine, "frequency", lca_freq_total_json(&er->freq), "runs", er->runs);
 		json_object_set_new(res, "throughput",
 				    lca_result_measure_of(er->v, er->n, CONFIDENCE, "pkt/s"));
+		if (io > 0)
+			json_object_set_new(res, "io_share", json_real(mine / io));
 		lca_result_add(root, res);
 	}
 }
@@ -1682,9 +1794,12 @@ teardown(void)
 		lca_runtime_cleanup();
 		runtime_up = false;
 	}
-	for (unsigned int e = 0; e < conf->n_engines; e++)
+	for (unsigned int e = 0; e < conf->n_engines; e++) {
 		if (conf->engines[e] == PL_ENGINE_EVENTDEV)
 			pl_eventdev_teardown();
+		if (conf->engines[e] == PL_ENGINE_GRAPH)
+			pl_graph_teardown();
+	}
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
 		for (unsigned int k = 0; k < PL_MAX_PORTS + 1; k++) {
 			if (txbufs[i][k] != NULL) {
@@ -1761,6 +1876,9 @@ setup(void)
 			if (ret == 0)
 				pl_eventdev_ports(&ev_dev, ev_port_of, &ev_enq, &ev_deq);
 			break;
+		case PL_ENGINE_GRAPH:
+			ret = pl_graph_setup();
+			break;
 		default:
 			break;
 		}
@@ -1783,6 +1901,49 @@ usage_error(int ret)
 	return ret == -ENODEV || ret == -EINVAL || ret == -ENOSPC;
 }
 
+/* Capture: dpdk-dumpcap and dpdk-pdump, secondary processes, ask the
+ * primary over its multi-process channel to copy what every engine's RX
+ * and TX queues pass; without shared config (--in-memory) there is no
+ * channel, which is said once and is no error. Up for the whole run, not
+ * only while lca_port's ports are (it calls rte_pdump_init() too, and
+ * finds it done). */
+static bool
+capture_up(void)
+{
+#ifdef PL_HAVE_PDUMP
+	char sock[PATH_MAX];
+
+	/* A secondary process reaches the primary by its mp_socket; without
+	 * shared config (--in-memory, --no-shconf) EAL makes none. */
+	snprintf(sock, sizeof(sock), "%s/mp_socket", rte_eal_get_runtime_dir());
+	if (access(sock, F_OK) != 0) {
+		printf("# Capture: none (no multi-process channel: dpdk-dumpcap needs a run "
+		       "with hugepages, without --in-memory).\n");
+		return false;
+	}
+	if (rte_pdump_init() == 0) {
+		printf("# Capture: dpdk-dumpcap --file-prefix <this EAL's --file-prefix> -i <port> "
+		       "can attach.\n");
+		return true;
+	}
+	printf("# Capture: none (rte_pdump_init: %s).\n", rte_strerror(rte_errno));
+#else
+	printf("# Capture: none (built without librte_pdump).\n");
+#endif
+	return false;
+}
+
+static void
+capture_down(bool up)
+{
+#ifdef PL_HAVE_PDUMP
+	if (up)
+		rte_pdump_uninit();
+#else
+	(void)up;
+#endif
+}
+
 int
 pl_port_main(const struct pl_conf *c, bool vdev_added)
 {
@@ -1790,7 +1951,7 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 	struct lca_freq_total all = { 0 };
 	json_t *root, *placement;
 	FILE *keys = NULL;
-	bool ok = true;
+	bool ok = true, capture;
 	int ret;
 
 	conf = c;
@@ -1807,6 +1968,7 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 		return ret;
 	}
 	print_header();
+	capture = capture_up();
 	placement = print_placement();
 	if (c->keys_path != NULL && (keys = fopen(c->keys_path, "w")) == NULL) {
 		fprintf(stderr, APP ": --keys %s: cannot be written\n", c->keys_path);
@@ -1833,7 +1995,9 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 			for (unsigned int k = 0; k < n_ports; k++)
 				r->pools_full &= r->pool_avail[k] == r->pool_size[k];
 			r->exact = r->status == 0 && r->in_flight == 0 && r->port_rx == r->rx &&
-				   (r->keys > 0) == (r->processed > 0) && r->overflow == 0 &&
+				   (e == PL_ENGINE_IO ? r->keys == 0 :
+					(r->keys > 0) == (r->processed > 0)) &&
+				   r->overflow == 0 &&
 				   (quota_total == UINT64_MAX || r->rx >= quota_total) &&
 				   (c->sink == PL_SINK_DROP ||
 				    r->forwarded == r->tx + r->tx_dropped) &&
@@ -1900,5 +2064,6 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 		by_engine[i].runs = NULL;
 	}
 	teardown();
+	capture_down(capture);
 	return ret;
 }
