@@ -42,7 +42,7 @@ check "net_null: an exact accounting line per engine" "[ \$(grep -cE '^  account
 check "net_null: every pool back to full" "[ \$(grep -cE '^  pool of port 0: ([0-9]+) of \1 mbufs back \(full\)$' <<<\"\$out\") -eq 3 ] && grep -q 'lca_port pools kept after the stop: 0' <<<\"\$out\""
 check "net_null: frames written into the pool, said" "grep -q 'each mbuf is written once with a UDP frame' <<<\"\$out\""
 check "net_null: placement printed, per lcore" "grep -qE '^  lcore 0 \(cpu [0-9]+, node [0-9]+\): RX port 0 q0; lcactor workers p0 p2' <<<\"\$out\" && grep -qE '^  lcore 1 .*RX port 0 q1' <<<\"\$out\""
-check "net_null: side by side with ratios" "grep -qE '^lcactor +[0-9]+  [0-9.]+x eventdev, [0-9.]+x plain$' <<<\"\$out\" && grep -qE '^plain +[0-9]+  [0-9.]+x lcactor, [0-9.]+x eventdev$' <<<\"\$out\""
+check "net_null: side by side with ratios" "grep -qE '^lcactor +[0-9]+ +[0-9.]+  [0-9.]+x eventdev, [0-9.]+x plain$' <<<\"\$out\" && grep -qE '^plain +[0-9]+ +[0-9.]+  [0-9.]+x lcactor, [0-9.]+x eventdev$' <<<\"\$out\""
 check "net_null: a clock verdict per engine, per-lcore rows with busy%" "[ \$(grep -c '^  clock: ' <<<\"\$out\") -eq 3 ] && [ \$(grep -cE '^  [01] +[0-9]+ +[0-9]+ +0 +[0-9]+ ' <<<\"\$out\") -eq 6 ]"
 check "net_null: JSON exact" "exact '$tmp/null.json' lcactor eventdev plain"
 record_checks "$tmp/null.json" lca-pipeline
@@ -51,7 +51,7 @@ out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine lcactor,grap
 	--messages 200000 --json "$tmp/gio.json" 2>&1); rc=$?
 check "net_null, graph and io: exits 0, every engine exact" "[ $rc -eq 0 ] && exact '$tmp/gio.json' lcactor graph io plain"
 check "net_null: io forwards without counting keys; graph counts in the lcores' stores" "grep -q 'no store (io: no stage; counted = forwarded)' <<<\"\$out\" && grep -qE '^  count +[0-9]+  [1-9][0-9]* keys in the lcores. stores' <<<\"\$out\""
-check "net_null: each engine's share of the io ceiling, side by side" "grep -qE '^engine +pkt/s +of io  ratio$' <<<\"\$out\" && [ \$(grep -cE '^(lcactor|graph|plain) +[0-9]+ +[0-9.]+%  .*[0-9.]+x io$' <<<\"\$out\") -eq 3 ] && grep -qE '^io +[0-9]+ +ceiling  ' <<<\"\$out\""
+check "net_null: each engine's share of the io ceiling, side by side" "grep -qE '^engine +pkt/s +measured s +of io  ratio$' <<<\"\$out\" && [ \$(grep -cE '^(lcactor|graph|plain) +[0-9]+ +[0-9.]+ +[0-9.]+%  .*[0-9.]+x io(,|$)' <<<\"\$out\") -eq 3 ] && grep -qE '^io +[0-9]+ +[0-9.]+ +ceiling  ' <<<\"\$out\""
 check "net_null: the verdict rows carry their share of io, io says it is the ceiling" "python3 - '$tmp/gio.json' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

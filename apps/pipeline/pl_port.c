@@ -81,7 +81,6 @@
 #include "pl_port.h"
 
 #define APP "lca-pipeline"
-#define CONFIDENCE 0.999
 #define STORE_SLOTS 65536u /* keys a partition's store holds */
 #define NULL_KEYS 1024u
 #define DESC 1024
@@ -1662,100 +1661,25 @@ run_json(const struct port_run *r, unsigned int run, json_t *freq)
 
 /* ---- Main ------------------------------------------------------------- */
 
-struct engine_runs {
-	double v[PL_MAX_RUNS];
-	double measured_s[PL_MAX_RUNS];
-	unsigned int n;
-	json_t *runs;
-	struct lca_freq_total freq;
-};
-
-static struct engine_runs by_engine[PL_ENGINE_COUNT];
-
-static double
-mean_of(const double *v, unsigned int n)
-{
-	double s = 0;
-
-	for (unsigned int i = 0; i < n; i++)
-		s += v[i];
-	return n ? s / n : 0;
-}
+static struct pl_engine_runs by_engine[PL_ENGINE_COUNT];
 
 static void
 print_side_by_side(json_t *root)
 {
-	double io = 0;
+	char what[256];
+	int o = snprintf(what, sizeof(what), "ports");
 
-	printf("\nEngines side by side (lcores");
-	for (unsigned int i = 0; i < pl.n_lcores; i++)
-		printf("%s%u", i ? "," : " ", pl.lcores[i]);
-	printf(", ports");
-	for (unsigned int i = 0; i < n_ports; i++)
-		printf("%s%u (%s)", i ? "," : " ", ports[i].id, ports[i].driver);
-	printf(", mean of %u run%s):\n", conf->runs, conf->runs > 1 ? "s" : "");
-	if (by_engine[PL_ENGINE_IO].n > 0)
-		io = mean_of(by_engine[PL_ENGINE_IO].v, by_engine[PL_ENGINE_IO].n);
-	else
-		printf("(add io to --engine for each engine's share of the port's own ceiling)\n");
-	if (io > 0)
-		printf("%-9s %14s %8s  %s\n", "engine", "pkt/s", "of io", "ratio");
-	else
-		printf("%-9s %14s  %s\n", "engine", "pkt/s", "ratio");
-	for (unsigned int i = 0; i < conf->n_engines; i++) {
-		enum pl_engine e = conf->engines[i];
-		const struct engine_runs *er = &by_engine[e];
-		double mine = mean_of(er->v, er->n);
-		json_t *ratios = json_object(), *res;
-		bool first = true;
-
-		if (er->n == 0) {
-			json_decref(ratios);
-			continue;
-		}
-		if (io > 0 && e != PL_ENGINE_IO)
-			printf("%-9s %14.0f %7.1f%%  ", pl_engine_name(e), mine, 100.0 * mine / io);
-		else if (io > 0)
-			printf("%-9s %14.0f %8s  ", pl_engine_name(e), mine, "ceiling");
-		else
-			printf("%-9s %14.0f  ", pl_engine_name(e), mine);
-		for (unsigned int k = 0; k < conf->n_engines; k++) {
-			enum pl_engine o = conf->engines[k];
-			double other = mean_of(by_engine[o].v, by_engine[o].n);
-
-			if (o == e || by_engine[o].n == 0 || other <= 0)
-				continue;
-			printf("%s%.2fx %s", first ? "" : ", ", mine / other, pl_engine_name(o));
-			json_object_set_new(ratios, pl_engine_name(o), json_real(mine / other));
-			first = false;
-		}
-		printf("\n");
-		res = json_pack("{s:s, s:s, s:o, s:f, s:o, s:O}", "name", pl_engine_name(e),
-				"engine", pl_engine_name(e), "ratios", ratios, "mean_msg_per_s",
-				mine, "frequency", lca_freq_total_json(&er->freq), "runs", er->runs);
-		json_object_set_new(res, "throughput",
-				    lca_result_measure_of(er->v, er->n, CONFIDENCE, "pkt/s"));
-		if (io > 0)
-			json_object_set_new(res, "io_share", json_real(mine / io));
-		lca_result_add(root, res);
-	}
+	for (unsigned int i = 0; i < n_ports && o < (int)sizeof(what); i++)
+		o += snprintf(what + o, sizeof(what) - (size_t)o, "%s%u (%s)", i ? "," : " ",
+			      ports[i].id, ports[i].driver);
+	pl_report_side_by_side(root, conf, by_engine, what, "pkt/s");
 }
 
 /* The verdict: a row per engine, lcactor's against plain run by run. */
 static int
 add_verdicts(json_t *root)
 {
-	struct pl_engine_figs figs[PL_ENGINE_COUNT];
-
-	for (unsigned int e = 0; e < PL_ENGINE_COUNT; e++) {
-		const struct engine_runs *er = &by_engine[e];
-		double w = NAN;
-
-		for (unsigned int i = 0; i < er->n; i++)
-			w = i == 0 ? er->measured_s[i] : fmin(w, er->measured_s[i]);
-		figs[e] = (struct pl_engine_figs){ .v = er->v, .n = er->n, .window_s = w };
-	}
-	return pl_verdict_add(root, conf, figs, "M pkt/s");
+	return pl_report_verdicts(root, conf, by_engine, "M pkt/s");
 }
 
 static json_t *
@@ -1980,7 +1904,7 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 	for (unsigned int run = 0; run < c->runs && ret == 0; run++) {
 		for (unsigned int i = 0; i < c->n_engines && ret == 0; i++) {
 			enum pl_engine e = c->engines[i];
-			struct engine_runs *er = &by_engine[e];
+			struct pl_engine_runs *er = &by_engine[e];
 			struct port_run *r = &run_res;
 			char label[48];
 
