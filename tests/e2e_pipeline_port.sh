@@ -45,6 +45,12 @@ check "net_null: placement printed, per lcore" "grep -qE '^  lcore 0 \(cpu [0-9]
 check "net_null: side by side with ratios" "grep -qE '^lcactor +[0-9]+ +[0-9.]+  [0-9.]+x eventdev, [0-9.]+x plain$' <<<\"\$out\" && grep -qE '^plain +[0-9]+ +[0-9.]+  [0-9.]+x lcactor, [0-9.]+x eventdev$' <<<\"\$out\""
 check "net_null: a clock verdict per engine, per-lcore rows with busy%" "[ \$(grep -c '^  clock: ' <<<\"\$out\") -eq 3 ] && [ \$(grep -cE '^  [01] +[0-9]+ +[0-9]+ +0 +[0-9]+ ' <<<\"\$out\") -eq 6 ]"
 check "net_null: JSON exact" "exact '$tmp/null.json' lcactor eventdev plain"
+check "net_null: lcactor's workers took every packet on the packet lane, no envelope" "python3 - '$tmp/null.json' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [x for x in d['results'] if x['engine'] == 'lcactor'][0]['runs'][0]
+assert r['lane_packets'] == r['processed'] > 0 and r['worker_envelopes'] == 0, r
+PY"
 record_checks "$tmp/null.json" lca-pipeline
 # graph (librte_graph) and io (the port's ceiling) beside lcactor and plain.
 out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine lcactor,graph,io,plain \

@@ -1168,6 +1168,7 @@ struct port_run {
 	struct pl_fig lc[RTE_MAX_LCORE];
 	uint64_t rx, processed, malformed, forwarded, tx, tx_dropped, sink_refused, in_flight;
 	uint64_t overflow, keys, port_rx; /* port_rx: lca_port's or the ethdev's count */
+	uint64_t lane_packets, worker_envelopes; /* lcactor: what its workers took, each way */
 	uint64_t measured, rx_measured, tx_measured;
 	double warm_s, end_s, measured_s, pkt_per_s, rx_per_s, tx_per_s;
 	double busy_pct[RTE_MAX_LCORE];
@@ -1338,11 +1339,28 @@ run_plain_or_eventdev(struct port_run *r)
 	return ret;
 }
 
+/* What the workers took so far: packets (on_packets), envelopes. */
+static void
+workers_took(uint64_t *packets, uint64_t *envelopes)
+{
+	*packets = *envelopes = 0;
+	for (uint32_t p = 0; p < n_parts; p++) {
+		struct lca_actor_stats st;
+
+		if (lca_actor_stats_get(worker_id[p], &st) == 0) {
+			*packets += st.packets;
+			*envelopes += st.received;
+		}
+	}
+}
+
 static int
 run_lcactor(struct port_run *r)
 {
 	int ret = lcactor_ports_start();
+	uint64_t pk0, env0;
 
+	workers_took(&pk0, &env0);
 	for (unsigned int i = 0; i < pl.n_lcores && ret == 0; i++) {
 		struct lca_lcore_hook hk = { .poll = lc_watch };
 
@@ -1360,6 +1378,9 @@ run_lcactor(struct port_run *r)
 	}
 	r->status = ret;
 	collect(r);
+	workers_took(&r->lane_packets, &r->worker_envelopes);
+	r->lane_packets -= pk0;
+	r->worker_envelopes -= env0;
 	for (unsigned int i = 0; i < n_ports; i++) {
 		struct lca_port_stats s;
 
@@ -1618,8 +1639,11 @@ print_run(const struct port_run *r, unsigned int run, const struct lca_series *s
 		printf("  pool of port %u: %" PRIu64 " of %" PRIu64 " mbufs back%s\n", ports[i].id,
 		       r->pool_avail[i], r->pool_size[i],
 		       r->pool_avail[i] == r->pool_size[i] ? " (full)" : " (SOME ARE OUT)");
-	if (r->engine == PL_ENGINE_LCACTOR)
+	if (r->engine == PL_ENGINE_LCACTOR) {
 		printf("  lca_port pools kept after the stop: %u\n", r->pools_kept);
+		printf("  packet lane: the workers took %" PRIu64 " packets in on_packets and %"
+		       PRIu64 " envelopes\n", r->lane_packets, r->worker_envelopes);
+	}
 	lca_series_verdict_text(s, verdict, sizeof(verdict));
 	printf("  clock: %s\n", verdict);
 	lca_series_print_freq(stdout, s);
@@ -1628,7 +1652,7 @@ print_run(const struct port_run *r, unsigned int run, const struct lca_series *s
 static json_t *
 run_json(const struct port_run *r, unsigned int run, json_t *freq)
 {
-	json_t *lcs = json_array();
+	json_t *lcs = json_array(), *o;
 
 	for (unsigned int i = 0; i < pl.n_lcores; i++) {
 		unsigned int lc = pl.lcores[i];
@@ -1644,7 +1668,7 @@ run_json(const struct port_run *r, unsigned int run, json_t *freq)
 			"tx_dropped", (json_int_t)f->tx_dropped, "pkt_per_s", rate, "busy_percent",
 			r->busy_known ? r->busy_pct[lc] : 100.0));
 	}
-	return json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+	o = json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 			 "s:f, s:f, s:f, s:f, s:f, s:b, s:b, s:o, s:o}",
 			 "run", (int)run + 1, "status",
 			 r->status == 0 ? "done" : strerror(-r->status), "rx", (json_int_t)r->rx,
@@ -1657,6 +1681,12 @@ run_json(const struct port_run *r, unsigned int run, json_t *freq)
 			 "warmup_s", r->warm_s, "end_s", r->end_s, "measured_s", r->measured_s,
 			 "msg_per_s", r->pkt_per_s, "rx_per_s", r->rx_per_s, "exact", r->exact,
 			 "pools_full", r->pools_full, "lcores", lcs, "frequency", freq);
+	if (o != NULL && r->engine == PL_ENGINE_LCACTOR) {
+		json_object_set_new(o, "lane_packets", json_integer((json_int_t)r->lane_packets));
+		json_object_set_new(o, "worker_envelopes",
+				    json_integer((json_int_t)r->worker_envelopes));
+	}
+	return o;
 }
 
 /* ---- Main ------------------------------------------------------------- */
