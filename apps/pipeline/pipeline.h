@@ -18,8 +18,10 @@
  *             DPDK event device (event_dsw), every lcore's port dequeues
  *             and counts.
  *
- * A source is a pluggable stage (struct pl_source): the mock one now; the
- * port one later, on lca_port.
+ * A source is a pluggable stage (struct pl_source): the mock one here; the
+ * port one (pl_port.c, pl_port.h) runs the same engines over ethdev ports,
+ * and two more: graph (librte_graph) and io (RX to TX, the port's
+ * ceiling). Both sources end with one report (pl_report.c).
  */
 
 #include <stdbool.h>

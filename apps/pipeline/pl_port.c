@@ -25,6 +25,10 @@
  *             enqueues NEW events (flow = the partition, atomic) into
  *             event_dsw; every lcore's event port dequeues, counts in the
  *             partition's store and transmits.
+ * - graph:    DPDK's librte_graph, a graph an lcore of RX, parse + count,
+ *             TX and drop nodes (pl_graph.c) over the stages plain uses.
+ * - io:       rx_burst -> tx_burst, no stage: the port's own ceiling, which
+ *             every other engine's rate is given as a share of.
  *
  * A run takes --messages packets (split over the RX queues) or runs until
  * --duration-ms, then stops RX and drains: at the end nothing is in
