@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# lca-pipeline --source port end to end: the three engines over net_null
+# lca-pipeline --source port end to end: the engines over net_null (graph
+# and io, the port's ceiling, with each engine's share of it)
 # (exact accounting, every mbuf back); over net_pcap with a pcap made here
 # (the counts by key equal what was written, malformed frames counted, TX
 # writes as many frames as were valid); two processes over net_memif; an
@@ -41,10 +42,35 @@ check "net_null: an exact accounting line per engine" "[ \$(grep -cE '^  account
 check "net_null: every pool back to full" "[ \$(grep -cE '^  pool of port 0: ([0-9]+) of \1 mbufs back \(full\)$' <<<\"\$out\") -eq 3 ] && grep -q 'lca_port pools kept after the stop: 0' <<<\"\$out\""
 check "net_null: frames written into the pool, said" "grep -q 'each mbuf is written once with a UDP frame' <<<\"\$out\""
 check "net_null: placement printed, per lcore" "grep -qE '^  lcore 0 \(cpu [0-9]+, node [0-9]+\): RX port 0 q0; lcactor workers p0 p2' <<<\"\$out\" && grep -qE '^  lcore 1 .*RX port 0 q1' <<<\"\$out\""
-check "net_null: side by side with ratios" "grep -qE '^lcactor +[0-9]+  [0-9.]+x eventdev, [0-9.]+x plain$' <<<\"\$out\" && grep -qE '^plain +[0-9]+  [0-9.]+x lcactor, [0-9.]+x eventdev$' <<<\"\$out\""
+check "net_null: side by side with ratios" "grep -qE '^lcactor +[0-9]+ +[0-9.]+  [0-9.]+x eventdev, [0-9.]+x plain$' <<<\"\$out\" && grep -qE '^plain +[0-9]+ +[0-9.]+  [0-9.]+x lcactor, [0-9.]+x eventdev$' <<<\"\$out\""
 check "net_null: a clock verdict per engine, per-lcore rows with busy%" "[ \$(grep -c '^  clock: ' <<<\"\$out\") -eq 3 ] && [ \$(grep -cE '^  [01] +[0-9]+ +[0-9]+ +0 +[0-9]+ ' <<<\"\$out\") -eq 6 ]"
 check "net_null: JSON exact" "exact '$tmp/null.json' lcactor eventdev plain"
+check "net_null: lcactor's workers took every packet on the packet lane, no envelope" "python3 - '$tmp/null.json' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [x for x in d['results'] if x['engine'] == 'lcactor'][0]['runs'][0]
+assert r['lane_packets'] == r['processed'] > 0 and r['worker_envelopes'] == 0, r
+PY"
 record_checks "$tmp/null.json" lca-pipeline
+# graph (librte_graph) and io (the port's ceiling) beside lcactor and plain.
+out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine lcactor,graph,io,plain \
+	--messages 200000 --json "$tmp/gio.json" 2>&1); rc=$?
+check "net_null, graph and io: exits 0, every engine exact" "[ $rc -eq 0 ] && exact '$tmp/gio.json' lcactor graph io plain"
+check "net_null: io forwards without counting keys; graph counts in the lcores' stores" "grep -q 'no store (io: no stage; counted = forwarded)' <<<\"\$out\" && grep -qE '^  count +[0-9]+  [1-9][0-9]* keys in the lcores. stores' <<<\"\$out\""
+check "net_null: each engine's share of the io ceiling, side by side" "grep -qE '^engine +pkt/s +measured s +of io  ratio$' <<<\"\$out\" && [ \$(grep -cE '^(lcactor|graph|plain) +[0-9]+ +[0-9.]+ +[0-9.]+%  .*[0-9.]+x io(,|$)' <<<\"\$out\") -eq 3 ] && grep -qE '^io +[0-9]+ +[0-9.]+ +ceiling  ' <<<\"\$out\""
+check "net_null: the verdict rows carry their share of io, io says it is the ceiling" "python3 - '$tmp/gio.json' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r['config']: r for r in d['verdict']['rows']}
+assert set(rows) == {'lcactor', 'graph', 'io', 'plain'}, rows.keys()
+for e in ('lcactor', 'graph', 'plain'):
+    r = rows[e]
+    assert r['io_share'] > 0 and len(r['io_shares']) == 1, r
+assert 'io_share' not in rows['io'] and 'ceiling' in rows['io']['no_floor_why'], rows['io']
+assert rows['lcactor']['floor'] is not None and rows['graph']['floor'] is None
+res = {r['engine']: r for r in d['results']}
+assert all(res[e]['io_share'] > 0 for e in ('lcactor', 'graph', 'plain')), res
+PY"
 # --partition-by rxq: lcactor keeps each packet on the lcore that took it.
 out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine lcactor \
 	--messages 100000 --partition-by rxq --json "$tmp/rxq.json" 2>&1); rc=$?
@@ -86,10 +112,10 @@ with open(expect, 'w') as o:
 PY
 read -r total valid < "$tmp/expect"
 pcap="net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap"
-out=$("$exe" "${eal[@]}" --vdev "$pcap" -- --source port --engine lcactor,eventdev,plain \
+out=$("$exe" "${eal[@]}" --vdev "$pcap" -- --source port --engine lcactor,eventdev,plain,graph \
 	--messages "$total" --keys "$tmp/keys" --json "$tmp/pcap.json" 2>&1); rc=$?
-check "net_pcap: exits 0, exact" "[ $rc -eq 0 ] && exact '$tmp/pcap.json' lcactor eventdev plain"
-check "net_pcap: malformed frames counted, per engine" "[ \$(grep -cE '^  accounting: rx $total = counted $valid \+ dropped by policy \(malformed\) $((total - valid)) \+ in flight 0; port rx $total; forwarded $valid = tx $valid \+ tx_dropped 0 .*exact$' <<<\"\$out\") -eq 3 ]"
+check "net_pcap: exits 0, exact" "[ $rc -eq 0 ] && exact '$tmp/pcap.json' lcactor eventdev plain graph"
+check "net_pcap: malformed frames counted, per engine" "[ \$(grep -cE '^  accounting: rx $total = counted $valid \+ dropped by policy \(malformed\) $((total - valid)) \+ in flight 0; port rx $total; forwarded $valid = tx $valid \+ tx_dropped 0 .*exact$' <<<\"\$out\") -eq 4 ]"
 check "net_pcap: counts by key equal what was written, every engine" "python3 - '$tmp/keys' '$tmp/expect' <<'PY'
 import sys, collections
 got = collections.defaultdict(dict)
@@ -97,7 +123,7 @@ for line in open(sys.argv[1]):
     e, run, k, c = line.split(); got[e][int(k)] = int(c)
 lines = open(sys.argv[2]).read().split('\n')[1:]
 want = {int(l.split()[0]): int(l.split()[1]) for l in lines if l}
-assert set(got) == {'lcactor', 'eventdev', 'plain'}, got.keys()
+assert set(got) == {'lcactor', 'eventdev', 'plain', 'graph'}, got.keys()
 for e in got: assert got[e] == want, (e, got[e], want)
 PY"
 check "net_pcap: TX wrote a pcap of every valid frame (the last run's)" "python3 -c \"
@@ -219,6 +245,8 @@ bad "--rxq 3 on 2 lcores" net_null0 --rxq 3
 bad "--partition-by" net_null0 --partition-by flow
 out=$("$exe" "${eal[@]}" -- --source port 2>&1); rc=$?
 check "no port at all: exits 2, says how to make one" "[ $rc -eq 2 ] && grep -q 'no port to read' <<<\"\$out\""
+out=$("$exe" "${eal[@]}" -- --engine graph 2>&1); rc=$?
+check "--engine graph without --source port exits 2" "[ $rc -eq 2 ] && grep -q 'graph and io go with --source port' <<<\"\$out\""
 out=$("$exe" "${eal[@]}" --vdev net_null0 -- --port 0 2>&1); rc=$?
 check "--port without --source port exits 2" "[ $rc -eq 2 ] && grep -q 'go with --source port' <<<\"\$out\""
 finish

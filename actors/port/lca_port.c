@@ -14,6 +14,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_memzone.h>
 #include <rte_mempool.h>
 #include <rte_pdump.h>
 
@@ -580,6 +581,11 @@ static void
 pdump_start(void)
 {
 	if (pdump_up)
+		return;
+	/* The app has it up already (lca-pipeline does, for engines without
+	 * ports of ours): it is the app's to take down, and a second init
+	 * would only fail on its statistics' memzone. */
+	if (rte_memzone_lookup("rte_pdump_stats") != NULL)
 		return;
 	/* Without multi-process (--in-memory, --no-shconf) dpdk-dumpcap cannot
 	 * attach anyway: say so, and go on. */

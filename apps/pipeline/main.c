@@ -32,7 +32,6 @@
 #include "pipeline.h"
 
 #define APP "lca-pipeline"
-#define CONFIDENCE 0.999
 /* The seed's figure: SAMZA-245-3 on a 2-core MacBook Air. */
 #define SAMZA_MSG_PER_S 756000.0
 /* A run's measured time at least, when --messages is not given. */
@@ -73,6 +72,10 @@ usage(const char *prog)
 	       "                                  added when the EAL arguments have no event_ vdev\n"
 	       "                        plain     a run-to-completion loop, no actors (SPSC rte_ring\n"
 	       "                                  where a source and its task are on two lcores)\n"
+	       "                        graph     (--source port) DPDK's librte_graph: RX, parse +\n"
+	       "                                  count, TX nodes walked on each lcore\n"
+	       "                        io        (--source port) RX straight to TX, no stage:\n"
+	       "                                  the port's ceiling; every engine prints its share\n"
 	       "  --streams N         input streams (default 1000)\n"
 	       "  --partitions N      partitions of each stream, one task each (default 4)\n"
 	       "  --batch N           messages a mock consumer hands over at once (default 5000)\n"
@@ -126,7 +129,7 @@ parse_engines(char *list)
 
 	if (n < 0) {
 		fprintf(stderr, APP ": bad value for --engine: a comma-separated list of lcactor, "
-				"eventdev, plain\n");
+				"eventdev, plain (--source port also graph, io)\n");
 		return -EINVAL;
 	}
 	conf.n_engines = 0;
@@ -335,6 +338,9 @@ check_conf(struct pl_conf *c)
 			c->warmup_ms = c->duration_ms / 10 ? c->duration_ms / 10 : 1;
 			c->warmup_given = true;
 		}
+	} else if (has_engine(PL_ENGINE_GRAPH) || has_engine(PL_ENGINE_IO)) {
+		fprintf(stderr, APP ": --engine graph and io go with --source port\n");
+		return -EINVAL;
 	} else if (c->n_ports || c->tx_port >= 0 || c->sink != PL_SINK_TX || c->rxq || c->mbufs ||
 		   c->idle || c->duration_ms || c->null_zero || c->keys_path || c->partition_rxq) {
 		fprintf(stderr, APP ": --port, --tx-port, --sink, --rxq, --mbufs, --idle, "
@@ -687,72 +693,16 @@ result_run_json(const struct pl_result *r, unsigned int run, unsigned int pass)
 			 (json_int_t)pl.src->polls(), "exact", r->exact, "lcores", lcs);
 }
 
-/* Figures of every run, by engine, for the side-by-side table and JSON. */
-struct engine_runs {
-	double msg_per_s[PL_MAX_RUNS];
-	double measured_s[PL_MAX_RUNS];
-	unsigned int passes[PL_MAX_RUNS];
-	unsigned int n;
-	json_t *runs;
-	struct lca_freq_total freq;
-};
-
-static struct engine_runs by_engine[PL_ENGINE_COUNT];
+static struct pl_engine_runs by_engine[PL_ENGINE_COUNT];
 static struct pl_result result;
-
-static double
-mean_of(const double *v, unsigned int n)
-{
-	double s = 0;
-
-	for (unsigned int i = 0; i < n; i++)
-		s += v[i];
-	return n ? s / n : 0;
-}
 
 static void
 print_side_by_side(json_t *root)
 {
-	const struct pl_conf *c = &conf;
+	char what[64];
 
-	printf("\nEngines side by side (lcores");
-	for (unsigned int i = 0; i < pl.n_lcores; i++)
-		printf("%s%u", i ? "," : " ", pl.lcores[i]);
-	printf(", %" PRIu64 " messages, mean of %u run%s):\n", c->messages, c->runs,
-	       c->runs > 1 ? "s" : "");
-	printf("%-9s %14s %12s  %s\n", "engine", "msg/s", "measured s", "ratio");
-	for (unsigned int i = 0; i < c->n_engines; i++) {
-		enum pl_engine e = c->engines[i];
-		const struct engine_runs *er = &by_engine[e];
-		double mine = mean_of(er->msg_per_s, er->n);
-		json_t *ratios = json_object();
-		json_t *res;
-		bool first = true;
-
-		if (er->n == 0)
-			continue;
-		printf("%-9s %14.0f %12.3f  ", pl_engine_name(e), mine,
-		       mean_of(er->measured_s, er->n));
-		for (unsigned int k = 0; k < c->n_engines; k++) {
-			enum pl_engine o = c->engines[k];
-			double other = mean_of(by_engine[o].msg_per_s, by_engine[o].n);
-
-			if (o == e || by_engine[o].n == 0 || other <= 0)
-				continue;
-			printf("%s%.2fx %s", first ? "" : ", ", mine / other, pl_engine_name(o));
-			json_object_set_new(ratios, pl_engine_name(o), json_real(mine / other));
-			first = false;
-		}
-		printf("\n");
-		res = json_pack("{s:s, s:s, s:o, s:f, s:o, s:O}", "name", pl_engine_name(e),
-				"engine", pl_engine_name(e), "ratios", ratios, "mean_msg_per_s",
-				mine, "frequency", lca_freq_total_json(&er->freq), "runs",
-				er->runs);
-		json_object_set_new(res, "throughput",
-				    lca_result_measure_of(er->msg_per_s, er->n, CONFIDENCE,
-							  "msg/s"));
-		lca_result_add(root, res);
-	}
+	snprintf(what, sizeof(what), "%" PRIu64 " messages", conf.messages);
+	pl_report_side_by_side(root, &conf, by_engine, what, "msg/s");
 	/* A 2014 figure from another machine: shown as the seed's, never
 	 * divided into this run's, which are judged against plain. */
 	printf("The seed's figure, not a ratio to this run: Samza's container in SAMZA-245-3 (a "
@@ -763,7 +713,7 @@ print_side_by_side(json_t *root)
 static void
 print_window(enum pl_engine e, unsigned int run)
 {
-	const struct engine_runs *er = &by_engine[e];
+	const struct pl_engine_runs *er = &by_engine[e];
 	double tick = lca_verdict_tick_s(), w = er->measured_s[er->n - 1];
 
 	printf("  window: %s run %u measured %.1f ms over %u pass%s of --messages", pl_engine_name(e),
@@ -778,17 +728,7 @@ print_window(enum pl_engine e, unsigned int run)
 static int
 add_verdicts(json_t *root)
 {
-	struct pl_engine_figs figs[PL_ENGINE_COUNT];
-
-	for (unsigned int e = 0; e < PL_ENGINE_COUNT; e++) {
-		const struct engine_runs *er = &by_engine[e];
-		double w = NAN;
-
-		for (unsigned int i = 0; i < er->n; i++)
-			w = i == 0 ? er->measured_s[i] : fmin(w, er->measured_s[i]);
-		figs[e] = (struct pl_engine_figs){ .v = er->msg_per_s, .n = er->n, .window_s = w };
-	}
-	return pl_verdict_add(root, &conf, figs, "M msg/s");
+	return pl_report_verdicts(root, &conf, by_engine, "M msg/s");
 }
 
 static int run_engine(enum pl_engine e, struct pl_result *r);
@@ -803,7 +743,7 @@ static int
 run_passes(enum pl_engine e, unsigned int run, struct lca_freq_total *all, bool *ok)
 {
 	const struct pl_conf *c = &conf;
-	struct engine_runs *er = &by_engine[e];
+	struct pl_engine_runs *er = &by_engine[e];
 	static struct lca_series series;
 	json_t *passes = json_array(), *freq, *p;
 	uint64_t measured = 0;
@@ -849,7 +789,7 @@ run_passes(enum pl_engine e, unsigned int run, struct lca_freq_total *all, bool 
 	json_decref(passes);
 	lca_series_release(&series);
 	if (ret == 0 && measured_s > 0 && pass > 0) {
-		er->msg_per_s[er->n] = (double)measured / measured_s;
+		er->v[er->n] = (double)measured / measured_s;
 		er->measured_s[er->n] = measured_s;
 		er->passes[er->n] = pass;
 		er->n++;

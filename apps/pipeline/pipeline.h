@@ -18,14 +18,18 @@
  *             DPDK event device (event_dsw), every lcore's port dequeues
  *             and counts.
  *
- * A source is a pluggable stage (struct pl_source): the mock one now; the
- * port one later, on lca_port.
+ * A source is a pluggable stage (struct pl_source): the mock one here; the
+ * port one (pl_port.c, pl_port.h) runs the same engines over ethdev ports,
+ * and two more: graph (librte_graph) and io (RX to TX, the port's
+ * ceiling). Both sources end with one report (pl_report.c).
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <jansson.h>
+
+#include "lca_series.h"
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -36,6 +40,8 @@ enum pl_engine {
 	PL_ENGINE_LCACTOR,
 	PL_ENGINE_EVENTDEV,
 	PL_ENGINE_PLAIN,
+	PL_ENGINE_GRAPH, /**< DPDK's librte_graph (--source port only). */
+	PL_ENGINE_IO,    /**< RX straight to TX, no stage: the port's ceiling (--source port). */
 	PL_ENGINE_COUNT,
 };
 
@@ -319,6 +325,34 @@ unsigned int pl_eventdev_threshold(void);
 
 /** --source port: every engine's run, printed and recorded (pl_port.c). */
 int pl_port_main(const struct pl_conf *c, bool vdev_added);
+
+/** Every run of one engine, for the report (pl_report.c). */
+struct pl_engine_runs {
+	double v[PL_MAX_RUNS];          /**< Each run's rate (msg/s, pkt/s) that measured. */
+	double measured_s[PL_MAX_RUNS]; /**< Its measured time. */
+	unsigned int passes[PL_MAX_RUNS]; /**< Its passes of --messages (mock). */
+	unsigned int n;                 /**< Runs that measured something. */
+	json_t *runs;                   /**< Each run's JSON. */
+	struct lca_freq_total freq;     /**< The clock over its runs. */
+};
+
+/**
+ * The engines side by side, mean of their runs: rate, measured time, the
+ * share of io's rate when io ran, and every ratio to another engine; one
+ * result for each engine into @p root.
+ *
+ * @param what
+ *   What the runs took, e.g. "10000000 messages" or "ports 0 (net_null)".
+ * @param unit
+ *   The rate's unit, "msg/s" or "pkt/s".
+ */
+void pl_report_side_by_side(json_t *root, const struct pl_conf *c,
+			    const struct pl_engine_runs by_engine[PL_ENGINE_COUNT], const char *what,
+			    const char *unit);
+
+/** The verdict rows (pl_verdict_add()) of @p by_engine; @p unit_m e.g. "M msg/s". */
+int pl_report_verdicts(json_t *root, const struct pl_conf *c,
+		       const struct pl_engine_runs by_engine[PL_ENGINE_COUNT], const char *unit_m);
 
 /** What one engine measured, for the verdict. */
 struct pl_engine_figs {

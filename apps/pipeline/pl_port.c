@@ -10,10 +10,13 @@
  *   or free (--sink drop).
  *
  * - lcactor:  lca_port: its RX hook classifies by flow (parse, key,
- *             partition) and sends each partition's packets to the
- *             partition's worker actor (batch handler), which counts them
- *             and sends them on to lca_port_tx_actor() of its own lcore
- *             (rte_eth_tx_buffer, flushed by the lcore's end hook).
+ *             partition) and sends each partition's packets on the packet
+ *             lane (mbuf pointers, no envelope) to the partition's worker,
+ *             a packet actor (on_packets), which counts them and transmits
+ *             them with lca_port_tx_burst() into its own lcore's TX queue
+ *             (rte_eth_tx_buffer, flushed by the lcore's end hook). An
+ *             lcore without a TX queue of the port (a PMD with fewer) sends
+ *             them in envelopes to another lcore's TX actor.
  * - plain:    the same stages as a run-to-completion loop on each lcore
  *             (rx_burst -> parse -> count -> tx_burst), no actors; each
  *             lcore counts what its own RX queue takes in a store of its
@@ -22,6 +25,10 @@
  *             enqueues NEW events (flow = the partition, atomic) into
  *             event_dsw; every lcore's event port dequeues, counts in the
  *             partition's store and transmits.
+ * - graph:    DPDK's librte_graph, a graph an lcore of RX, parse + count,
+ *             TX and drop nodes (pl_graph.c) over the stages plain uses.
+ * - io:       rx_burst -> tx_burst, no stage: the port's own ceiling, which
+ *             every other engine's rate is given as a share of.
  *
  * A run takes --messages packets (split over the RX queues) or runs until
  * --duration-ms, then stops RX and drains: at the end nothing is in
@@ -35,6 +42,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -44,6 +52,7 @@
 
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ether.h>
@@ -53,6 +62,10 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#if __has_include(<rte_pdump.h>)
+#include <rte_pdump.h>
+#define PL_HAVE_PDUMP 1
+#endif
 #include <rte_prefetch.h>
 #include <rte_spinlock.h>
 #include <rte_udp.h>
@@ -69,9 +82,9 @@
 #include "lca_topo.h"
 #include "lca_verdict.h"
 #include "pipeline.h"
+#include "pl_port.h"
 
 #define APP "lca-pipeline"
-#define CONFIDENCE 0.999
 #define STORE_SLOTS 65536u /* keys a partition's store holds */
 #define NULL_KEYS 1024u
 #define DESC 1024
@@ -299,6 +312,13 @@ static bool vdev_was_added;
 static bool workers_spawned;
 
 static bool has_lcactor_engine(void);
+
+/* plain and graph count in a store of each lcore; io counts nothing. */
+static bool
+lcore_stores(enum pl_engine e)
+{
+	return e == PL_ENGINE_PLAIN || e == PL_ENGINE_GRAPH;
+}
 
 static int
 port_index(uint16_t id)
@@ -585,24 +605,90 @@ sink_burst(unsigned int lcore, struct pl_fig *f, struct rte_mbuf **m, unsigned i
 		tx_one(txbuf_for(lcore, m[i]), m[i]);
 }
 
-/* ---- plain ------------------------------------------------------------ */
+/* ---- The run-to-completion engines: plain, io ------------------------- */
 
+unsigned int
+pl_port_rxqs_of(unsigned int lcore, struct rxq_state **mine)
+{
+	unsigned int n = 0;
+
+	for (unsigned int k = 0; k < n_rxqs; k++)
+		if (rxqs[k].lcore == lcore && n < PL_MAX_PORTS)
+			mine[n++] = &rxqs[k];
+	return n;
+}
+
+unsigned int
+pl_port_rx(struct rxq_state *q, uint64_t now, struct pl_fig *f, struct rte_mbuf **pkts,
+	   bool *ended)
+{
+	unsigned int n, want = conf->burst;
+
+	*ended = false;
+	if (q->done)
+		return 0;
+	if (q->taken >= q->quota || rx_time_up(now)) {
+		q->done = true;
+		*ended = true;
+		return 0;
+	}
+	if (q->quota - q->taken < want)
+		want = (unsigned int)(q->quota - q->taken);
+	n = rte_eth_rx_burst(q->port, q->queue, pkts, (uint16_t)want);
+	q->taken += n;
+	if (n)
+		fig_add(&f->produced, n);
+	return n;
+}
+
+unsigned int
+pl_port_parse_count(unsigned int lcore, struct pl_fig *f, struct rte_mbuf **pkts, unsigned int n,
+		    struct rte_mbuf **bad, unsigned int *n_bad)
+{
+	struct store *st = lstores[lcore];
+	unsigned int ok = parse_burst(pkts, n, bad, n_bad);
+
+	if (*n_bad)
+		fig_add(&f->malformed, *n_bad);
+	for (unsigned int k = 0; k < ok; k++)
+		store_count(st, pkts[k]->hash.usr);
+	st->processed += ok;
+	return ok;
+}
+
+void
+pl_port_sink(unsigned int lcore, struct pl_fig *f, struct rte_mbuf **pkts, unsigned int n)
+{
+	sink_burst(lcore, f, pkts, n);
+}
+
+void
+pl_port_tx_flush(unsigned int lcore)
+{
+	tx_flush_all(lcore);
+}
+
+int
+pl_port_should_stop(uint64_t now)
+{
+	if (unlikely(lca_eal_stop_requested()))
+		return -EINTR;
+	if (unlikely(now > pl.deadline))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+/* plain (parse and count) or io (neither): RX -> [stages] -> TX. */
 static int
-plain_worker(void *arg)
+rtc_worker(bool stages)
 {
 	unsigned int me = rte_lcore_id();
 	struct pl_fig *f = &pl.lc[me].f;
-	struct store *st = lstores[me];
 	struct rte_mbuf *pkts[PL_MAX_BURST], *bad[PL_MAX_BURST];
 	struct rxq_state *mine[PL_MAX_PORTS];
-	unsigned int n_mine = 0, left;
+	unsigned int n_mine = pl_port_rxqs_of(me, mine), left = n_mine;
 	int ret = 0;
 
-	(void)arg;
-	for (unsigned int k = 0; k < n_rxqs; k++)
-		if (rxqs[k].lcore == me && n_mine < PL_MAX_PORTS)
-			mine[n_mine++] = &rxqs[k];
-	left = n_mine;
 	while (left > 0) {
 		uint64_t now = rte_rdtsc();
 		unsigned int counted = 0;
@@ -610,40 +696,20 @@ plain_worker(void *arg)
 		f->loops++;
 		lca_freq_poll(me, now);
 		pl_warm_check(f, now);
-		if (unlikely(lca_eal_stop_requested())) {
-			ret = -EINTR;
+		if ((ret = pl_port_should_stop(now)) != 0)
 			break;
-		}
-		if (unlikely(now > pl.deadline)) {
-			ret = -ETIMEDOUT;
-			break;
-		}
 		for (unsigned int i = 0; i < n_mine; i++) {
-			struct rxq_state *q = mine[i];
-			unsigned int n, ok, nb, want = conf->burst;
+			bool ended;
+			unsigned int n = pl_port_rx(mine[i], now, f, pkts, &ended), ok = n, nb = 0;
 
-			if (q->done)
-				continue;
-			if (q->taken >= q->quota || rx_time_up(now)) {
-				q->done = true;
-				left--;
-				continue;
-			}
-			if (q->quota - q->taken < want)
-				want = (unsigned int)(q->quota - q->taken);
-			n = rte_eth_rx_burst(q->port, q->queue, pkts, (uint16_t)want);
+			left -= ended;
 			if (n == 0)
 				continue;
-			q->taken += n;
-			fig_add(&f->produced, n);
-			ok = parse_burst(pkts, n, bad, &nb);
-			if (nb) {
-				rte_pktmbuf_free_bulk(bad, nb);
-				fig_add(&f->malformed, nb);
+			if (stages) {
+				ok = pl_port_parse_count(me, f, pkts, n, bad, &nb);
+				if (nb)
+					rte_pktmbuf_free_bulk(bad, nb);
 			}
-			for (unsigned int k = 0; k < ok; k++)
-				store_count(st, pkts[k]->hash.usr);
-			st->processed += ok;
 			sink_burst(me, f, pkts, ok);
 			counted += ok;
 		}
@@ -654,6 +720,30 @@ plain_worker(void *arg)
 	tx_flush_all(me);
 	worker_ret[me] = ret;
 	return ret;
+}
+
+static int
+plain_worker(void *arg)
+{
+	(void)arg;
+	return rtc_worker(true);
+}
+
+static int
+io_worker(void *arg)
+{
+	(void)arg;
+	return rtc_worker(false);
+}
+
+static int
+graph_worker(void *arg)
+{
+	unsigned int me = rte_lcore_id();
+
+	(void)arg;
+	worker_ret[me] = pl_graph_loop();
+	return worker_ret[me];
 }
 
 /* ---- eventdev --------------------------------------------------------- */
@@ -789,6 +879,7 @@ ev_worker(void *arg)
 
 struct worker {
 	struct store *st;
+	struct lca_port *port[PL_MAX_PORTS + 1];              /* by port index */
 	lca_actor_id_t tx[PL_MAX_PORTS + 1][RTE_MAX_LCORE]; /* by port index, lcore */
 };
 
@@ -840,50 +931,77 @@ classify(struct rte_mbuf **pkts, lca_actor_id_t *to, unsigned int n, void *arg)
 	}
 }
 
+/* An lcore with no TX queue of the port (the PMD has fewer than lcores):
+ * the packets go to the TX actor of another lcore's queue, in envelopes,
+ * as senders that want a mailbox do. @return those it took. */
+static unsigned int
+worker_tx_by_actor(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n)
+{
+	struct lca_msg *msgs[PL_MAX_BURST];
+	unsigned int done = 0;
+
+	while (done < n) {
+		unsigned int k = RTE_MIN(n - done, (unsigned int)PL_MAX_BURST), sent;
+		int err;
+
+		if (lca_msg_from_mbuf_bulk(pkts + done, msgs, k) < 0)
+			break;
+		sent = lca_send_burst(to, msgs, k, &err);
+		if (sent < k) {
+			/* The mbufs stay ours: freed and counted by the caller. */
+			for (unsigned int i = sent; i < k; i++)
+				lca_msg_detach_mbuf(msgs[i]);
+			lca_msg_free_bulk(msgs + sent, k - sent);
+			return done + sent;
+		}
+		done += k;
+	}
+	return done;
+}
+
+/* The packet lane: a burst of mbufs, no envelope; counted, then into this
+ * lcore's TX queue with lca_port_tx_burst(), one call per run of packets
+ * for one port. */
 static void
-worker_batch(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n)
+worker_packets(lca_actor_id_t self, void *state, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct worker *w = state;
 	unsigned int me = rte_lcore_id();
 	struct pl_fig *f = &pl.lc[me].f;
 	struct store *st = w->st;
+	uint64_t refused = 0;
 	unsigned int i = 0;
 
 	(void)self;
-	for (unsigned int k = 0; k < n; k++) {
-		const struct rte_mbuf *m = msgs[k]->ptr;
-
-		store_count(st, m->hash.usr);
-	}
+	for (unsigned int k = 0; k < n; k++)
+		store_count(st, pkts[k]->hash.usr);
 	st->processed += n;
 	if (conf->sink == PL_SINK_DROP) {
-		lca_msg_free_bulk(msgs, n);
-	} else {
-		uint64_t fwd = 0, refused = 0;
-
-		while (i < n) {
-			const struct rte_mbuf *m = msgs[i]->ptr;
-			int k = conf->tx_port >= 0 ? port_index((uint16_t)conf->tx_port)
-						   : port_index(m->port);
-			lca_actor_id_t to = w->tx[k < 0 ? 0 : k][me];
-			unsigned int run = 1, sent;
-			int err;
-
-			while (i + run < n && ((const struct rte_mbuf *)msgs[i + run]->ptr)->port ==
-						      m->port)
-				run++;
-			sent = lca_send_burst(to, msgs + i, run, &err);
-			fwd += sent;
-			if (sent < run) {
-				lca_msg_free_bulk(msgs + i + sent, run - sent);
-				refused += run - sent;
-			}
-			i += run;
-		}
-		fig_add(&f->forwarded, fwd);
-		if (refused)
-			fig_add(&f->sink_refused, refused);
+		rte_pktmbuf_free_bulk(pkts, n);
+		pl_count(f, n, rte_rdtsc());
+		return;
 	}
+	while (i < n) {
+		uint16_t port = pkts[i]->port;
+		int k = conf->tx_port >= 0 ? port_index((uint16_t)conf->tx_port) : port_index(port);
+		unsigned int run = 1, took;
+		int ret;
+
+		if (k < 0)
+			k = 0;
+		while (i + run < n && (conf->tx_port >= 0 || pkts[i + run]->port == port))
+			run++;
+		ret = lca_port_tx_burst(w->port[k], pkts + i, run);
+		took = ret >= 0 ? run : worker_tx_by_actor(w->tx[k][me], pkts + i, run);
+		if (took < run) {
+			rte_pktmbuf_free_bulk(pkts + i + took, run - took);
+			refused += run - took;
+		}
+		i += run;
+	}
+	fig_add(&f->forwarded, n - refused);
+	if (refused)
+		fig_add(&f->sink_refused, refused);
 	pl_count(f, n, rte_rdtsc());
 }
 
@@ -963,7 +1081,8 @@ lcactor_spawn_workers(void)
 		return -ENOMEM;
 	for (uint32_t p = 0; p < n_parts && ret == 0; p++) {
 		struct lca_actor_spec spec = {
-			.batch_handler = worker_batch,
+			.on_packets = worker_packets,
+			.packet_queue_size = conf->mailbox,
 			.state_size = sizeof(struct worker),
 			.state_init = worker_init,
 			.state_arg = w,
@@ -1036,10 +1155,12 @@ lcactor_ports_start(void)
 		cls_args[rxqs[k].pidx].q[rxqs[k].lcore] = &rxqs[k];
 	/* Each worker sends to the TX actor of its own lcore, per port. */
 	for (uint32_t p = 0; p < n_parts; p++)
-		for (unsigned int i = 0; i < n_ports; i++)
+		for (unsigned int i = 0; i < n_ports; i++) {
+			workers[p]->port[i] = ports[i].lp;
 			for (unsigned int l = 0; l < pl.n_lcores; l++)
 				workers[p]->tx[i][pl.lcores[l]] =
 					lca_port_tx_actor(ports[i].lp, pl.lcores[l]);
+		}
 	return 0;
 }
 
@@ -1051,6 +1172,7 @@ struct port_run {
 	struct pl_fig lc[RTE_MAX_LCORE];
 	uint64_t rx, processed, malformed, forwarded, tx, tx_dropped, sink_refused, in_flight;
 	uint64_t overflow, keys, port_rx; /* port_rx: lca_port's or the ethdev's count */
+	uint64_t lane_packets, worker_envelopes; /* lcactor: what its workers took, each way */
 	uint64_t measured, rx_measured, tx_measured;
 	double warm_s, end_s, measured_s, pkt_per_s, rx_per_s, tx_per_s;
 	double busy_pct[RTE_MAX_LCORE];
@@ -1117,14 +1239,15 @@ collect(struct port_run *r)
 	r->pkt_per_s = r->measured_s > 0 ? (double)r->measured / r->measured_s : 0;
 	r->rx_per_s = r->measured_s > 0 ? (double)r->rx_measured / r->measured_s : 0;
 	for (uint32_t p = 0; p < n_parts; p++) {
-		const struct store *s = r->engine == PL_ENGINE_PLAIN ? NULL : stores[p];
+		const struct store *s = r->engine == PL_ENGINE_LCACTOR ||
+						r->engine == PL_ENGINE_EVENTDEV ? stores[p] : NULL;
 
 		if (s != NULL) {
 			r->overflow += s->overflow;
 			r->keys += s->n_keys;
 		}
 	}
-	if (r->engine == PL_ENGINE_PLAIN)
+	if (lcore_stores(r->engine))
 		for (unsigned int i = 0; i < pl.n_lcores; i++) {
 			r->overflow += lstores[pl.lcores[i]]->overflow;
 			r->keys += lstores[pl.lcores[i]]->n_keys;
@@ -1141,7 +1264,9 @@ keys_write(FILE *out, const struct port_run *r, unsigned int run)
 
 	if (sum == NULL)
 		return -ENOMEM;
-	if (r->engine == PL_ENGINE_PLAIN)
+	if (r->engine == PL_ENGINE_IO)
+		n = 0;
+	else if (lcore_stores(r->engine))
 		for (unsigned int i = 0; i < pl.n_lcores; i++)
 			all[n++] = lstores[pl.lcores[i]];
 	else
@@ -1183,7 +1308,10 @@ run_plain_or_eventdev(struct port_run *r)
 		return ret;
 	}
 	runs_reset();
-	ret = pl_launch(r->engine == PL_ENGINE_PLAIN ? plain_worker : ev_worker, worker_ret);
+	ret = pl_launch(r->engine == PL_ENGINE_PLAIN ? plain_worker :
+			r->engine == PL_ENGINE_IO    ? io_worker :
+			r->engine == PL_ENGINE_GRAPH ? graph_worker : ev_worker,
+			worker_ret);
 	r->status = ret;
 	if (r->engine == PL_ENGINE_EVENTDEV) {
 		/* An interrupted run leaves events in the device: take them out. */
@@ -1215,11 +1343,28 @@ run_plain_or_eventdev(struct port_run *r)
 	return ret;
 }
 
+/* What the workers took so far: packets (on_packets), envelopes. */
+static void
+workers_took(uint64_t *packets, uint64_t *envelopes)
+{
+	*packets = *envelopes = 0;
+	for (uint32_t p = 0; p < n_parts; p++) {
+		struct lca_actor_stats st;
+
+		if (lca_actor_stats_get(worker_id[p], &st) == 0) {
+			*packets += st.packets;
+			*envelopes += st.received;
+		}
+	}
+}
+
 static int
 run_lcactor(struct port_run *r)
 {
 	int ret = lcactor_ports_start();
+	uint64_t pk0, env0;
 
+	workers_took(&pk0, &env0);
 	for (unsigned int i = 0; i < pl.n_lcores && ret == 0; i++) {
 		struct lca_lcore_hook hk = { .poll = lc_watch };
 
@@ -1237,6 +1382,9 @@ run_lcactor(struct port_run *r)
 	}
 	r->status = ret;
 	collect(r);
+	workers_took(&r->lane_packets, &r->worker_envelopes);
+	r->lane_packets -= pk0;
+	r->worker_envelopes -= env0;
 	for (unsigned int i = 0; i < n_ports; i++) {
 		struct lca_port_stats s;
 
@@ -1278,13 +1426,18 @@ engine_what(enum pl_engine e)
 {
 	switch (e) {
 	case PL_ENGINE_LCACTOR:
-		return "lca_port RX hooks classify by flow; worker actors (batch handlers) count; "
-		       "TX actors burst";
+		return "lca_port RX hooks classify by flow onto the packet lane; worker actors "
+		       "(on_packets) count and lca_port_tx_burst()";
 	case PL_ENGINE_EVENTDEV:
 		return "each lcore's rx_burst enqueues NEW events (flow = partition, atomic); "
 		       "each lcore's port dequeues, counts, transmits";
 	case PL_ENGINE_PLAIN:
 		return "rx_burst -> parse -> count -> tx_burst on each lcore, no actors";
+	case PL_ENGINE_GRAPH:
+		return "librte_graph on each lcore: an RX source node -> parse + count node -> TX "
+		       "node (malformed -> drop node)";
+	case PL_ENGINE_IO:
+		return "rx_burst -> tx_burst on each lcore, no stage: the port's ceiling";
 	default:
 		return "";
 	}
@@ -1450,7 +1603,8 @@ print_run(const struct port_run *r, unsigned int run, const struct lca_series *s
 	printf("  %-7s %14.0f  Ethernet/IPv4/UDP; %" PRIu64 " malformed in all, dropped by "
 	       "policy\n", "parse", r->pkt_per_s, r->malformed);
 	printf("  %-7s %14.0f  %" PRIu64 " keys in %s%s\n", "count", r->pkt_per_s, r->keys,
-	       r->engine == PL_ENGINE_PLAIN ? "the lcores' stores" : "the partitions' stores",
+	       r->engine == PL_ENGINE_IO	 ? "no store (io: no stage; counted = forwarded)" :
+	       lcore_stores(r->engine) ? "the lcores' stores" : "the partitions' stores",
 	       r->overflow ? " (SOME KEYS FOUND A STORE FULL)" : "");
 	if (conf->sink == PL_SINK_TX)
 		printf("  %-7s %14.0f  sent %" PRIu64 " (mean over the measured time)\n", "tx",
@@ -1489,8 +1643,11 @@ print_run(const struct port_run *r, unsigned int run, const struct lca_series *s
 		printf("  pool of port %u: %" PRIu64 " of %" PRIu64 " mbufs back%s\n", ports[i].id,
 		       r->pool_avail[i], r->pool_size[i],
 		       r->pool_avail[i] == r->pool_size[i] ? " (full)" : " (SOME ARE OUT)");
-	if (r->engine == PL_ENGINE_LCACTOR)
+	if (r->engine == PL_ENGINE_LCACTOR) {
 		printf("  lca_port pools kept after the stop: %u\n", r->pools_kept);
+		printf("  packet lane: the workers took %" PRIu64 " packets in on_packets and %"
+		       PRIu64 " envelopes\n", r->lane_packets, r->worker_envelopes);
+	}
 	lca_series_verdict_text(s, verdict, sizeof(verdict));
 	printf("  clock: %s\n", verdict);
 	lca_series_print_freq(stdout, s);
@@ -1499,7 +1656,7 @@ print_run(const struct port_run *r, unsigned int run, const struct lca_series *s
 static json_t *
 run_json(const struct port_run *r, unsigned int run, json_t *freq)
 {
-	json_t *lcs = json_array();
+	json_t *lcs = json_array(), *o;
 
 	for (unsigned int i = 0; i < pl.n_lcores; i++) {
 		unsigned int lc = pl.lcores[i];
@@ -1515,7 +1672,7 @@ run_json(const struct port_run *r, unsigned int run, json_t *freq)
 			"tx_dropped", (json_int_t)f->tx_dropped, "pkt_per_s", rate, "busy_percent",
 			r->busy_known ? r->busy_pct[lc] : 100.0));
 	}
-	return json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+	o = json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 			 "s:f, s:f, s:f, s:f, s:f, s:b, s:b, s:o, s:o}",
 			 "run", (int)run + 1, "status",
 			 r->status == 0 ? "done" : strerror(-r->status), "rx", (json_int_t)r->rx,
@@ -1528,88 +1685,35 @@ run_json(const struct port_run *r, unsigned int run, json_t *freq)
 			 "warmup_s", r->warm_s, "end_s", r->end_s, "measured_s", r->measured_s,
 			 "msg_per_s", r->pkt_per_s, "rx_per_s", r->rx_per_s, "exact", r->exact,
 			 "pools_full", r->pools_full, "lcores", lcs, "frequency", freq);
+	if (o != NULL && r->engine == PL_ENGINE_LCACTOR) {
+		json_object_set_new(o, "lane_packets", json_integer((json_int_t)r->lane_packets));
+		json_object_set_new(o, "worker_envelopes",
+				    json_integer((json_int_t)r->worker_envelopes));
+	}
+	return o;
 }
 
 /* ---- Main ------------------------------------------------------------- */
 
-struct engine_runs {
-	double v[PL_MAX_RUNS];
-	double measured_s[PL_MAX_RUNS];
-	unsigned int n;
-	json_t *runs;
-	struct lca_freq_total freq;
-};
-
-static struct engine_runs by_engine[PL_ENGINE_COUNT];
-
-static double
-mean_of(const double *v, unsigned int n)
-{
-	double s = 0;
-
-	for (unsigned int i = 0; i < n; i++)
-		s += v[i];
-	return n ? s / n : 0;
-}
+static struct pl_engine_runs by_engine[PL_ENGINE_COUNT];
 
 static void
 print_side_by_side(json_t *root)
 {
-	printf("\nEngines side by side (lcores");
-	for (unsigned int i = 0; i < pl.n_lcores; i++)
-		printf("%s%u", i ? "," : " ", pl.lcores[i]);
-	printf(", ports");
-	for (unsigned int i = 0; i < n_ports; i++)
-		printf("%s%u (%s)", i ? "," : " ", ports[i].id, ports[i].driver);
-	printf(", mean of %u run%s):\n", conf->runs, conf->runs > 1 ? "s" : "");
-	printf("%-9s %14s  %s\n", "engine", "pkt/s", "ratio");
-	for (unsigned int i = 0; i < conf->n_engines; i++) {
-		enum pl_engine e = conf->engines[i];
-		const struct engine_runs *er = &by_engine[e];
-		double mine = mean_of(er->v, er->n);
-		json_t *ratios = json_object(), *res;
-		bool first = true;
+	char what[256];
+	int o = snprintf(what, sizeof(what), "ports");
 
-		if (er->n == 0) {
-			json_decref(ratios);
-			continue;
-		}
-		printf("%-9s %14.0f  ", pl_engine_name(e), mine);
-		for (unsigned int k = 0; k < conf->n_engines; k++) {
-			enum pl_engine o = conf->engines[k];
-			double other = mean_of(by_engine[o].v, by_engine[o].n);
-
-			if (o == e || by_engine[o].n == 0 || other <= 0)
-				continue;
-			printf("%s%.2fx %s", first ? "" : ", ", mine / other, pl_engine_name(o));
-			json_object_set_new(ratios, pl_engine_name(o), json_real(mine / other));
-			first = false;
-		}
-		printf("\n");
-		res = json_pack("{s:s, s:s, s:o, s:f, s:o, s:O}", "name", pl_engine_name(e),
-				"engine", pl_engine_name(e), "ratios", ratios, "mean_msg_per_s",
-				mine, "frequency", lca_freq_total_json(&er->freq), "runs", er->runs);
-		json_object_set_new(res, "throughput",
-				    lca_result_measure_of(er->v, er->n, CONFIDENCE, "pkt/s"));
-		lca_result_add(root, res);
-	}
+	for (unsigned int i = 0; i < n_ports && o < (int)sizeof(what); i++)
+		o += snprintf(what + o, sizeof(what) - (size_t)o, "%s%u (%s)", i ? "," : " ",
+			      ports[i].id, ports[i].driver);
+	pl_report_side_by_side(root, conf, by_engine, what, "pkt/s");
 }
 
 /* The verdict: a row per engine, lcactor's against plain run by run. */
 static int
 add_verdicts(json_t *root)
 {
-	struct pl_engine_figs figs[PL_ENGINE_COUNT];
-
-	for (unsigned int e = 0; e < PL_ENGINE_COUNT; e++) {
-		const struct engine_runs *er = &by_engine[e];
-		double w = NAN;
-
-		for (unsigned int i = 0; i < er->n; i++)
-			w = i == 0 ? er->measured_s[i] : fmin(w, er->measured_s[i]);
-		figs[e] = (struct pl_engine_figs){ .v = er->v, .n = er->n, .window_s = w };
-	}
-	return pl_verdict_add(root, conf, figs, "M pkt/s");
+	return pl_report_verdicts(root, conf, by_engine, "M pkt/s");
 }
 
 static json_t *
@@ -1648,9 +1752,12 @@ teardown(void)
 		lca_runtime_cleanup();
 		runtime_up = false;
 	}
-	for (unsigned int e = 0; e < conf->n_engines; e++)
+	for (unsigned int e = 0; e < conf->n_engines; e++) {
 		if (conf->engines[e] == PL_ENGINE_EVENTDEV)
 			pl_eventdev_teardown();
+		if (conf->engines[e] == PL_ENGINE_GRAPH)
+			pl_graph_teardown();
+	}
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
 		for (unsigned int k = 0; k < PL_MAX_PORTS + 1; k++) {
 			if (txbufs[i][k] != NULL) {
@@ -1727,6 +1834,9 @@ setup(void)
 			if (ret == 0)
 				pl_eventdev_ports(&ev_dev, ev_port_of, &ev_enq, &ev_deq);
 			break;
+		case PL_ENGINE_GRAPH:
+			ret = pl_graph_setup();
+			break;
 		default:
 			break;
 		}
@@ -1749,6 +1859,49 @@ usage_error(int ret)
 	return ret == -ENODEV || ret == -EINVAL || ret == -ENOSPC;
 }
 
+/* Capture: dpdk-dumpcap and dpdk-pdump, secondary processes, ask the
+ * primary over its multi-process channel to copy what every engine's RX
+ * and TX queues pass; without shared config (--in-memory) there is no
+ * channel, which is said once and is no error. Up for the whole run, not
+ * only while lca_port's ports are (it calls rte_pdump_init() too, and
+ * finds it done). */
+static bool
+capture_up(void)
+{
+#ifdef PL_HAVE_PDUMP
+	char sock[PATH_MAX];
+
+	/* A secondary process reaches the primary by its mp_socket; without
+	 * shared config (--in-memory, --no-shconf) EAL makes none. */
+	snprintf(sock, sizeof(sock), "%s/mp_socket", rte_eal_get_runtime_dir());
+	if (access(sock, F_OK) != 0) {
+		printf("# Capture: none (no multi-process channel: dpdk-dumpcap needs a run "
+		       "with hugepages, without --in-memory).\n");
+		return false;
+	}
+	if (rte_pdump_init() == 0) {
+		printf("# Capture: dpdk-dumpcap --file-prefix <this EAL's --file-prefix> -i <port> "
+		       "can attach.\n");
+		return true;
+	}
+	printf("# Capture: none (rte_pdump_init: %s).\n", rte_strerror(rte_errno));
+#else
+	printf("# Capture: none (built without librte_pdump).\n");
+#endif
+	return false;
+}
+
+static void
+capture_down(bool up)
+{
+#ifdef PL_HAVE_PDUMP
+	if (up)
+		rte_pdump_uninit();
+#else
+	(void)up;
+#endif
+}
+
 int
 pl_port_main(const struct pl_conf *c, bool vdev_added)
 {
@@ -1756,7 +1909,7 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 	struct lca_freq_total all = { 0 };
 	json_t *root, *placement;
 	FILE *keys = NULL;
-	bool ok = true;
+	bool ok = true, capture;
 	int ret;
 
 	conf = c;
@@ -1773,6 +1926,7 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 		return ret;
 	}
 	print_header();
+	capture = capture_up();
 	placement = print_placement();
 	if (c->keys_path != NULL && (keys = fopen(c->keys_path, "w")) == NULL) {
 		fprintf(stderr, APP ": --keys %s: cannot be written\n", c->keys_path);
@@ -1784,7 +1938,7 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 	for (unsigned int run = 0; run < c->runs && ret == 0; run++) {
 		for (unsigned int i = 0; i < c->n_engines && ret == 0; i++) {
 			enum pl_engine e = c->engines[i];
-			struct engine_runs *er = &by_engine[e];
+			struct pl_engine_runs *er = &by_engine[e];
 			struct port_run *r = &run_res;
 			char label[48];
 
@@ -1799,7 +1953,9 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 			for (unsigned int k = 0; k < n_ports; k++)
 				r->pools_full &= r->pool_avail[k] == r->pool_size[k];
 			r->exact = r->status == 0 && r->in_flight == 0 && r->port_rx == r->rx &&
-				   (r->keys > 0) == (r->processed > 0) && r->overflow == 0 &&
+				   (e == PL_ENGINE_IO ? r->keys == 0 :
+					(r->keys > 0) == (r->processed > 0)) &&
+				   r->overflow == 0 &&
 				   (quota_total == UINT64_MAX || r->rx >= quota_total) &&
 				   (c->sink == PL_SINK_DROP ||
 				    r->forwarded == r->tx + r->tx_dropped) &&
@@ -1866,5 +2022,6 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 		by_engine[i].runs = NULL;
 	}
 	teardown();
+	capture_down(capture);
 	return ret;
 }

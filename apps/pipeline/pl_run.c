@@ -21,6 +21,10 @@ pl_engine_name(enum pl_engine e)
 		return "eventdev";
 	case PL_ENGINE_PLAIN:
 		return "plain";
+	case PL_ENGINE_GRAPH:
+		return "graph";
+	case PL_ENGINE_IO:
+		return "io";
 	default:
 		return "?";
 	}
