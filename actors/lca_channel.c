@@ -59,11 +59,15 @@
 #define INBOX_SIZE 16384
 #define DRAIN_BURST 64
 #define PUT_AHEAD 8
-/* Empty polls in a row after which a channel is parked (see struct bell). */
-#define PARK_AFTER 256
-#define BELL_INBOX RTE_MAX_LCORE
-#define BELL_CTL (RTE_MAX_LCORE + 1)
+/* A channel is parked (see struct bell) once its tail stood still, with
+ * nothing held, for PARK_CHECKS checks in a row, one each IDLE_CHECK_EVERY
+ * polls: after 192 to 256 polls without a message. */
+#define IDLE_CHECK_EVERY 64
+#define PARK_CHECKS 3
+/* A bell's bits: one a source lcore's index, then the inbox's and the
+ * control ring's (bell_inbox(), bell_ctl()); one word up to 62 lcores. */
 #define BELL_WORDS ((RTE_MAX_LCORE + 2 + 63) / 64)
+#define PARK_MAX 8 /* channels parked at most a poll (the rest the next) */
 
 static inline void
 prefetch_for_write(const void *p)
@@ -102,7 +106,7 @@ _Static_assert(RTE_MAX_NUMA_NODES < 0x80, "a pool index never looks like a lap t
  *
  * With many lcores most channels into one are empty most of the time, and
  * polling each costs a line or two a channel a poll. So the consumer polls
- * only the sources in `polled`; a channel found empty PARK_AFTER polls in
+ * only the sources in `polled`; a channel found idle about 256 polls in
  * a row is *parked*: its producer, which reads the channel's `parked` flag
  * after each slot it writes (a line of its own, written only when the
  * flag changes, so a hit), then rings: sets the channel's bit in `rung`.
@@ -127,6 +131,7 @@ _Static_assert(RTE_MAX_NUMA_NODES < 0x80, "a pool index never looks like a lap t
 struct bell {
 	uint64_t rung[BELL_WORDS];                       /* producers set, consumer takes */
 	uint64_t polled[BELL_WORDS] __rte_cache_aligned; /* the consumer's alone */
+	uint32_t polls; /* the consumer's: polls of sources, for idle_check() */
 };
 
 struct channel {
@@ -149,7 +154,8 @@ struct channel {
 struct held {
 	unsigned int head;
 	unsigned int n;
-	unsigned int empty_polls; /* in a row, found empty with nothing held */
+	uint32_t seen_tail;       /* the channel's tail at the last idle check */
+	unsigned int idle_checks; /* in a row that found it still, nothing held */
 	struct lca_msg *msgs[DRAIN_BURST];
 };
 
@@ -160,6 +166,7 @@ struct lcore_links {
 	uint16_t index;           /* dense index among enabled lcores */
 	uint16_t n_polled;        /* bits in bell->polled */
 	uint8_t lanes;            /* atomic: a packet actor exists */
+	uint8_t bell_words;       /* words of the bell in use */
 	struct channel **out;     /* [dst index]: this lcore -> dst */
 	struct channel **in;      /* [src index]: src -> this lcore */
 	struct held **held;       /* [src index], and [n_links] for the inbox */
@@ -173,10 +180,31 @@ _Static_assert(sizeof(struct lcore_links) == RTE_CACHE_LINE_SIZE, "an idle poll 
 /* Whether membarrier(2) gives the consumer's barrier for every producer;
  * if not, each producer fences between its slot and `parked`. */
 static bool asym_barrier;
+/*
+ * Whether the lcores use their bells: with one channel into each (two
+ * lcores) an idle poll reads that channel, no more lines than a bell, and
+ * polling it directly kept circular's hop at its cost (about 180 ns a hop
+ * on dev against 200-260 ns through the bell's bookkeeping, ABAB runs in
+ * the same minutes): there the poll is the one it was.
+ */
+static bool bells;
+#define BELLS_FROM_LCORES 3
 
 static struct lcore_links links[RTE_MAX_LCORE];
 static unsigned int lcore_of_index[RTE_MAX_LCORE];
 static unsigned int n_links;
+
+static inline unsigned int
+bell_inbox(void)
+{
+	return n_links;
+}
+
+static inline unsigned int
+bell_ctl(void)
+{
+	return n_links + 1;
+}
 
 static void *
 zalloc(size_t size, unsigned int lcore)
@@ -230,6 +258,7 @@ static int
 links_init(struct lcore_links *l, unsigned int me, unsigned int max_actors)
 {
 	l->bell = zalloc(sizeof(*l->bell), me);
+	l->bell_words = (uint8_t)((n_links + 2 + 63) / 64);
 	l->in = zalloc(sizeof(*l->in) * n_links, me);
 	l->out = zalloc(sizeof(*l->out) * n_links, me);
 	l->held = zalloc(sizeof(*l->held) * (n_links + 1), me);
@@ -267,7 +296,9 @@ channels_init(unsigned int max_actors)
 	}
 	/* Registered once a process; where the kernel lacks it, the
 	 * producers fence instead. */
-	asym_barrier = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+	bells = n >= BELLS_FROM_LCORES;
+	asym_barrier = bells &&
+		       syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	n_links = n;
 	slots = n > 1 ? CHANNEL_BYTES_IN / sizeof(struct lca_msg) / (n - 1) : CHANNEL_SLOTS_MIN;
 	slots = RTE_MAX(rte_align32prevpow2(slots), (uint32_t)CHANNEL_SLOTS_MIN);
@@ -394,6 +425,20 @@ channel_room(struct channel *c)
 	return c->prod.head != c->prod.free_to;
 }
 
+/* After a slot: ring if the consumer parked the channel (struct bell). */
+static inline void
+bell_after_put(struct channel *c)
+{
+	/* The tag before `parked`, in this order: membarrier makes the
+	 * compiler's order the CPU's. */
+	if (likely(asym_barrier))
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	else
+		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (unlikely(__atomic_load_n(&c->watch.parked, __ATOMIC_RELAXED)))
+		bell_ring(c->watch.bell, c->watch.bit);
+}
+
 int
 channel_put_to(unsigned int src_lcore, unsigned int dst_lcore, const struct lca_msg *m)
 {
@@ -408,14 +453,8 @@ channel_put_to(unsigned int src_lcore, unsigned int dst_lcore, const struct lca_
 	prefetch_for_write(&c->slots[(head + PUT_AHEAD) & ch_mask]);
 	slot_write(&c->slots[head & ch_mask], m, lap_tag(head));
 	c->prod.head = head + 1;
-	/* The tag before `parked`, in this order (struct bell): membarrier
-	 * makes the compiler's order the CPU's. */
-	if (likely(asym_barrier))
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	else
-		rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (unlikely(__atomic_load_n(&c->watch.parked, __ATOMIC_RELAXED)))
-		bell_ring(c->watch.bell, c->watch.bit);
+	if (unlikely(bells))
+		bell_after_put(c);
 	return 0;
 }
 
@@ -699,7 +738,7 @@ bell_answer(struct lcore_links *l)
 {
 	bool ctl = false;
 
-	for (unsigned int i = 0; i < BELL_WORDS; i++) {
+	for (unsigned int i = 0; i < l->bell_words; i++) {
 		uint64_t w;
 
 		if (__atomic_load_n(&l->bell->rung[i], __ATOMIC_RELAXED) == 0)
@@ -709,13 +748,13 @@ bell_answer(struct lcore_links *l)
 			unsigned int bit = i * 64 + (unsigned int)__builtin_ctzll(w);
 
 			w &= w - 1;
-			if (bit == BELL_CTL) {
+			if (bit == bell_ctl()) {
 				ctl = true;
 				continue;
 			}
-			if (bit < BELL_INBOX) {
+			if (bit < bell_inbox()) {
 				__atomic_store_n(&l->in[bit]->watch.parked, 0, __ATOMIC_RELAXED);
-				l->held[bit]->empty_polls = 0;
+				l->held[bit]->idle_checks = 0;
 			}
 			polled_set(l, bit, true);
 		}
@@ -738,7 +777,7 @@ park(struct lcore_links *l, const unsigned int *park, unsigned int n)
 		if (slot_full(c, c->cons.tail)) {
 			/* A send came in between: keep polling it. */
 			__atomic_store_n(&c->watch.parked, 0, __ATOMIC_RELAXED);
-			l->held[park[k]]->empty_polls = 0;
+			l->held[park[k]]->idle_checks = 0;
 			continue;
 		}
 		polled_set(l, park[k], false);
@@ -747,37 +786,51 @@ park(struct lcore_links *l, const unsigned int *park, unsigned int n)
 	return parked;
 }
 
-/* Drain one channel, and note it for parking when idle long enough. */
-static inline unsigned int
-poll_channel(struct lcore_links *l, unsigned int s, unsigned int lcore_id, unsigned int *park,
-	     unsigned int *n_park)
+/*
+ * Every IDLE_CHECK_EVERY polls: park the polled channels whose tail has not
+ * moved, with nothing held, for PARK_CHECKS checks in a row. Counting here
+ * rather than in every poll keeps the busy poll as it was.
+ */
+static __rte_noinline void
+idle_check(struct lcore_links *l)
 {
-	struct held *h = l->held[s];
-	struct channel *c = l->in[s];
-	unsigned int moved = drain(h, channel_take, c, lcore_id);
+	unsigned int n = 0, list[PARK_MAX];
 
-	/* Nothing moved, nothing held: its take found the tail slot empty
-	 * (or this lcore's pool empty, which park() sees). */
-	if (moved > 0 || h->n > 0)
-		h->empty_polls = 0;
-	else if (++h->empty_polls >= PARK_AFTER)
-		park[(*n_park)++] = s;
-	return moved;
+	for (unsigned int i = 0; i < l->bell_words; i++) {
+		for (uint64_t w = l->bell->polled[i]; w != 0; w &= w - 1) {
+			unsigned int s = i * 64 + (unsigned int)__builtin_ctzll(w);
+			struct held *h;
+			uint32_t tail;
+
+			if (s >= bell_inbox())
+				continue;
+			h = l->held[s];
+			tail = l->in[s]->cons.tail;
+			if (h->n > 0 || tail != h->seen_tail) {
+				h->seen_tail = tail;
+				h->idle_checks = 0;
+			} else if (++h->idle_checks >= PARK_CHECKS && n < PARK_MAX) {
+				list[n++] = s;
+			}
+		}
+	}
+	if (n > 0)
+		park(l, list, n);
 }
 
 /* Poll what `polled` holds: channels, then the inbox. */
 static unsigned int
 poll_sources(struct lcore_links *l, unsigned int lcore_id)
 {
-	unsigned int moved = 0, n_park = 0, park_list[RTE_MAX_LCORE];
+	unsigned int moved = 0;
 
-	for (unsigned int i = 0; i < BELL_WORDS; i++) {
+	for (unsigned int i = 0; i < l->bell_words; i++) {
 		for (uint64_t w = l->bell->polled[i]; w != 0; w &= w - 1) {
 			unsigned int bit = i * 64 + (unsigned int)__builtin_ctzll(w);
 			struct held *h;
 
-			if (bit < BELL_INBOX) {
-				moved += poll_channel(l, bit, lcore_id, park_list, &n_park);
+			if (likely(bit < bell_inbox())) {
+				moved += drain(l->held[bit], channel_take, l->in[bit], lcore_id);
 				continue;
 			}
 			h = l->held[n_links];
@@ -785,11 +838,28 @@ poll_sources(struct lcore_links *l, unsigned int lcore_id)
 			/* After the exchange that took its ring: a push
 			 * since then rings again. */
 			if (h->n == 0 && ring_empty(l->inbox))
-				polled_set(l, BELL_INBOX, false);
+				polled_set(l, bell_inbox(), false);
 		}
 	}
-	if (unlikely(n_park > 0))
-		park(l, park_list, n_park);
+	if (unlikely((++l->bell->polls & (IDLE_CHECK_EVERY - 1)) == 0))
+		idle_check(l);
+	return moved;
+}
+
+/* The poll without bells: every channel, the inbox and the control ring. */
+static unsigned int
+poll_every(struct lcore_links *l, unsigned int lcore_id)
+{
+	unsigned int moved = 0;
+
+	for (unsigned int s = 0; s < n_links; s++)
+		if (l->in[s] != NULL)
+			moved += drain(l->held[s], channel_take, l->in[s], lcore_id);
+	moved += drain(l->held[n_links], inbox_take, l->inbox, lcore_id);
+	if (unlikely(__atomic_load_n(&l->lanes, __ATOMIC_RELAXED)))
+		moved += lanes_poll(lcore_id);
+	if (unlikely(!ring_empty(l->ctl)))
+		moved += ctl_poll(l, lcore_id);
 	return moved;
 }
 
@@ -800,7 +870,10 @@ channels_poll(unsigned int lcore_id)
 	unsigned int moved = 0;
 	bool ctl = false;
 
-	for (unsigned int i = 0; i < BELL_WORDS; i++)
+	if (!bells)
+		return poll_every(l, lcore_id);
+
+	for (unsigned int i = 0; i < l->bell_words; i++)
 		if (unlikely(__atomic_load_n(&l->bell->rung[i], __ATOMIC_RELAXED) != 0)) {
 			ctl = bell_answer(l);
 			break;
@@ -831,8 +904,8 @@ inbox_push(struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
 
 	/* The generic call: the ring's own (RTS) producer sync. */
 	sent = rte_ring_enqueue_burst(links[lcore].inbox, (void **)msgs, n, NULL);
-	if (sent > 0)
-		bell_ring(links[lcore].bell, BELL_INBOX);
+	if (sent > 0 && bells)
+		bell_ring(links[lcore].bell, bell_inbox());
 	migration_push_end(pushers);
 	return sent;
 }
@@ -842,5 +915,6 @@ ctl_push(unsigned int lcore, struct lca_actor *a, enum ctl_kind kind)
 {
 	/* Actors are cache-line aligned: the low bits carry the kind. */
 	rte_ring_mp_enqueue(links[lcore].ctl, (void *)((uintptr_t)a | kind));
-	bell_ring(links[lcore].bell, BELL_CTL);
+	if (bells)
+		bell_ring(links[lcore].bell, bell_ctl());
 }
