@@ -167,6 +167,7 @@ struct lcore_links {
 	uint16_t n_polled;        /* bits in bell->polled */
 	uint8_t lanes;            /* atomic: a packet actor exists */
 	uint8_t bell_words;       /* words of the bell in use */
+	uint8_t bells;            /* a copy of `bells`, on this line */
 	struct channel **out;     /* [dst index]: this lcore -> dst */
 	struct channel **in;      /* [src index]: src -> this lcore */
 	struct held **held;       /* [src index], and [n_links] for the inbox */
@@ -259,6 +260,7 @@ links_init(struct lcore_links *l, unsigned int me, unsigned int max_actors)
 {
 	l->bell = zalloc(sizeof(*l->bell), me);
 	l->bell_words = (uint8_t)((n_links + 2 + 63) / 64);
+	l->bells = bells;
 	l->in = zalloc(sizeof(*l->in) * n_links, me);
 	l->out = zalloc(sizeof(*l->out) * n_links, me);
 	l->held = zalloc(sizeof(*l->held) * (n_links + 1), me);
@@ -870,7 +872,7 @@ channels_poll(unsigned int lcore_id)
 	unsigned int moved = 0;
 	bool ctl = false;
 
-	if (!bells)
+	if (!l->bells)
 		return poll_every(l, lcore_id);
 
 	for (unsigned int i = 0; i < l->bell_words; i++)
