@@ -612,7 +612,7 @@ deliver_held(struct held *h, unsigned int lcore_id)
 /* Take up to DRAIN_BURST full slots into envelopes from this lcore's pool.
  * @return how many; 0 when none is full, or when the pool is empty (they
  * wait in their slots). */
-static unsigned int
+static __rte_always_inline unsigned int
 channel_take(void *src, struct lca_msg **msgs)
 {
 	struct channel *c = src;
@@ -639,7 +639,7 @@ channel_take(void *src, struct lca_msg **msgs)
 }
 
 /* Take what other threads pushed into the inbox, by pointer. */
-static unsigned int
+static __rte_always_inline unsigned int
 inbox_take(void *src, struct lca_msg **msgs)
 {
 	unsigned int n = rte_ring_sc_dequeue_burst(src, (void **)msgs, DRAIN_BURST, NULL);
@@ -653,7 +653,7 @@ inbox_take(void *src, struct lca_msg **msgs)
 
 /* Deliver what @p h holds, then what @p take brings from @p src, until
  * there is nothing more or a mailbox is full (the rest waits in @p h). */
-static inline unsigned int
+static __rte_always_inline unsigned int
 drain(struct held *h, unsigned int (*take)(void *, struct lca_msg **), void *src,
       unsigned int lcore_id)
 {
@@ -848,32 +848,13 @@ poll_sources(struct lcore_links *l, unsigned int lcore_id)
 	return moved;
 }
 
-/* The poll without bells: every channel, the inbox and the control ring. */
-static unsigned int
-poll_every(struct lcore_links *l, unsigned int lcore_id)
+/* The poll with bells: the sources that rang or are still busy. Out of
+ * line, so that the poll without them compiles as it did. */
+static __rte_noinline unsigned int
+poll_bells(struct lcore_links *l, unsigned int lcore_id)
 {
-	unsigned int moved = 0;
-
-	for (unsigned int s = 0; s < n_links; s++)
-		if (l->in[s] != NULL)
-			moved += drain(l->held[s], channel_take, l->in[s], lcore_id);
-	moved += drain(l->held[n_links], inbox_take, l->inbox, lcore_id);
-	if (unlikely(__atomic_load_n(&l->lanes, __ATOMIC_RELAXED)))
-		moved += lanes_poll(lcore_id);
-	if (unlikely(!ring_empty(l->ctl)))
-		moved += ctl_poll(l, lcore_id);
-	return moved;
-}
-
-unsigned int
-channels_poll(unsigned int lcore_id)
-{
-	struct lcore_links *l = &links[lcore_id];
 	unsigned int moved = 0;
 	bool ctl = false;
-
-	if (!l->bells)
-		return poll_every(l, lcore_id);
 
 	for (unsigned int i = 0; i < l->bell_words; i++)
 		if (unlikely(__atomic_load_n(&l->bell->rung[i], __ATOMIC_RELAXED) != 0)) {
@@ -886,6 +867,27 @@ channels_poll(unsigned int lcore_id)
 	if (unlikely(__atomic_load_n(&l->lanes, __ATOMIC_RELAXED)))
 		moved += lanes_poll(lcore_id);
 	if (unlikely(ctl))
+		moved += ctl_poll(l, lcore_id);
+	return moved;
+}
+
+unsigned int
+channels_poll(unsigned int lcore_id)
+{
+	struct lcore_links *l = &links[lcore_id];
+	unsigned int moved = 0;
+
+	if (l->bells)
+		return poll_bells(l, lcore_id);
+	/* Without bells (two lcores): every channel, the inbox, the control
+	 * ring, as each poll did before the bells. */
+	for (unsigned int s = 0; s < n_links; s++)
+		if (l->in[s] != NULL)
+			moved += drain(l->held[s], channel_take, l->in[s], lcore_id);
+	moved += drain(l->held[n_links], inbox_take, l->inbox, lcore_id);
+	if (unlikely(__atomic_load_n(&l->lanes, __ATOMIC_RELAXED)))
+		moved += lanes_poll(lcore_id);
+	if (unlikely(!ring_empty(l->ctl)))
 		moved += ctl_poll(l, lcore_id);
 	return moved;
 }
