@@ -562,8 +562,10 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 		a->sup = (struct lca_supervision){ .supervisor = LCA_ACTOR_NONE };
 	if (spec->state_init != NULL)
 		spec->state_init(a->state, spec->state_arg);
-	if (a->pkt_box != NULL)
+	if (a->pkt_box != NULL) {
 		__atomic_store_n(&lanes_used, true, __ATOMIC_RELAXED);
+		channels_lanes_on();
+	}
 	__atomic_store_n(&lca_actors.actors[slot], a, __ATOMIC_RELEASE);
 	*id = slot;
 	return 0;

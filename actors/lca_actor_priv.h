@@ -434,6 +434,9 @@ void lanes_cleanup(void);
 /* Deliver what reached @p lcore_id on its lanes and its packet inbox; the
  * end of channels_poll(), once lanes_used. */
 unsigned int lanes_poll(unsigned int lcore_id);
+/* Have every lcore's channels_poll() call lanes_poll() from now on: a
+ * packet actor exists. */
+void channels_lanes_on(void);
 /* Packets in the lane from @p src_lcore to @p dst_lcore (call on the
  * source), or in @p dst_lcore's packet inbox when @p src_lcore has no
  * lanes. */

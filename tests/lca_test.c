@@ -33,9 +33,16 @@ lca_test_eal_init_args(const char *prefix, const char *const *extra, unsigned in
 		(char *)"--no-pci", (char *)"--in-memory", (char *)"--file-prefix",
 		file_prefix, (char *)"--log-level", (char *)"lib.*:error",
 	};
+	const char *lcores = getenv("LCA_TEST_LCORES");
 	int app_argc;
 	char **app_argv;
 
+	/* More lcores than CPUs, mapped onto them (EAL's --lcores), for the
+	 * paths that need more lcores than the machine has CPUs. */
+	if (lcores != NULL && lcores[0] != '\0') {
+		argv[1] = (char *)"--lcores";
+		argv[2] = (char *)(uintptr_t)lcores;
+	}
 	if (n_extra > N_EXTRA_MAX) {
 		fprintf(stderr, "%s: %u extra EAL arguments, at most %d\n", prefix, n_extra,
 			N_EXTRA_MAX);

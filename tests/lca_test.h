@@ -14,7 +14,9 @@
 /*
  * Start EAL on lcores 0-1 with --no-huge --no-pci --in-memory and a file
  * prefix of its own, so that tests may run side by side. Exits the process
- * when EAL cannot start: no test could run.
+ * when EAL cannot start: no test could run. LCA_TEST_LCORES, when set,
+ * replaces -l 0-1 with --lcores and its value, e.g. "(0-2)@(0-1)": three
+ * lcores over two CPUs.
  */
 void lca_test_eal_init(const char *prefix);
 

@@ -3,14 +3,17 @@
  * Channels between lcores carry envelopes by value: what arrives must be
  * every byte that was sent, what it owns must go with it, and a receiving
  * lcore that has no envelope to copy into must leave the message waiting,
- * never drop it.
+ * never drop it; and an lcore that stopped polling an idle channel (parked
+ * it, see struct bell) must still get whatever comes next.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -19,6 +22,7 @@
 
 #include "lca_actor.h"
 #include "lca_eal.h"
+#include "lca_lcore.h"
 #include "lca_mempool.h"
 #include "lca_test.h"
 
@@ -299,6 +303,199 @@ test_receiver_without_envelopes_leaves_messages_waiting(void **state)
 	assert_int_equal(lca_mempool_avail(), pool_full);
 }
 
+/* --- bursts with gaps: no message is stranded ------------------------------ */
+
+/* Senders: actors on lcore 1 (one channel into lcore 0, which parks when
+ * idle) and threads that are no lcore (the inbox, which rings each push). */
+#define GAP_ACTORS 4
+#define GAP_THREADS 2
+#define GAP_SENDERS (GAP_ACTORS + GAP_THREADS)
+#define GAP_BURSTS 300
+#define GAP_BURST_MAX 16
+#define GAP_TURNS_MAX 4000 /* a gap, in the sender's turns: past PARK_AFTER polls */
+#define GAP_PARK_POLLS 192 /* lca_channel.c parks after 192 to 256 idle polls */
+#define GAP_AIMED 2        /* senders that aim one message at the parking */
+#define GAP_AIMED_BURSTS 10000
+
+static uint32_t gap_got[GAP_SENDERS];  /* atomic: the receiver's count a sender */
+static uint32_t gap_bad;               /* atomic: out of order or unknown */
+static uint32_t gap_sent[GAP_SENDERS]; /* atomic: what each sender sent */
+static bool gap_done[GAP_SENDERS];     /* atomic: its bursts sent and all in */
+static lca_actor_id_t gap_rx;
+/* atomic: the receiving lcore's loops, counted by an actor there that runs
+ * once a loop, and the count when the last message came in */
+static uint32_t gap_tick, gap_last_in;
+
+static void
+gap_receiver_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
+{
+	uint32_t k = m->type, seq = *(uint32_t *)m->data;
+
+	(void)self;
+	(void)state;
+	if (k >= GAP_SENDERS || seq != __atomic_load_n(&gap_got[k], __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&gap_bad, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (k < GAP_ACTORS) /* the channel's last message */
+		__atomic_store_n(&gap_last_in, __atomic_load_n(&gap_tick, __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+	__atomic_store_n(&gap_got[k], seq + 1, __ATOMIC_RELEASE);
+}
+
+/* The receiving lcore's loop hook: it counts the loops, each one poll. */
+static void
+gap_tick_end(unsigned int lcore_id, void *arg)
+{
+	(void)lcore_id;
+	(void)arg;
+	__atomic_store_n(&gap_tick, gap_tick + 1, __ATOMIC_RELAXED);
+}
+
+/* Send a burst of @p n from sender @p k, numbered on. @return sent. */
+static uint32_t
+gap_burst(uint32_t k, uint32_t n)
+{
+	uint32_t seq = __atomic_load_n(&gap_sent[k], __ATOMIC_RELAXED), sent = 0;
+
+	for (; sent < n; sent++) {
+		struct lca_msg *m;
+
+		if (lca_msg_alloc(&m) != 0)
+			break;
+		m->type = k;
+		*(uint32_t *)m->data = seq + sent;
+		if (lca_send(gap_rx, m) != 0) {
+			lca_msg_free(m);
+			break;
+		}
+	}
+	__atomic_store_n(&gap_sent[k], seq + sent, __ATOMIC_RELEASE);
+	return sent;
+}
+
+struct gap_sender {
+	uint32_t k;
+	uint32_t bursts;
+	uint32_t wait; /* turns left in this gap */
+	uint64_t rng;
+};
+
+static uint32_t
+gap_rand(uint64_t *rng, uint32_t below)
+{
+	*rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(*rng >> 33) % below;
+}
+
+/* One turn a poke it sends itself: wait until the last burst is all in,
+ * then a gap of random length, then the next burst of random size. */
+static void
+gap_sender_handler(lca_actor_id_t self, void *state, struct lca_msg *poke)
+{
+	struct gap_sender *s = state;
+	uint32_t k = s->k;
+
+	if (__atomic_load_n(&gap_got[k], __ATOMIC_ACQUIRE) ==
+	    __atomic_load_n(&gap_sent[k], __ATOMIC_RELAXED)) {
+		if (s->bursts == (k < GAP_AIMED ? GAP_AIMED_BURSTS : GAP_BURSTS)) {
+			__atomic_store_n(&gap_done[k], true, __ATOMIC_RELEASE);
+			lca_msg_free(poke);
+			return;
+		}
+		if (k < GAP_AIMED) {
+			/* One message, a few loops either side of the poll
+			 * that parks the idle channel: the race of struct
+			 * bell, the slot written while the consumer parks. */
+			uint32_t since = __atomic_load_n(&gap_tick, __ATOMIC_RELAXED) -
+					 __atomic_load_n(&gap_last_in, __ATOMIC_RELAXED);
+
+			if (since >= GAP_PARK_POLLS - 3 + s->wait && gap_burst(k, 1) > 0) {
+				s->bursts++;
+				s->wait = gap_rand(&s->rng, 66);
+			}
+		} else if (s->wait > 0) {
+			s->wait--;
+		} else {
+			if (gap_burst(k, 1 + gap_rand(&s->rng, GAP_BURST_MAX)) > 0)
+				s->bursts++;
+			s->wait = gap_rand(&s->rng, GAP_TURNS_MAX);
+		}
+	}
+	if (lca_send(self, poke) != 0)
+		lca_msg_free(poke);
+}
+
+static void *
+gap_thread(void *arg)
+{
+	uint32_t k = (uint32_t)(uintptr_t)arg;
+	uint64_t rng = k + 1;
+
+	for (uint32_t b = 0; b < GAP_BURSTS; b++) {
+		usleep(gap_rand(&rng, 300));
+		while (gap_burst(k, 1 + gap_rand(&rng, GAP_BURST_MAX)) == 0)
+			usleep(100);
+		/* The burst is in before the next gap. */
+		while (__atomic_load_n(&gap_got[k], __ATOMIC_ACQUIRE) !=
+		       __atomic_load_n(&gap_sent[k], __ATOMIC_RELAXED))
+			usleep(10);
+	}
+	__atomic_store_n(&gap_done[k], true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static bool
+gap_all_in(void *arg)
+{
+	(void)arg;
+	if (__atomic_load_n(&gap_bad, __ATOMIC_RELAXED) != 0)
+		return true; /* the checks below fail */
+	for (uint32_t k = 0; k < GAP_SENDERS; k++)
+		if (!__atomic_load_n(&gap_done[k], __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+static void
+test_bursts_with_gaps_all_arrive(void **state)
+{
+	const struct lca_lcore_hook tick = { .end = gap_tick_end };
+	pthread_t threads[GAP_THREADS];
+	lca_actor_id_t tx[GAP_ACTORS];
+
+	(void)state;
+	memset(gap_got, 0, sizeof(gap_got));
+	memset(gap_sent, 0, sizeof(gap_sent));
+	memset(gap_done, 0, sizeof(gap_done));
+	gap_bad = 0;
+	gap_tick = 0;
+	gap_last_in = 0;
+	gap_rx = spawn_on(gap_receiver_handler, 0, 0);
+	assert_int_equal(lca_lcore_hook_add(0, &tick), 0);
+	for (uint32_t k = 0; k < GAP_ACTORS; k++) {
+		tx[k] = spawn_on(gap_sender_handler, sizeof(struct gap_sender), 1);
+		*(struct gap_sender *)lca_actor_state(tx[k]) =
+			(struct gap_sender){ .k = k, .rng = 77 + k };
+		assert_int_equal(lca_send(tx[k], lca_test_msg()), 0);
+	}
+	for (uint32_t t = 0; t < GAP_THREADS; t++)
+		assert_int_equal(pthread_create(&threads[t], NULL, gap_thread,
+						(void *)(uintptr_t)(GAP_ACTORS + t)), 0);
+	/* A message stranded in a parked channel or an unrung inbox stops its
+	 * sender, which waits for it before sending again: the run never
+	 * ends, and this fails. */
+	assert_true(lca_test_run_until(gap_all_in, NULL, 60));
+	for (uint32_t t = 0; t < GAP_THREADS; t++)
+		pthread_join(threads[t], NULL);
+	assert_int_equal(lca_lcore_hook_remove(0, &tick), 0);
+	assert_int_equal(gap_bad, 0);
+	for (uint32_t k = 0; k < GAP_SENDERS; k++) {
+		assert_int_equal(gap_got[k], gap_sent[k]);
+		assert_true(gap_got[k] >= GAP_BURSTS);
+	}
+}
+
 int
 main(void)
 {
@@ -308,9 +505,15 @@ main(void)
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_receiver_without_envelopes_leaves_messages_waiting,
 						runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_bursts_with_gaps_all_arrive, runtime_up,
+						runtime_down),
 	};
 	int failed;
 
+	/* Three lcores over the two CPUs: the lcores use their bells from
+	 * three on (lca_channel.c, BELLS_FROM_LCORES), so that these tests
+	 * go through them. */
+	setenv("LCA_TEST_LCORES", "(0-2)@(0-1)", 0);
 	lca_test_eal_init("lca_test_channel");
 	failed = cmocka_run_group_tests(tests, NULL, NULL);
 	lca_eal_cleanup();
