@@ -20,6 +20,7 @@
 #include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
+#include "lca_floor.h"
 #include "lca_freq.h"
 #include "lca_freq_json.h"
 #include "lca_freq_print.h"
@@ -391,23 +392,12 @@ run_one(void *arg, unsigned int i)
 	return 0;
 }
 
-/* (max - min) / min of the floor's rounds, in %; NAN with one round. */
-static double
-floor_moved_pct(const struct runs *r, unsigned int n)
-{
-	struct lca_stats st;
-
-	if (n < 2 || lca_stats_compute(r->floor_ms, n, CONFIDENCE, &st) < 0 || st.min <= 0)
-		return NAN;
-	return (st.max - st.min) / st.min * 100.0;
-}
-
 /* The ratios' median and spread, and whether the floor moved. */
 static void
 print_floor(const struct runs *r, unsigned int n)
 {
 	struct lca_stats st;
-	double moved = floor_moved_pct(r, n);
+	double moved = lca_floor_moved_pct(r->floor_ms, n);
 
 	if (!r->with_floor || lca_stats_compute(r->ratio, n, CONFIDENCE, &st) < 0)
 		return;
@@ -438,7 +428,7 @@ verdict_local(json_t *root, const char *config, const struct runs *r, unsigned i
 	struct lca_verdict_row row = {
 		.config = config, .kind = LCA_VERDICT_TIME, .unit = "ms",
 		.floor = FLOOR_WHAT, .ratios = r->ratio, .n_ratios = n,
-		.floor_moved_pct = floor_moved_pct(r, n),
+		.floor_moved_pct = lca_floor_moved_pct(r->floor_ms, n),
 	};
 
 	if (lca_stats_compute(r->ms, n, CONFIDENCE, &st) < 0)
@@ -473,7 +463,7 @@ result_json(const char *name, const struct ph_conf *pc, const struct runs *r)
 		json_array_append_new(passes, json_integer(r->passes[i]));
 	json_object_set_new(res, "window_ms", doubles_json(r->window_ms, pc->runs));
 	json_object_set_new(res, "passes", passes);
-	double moved = floor_moved_pct(r, pc->runs);
+	double moved = lca_floor_moved_pct(r->floor_ms, pc->runs);
 
 	if (r->with_floor) {
 		struct lca_stats st;
@@ -616,16 +606,14 @@ verdict_remote(json_t *root, const struct runs *rem, const struct runs *base, un
 {
 	static double ratios[MAX_RUNS];
 	struct lca_stats st;
-	struct runs moved = *base;
 	struct lca_verdict_row row = {
 		.config = config, .kind = LCA_VERDICT_TIME, .unit = "ms", .floor = floor,
 		.ratios = ratios, .n_ratios = n,
 	};
 
-	memcpy(moved.floor_ms, base->ms, sizeof(moved.floor_ms));
-	row.floor_moved_pct = floor_moved_pct(&moved, n);
-	for (unsigned int i = 0; i < n; i++)
-		ratios[i] = rem->ms[i] / base->ms[i];
+	/* The local runs are the floor here: how far they moved. */
+	row.floor_moved_pct = lca_floor_moved_pct(base->ms, n);
+	lca_floor_ratios(rem->ms, base->ms, n, ratios);
 	if (lca_stats_compute(rem->ms, n, CONFIDENCE, &st) < 0)
 		return -EINVAL;
 	row.score = st.p50;
