@@ -18,6 +18,7 @@
 #include "lca_envelope.h"
 #include "lca_lcore.h"
 #include "lca_mempool.h"
+#include "lca_route.h"
 
 enum actor_life {
 	ACTOR_ALIVE,
@@ -323,15 +324,6 @@ int actor_migrate(struct lca_actor *a, unsigned int lcore, const char *why);
 /* Free every message waiting in a's mailbox; count them as dropped. */
 void actor_drain(struct lca_actor *a);
 
-/* Count a failed send: on the sending actor and in the runtime's causes. */
-void send_failed(int err);
-
-/* Sends to ids the local table does not hold go here when set: the remote
- * part (actors/remote) takes LCA_ACTOR_REMOTE_BASE and up. As
- * send_burst_from(): returns how many were sent, *err why not all. */
-typedef unsigned int (*remote_send_fn)(lca_actor_id_t from, lca_actor_id_t to,
-				       struct lca_msg **msgs, unsigned int n, int *err);
-extern remote_send_fn remote_send_hook;
 
 /* Zero the runtime-wide counters of failed sends (at runtime init). */
 void lca_send_errors_reset(void);

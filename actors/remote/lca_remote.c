@@ -23,7 +23,7 @@
 #include <rte_mbuf.h>
 #include <rte_memcpy.h>
 
-#include "lca_actor_priv.h"
+#include "lca_route.h"
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_remote_priv.h"

@@ -37,7 +37,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "lca_actor_priv.h"
+#include "lca_route.h"
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_remote_priv.h"
