@@ -57,7 +57,7 @@ run: build
 # line counts the tests of both builds, the skipped ones named (.ci/run fails
 # on any skip).
 test: build asan
-	meson test -C $(BUILD) --no-suite capture --print-errorlogs
+	meson test -C $(BUILD) --print-errorlogs
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C $(ASAN_BUILD) --suite unit --print-errorlogs
 	@./scripts/ci-no-skips --allow-skips $(BUILD) $(ASAN_BUILD)
