@@ -23,6 +23,7 @@
 #include "lca_freq_json.h"
 #include "lca_freq_print.h"
 #include "lca_jmh.h"
+#include "lca_jmh_json.h"
 #include "lca_report.h"
 #include "lca_result.h"
 #include "lca_series.h"
@@ -59,6 +60,7 @@ struct app_conf {
 	enum lca_mailbox_mode mailboxes[MAX_LIST];
 	unsigned int n_mailboxes;
 	const char *json_path;
+	const char *jmh_path;
 	bool quiet;
 };
 
@@ -114,6 +116,7 @@ usage(const char *prog)
 	       "  --idle POLICY       what an lcore does with nothing to run: spin (default),\n"
 	       "                      pause, or sleep (10 us after 1000 empty loops)\n"
 	       "  --json FILE         write every figure as JSON\n"
+	       "  --jmh-json FILE     write the closing table as JMH's -rf json does\n"
 	       "  --quiet             no per-invocation lines\n"
 	       "  --topology          print the lcores' topology and exit\n"
 	       "  --help              this text\n"
@@ -253,6 +256,10 @@ parse_option(void *conf, const char *name, char *val)
 		if (lca_cli_output_path("--json", val) < 0)
 			return -EINVAL;
 		c->json_path = val;
+	} else if (strcmp(name, "jmh-json") == 0) {
+		if (lca_cli_output_path("--jmh-json", val) < 0)
+			return -EINVAL;
+		c->jmh_path = val;
 	} else if (strcmp(name, "quiet") == 0) {
 		c->quiet = true;
 	} else {
@@ -280,6 +287,7 @@ parse_args(int argc, char **argv, void *conf)
 		{ "seed", required_argument, NULL, 0 },
 		{ "idle", required_argument, NULL, 0 },
 		{ "json", required_argument, NULL, 0 },
+		{ "jmh-json", required_argument, NULL, 0 },
 		{ "quiet", no_argument, NULL, 0 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -567,43 +575,74 @@ plan_sets(const struct app_conf *c, struct rr_set *sets)
 	return n;
 }
 
-/* The closing table: each set, and an affinity set's floor right after it. */
-static void
-print_table(struct set_result *res, unsigned int n)
+/* The closing table's rows: each set, and an affinity set's floor right
+ * after it; also the rows of --jmh-json. */
+static const char *const table_params[] = { "dispatcher", "mailbox", "throughPut" };
+
+static unsigned int
+table_rows(const struct app_conf *c, struct set_result *res, unsigned int n,
+	   struct lca_jmh_row *rows)
 {
-	static const char *const names[] = { "dispatcher", "mailbox", "throughPut" };
-	static struct lca_jmh_row rows[2 * MAX_SETS];
 	unsigned int k = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
-		const struct set_result *r = &res[i];
+		struct set_result *r = &res[i];
 		bool is_inline = r->set.dispatcher == RR_DISPATCH_INLINE;
 
-		snprintf(res[i].tp_text, sizeof(res[i].tp_text), "%u", r->set.throughput);
+		snprintf(r->tp_text, sizeof(r->tp_text), "%u", r->set.throughput);
 		rows[k++] = (struct lca_jmh_row){
 			.benchmark = BENCH_NAME,
 			.params = { rr_dispatcher_name(r->set.dispatcher),
 				    is_inline ? "-" : lca_mailbox_mode_name(r->set.mailbox),
 				    is_inline ? "-" : r->tp_text },
 			.mode = "thrpt", .stats = r->stats, .unit = "ops/s",
+			.values = r->iter_ops, .n_values = c->iterations,
 		};
 		if (r->has_floor)
 			rows[k++] = (struct lca_jmh_row){
 				.benchmark = BENCH_NAME,
 				.params = { "floor", "-", r->tp_text },
 				.mode = "thrpt", .stats = r->floor_stats, .unit = "ops/s",
+				.values = r->floor_ops, .n_values = c->iterations,
 			};
 	}
-	printf("\n");
-	lca_jmh_table(stdout, names, 3, rows, k);
+	return k;
 }
 
 static void
-print_summary(struct set_result *res, unsigned int n)
+print_table(const struct app_conf *c, struct set_result *res, unsigned int n)
+{
+	static struct lca_jmh_row rows[2 * MAX_SETS];
+	unsigned int k = table_rows(c, res, n, rows);
+
+	printf("\n");
+	lca_jmh_table(stdout, table_params, 3, rows, k);
+}
+
+/* --jmh-json: the table's rows as JMH's -rf json writes them. */
+static int
+write_jmh_json(const struct app_conf *c, struct set_result *res, unsigned int n)
+{
+	static struct lca_jmh_row rows[2 * MAX_SETS];
+	unsigned int k = table_rows(c, res, n, rows);
+	char warmup[32], measure[32];
+	const char *fmt = c->invocations == 1 ? "%.0f invocation" :
+			  c->invocations ? "%.0f invocations" : "%g s";
+
+	snprintf(warmup, sizeof(warmup), fmt, c->invocations ? c->invocations : c->warmup_s);
+	snprintf(measure, sizeof(measure), fmt, c->invocations ? c->invocations : c->measure_s);
+	return lca_jmh_json_write(c->jmh_path, &(const struct lca_jmh_run){
+		.prefix = "lcactor.", .threads = 1, .warmups = c->warmups,
+		.iterations = c->iterations, .warmup_time = warmup, .measurement_time = measure,
+	}, table_params, 3, rows, k, "lca-reqresp");
+}
+
+static void
+print_summary(const struct app_conf *c, struct set_result *res, unsigned int n)
 {
 	double ceiling = res[0].stats.mean;
 
-	print_table(res, n);
+	print_table(c, res, n);
 	printf("\n");
 	for (unsigned int i = 1; i < n; i++) {
 		const struct set_result *r = &res[i];
@@ -717,7 +756,7 @@ run(void *conf)
 		printf("\n");
 	}
 	if (ret == 0) {
-		print_summary(res, n);
+		print_summary(c, res, n);
 		json_object_set_new(root, "frequency", print_freq_reports(res, n));
 		printf("\n");
 		lca_report_send_errors(stdout);
@@ -727,6 +766,8 @@ run(void *conf)
 				lca_result_add(root, res[i].floor_json);
 		}
 		ret = add_verdicts(root, res, n);
+		if (ret == 0 && c->jmh_path != NULL)
+			ret = write_jmh_json(c, res, n);
 		if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 			ret = -EIO;
 	}
