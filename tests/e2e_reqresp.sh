@@ -11,7 +11,8 @@ fail=0
 . "$(dirname "$0")/e2e_lib.sh"
 
 "$exe" "${eal[@]}" -- --queries 2000 --users 5000 -i 2 -wi 1 --invocations 1 \
-	-p throughput=1,50 -p dispatcher=affinity,shared --json "$tmp/out.json" >"$tmp/out" 2>&1
+	-p throughput=1,50 -p dispatcher=affinity,shared --json "$tmp/out.json" \
+	--jmh-json "$tmp/jmh.json" >"$tmp/out" 2>&1
 rc=$?
 out=$(cat "$tmp/out")
 check "short run exits 0" "[ $rc -eq 0 ]"
@@ -89,6 +90,24 @@ for r in d['results']:
         assert ('unreliable' in v['flags']) == (half > v['score'] / 2), v
 PY"
 record_checks "$tmp/out.json" lca-reqresp
+# --jmh-json: JMH's -rf json shape, read as JMH's format defines it, one
+# entry a table row, its rawData the record's measured iterations.
+check "--jmh-json: JMH's result JSON, each entry consistent with its rawData" \
+	"/usr/bin/python3 '$here/check_jmh.py' '$tmp/jmh.json' --unit ops/s --entries 7 \
+	--param dispatcher=affinity,mailbox=mp,throughPut=50 --param dispatcher=floor,throughPut=1 \
+	--param dispatcher=inline,mailbox=-,throughPut=-"
+check "--jmh-json: rawData are the record's measured iterations, row by row" "python3 - '$tmp/jmh.json' '$tmp/out.json' <<'PY'
+import json, sys
+jmh, rec = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert [e['benchmark'] for e in jmh] == ['lcactor.RequestResponseBenchmark.queryUserServiceActor'] * 7
+assert all(e['measurementIterations'] == 2 and e['warmupIterations'] == 1 for e in jmh)
+def key(r):
+    tp = '-' if r['dispatcher'] == 'inline' else str(r['throughput_per_turn'])
+    return (r['dispatcher'], tp)
+want = {key(r): r['throughput']['values'] for r in rec['results']}
+got = {(e['params']['dispatcher'], e['params']['throughPut']): e['primaryMetric']['rawData'][0] for e in jmh}
+assert got == want, (got, want)
+PY"
 verdict_checks "$tmp/out" "$tmp/out.json" lca-reqresp
 
 out=$("$exe" "${eal[@]}" -- --queries 500 --users 100 -i 1 -wi 0 --invocations 1 \
