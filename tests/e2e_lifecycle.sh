@@ -166,7 +166,7 @@ for b in "timers --ticks 1000000" "restart --messages 1000000000" "feeders --fee
 	check "SIGINT during ${b%% *} ends the run" "[ $rc -eq 1 ] && grep -q 'interrupted' '$tmp/int' && ! grep -qiE 'objects out|segmentation' '$tmp/int'"
 done
 
-for bad in "--bench" "--bench nope" "--bench timers,timers" "--bench timers,,feeders" "--idle nope" \
+for bad in "--hgrm /nonexistent/dir/lc.hgrm" "--bench" "--bench nope" "--bench timers,timers" "--bench timers,,feeders" "--idle nope" \
 	"--sleep-us 0" "--sleep-us 100001" "--timers 0" "--timers 1x" "--inflight 1025" \
 	"--min-delay-us 500 --max-delay-us 100" "--period-us 1" "--ticks -1" "--fail-every 1" \
 	"--messages 10 --fail-every 100" "--backoff-failures 100001" "--window-ms 0" "--feeders 0" "--feeders 1,65" \
