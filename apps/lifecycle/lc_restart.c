@@ -254,6 +254,7 @@ scenario(const struct lc_conf *c, unsigned int backoff, struct lc_outcome *o)
 		rs.stalled_go == 0 && wst.handled == rs.messages;
 
 	lc_hdr_print("restart latency:", &rs.lat);
+	lc_hdr_export(c, backoff ? "restart-backoff" : "restart", &rs.lat);
 	lc_print_window("the stream, first message to last notice,", window_s);
 	printf("  (from the lca_actor_fail() call to the first message the re-initialised state "
 	       "handles%s; a failure on the last message has none)\n",

@@ -316,6 +316,8 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o, struct tm_f
 	fig->p50_us = (double)lca_hdr_value_at(&tm.once[0], 50) / 1000.0;
 	lc_hdr_print("one-shot lateness:", &tm.once[0]);
 	lc_hdr_print("periodic lateness:", &tm.tick);
+	lc_hdr_export(c, loaded ? "timers-loaded-one-shot" : "timers-idle-one-shot", &tm.once[0]);
+	lc_hdr_export(c, loaded ? "timers-loaded-periodic" : "timers-idle-periodic", &tm.tick);
 	lc_print_window("the scenario, start to stop,", fig->window_s);
 	printf("  idle policy %s%s; receivers' mailboxes: high-water %u, %u and %u (ticks) "
 	       "messages%s\n", lca_idle_policy_name(c->idle),

@@ -69,6 +69,8 @@ usage(const char *prog)
 	       "                      1.25 x MS at its rate (default 200, for the default\n"
 	       "                      counts only; given, for given counts too)\n"
 	       "  --json FILE         write every figure as JSON (docs/json.md)\n"
+	       "  --hgrm FILE         each latency histogram as HdrHistogram's .hgrm text (us),\n"
+	       "                      FILE with the histogram's name before .hgrm\n"
 	       "  --topology          print the lcores' topology and exit\n"
 	       "  --help              this text\n"
 	       "Needs 2 lcores (-l 0-1). With --idle spin or pause the two lcores busy-poll\n"
@@ -188,6 +190,10 @@ parse_option(void *conf, const char *name, char *val)
 		if (lca_cli_output_path("--json", val) < 0)
 			return -EINVAL;
 		c->json_path = val;
+	} else if (strcmp(name, "hgrm") == 0) {
+		if (lca_cli_output_path("--hgrm", val) < 0)
+			return -EINVAL;
+		c->hgrm_path = val;
 	} else {
 		return -EINVAL;
 	}
@@ -246,6 +252,7 @@ parse_args(int argc, char **argv, void *conf)
 		{ "stall-s", required_argument, NULL, 0 },
 		{ "window-ms", required_argument, NULL, 0 },
 		{ "json", required_argument, NULL, 0 },
+		{ "hgrm", required_argument, NULL, 0 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -412,6 +419,8 @@ run(void *conf)
 		fprintf(stderr, APP ": the accounting is not exact\n");
 		ret = -EIO;
 	}
+	if (ret == 0 && lc_hgrm_failures() > 0)
+		ret = -EIO;
 	add_verdicts(root, json_object_get(root, "results"));
 	/* Interrupted: no record, the verdict of what ran all the same. */
 	if (lca_result_finish(root, ret == 0 && o.exact, ret != -EINTR ? c->json_path : NULL) < 0 &&

@@ -43,6 +43,7 @@
 
 #include "lca_cli.h"
 #include "lca_hdr.h"
+#include "lca_hgrm.h"
 
 #ifndef LCA_VERSION
 #define LCA_VERSION "unknown"
@@ -72,6 +73,7 @@ struct ld_conf {
 	unsigned int n_cpus;
 	bool latency;
 	const char *json_path;
+	const char *hgrm_path;
 };
 
 enum conn_state { C_DOWN, C_CONNECTING, C_IDLE, C_WAITING };
@@ -451,6 +453,8 @@ usage(const char *prog)
 	       "                        error, and the connection is opened again (default 2000)\n"
 	       "  --latency             print the detailed percentile spectrum too\n"
 	       "  --json FILE           write the result as JSON (docs/json.md, lca-load/1)\n"
+	       "  --hgrm FILE           write the latency histogram as HdrHistogram's .hgrm\n"
+	       "                        percentile distribution (values in ms, as wrk2's)\n"
 	       "  -h, --help            this text\n"
 	       "  --version             lca-load's and lcactor's version\n"
 	       "Exit status: 0 after a run (errors are counted, not fatal), 1 when it could\n"
@@ -524,6 +528,7 @@ parse_args(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "latency", no_argument, NULL, 'L' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "hgrm", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -562,6 +567,10 @@ parse_args(int argc, char **argv)
 		case 'j':
 			ret = lca_cli_output_path("--json", optarg);
 			cfg.json_path = optarg;
+			break;
+		case 'G':
+			ret = lca_cli_output_path("--hgrm", optarg);
+			cfg.hgrm_path = optarg;
 			break;
 		case 'h':
 			usage(argv[0]);
@@ -971,6 +980,9 @@ main(int argc, char **argv)
 	print_report(&s);
 	ret = 0;
 	if (cfg.json_path != NULL && write_json(&s, argc, argv) < 0)
+		ret = 1;
+	if (cfg.hgrm_path != NULL &&
+	    lca_hgrm_write(&s.hist, cfg.hgrm_path, LCA_HGRM_TICKS, 1e6, NAME) < 0)
 		ret = 1;
 	print_verdict(&s, ret == 0);
 	lca_hdr_free(&s.hist);

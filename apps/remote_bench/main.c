@@ -27,6 +27,7 @@
 #include "lca_remote.h"
 #include "lca_report.h"
 #include "lca_result.h"
+#include "lca_hgrm.h"
 #include "lca_series.h"
 #include "lca_topo.h"
 #include "lca_verdict.h"
@@ -53,6 +54,7 @@ struct opts {
 	bool no_floor;
 	bool msgs_given, pings_given; /* else passes / round trips until 200 ms */
 	const char *json_path;
+	const char *hgrm_path;
 };
 
 static struct opts o = {
@@ -192,6 +194,17 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* --hgrm: one size's round trips, named by the size. */
+static int
+rtt_hgrm(const uint64_t *rtt, unsigned int n, unsigned int size, const char *what)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "%uB%s", size, what);
+	return lca_hgrm_write_cycles(rtt, n, rte_get_tsc_hz(), o.hgrm_path, name,
+				     "lca-remote-bench");
+}
+
 static void
 latency_done(struct driver *d)
 {
@@ -205,6 +218,8 @@ latency_done(struct driver *d)
 	r->p50_us = (double)d->rtt[n / 2] * us;
 	r->p99_us = (double)d->rtt[(uint64_t)n * 99 / 100] * us;
 	r->p999_us = (double)d->rtt[(uint64_t)n * 999 / 1000] * us;
+	if (o.hgrm_path != NULL && rtt_hgrm(d->rtt, n, r->size, "") < 0)
+		d->error = -EIO;
 	printf("  %4u B: RTT p50 %.1f us, p99 %.1f us, p99.9 %.1f us (%u round trips, one at a "
 	       "time)\n",
 	       r->size, r->p50_us, r->p99_us, r->p999_us, n);
@@ -335,6 +350,9 @@ driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 				double ms = (double)(rte_rdtsc() - d->bulk_t0) * us / 1e3;
 
 				qsort(d->rtt, o.pings, sizeof(*d->rtt), cmp_u64);
+				if (o.hgrm_path != NULL &&
+				    rtt_hgrm(d->rtt, o.pings, BULK_PING, "-during-bulk") < 0)
+					d->error = -EIO;
 				printf("  %4u B during 1 MiB transfers: RTT p50 %.1f us, p99 %.1f us, "
 				       "p99.9 %.1f us; meanwhile %" PRIu64 " x 1 MiB taken in %.1f ms "
 				       "(%.0f MB/s)\n",
@@ -464,6 +482,8 @@ usage(const char *prog)
 	       "                   (the large-message lane): their p99, and the MB/s\n"
 	       "  --timeout S      seconds before giving up (default 120)\n"
 	       "  --json FILE      also write the figures as JSON (docs/json.md)\n"
+	       "  --hgrm FILE      each size's round trips as HdrHistogram's .hgrm text (us),\n"
+	       "                   FILE with the size (\"64B\") before .hgrm\n"
 	       "  --no-floor       do not run the floor (the verdict says so)\n"
 	       "With --remote ucx, the bare UCX floor (lca-ucx-floor, beside this program) runs\n"
 	       "with the same sizes and counts on the same CPUs before node 2 starts and after\n"
@@ -487,6 +507,7 @@ parse(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "bulk", no_argument, NULL, 'B' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "hgrm", required_argument, NULL, 'G' },
 		{ "no-floor", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -556,6 +577,11 @@ parse(int argc, char **argv)
 			if (lca_cli_output_path("--json", optarg) != 0)
 				return -EINVAL;
 			o.json_path = optarg;
+			break;
+		case 'G':
+			if (lca_cli_output_path("--hgrm", optarg) != 0)
+				return -EINVAL;
+			o.hgrm_path = optarg;
 			break;
 		case 't':
 			o.timeout_s = (unsigned int)strtoul(optarg, &end, 10);
