@@ -895,6 +895,56 @@ LCA_API int lca_actor_unregister(const char *name);
  */
 LCA_API int lca_actor_lookup(const char *name, lca_actor_id_t *id);
 
+/*
+ * Payloads larger than an envelope's inline bytes, by value (EXPERIMENTAL;
+ * actors/lca_payload.c). See docs/api.md, "Payloads larger than a slot".
+ */
+
+struct rte_mempool;
+
+/**
+ * A new envelope holding a copy of @p len bytes of @p buf: inline when they
+ * fit (LCA_MSG_INLINE), else in an mbuf chain from @p mp that the envelope
+ * owns (LCA_MSG_F_MBUF, len 0). The receiver owns the copy, locally (the
+ * mbuf goes by pointer) as on another node (its bytes cross in frames, the
+ * large lane past a frame; lca_remote.h): the same send serves both. Read
+ * it with lca_msg_payload_len() and lca_msg_payload_read().
+ *
+ * @param mp
+ *   A pktmbuf pool (rte_pktmbuf_pool_create()); NULL when @p len fits
+ *   inline.
+ * @param[out] msg
+ *   The envelope, the caller's.
+ * @return
+ *   0; -EINVAL (NULL @p msg, NULL @p buf with @p len > 0, or NULL @p mp
+ *   for bytes that do not fit inline); -ENOMEM (no envelope or too few
+ *   mbufs: nothing is kept); -EOVERFLOW (more segments than an mbuf chain
+ *   holds).
+ */
+LCA_API int lca_msg_from_bytes(struct rte_mempool *mp, const void *buf, uint32_t len,
+			       struct lca_msg **msg);
+
+/**
+ * Bytes of a message's payload: its mbuf's pkt_len, else msg->len.
+ *
+ * @return
+ *   The bytes; 0 for NULL.
+ */
+LCA_API uint32_t lca_msg_payload_len(const struct lca_msg *msg);
+
+/**
+ * @p len bytes of a message's payload from @p off, as rte_pktmbuf_read():
+ * a pointer into the message where they are contiguous, else into @p buf
+ * after a copy.
+ *
+ * @param buf
+ *   Room for @p len bytes, used when they span mbuf segments.
+ * @return
+ *   The bytes; NULL when [off, off + len) is past the payload, or for NULL.
+ */
+LCA_API const void *lca_msg_payload_read(const struct lca_msg *msg, uint32_t off, uint32_t len,
+					 void *buf);
+
 #ifdef __cplusplus
 }
 #endif
