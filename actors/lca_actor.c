@@ -158,7 +158,8 @@ actor_turn(void *item)
 		a->mailbox_hwm = n + left;
 	a->received += n;
 	a->turns++;
-	if (unlikely(asks_used)) /* services: replies to its asks, late ones dropped */
+	/* services: replies to its asks, late ones dropped */
+	if (unlikely(__atomic_load_n(&asks_used, __ATOMIC_RELAXED)))
 		n = asks_filter(a->id, msgs, n);
 
 	here->self = a;
