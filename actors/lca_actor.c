@@ -9,6 +9,8 @@
 #include <rte_mempool.h>
 
 #include "lca_actor_priv.h"
+#include "lca_ask.h"      /* asks and names: hooks marked "services" */
+#include "lca_registry.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
 #include "lca_topo.h"
@@ -120,6 +122,7 @@ actor_finish_stop(struct lca_actor *a)
 {
 	actor_drain(a);
 	__atomic_store_n(&a->life, ACTOR_STOPPED, __ATOMIC_RELEASE);
+	actor_services_stopped(a->id); /* services: its name goes, its asks end */
 	actor_tell_watchers(a);
 }
 
@@ -155,6 +158,9 @@ actor_turn(void *item)
 		a->mailbox_hwm = n + left;
 	a->received += n;
 	a->turns++;
+	/* services: replies to its asks, late ones dropped */
+	if (unlikely(__atomic_load_n(&asks_used, __ATOMIC_RELAXED)))
+		n = asks_filter(a->id, msgs, n);
 
 	here->self = a;
 	/* Reading the TSC costs as much as a small handler (two reads, ~20 ns
@@ -331,11 +337,14 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 		ret = migrations_init();
 	if (ret == 0)
 		ret = timers_init(c.max_timers);
+	if (ret == 0)
+		ret = actor_services_init(c.max_actors); /* services: names, asks */
 	supervision_quiet(false);
 	if (ret == 0)
 		ret = balance_init(&c);
 	if (ret < 0) {
 		balance_cleanup();
+		actor_services_cleanup(); /* services */
 		timers_cleanup();
 		lanes_cleanup();
 		channels_cleanup();
@@ -421,6 +430,7 @@ lca_runtime_cleanup(void)
 		actor_finish_stop(a);
 		actor_free(a);
 	}
+	actor_services_cleanup(); /* services: after the actors' stops */
 	rte_free(lca_actors.actors);
 	memset(&lca_actors, 0, sizeof(lca_actors));
 	lca_lcore_cleanup();
