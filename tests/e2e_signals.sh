@@ -60,10 +60,12 @@ app_status() {
 }
 
 # The line that says an app is about to run: lca_app_main() prints the lcores'
-# isolation just before; an app that does not go through it, any line.
+# isolation just before; remote-bench says its link is up (stderr: stdout is
+# buffered into a file); an app that does not go through either, any line.
 app_ready() {
 	case $1 in
-	lca-remote-bench|lca-load) echo . ;;
+	lca-remote-bench) echo 'remote: node [0-9]* up' ;;
+	lca-load) echo . ;;
 	*) echo '^# isolation: CPU' ;;
 	esac
 }
