@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lca_actor.h"
 #include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
@@ -59,6 +60,24 @@ lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
 }
 
 int
+lca_app_opt_placement(void *conf, const struct lca_opt *opt, char *val)
+{
+	return lca_placement_parse(val, lca_opt_target(opt, conf));
+}
+
+int
+lca_app_opt_idle(void *conf, const struct lca_opt *opt, char *val)
+{
+	return lca_idle_policy_parse(val, lca_opt_target(opt, conf));
+}
+
+int
+lca_app_opt_mailbox(void *conf, const struct lca_opt *opt, char *val)
+{
+	return lca_mailbox_mode_parse(val, lca_opt_target(opt, conf));
+}
+
+int
 lca_app_main(int argc, char **argv, const struct lca_app *app)
 {
 	int app_argc, ret, status, sep = find_arg(argc, argv, 1, "--");
@@ -67,9 +86,13 @@ lca_app_main(int argc, char **argv, const struct lca_app *app)
 	/* Help and the version must work where EAL cannot come up (no
 	 * hugepages, a busy prefix), and ask for nothing else. Before "--",
 	 * -h is EAL's. */
-	if (app->usage != NULL && (find_arg(argc, argv, 1, "--help") >= 0 ||
-				   (sep >= 0 && find_arg(argc, argv, sep + 1, "-h") >= 0))) {
-		app->usage(argv[0]);
+	if ((app->usage != NULL || app->opts != NULL) &&
+	    (find_arg(argc, argv, 1, "--help") >= 0 ||
+	     (sep >= 0 && find_arg(argc, argv, sep + 1, "-h") >= 0))) {
+		if (app->usage != NULL)
+			app->usage(argv[0]);
+		else
+			lca_opt_usage(stdout, app->opts, argv[0]);
 		return 0;
 	}
 	if (find_arg(argc, argv, 1, "--version") >= 0) {
