@@ -61,12 +61,32 @@ parse_double(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+static int
+parse_choice(const struct lca_opt *o, const char *val, uint64_t *out)
+{
+	for (uint64_t i = 0; val != NULL && o->choices[i] != NULL; i++)
+		if (strcmp(val, o->choices[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 /* What a value of @p o must be, in words, when the table says nothing. */
 static const char *
 default_why(const struct lca_opt *o, char *buf, size_t len)
 {
+	size_t n = 0;
+
 	if (o->why != NULL)
 		return o->why;
+	if (o->kind == LCA_OPT_ENUM) {
+		n = (size_t)snprintf(buf, len, "one of");
+		for (unsigned int i = 0; o->choices[i] != NULL && n < len; i++)
+			n += (size_t)snprintf(buf + n, len - n, "%s %s", i ? "," : "",
+					      o->choices[i]);
+		return buf;
+	}
 	if (o->kind == LCA_OPT_UINT)
 		snprintf(buf, len, "a whole number, %ju to %ju", (uintmax_t)o->min,
 			 (uintmax_t)o->max);
@@ -94,6 +114,11 @@ take_value(const struct lca_opt_table *t, const struct lca_opt *o, void *conf, c
 		break;
 	case LCA_OPT_UINT:
 		ret = lca_cli_uint(val, o->min, o->max, &u);
+		if (ret == 0)
+			ret = store_uint(o, conf, u);
+		break;
+	case LCA_OPT_ENUM:
+		ret = parse_choice(o, val, &u);
 		if (ret == 0)
 			ret = store_uint(o, conf, u);
 		break;
@@ -271,6 +296,8 @@ lca_opt_usage(FILE *out, const struct lca_opt_table *t, const char *prog)
 
 		if (o->kind != LCA_OPT_MORE)
 			name = o->name;
+		if (o->heading != NULL)
+			fprintf(out, "%s\n", o->heading);
 		if (!o->hidden)
 			print_line(out, t, dashes(t, name), name, o->kind == LCA_OPT_MORE ? 0 : o->short_name,
 				   o->metavar, o->help ? o->help : "");

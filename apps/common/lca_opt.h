@@ -31,6 +31,7 @@ enum lca_opt_kind {
 	LCA_OPT_FLAG,   /**< No value: the bool at the target becomes true. */
 	LCA_OPT_UINT,   /**< An unsigned decimal in [min, max], any width. */
 	LCA_OPT_DOUBLE, /**< A finite decimal, dmin < value <= dmax. */
+	LCA_OPT_ENUM,   /**< One of @c choices: its index, stored as UINT is. */
 	LCA_OPT_STRING, /**< The value itself (a const char *). */
 	LCA_OPT_OUTPUT, /**< A file to write, checked writable now. */
 	LCA_OPT_CUSTOM, /**< The callback takes it. */
@@ -64,10 +65,12 @@ struct lca_opt {
 	uint64_t min, max;     /**< LCA_OPT_UINT's bounds, both allowed. */
 	double dmin, dmax;     /**< LCA_OPT_DOUBLE's: above dmin, at most dmax. */
 	lca_opt_fn parse;      /**< LCA_OPT_CUSTOM's. */
+	const char *const *choices; /**< LCA_OPT_ENUM's words, NULL last. */
 	size_t given;          /**< 1 + offset of a bool set when given; 0: none. */
 	const char *metavar;   /**< The value's name in the help, e.g. "N". */
 	const char *help;      /**< Its help; '\n' starts an indented line. */
 	const char *why;       /**< What a good value is, for the error. */
+	const char *heading;   /**< A line of help printed before this option's. */
 };
 
 /** The target and size of @p field of the configuration struct @p type. */
