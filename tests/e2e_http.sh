@@ -233,7 +233,17 @@ pids+=("$fpid")
 check "fixture server comes up" "wait_for '$tmp/fx.port' '^[0-9]+' $fpid"
 out=$("$load" --rate 100 --duration 1 --connections 4 --threads 2 --json "$tmp/fx.json" \
 	"http://127.0.0.1:$(cat "$tmp/fx.port")/any/path?q=1" 2>&1); rc=$?
+# wrk2's own command line (issue 23 item 7): the same run, in wrk2's letters.
+wrk2=$("$load" -t 1 -c 2 -d 1s -R 50 -L --json "$tmp/fx2.json" \
+	"http://127.0.0.1:$(cat "$tmp/fx.port")/" 2>&1); wrk2_rc=$?
 kill -TERM "$fpid"; wait "$fpid"
+check "lca-load takes wrk2's -t -c -d -R -L with wrk2's meanings" "[ $wrk2_rc -eq 0 ] && python3 - '$tmp/fx2.json' <<'PY' && grep -q 'Detailed Percentile spectrum' <<<\"\$wrk2\"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c, r = d['conf'], d['result']
+assert c['threads'] == 1 and c['connections'] == 2 and c['rate'] == 50, c
+assert abs(c['duration_s'] - 1.0) < 1e-9 and r['requests'] > 0, (c, r)
+PY"
 check "lca-load against the fixture: counts add up, the fixture counted them, no errors" "[ $rc -eq 0 ] && python3 - '$tmp/fx.json' '$tmp/fx.port.count' <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))['result']
@@ -261,6 +271,10 @@ out=$("$load" --rate 10 --closed http://127.0.0.1:1/ 2>&1); rc=$?
 check "lca-load: --rate with --closed exits 2" "[ $rc -eq 2 ] && grep -q 'either --rate' <<<\"\$out\""
 out=$("$load" --rate ten http://127.0.0.1:1/ 2>&1); rc=$?
 check "lca-load: bad --rate exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"bad value 'ten' for --rate\" <<<\"\$out\""
+out=$("$load" -d 2x -R 10 http://127.0.0.1:1/ 2>&1); rc=$?
+check "lca-load: a bad -d exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"bad value '2x' for --duration\" <<<\"\$out\""
+out=$("$load" -R 2k -c 1 -t 2 http://127.0.0.1:1/ 2>&1); rc=$?
+check "lca-load: -t above -c exits 2 (wrk2's k suffix read)" "[ $rc -eq 2 ] && grep -q '2 threads for 1 connections' <<<\"\$out\""
 out=$("$load" --rate 10 ftp://127.0.0.1/ 2>&1); rc=$?
 check "lca-load: a URL that is not http exits 2" "[ $rc -eq 2 ] && grep -q 'bad URL' <<<\"\$out\""
 out=$("$load" --rate 10 --json /nonexistent-lca/x.json http://127.0.0.1:1/ 2>&1); rc=$?

@@ -43,6 +43,7 @@
 
 #include "lca_cli.h"
 #include "lca_hdr.h"
+#include "lca_opt.h"
 
 #ifndef LCA_VERSION
 #define LCA_VERSION "unknown"
@@ -58,6 +59,7 @@ static const char *const err_names[ERR_N] = { "connect", "read", "write", "timeo
 
 struct ld_conf {
 	const char *url;
+	bool threads_given;
 	char host[256];
 	char port[16];
 	char path[2048];
@@ -430,34 +432,6 @@ thread_main(void *arg)
 
 /* --- options ------------------------------------------------------------ */
 
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [options] --rate R|--closed URL\n"
-	       "HTTP/1.1 load with wrk2's semantics, against any server.\n"
-	       "  URL                   http://HOST[:PORT][/PATH] (also as --url URL)\n"
-	       "  --rate R              open loop: R requests/s over all connections; latency\n"
-	       "                        from each request's intended send time (corrected for\n"
-	       "                        coordinated omission)\n"
-	       "  --closed              closed loop: each connection sends again as soon as\n"
-	       "                        the answer is in (for saturation; latency from the send)\n"
-	       "  --connections N       connections (default 100), one request out on each\n"
-	       "  --threads N           load threads (default: as many as --cpus lists, else 2)\n"
-	       "  --cpus LIST           pin thread i to the (i mod n)-th CPU of LIST, e.g. 0,1\n"
-	       "                        (default: not pinned)\n"
-	       "  --duration SEC        measured time (default 10)\n"
-	       "  --warmup SEC          load before the measured time, not recorded (default 0)\n"
-	       "  --timeout MS          an answer not in after MS from its send: a timeout\n"
-	       "                        error, and the connection is opened again (default 2000)\n"
-	       "  --latency             print the detailed percentile spectrum too\n"
-	       "  --json FILE           write the result as JSON (docs/json.md, lca-load/1)\n"
-	       "  -h, --help            this text\n"
-	       "  --version             lca-load's and lcactor's version\n"
-	       "Exit status: 0 after a run (errors are counted, not fatal), 1 when it could\n"
-	       "not run, 2 for a bad argument.\n",
-	       prog);
-}
-
 static int
 parse_url(const char *url)
 {
@@ -490,12 +464,14 @@ parse_url(const char *url)
 }
 
 static int
-parse_cpus(char *list)
+opt_cpus(void *conf, const struct lca_opt *opt, char *list)
 {
 	char *items[MAX_CPUS];
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	int n = lca_cli_split(list, items, MAX_CPUS);
 
+	(void)conf;
+	(void)opt;
 	if (n <= 0)
 		return -EINVAL;
 	for (int i = 0; i < n; i++) {
@@ -509,86 +485,119 @@ parse_cpus(char *list)
 	return 0;
 }
 
+/* A count as wrk2 reads -c, -t and -R: a whole number, or one with k, M or
+ * G after it (1k = 1000). */
 static int
-parse_args(int argc, char **argv)
+opt_metric(void *conf, const struct lca_opt *opt, char *val)
 {
-	static const struct option opts[] = {
-		{ "url", required_argument, NULL, 'u' },
-		{ "rate", required_argument, NULL, 'R' },
-		{ "closed", no_argument, NULL, 'C' },
-		{ "connections", required_argument, NULL, 'c' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "cpus", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "latency", no_argument, NULL, 'L' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	static const struct { char unit; uint64_t scale; } units[] = {
+		{ 'k', 1000 }, { 'K', 1000 }, { 'm', 1000000 }, { 'M', 1000000 },
+		{ 'g', 1000000000 }, { 'G', 1000000000 },
 	};
-	int opt, idx = 0;
-	bool threads_given = false;
-	char shortopt[3];
+	size_t len = val != NULL ? strlen(val) : 0;
+	uint64_t scale = 1, v;
+	char num[32];
 
-	cfg = (struct ld_conf){ .connections = 100, .threads = 2, .duration_s = 10,
-				.timeout_ms = 2000 };
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
-		int ret = 0;
-
-		switch (opt) {
-		case 'u': cfg.url = optarg; break;
-		case 'R': ret = lca_cli_uint(optarg, 1, 100000000, &cfg.rate); break;
-		case 'C': cfg.closed = true; break;
-		case 'c': ret = lca_cli_uint(optarg, 1, 1000000, &cfg.connections); break;
-		case 't':
-			ret = lca_cli_uint(optarg, 1, 1024, &cfg.threads);
-			threads_given = true;
+	for (size_t i = 0; len > 1 && i < sizeof(units) / sizeof(units[0]); i++)
+		if (val[len - 1] == units[i].unit) {
+			scale = units[i].scale;
+			len--;
 			break;
-		case 'p': ret = parse_cpus(optarg); break;
-		case 'd':
-			ret = lca_cli_seconds(optarg, &cfg.duration_s);
-			break;
-		case 'w':
-			if (strcmp(optarg, "0") == 0)
-				cfg.warmup_s = 0;
-			else
-				ret = lca_cli_seconds(optarg, &cfg.warmup_s);
-			break;
-		case 'T': ret = lca_cli_uint(optarg, 1, 3600000, &cfg.timeout_ms); break;
-		case 'L': cfg.latency = true; break;
-		case 'j':
-			ret = lca_cli_output_path("--json", optarg);
-			cfg.json_path = optarg;
-			break;
-		case 'h':
-			usage(argv[0]);
-			return 1;
-		case 'V':
-			lca_cli_version(NAME);
-			return 1;
-		case ':':
-			fprintf(stderr, NAME ": option '%s' needs a value\n",
-				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
-			return -EINVAL;
-		default:
-			fprintf(stderr, NAME ": unknown option '%s'\n",
-				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
-			return -EINVAL;
 		}
-		if (ret < 0) {
-			fprintf(stderr, NAME ": bad value '%s' for --%s\n", optarg, opts[idx].name);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc && cfg.url == NULL)
-		cfg.url = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, NAME ": unexpected argument '%s'\n", argv[optind]);
+	if (len == 0 || len >= sizeof(num))
 		return -EINVAL;
+	memcpy(num, val, len);
+	num[len] = '\0';
+	if (lca_cli_uint(num, 1, opt->max, &v) < 0 || v > opt->max / scale ||
+	    v * scale < opt->min)
+		return -EINVAL;
+	*(uint64_t *)lca_opt_target(opt, conf) = v * scale;
+	return 0;
+}
+
+/* A time as wrk2 reads -d: seconds, or a number with s, m or h after it
+ * (fractions allowed; "0" only where @p opt allows none). */
+static int
+opt_time(void *conf, const struct lca_opt *opt, char *val)
+{
+	size_t len = val != NULL ? strlen(val) : 0;
+	double scale = 1, *out = lca_opt_target(opt, conf);
+	char num[32];
+
+	if (len > 1 && strchr("smh", val[len - 1]) != NULL) {
+		scale = val[len - 1] == 'm' ? 60 : val[len - 1] == 'h' ? 3600 : 1;
+		len--;
 	}
+	if (len == 0 || len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, val, len);
+	num[len] = '\0';
+	if (opt->min == 0 && strcmp(num, "0") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (lca_cli_seconds(num, out) < 0)
+		return -EINVAL;
+	*out *= scale;
+	return 0;
+}
+
+#define AT(field) LCA_OPT_AT(struct ld_conf, field)
+
+/* wrk2's letters where wrk2 has them: -t -c -d -R -L. */
+static const struct lca_opt options[] = {
+	{ "url", 0, LCA_OPT_STRING, AT(url), .metavar = "URL",
+	  .help = "http://HOST[:PORT][/PATH] (or as the last argument)" },
+	{ "rate", 'R', LCA_OPT_CUSTOM, AT(rate), .parse = opt_metric, .min = 1,
+	  .max = 100000000, .metavar = "R",
+	  .help = "open loop: R requests/s over all connections; latency\n"
+		  "from each request's intended send time (corrected for\n"
+		  "coordinated omission); 2k = 2000",
+	  .why = "requests/s, 1 to 100000000; k and M allowed" },
+	{ "closed", 0, LCA_OPT_FLAG, AT(closed),
+	  .help = "closed loop: each connection sends again as soon as\n"
+		  "the answer is in (for saturation; latency from the send)" },
+	{ "connections", 'c', LCA_OPT_CUSTOM, AT(connections), .parse = opt_metric, .min = 1,
+	  .max = 1000000, .metavar = "N",
+	  .help = "connections (default 100), one request out on each",
+	  .why = "1 to 1000000; k allowed" },
+	{ "threads", 't', LCA_OPT_CUSTOM, AT(threads), .parse = opt_metric, .min = 1,
+	  .max = 1024, .metavar = "N", LCA_OPT_GIVEN(struct ld_conf, threads_given),
+	  .help = "load threads (default: as many as --cpus lists, else 2)",
+	  .why = "1 to 1024" },
+	{ "cpus", 0, LCA_OPT_CUSTOM, .parse = opt_cpus, .metavar = "LIST",
+	  .help = "pin thread i to the (i mod n)-th CPU of LIST, e.g. 0,1\n"
+		  "(default: not pinned)",
+	  .why = "a comma-separated list of this machine's CPUs" },
+	{ "duration", 'd', LCA_OPT_CUSTOM, AT(duration_s), .parse = opt_time, .min = 1,
+	  .metavar = "T", .help = "measured time: seconds, or 30s, 2m, 1h (default 10)",
+	  .why = "seconds above 0, or with s, m or h" },
+	{ "warmup", 0, LCA_OPT_CUSTOM, AT(warmup_s), .parse = opt_time, .min = 0,
+	  .metavar = "T", .help = "load before the measured time, not recorded (default 0)",
+	  .why = "seconds, or with s, m or h" },
+	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_ms), .min = 1, .max = 3600000, .metavar = "MS",
+	  .help = "an answer not in after MS from its send: a timeout\n"
+		  "error, and the connection is opened again (default 2000)" },
+	{ "latency", 'L', LCA_OPT_FLAG, AT(latency),
+	  .help = "print the detailed percentile spectrum too" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "write the result as JSON (docs/json.md, lca-load/1)" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = NAME, .opts = options, .column = 24,
+	.synopsis = "[options] --rate R|--closed URL",
+	.about = "HTTP/1.1 load with wrk2's semantics, against any server; wrk2's\n"
+		 "-t N -c N -d T -R R [-L] URL is the same command.\n",
+	.footer = "Exit status: 0 after a run (errors are counted, not fatal), 1 when it could\n"
+		  "not run, 2 for a bad argument.\n",
+};
+
+/* What only the whole command line can tell. */
+static int
+check_conf(void)
+{
 	if (cfg.url == NULL) {
 		fprintf(stderr, NAME ": no URL (e.g. http://127.0.0.1:8080/)\n");
 		return -EINVAL;
@@ -601,7 +610,7 @@ parse_args(int argc, char **argv)
 		fprintf(stderr, NAME ": give either --rate R (open loop) or --closed\n");
 		return -EINVAL;
 	}
-	if (!threads_given && cfg.n_cpus > 0)
+	if (!cfg.threads_given && cfg.n_cpus > 0)
 		cfg.threads = cfg.n_cpus;
 	if (cfg.threads > cfg.connections) {
 		fprintf(stderr, NAME ": %" PRIu64 " threads for %" PRIu64
@@ -609,11 +618,26 @@ parse_args(int argc, char **argv)
 			cfg.threads, cfg.connections);
 		return -EINVAL;
 	}
-	if (cfg.rate > 0 && cfg.rate > 1000000000ull) {
-		fprintf(stderr, NAME ": --rate above 1e9/s\n");
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	int rest, ret;
+
+	cfg = (struct ld_conf){ .connections = 100, .threads = 2, .duration_s = 10,
+				.timeout_ms = 2000 };
+	ret = lca_opt_parse(argc, argv, &table, &cfg, &rest);
+	if (ret != 0)
+		return ret;
+	if (rest < argc && cfg.url == NULL)
+		cfg.url = argv[rest++];
+	if (rest < argc) {
+		fprintf(stderr, NAME ": unexpected argument '%s'\n", argv[rest]);
 		return -EINVAL;
 	}
-	return 0;
+	return check_conf();
 }
 
 /* --- the report ------------------------------------------------------------ */
