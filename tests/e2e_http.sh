@@ -261,6 +261,8 @@ out=$("$httpd" "${eal[@]}" -- --bind 300.1.1.1 2>&1); rc=$?
 check "lca-httpd: bad --bind exits 2" "[ $rc -eq 2 ] && grep -q 'for --bind' <<<\"\$out\""
 out=$("$load" --help 2>&1); rc=$?
 check "lca-load: --help exits 0" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
+out=$("$load" -- -h 2>&1); rc=$?
+check "lca-load: -h after -- prints the help" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
 out=$("$load" --version 2>&1); rc=$?
 check "lca-load: --version prints its name and lcactor's version" "[ $rc -eq 0 ] && grep -qx 'lca-load (lcactor) [0-9][0-9.]*' <<<\"\$out\""
 out=$("$load" -Zq http://127.0.0.1:1/ 2>&1); rc=$?

@@ -22,44 +22,6 @@ find_arg(int argc, char **argv, int from, const char *word)
 }
 
 int
-lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
-	       lca_app_option_fn option, void (*usage)(const char *prog), void *conf)
-{
-	int opt, idx = 0;
-	char shortopt[3];
-
-	optind = 1;
-	opterr = 0; /* our own messages, in the words of every app's tests */
-	/* -h is --help; getopt_long_only() takes "-h" as it, not as the
-	 * start of a long option such as --hops. */
-	while ((opt = only ? getopt_long_only(argc, argv, ":h", opts, &idx) :
-			     getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
-		switch (opt) {
-		case 0:
-			if (option(conf, opts[idx].name, optarg) < 0)
-				return -EINVAL;
-			break;
-		case 'h':
-			usage(argv[0]);
-			return LCA_APP_DONE;
-		case ':':
-			fprintf(stderr, "%s: option '%s' needs a value\n", argv[0],
-				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
-			return -EINVAL;
-		default:
-			fprintf(stderr, "%s: unknown option '%s'\n", argv[0],
-				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int
 lca_app_opt_placement(void *conf, const struct lca_opt *opt, char *val)
 {
 	return lca_placement_parse(val, lca_opt_target(opt, conf));

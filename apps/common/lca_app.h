@@ -10,7 +10,6 @@
  * teardown, and an exit status that says how it went.
  */
 
-#include <getopt.h>
 #include <stdbool.h>
 
 #include "lca_opt.h"
@@ -36,27 +35,6 @@ struct lca_app {
 	int (*run)(void *conf);
 	void *conf; /**< Passed to both. */
 };
-
-/**
- * Take one long option by name: @p val is its value, NULL for a flag.
- * @return 0; a negative errno after a message that names the bad value.
- */
-typedef int (*lca_app_option_fn)(void *conf, const char *name, char *val);
-
-/**
- * The option loop every app has: each long option of @p opts whose `val` is
- * 0 goes to @p option by name; the one whose `val` is 'h', and -h, print
- * @p usage.
- *
- * @param only
- *   Accept long options after a single dash too (JMH's -wi), as
- *   getopt_long_only() does.
- * @return
- *   0; LCA_APP_DONE after --help; -EINVAL for an unknown option, a bad
- *   value or an argument left over (after a message naming it).
- */
-int lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
-		   lca_app_option_fn option, void (*usage)(const char *prog), void *conf);
 
 /**
  * LCA_OPT_CUSTOM parsers of the runtime's words, into an enum at the

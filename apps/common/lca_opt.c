@@ -234,7 +234,9 @@ lca_opt_parse(int argc, char **argv, const struct lca_opt_table *t, void *conf, 
 		fprintf(stderr, "%s: too many options for lca_opt\n", t->prog);
 		return -EINVAL;
 	}
-	optind = 1;
+	/* 0, not 1: glibc then forgets a cluster (-vx) it stopped inside on
+	 * an earlier parse, and starts at argv[1]. */
+	optind = 0;
 	opterr = 0; /* our own messages, in the words of every app's tests */
 	/* getopt_long_only() takes "-h" as -h, not as the start of a long
 	 * option such as --hops. */

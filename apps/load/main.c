@@ -631,6 +631,11 @@ parse_args(int argc, char **argv)
 	ret = lca_opt_parse(argc, argv, &table, &cfg, &rest);
 	if (ret != 0)
 		return ret;
+	/* After "--" too, as on every other app: "lca-load -- -h". */
+	if (rest < argc && (strcmp(argv[rest], "-h") == 0 || strcmp(argv[rest], "--help") == 0)) {
+		lca_opt_usage(stdout, &table, argv[0]);
+		return LCA_OPT_DONE;
+	}
 	if (rest < argc && cfg.url == NULL)
 		cfg.url = argv[rest++];
 	if (rest < argc) {
