@@ -233,17 +233,7 @@ pids+=("$fpid")
 check "fixture server comes up" "wait_for '$tmp/fx.port' '^[0-9]+' $fpid"
 out=$("$load" --rate 100 --duration 1 --connections 4 --threads 2 --json "$tmp/fx.json" \
 	"http://127.0.0.1:$(cat "$tmp/fx.port")/any/path?q=1" 2>&1); rc=$?
-# wrk2's own command line (issue 23 item 7): the same run, in wrk2's letters.
-wrk2=$("$load" -t 1 -c 2 -d 1s -R 50 -L --json "$tmp/fx2.json" \
-	"http://127.0.0.1:$(cat "$tmp/fx.port")/" 2>&1); wrk2_rc=$?
 kill -TERM "$fpid"; wait "$fpid"
-check "lca-load takes wrk2's -t -c -d -R -L with wrk2's meanings" "[ $wrk2_rc -eq 0 ] && python3 - '$tmp/fx2.json' <<'PY' && grep -q 'Detailed Percentile spectrum' <<<\"\$wrk2\"
-import json, sys
-d = json.load(open(sys.argv[1]))
-c, r = d['conf'], d['result']
-assert c['threads'] == 1 and c['connections'] == 2 and c['rate'] == 50, c
-assert abs(c['duration_s'] - 1.0) < 1e-9 and r['requests'] > 0, (c, r)
-PY"
 check "lca-load against the fixture: counts add up, the fixture counted them, no errors" "[ $rc -eq 0 ] && python3 - '$tmp/fx.json' '$tmp/fx.port.count' <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))['result']
@@ -251,6 +241,23 @@ served = int(open(sys.argv[2]).read())
 assert r['requests'] > 0 and r['requests'] == r['latency']['count'], r
 assert sum(r['errors'].values()) == 0, r['errors']
 assert r['requests'] <= served <= r['sent'], (served, r)
+PY"
+
+# wrk2's own command line (issue 23 item 7): a run in wrk2's letters, against
+# a fixture of its own.
+python3 "$here/http_fixture.py" "$tmp/fx2.port" &
+fpid=$!
+pids+=("$fpid")
+wait_for "$tmp/fx2.port" '^[0-9]+' $fpid
+wrk2=$("$load" -t 1 -c 2 -d 1s -R 50 -L --json "$tmp/fx2.json" \
+	"http://127.0.0.1:$(cat "$tmp/fx2.port")/" 2>&1); wrk2_rc=$?
+kill -TERM "$fpid"; wait "$fpid"
+check "lca-load takes wrk2's -t -c -d -R -L with wrk2's meanings" "[ $wrk2_rc -eq 0 ] && python3 - '$tmp/fx2.json' <<'PY' && grep -q 'Detailed Percentile spectrum' <<<\"\$wrk2\"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c, r = d['conf'], d['result']
+assert c['threads'] == 1 and c['connections'] == 2 and c['rate'] == 50, c
+assert abs(c['duration_s'] - 1.0) < 1e-9 and r['requests'] > 0, (c, r)
 PY"
 
 # Bad arguments.
