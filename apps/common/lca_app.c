@@ -7,7 +7,7 @@
 #include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
-#include "lca_isol.h"
+#include "lca_isol_print.h"
 #include "lca_result.h"
 #include "lca_topo.h"
 
