@@ -225,167 +225,210 @@ latency_done(struct driver *d)
 	d->pinged = 0;
 }
 
+/* --bulk, after the sizes: 1 MiB messages to the sink while 64 B round
+ * trips run; the GO loop sends the next of each. */
+static bool
+go_bulk(struct driver *d)
+{
+	if (!d->bulk_phase) {
+		d->bulk_phase = true;
+		d->pinged = 0;
+		d->ping_tsc = 0;
+		d->bulk_t0 = rte_rdtsc();
+	}
+	bulk_send(d);
+	if (d->ping_tsc == 0)
+		send_ping(d);
+	return true;
+}
+
+/* Every size done: tell the sink, and stop. @return whether to try again. */
+static bool
+go_quit(struct driver *d)
+{
+	struct lca_msg *q;
+
+	if (lca_msg_alloc(&q) == 0) {
+		q->type = T_QUIT;
+		if (lca_send(d->sink, q) != 0) {
+			lca_msg_free(q);
+			return true;
+		}
+	}
+	d->phase = 2;
+	lca_runtime_stop();
+	return false;
+}
+
+/* Up to BATCH of the size's one-way messages, then its END. */
+static bool
+go_one_way(struct driver *d)
+{
+	if (d->t0 == 0)
+		d->t0 = rte_rdtsc();
+	if (d->sent == 0 && d->pass_t0 == 0)
+		d->pass_t0 = rte_rdtsc();
+	for (unsigned int i = 0; i < BATCH && d->sent <= o.msgs; i++) {
+		struct lca_msg *m;
+		int ret;
+
+		if (d->sent == o.msgs) {
+			if (lca_msg_alloc(&m) != 0)
+				break;
+			m->type = T_END;
+		} else if (make_msg(o.sizes[d->size_i], T_DATA, &m) != 0) {
+			break;
+		}
+		ret = lca_send(d->sink, m);
+		if (ret != 0) {
+			lca_msg_free(m);
+			if (ret != -ENOBUFS) {
+				d->error = ret;
+				lca_runtime_stop();
+				return false;
+			}
+			d->refused++;
+			break;
+		}
+		d->sent++;
+	}
+	return d->sent <= o.msgs;
+}
+
+static bool
+on_go(struct driver *d)
+{
+	if (d->size_i == o.n_sizes && o.bulk && !d->bulk_done)
+		return go_bulk(d);
+	if (d->size_i == o.n_sizes)
+		return go_quit(d);
+	if (d->phase == 0)
+		return go_one_way(d);
+	if (d->phase == 1 && d->ping_tsc == 0) {
+		send_ping(d);
+		return d->ping_tsc == 0;
+	}
+	return false;
+}
+
+/* The sink's count of a one-way pass: another pass while the size's passes
+ * are under the window (--msgs not given), else its round trips. */
+static bool
+on_end_ack(struct driver *d, const struct lca_msg *msg)
+{
+	struct result *r = &d->res[d->size_i];
+	double pass_ms;
+	uint64_t count;
+
+	memcpy(&count, msg->data, sizeof(count));
+	r->size = o.sizes[d->size_i];
+	r->passes++;
+	pass_ms = (double)(rte_rdtsc() - d->pass_t0) * 1e3 / (double)rte_get_tsc_hz();
+	r->ms = (double)(rte_rdtsc() - d->t0) * 1e3 / (double)rte_get_tsc_hz();
+	r->mps = (double)o.msgs * r->passes / r->ms / 1e3;
+	r->sink_count += count;
+	printf("  %4u B: %" PRIu64 " messages one way in %.1f ms: %.2f M msg/s; the sink "
+	       "counted %" PRIu64 "\n",
+	       r->size, o.msgs, pass_ms, (double)o.msgs / pass_ms / 1e3, count);
+	fflush(stdout);
+	if (count != o.msgs)
+		d->error = -EIO;
+	d->pass_t0 = 0;
+	if (d->error == 0 && !o.msgs_given && r->ms < LCA_WINDOW_MIN_S * 1e3) {
+		/* Another pass of --msgs: the default's are over in a tick or two
+		 * on a fast link. */
+		d->sent = 0;
+		return true;
+	}
+	d->phase = 1;
+	d->pinged = 0;
+	d->ping_t0 = rte_rdtsc();
+	send_ping(d);
+	return d->ping_tsc == 0;
+}
+
+/* The --bulk round trips are in: their percentiles and the MB/s. */
+static void
+bulk_done(struct driver *d)
+{
+	double us = 1e6 / (double)rte_get_tsc_hz();
+	double ms = (double)(rte_rdtsc() - d->bulk_t0) * us / 1e3;
+
+	qsort(d->rtt, o.pings, sizeof(*d->rtt), cmp_u64);
+	printf("  %4u B during 1 MiB transfers: RTT p50 %.1f us, p99 %.1f us, "
+	       "p99.9 %.1f us; meanwhile %" PRIu64 " x 1 MiB taken in %.1f ms "
+	       "(%.0f MB/s)\n",
+	       BULK_PING, (double)d->rtt[o.pings / 2] * us,
+	       (double)d->rtt[(uint64_t)o.pings * 99 / 100] * us,
+	       (double)d->rtt[(uint64_t)o.pings * 999 / 1000] * us,
+	       d->bulk_sent, ms, (double)d->bulk_sent * BULK_LEN / ms / 1e3);
+	fflush(stdout);
+	d->bulk_phase = false;
+	d->bulk_done = true;
+	lca_msg_free(bulk_next);
+	bulk_next = NULL;
+}
+
+/* More round trips than --pings, until they took 200 ms: room for them. */
+static int
+grow_rtt(struct driver *d)
+{
+	uint64_t *more;
+
+	if (d->pinged < d->rtt_cap)
+		return 0;
+	more = realloc(d->rtt, 2 * sizeof(*more) * d->rtt_cap);
+	if (more == NULL)
+		return -ENOMEM;
+	d->rtt = more;
+	d->rtt_cap *= 2;
+	return 0;
+}
+
+static bool
+on_pong(struct driver *d)
+{
+	d->rtt[d->pinged++] = rte_rdtsc() - d->ping_tsc;
+	d->ping_tsc = 0;
+	if (d->bulk_phase) {
+		if (d->pinged == o.pings)
+			bulk_done(d);
+		/* The GO loop sends the next ping and the next 1 MiB. */
+		return false;
+	}
+	if (d->pinged >= o.pings && (o.pings_given ||
+	    rte_rdtsc() - d->ping_t0 >= LCA_WINDOW_MIN_S * (double)rte_get_tsc_hz())) {
+		latency_done(d);
+		return true;
+	}
+	if (grow_rtt(d) < 0) {
+		d->error = -ENOMEM;
+		lca_runtime_stop();
+		return false;
+	}
+	send_ping(d);
+	return d->ping_tsc == 0;
+}
+
+/* Node 1's driver: each size one way, then its round trips; the GO it
+ * sends itself keeps it going while a send is refused for room. */
 static void
 driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 {
 	struct driver *d = state;
 	bool again = false;
 
-	switch (msg->type) {
-	case T_GO:
-		if (d->size_i == o.n_sizes && o.bulk && !d->bulk_done) {
-			if (!d->bulk_phase) {
-				d->bulk_phase = true;
-				d->pinged = 0;
-				d->ping_tsc = 0;
-				d->bulk_t0 = rte_rdtsc();
-			}
-			bulk_send(d);
-			if (d->ping_tsc == 0)
-				send_ping(d);
-			again = true;
-			break;
-		}
-		if (d->size_i == o.n_sizes) {
-			struct lca_msg *q;
-
-			if (lca_msg_alloc(&q) == 0) {
-				q->type = T_QUIT;
-				if (lca_send(d->sink, q) != 0) {
-					lca_msg_free(q);
-					again = true;
-					break;
-				}
-			}
-			d->phase = 2;
-			lca_runtime_stop();
-			break;
-		}
-		if (d->phase == 0) {
-			if (d->t0 == 0)
-				d->t0 = rte_rdtsc();
-			if (d->sent == 0 && d->pass_t0 == 0)
-				d->pass_t0 = rte_rdtsc();
-			for (unsigned int i = 0; i < BATCH && d->sent <= o.msgs; i++) {
-				struct lca_msg *m;
-				bool end = d->sent == o.msgs;
-				int ret;
-
-				if (end) {
-					if (lca_msg_alloc(&m) != 0)
-						break;
-					m->type = T_END;
-				} else if (make_msg(o.sizes[d->size_i], T_DATA, &m) != 0) {
-					break;
-				}
-				ret = lca_send(d->sink, m);
-				if (ret != 0) {
-					lca_msg_free(m);
-					if (ret != -ENOBUFS) {
-						d->error = ret;
-						lca_runtime_stop();
-						return;
-					}
-					d->refused++;
-					break;
-				}
-				d->sent++;
-			}
-			again = d->sent <= o.msgs;
-		} else if (d->phase == 1 && d->ping_tsc == 0) {
-			send_ping(d);
-			again = d->ping_tsc == 0;
-		}
-		break;
-	case T_END_ACK: {
-		struct result *r = &d->res[d->size_i];
-		uint64_t count;
-
-		double pass_ms;
-
-		memcpy(&count, msg->data, sizeof(count));
-		r->size = o.sizes[d->size_i];
-		r->passes++;
-		pass_ms = (double)(rte_rdtsc() - d->pass_t0) * 1e3 / (double)rte_get_tsc_hz();
-		r->ms = (double)(rte_rdtsc() - d->t0) * 1e3 / (double)rte_get_tsc_hz();
-		r->mps = (double)o.msgs * r->passes / r->ms / 1e3;
-		r->sink_count += count;
-		printf("  %4u B: %" PRIu64 " messages one way in %.1f ms: %.2f M msg/s; the sink "
-		       "counted %" PRIu64 "\n",
-		       r->size, o.msgs, pass_ms, (double)o.msgs / pass_ms / 1e3, count);
-		fflush(stdout);
-		if (count != o.msgs)
-			d->error = -EIO;
-		d->pass_t0 = 0;
-		if (d->error == 0 && !o.msgs_given && r->ms < LCA_WINDOW_MIN_S * 1e3) {
-			/* Another pass of --msgs: the default's are over in a tick or two
-			 * on a fast link. */
-			d->sent = 0;
-			again = true;
-			break;
-		}
-		d->phase = 1;
-		d->pinged = 0;
-		d->ping_t0 = rte_rdtsc();
-		send_ping(d);
-		again = d->ping_tsc == 0;
-		break;
-	}
-	case T_PONG:
-		d->rtt[d->pinged++] = rte_rdtsc() - d->ping_tsc;
-		d->ping_tsc = 0;
-		if (d->bulk_phase) {
-			if (d->pinged == o.pings) {
-				double us = 1e6 / (double)rte_get_tsc_hz();
-				double ms = (double)(rte_rdtsc() - d->bulk_t0) * us / 1e3;
-
-				qsort(d->rtt, o.pings, sizeof(*d->rtt), cmp_u64);
-				printf("  %4u B during 1 MiB transfers: RTT p50 %.1f us, p99 %.1f us, "
-				       "p99.9 %.1f us; meanwhile %" PRIu64 " x 1 MiB taken in %.1f ms "
-				       "(%.0f MB/s)\n",
-				       BULK_PING, (double)d->rtt[o.pings / 2] * us,
-				       (double)d->rtt[(uint64_t)o.pings * 99 / 100] * us,
-				       (double)d->rtt[(uint64_t)o.pings * 999 / 1000] * us,
-				       d->bulk_sent, ms, (double)d->bulk_sent * BULK_LEN / ms / 1e3);
-				fflush(stdout);
-				d->bulk_phase = false;
-				d->bulk_done = true;
-				lca_msg_free(bulk_next);
-				bulk_next = NULL;
-			}
-			/* The GO loop sends the next ping and the next 1 MiB. */
-			break;
-		}
-		if (d->pinged >= o.pings && (o.pings_given ||
-		    rte_rdtsc() - d->ping_t0 >= LCA_WINDOW_MIN_S * (double)rte_get_tsc_hz())) {
-			latency_done(d);
-			again = true;
-		} else {
-			if (d->pinged == d->rtt_cap) {
-				/* More round trips than --pings, until they took 200 ms. */
-				uint64_t *more = realloc(d->rtt, 2 * sizeof(*more) * d->rtt_cap);
-
-				if (more == NULL) {
-					d->error = -ENOMEM;
-					lca_runtime_stop();
-					break;
-				}
-				d->rtt = more;
-				d->rtt_cap *= 2;
-			}
-			send_ping(d);
-			again = d->ping_tsc == 0;
-		}
-		break;
-	default:
-		break;
-	}
+	if (msg->type == T_GO)
+		again = on_go(d);
+	else if (msg->type == T_END_ACK)
+		again = on_end_ack(d, msg);
+	else if (msg->type == T_PONG)
+		again = on_pong(d);
 	if (again) {
 		msg->type = T_GO;
 		msg->len = 0;
-		if (msg->flags & LCA_MSG_F_MBUF) {
+		if (msg->flags & LCA_MSG_F_MBUF)
 			rte_pktmbuf_free(lca_msg_detach_mbuf(msg));
-		}
 		lca_send(self, msg);
 	}
 }
