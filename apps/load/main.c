@@ -340,11 +340,83 @@ conn_event(struct ld_conn *c, uint32_t e, uint64_t now)
 
 /* --- a load thread ---------------------------------------------------------- */
 
+/* One connection's due work at @p now: reconnect, send, time out.
+ * @return the earliest time it needs the thread again (<= @p wake). */
+static uint64_t
+conn_due(struct ld_conn *c, uint64_t now, uint64_t wake, uint64_t timeout_ns)
+{
+	switch (c->state) {
+	case C_DOWN:
+		if (c->retry_at <= now)
+			conn_up(c, now);
+		else if (c->retry_at < wake)
+			wake = c->retry_at;
+		break;
+	case C_IDLE:
+		if (cfg.rate == 0)
+			send_request(c, now, now);
+		else if (c->next_due <= now)
+			send_request(c, c->next_due, now);
+		else if (c->next_due < wake)
+			wake = c->next_due;
+		break;
+	case C_WAITING:
+		if (now - c->sent_at >= timeout_ns) {
+			c->t->errors[ERR_TIMEOUT]++;
+			conn_down(c, now, 0);
+		} else if (c->sent_at + timeout_ns < wake) {
+			wake = c->sent_at + timeout_ns;
+		}
+		break;
+	case C_CONNECTING:
+		break;
+	}
+	return wake;
+}
+
+/* Sleep in epoll until @p wake at most, and take what came. */
+static void
+wait_events(struct ld_thread *t, uint64_t wake)
+{
+	struct epoll_event evs[256];
+	uint64_t now = now_ns();
+	struct timespec ts = { 0, wake > now ? (long)(wake - now) : 0 };
+	int n;
+
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec = ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+	}
+	n = epoll_pwait2(t->ep, evs, (int)(sizeof(evs) / sizeof(evs[0])), &ts, NULL);
+	now = now_ns();
+	for (int k = 0; k < n; k++)
+		conn_event(evs[k].data.ptr, evs[k].events, now);
+}
+
+/* At the end: requests still out, requests behind, connections closed. */
+static void
+wind_down(struct ld_thread *t, uint64_t last_pass)
+{
+	for (unsigned int i = 0; i < t->n_conns; i++) {
+		struct ld_conn *c = &t->conns[i];
+
+		if (c->state == C_WAITING && c->intended >= t_record)
+			t->in_flight++;
+		/* Behind: due at or before the last pass that could send it. A
+		 * due time between that pass and the end (one rounded a few ns
+		 * short of t_end, say) was never the server's to keep up with. */
+		if (cfg.rate > 0 && c->next_due <= last_pass)
+			t->behind += (last_pass - c->next_due) / interval_ns + 1;
+		if (c->fd >= 0)
+			close(c->fd);
+	}
+	close(t->ep);
+}
+
 static void *
 thread_main(void *arg)
 {
 	struct ld_thread *t = arg;
-	struct epoll_event evs[256];
 	uint64_t timeout_ns = cfg.timeout_ms * 1000000ull;
 	uint64_t now, last_pass = 0;
 
@@ -364,69 +436,15 @@ thread_main(void *arg)
 	for (unsigned int i = 0; i < t->n_conns; i++)
 		t->conns[i].next_due = t_start + (uint64_t)(t->first_conn + i) *
 						 (cfg.rate > 0 ? 1000000000ull / cfg.rate : 0);
-
 	while ((now = now_ns()) < t_end) {
 		uint64_t wake = t_end;
-		struct timespec ts;
-		int n;
 
 		last_pass = now;
-		for (unsigned int i = 0; i < t->n_conns; i++) {
-			struct ld_conn *c = &t->conns[i];
-
-			switch (c->state) {
-			case C_DOWN:
-				if (c->retry_at <= now)
-					conn_up(c, now);
-				else if (c->retry_at < wake)
-					wake = c->retry_at;
-				break;
-			case C_IDLE:
-				if (cfg.rate == 0)
-					send_request(c, now, now);
-				else if (c->next_due <= now)
-					send_request(c, c->next_due, now);
-				else if (c->next_due < wake)
-					wake = c->next_due;
-				break;
-			case C_WAITING:
-				if (now - c->sent_at >= timeout_ns) {
-					t->errors[ERR_TIMEOUT]++;
-					conn_down(c, now, 0);
-				} else if (c->sent_at + timeout_ns < wake) {
-					wake = c->sent_at + timeout_ns;
-				}
-				break;
-			case C_CONNECTING:
-				break;
-			}
-		}
-		now = now_ns();
-		ts.tv_sec = 0;
-		ts.tv_nsec = wake > now ? (long)(wake - now) : 0;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec = ts.tv_nsec / 1000000000L;
-			ts.tv_nsec %= 1000000000L;
-		}
-		n = epoll_pwait2(t->ep, evs, (int)(sizeof(evs) / sizeof(evs[0])), &ts, NULL);
-		now = now_ns();
-		for (int k = 0; k < n; k++)
-			conn_event(evs[k].data.ptr, evs[k].events, now);
+		for (unsigned int i = 0; i < t->n_conns; i++)
+			wake = conn_due(&t->conns[i], now, wake, timeout_ns);
+		wait_events(t, wake);
 	}
-	for (unsigned int i = 0; i < t->n_conns; i++) {
-		struct ld_conn *c = &t->conns[i];
-
-		if (c->state == C_WAITING && c->intended >= t_record)
-			t->in_flight++;
-		/* Behind: due at or before the last pass that could send it. A
-		 * due time between that pass and the end (one rounded a few ns
-		 * short of t_end, say) was never the server's to keep up with. */
-		if (cfg.rate > 0 && c->next_due <= last_pass)
-			t->behind += (last_pass - c->next_due) / interval_ns + 1;
-		if (c->fd >= 0)
-			close(c->fd);
-	}
-	close(t->ep);
+	wind_down(t, last_pass);
 	return NULL;
 }
 
@@ -877,23 +895,16 @@ raise_nofile(void)
 	}
 }
 
-int
-main(int argc, char **argv)
+/* What every connection sends, and the open loop's interval. */
+static int
+prepare_request(void)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
-	struct ld_thread *th;
-	struct ld_conn *conns;
-	struct totals s = { 0 };
-	double cpu0;
-	int ret, gai;
+	int gai = getaddrinfo(cfg.host, cfg.port, &hints, &server);
 
-	ret = parse_args(argc, argv);
-	if (ret != 0)
-		return ret > 0 ? 0 : LCA_EXIT_USAGE;
-	gai = getaddrinfo(cfg.host, cfg.port, &hints, &server);
 	if (gai != 0) {
 		fprintf(stderr, NAME ": cannot resolve %s: %s\n", cfg.host, gai_strerror(gai));
-		return 1;
+		return -EINVAL;
 	}
 	settings = (http_parser_settings){ .on_message_complete = on_message_complete };
 	request_len = (size_t)snprintf(request, sizeof(request),
@@ -901,13 +912,13 @@ main(int argc, char **argv)
 				       cfg.port);
 	if (cfg.rate > 0)
 		interval_ns = (uint64_t)((double)cfg.connections * 1e9 / (double)cfg.rate);
-	th = calloc(cfg.threads, sizeof(*th));
-	conns = calloc(cfg.connections, sizeof(*conns));
-	if (th == NULL || conns == NULL || lca_hdr_init(&s.hist, HIGHEST_NS, 3) < 0) {
-		fprintf(stderr, NAME ": out of memory\n");
-		return 1;
-	}
-	raise_nofile();
+	return 0;
+}
+
+/* wrk2's first lines, and how the latency is measured. */
+static void
+print_banner(void)
+{
 	printf("Running %.2fs test @ %s\n", cfg.duration_s, cfg.url);
 	printf("  %" PRIu64 " threads and %" PRIu64 " connections", cfg.threads, cfg.connections);
 	if (cfg.n_cpus > 0) {
@@ -928,50 +939,62 @@ main(int argc, char **argv)
 	if (cfg.warmup_s > 0)
 		printf("  %.2fs of warm-up first, not recorded\n", cfg.warmup_s);
 	fflush(stdout);
+}
 
-	pthread_barrier_init(&ready, NULL, (unsigned int)cfg.threads + 1);
-	for (unsigned int i = 0, first = 0; i < cfg.threads; i++) {
-		struct ld_thread *t = &th[i];
-		pthread_attr_t attr;
+/* Thread @p i with its share of @p conns, pinned to its CPU of --cpus. */
+static int
+start_thread(struct ld_thread *t, unsigned int i, struct ld_conn *conns, unsigned int *first)
+{
+	pthread_attr_t attr;
+	int ret;
 
-		t->idx = i;
-		t->n_conns = (unsigned int)(cfg.connections / cfg.threads +
-					    (i < cfg.connections % cfg.threads ? 1 : 0));
-		t->first_conn = first;
-		t->conns = conns + first;
-		first += t->n_conns;
-		t->cpu = cfg.n_cpus > 0 ? cfg.cpus[i % cfg.n_cpus] : -1;
-		if (lca_hdr_init(&t->hist, HIGHEST_NS, 3) < 0) {
-			fprintf(stderr, NAME ": out of memory\n");
-			return 1;
-		}
-		pthread_attr_init(&attr);
-		if (t->cpu >= 0) {
-			cpu_set_t set;
-
-			CPU_ZERO(&set);
-			CPU_SET(t->cpu, &set);
-			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		}
-		ret = pthread_create(&t->tid, &attr, thread_main, t);
-		pthread_attr_destroy(&attr);
-		if (ret != 0) {
-			fprintf(stderr, NAME ": cannot start thread %u: %s\n", i, strerror(ret));
-			return 1;
-		}
+	t->idx = i;
+	t->n_conns = (unsigned int)(cfg.connections / cfg.threads +
+				    (i < cfg.connections % cfg.threads ? 1 : 0));
+	t->first_conn = *first;
+	t->conns = conns + *first;
+	*first += t->n_conns;
+	t->cpu = cfg.n_cpus > 0 ? cfg.cpus[i % cfg.n_cpus] : -1;
+	if (lca_hdr_init(&t->hist, HIGHEST_NS, 3) < 0) {
+		fprintf(stderr, NAME ": out of memory\n");
+		return -ENOMEM;
 	}
+	pthread_attr_init(&attr);
+	if (t->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(t->cpu, &set);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	ret = pthread_create(&t->tid, &attr, thread_main, t);
+	pthread_attr_destroy(&attr);
+	if (ret != 0)
+		fprintf(stderr, NAME ": cannot start thread %u: %s\n", i, strerror(ret));
+	return -ret;
+}
+
+/* Every thread connected: the window starts now; sleep through the
+ * warm-up. @return the CPU seconds used when the record starts. */
+static double
+start_window(void)
+{
+	struct timespec ts = { .tv_sec = (time_t)cfg.warmup_s,
+			       .tv_nsec = (long)((cfg.warmup_s - floor(cfg.warmup_s)) * 1e9) };
+
 	pthread_barrier_wait(&ready);
 	t_start = now_ns();
 	t_record = t_start + (uint64_t)(cfg.warmup_s * 1e9);
 	t_end = t_record + (uint64_t)(cfg.duration_s * 1e9);
 	pthread_barrier_wait(&ready);
-	{
-		struct timespec ts = { .tv_sec = (time_t)cfg.warmup_s,
-				       .tv_nsec = (long)((cfg.warmup_s - floor(cfg.warmup_s)) * 1e9) };
+	nanosleep(&ts, NULL);
+	return cpu_seconds();
+}
 
-		nanosleep(&ts, NULL);
-	}
-	cpu0 = cpu_seconds();
+/* Join every thread and add its figures to @p s. */
+static int
+collect(struct ld_thread *th, struct totals *s)
+{
 	for (unsigned int i = 0; i < cfg.threads; i++) {
 		struct ld_thread *t = &th[i];
 
@@ -979,22 +1002,55 @@ main(int argc, char **argv)
 		if (t->setup_err != 0) {
 			fprintf(stderr, NAME ": thread %u could not start: %s\n", i,
 				strerror(-t->setup_err));
-			return 1;
+			return -EIO;
 		}
-		lca_hdr_add(&s.hist, &t->hist);
-		s.sent += t->sent;
-		s.completed += t->completed;
-		s.in_flight += t->in_flight;
-		s.failed += t->failed;
-		s.failed_unanswered += t->failed_unanswered;
-		s.behind += t->behind;
-		s.bytes += t->bytes;
-		s.non2xx += t->non2xx;
-		s.reconnects += t->reconnects;
+		lca_hdr_add(&s->hist, &t->hist);
+		s->sent += t->sent;
+		s->completed += t->completed;
+		s->in_flight += t->in_flight;
+		s->failed += t->failed;
+		s->failed_unanswered += t->failed_unanswered;
+		s->behind += t->behind;
+		s->bytes += t->bytes;
+		s->non2xx += t->non2xx;
+		s->reconnects += t->reconnects;
 		for (int k = 0; k < ERR_N; k++)
-			s.errors[k] += t->errors[k];
+			s->errors[k] += t->errors[k];
 		lca_hdr_free(&t->hist);
 	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ld_thread *th;
+	struct ld_conn *conns;
+	struct totals s = { 0 };
+	unsigned int first = 0;
+	double cpu0;
+	int ret;
+
+	ret = parse_args(argc, argv);
+	if (ret != 0)
+		return ret > 0 ? 0 : LCA_EXIT_USAGE;
+	if (prepare_request() < 0)
+		return 1;
+	th = calloc(cfg.threads, sizeof(*th));
+	conns = calloc(cfg.connections, sizeof(*conns));
+	if (th == NULL || conns == NULL || lca_hdr_init(&s.hist, HIGHEST_NS, 3) < 0) {
+		fprintf(stderr, NAME ": out of memory\n");
+		return 1;
+	}
+	raise_nofile();
+	print_banner();
+	pthread_barrier_init(&ready, NULL, (unsigned int)cfg.threads + 1);
+	for (unsigned int i = 0; i < cfg.threads; i++)
+		if (start_thread(&th[i], i, conns, &first) != 0)
+			return 1;
+	cpu0 = start_window();
+	if (collect(th, &s) != 0)
+		return 1;
 	s.elapsed_s = cfg.duration_s;
 	s.cpu_pct = 100.0 * (cpu_seconds() - cpu0) / cfg.duration_s;
 	print_report(&s);
