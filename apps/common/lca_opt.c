@@ -100,7 +100,7 @@ default_why(const struct lca_opt *o, char *buf, size_t len)
 static int
 take_value(const struct lca_opt_table *t, const struct lca_opt *o, void *conf, char *val)
 {
-	char copy[256], why[96];
+	char copy[256], why[96], word[64];
 	uint64_t u;
 	double d;
 	int ret = 0;
@@ -128,8 +128,9 @@ take_value(const struct lca_opt_table *t, const struct lca_opt *o, void *conf, c
 			*(double *)lca_opt_target(o, conf) = d;
 		break;
 	case LCA_OPT_OUTPUT:
-		snprintf(why, sizeof(why), "%s%s", dashes(t, o->name), o->name);
-		if (lca_cli_output_path(why, val) < 0)
+		/* Said now, not after a long run: it names the option itself. */
+		snprintf(word, sizeof(word), "%s%s", dashes(t, o->name), o->name);
+		if (lca_cli_output_path(word, val) < 0)
 			return -EINVAL;
 		/* fall through */
 	case LCA_OPT_STRING:
