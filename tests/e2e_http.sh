@@ -232,7 +232,7 @@ fpid=$!
 pids+=("$fpid")
 check "fixture server comes up" "wait_for '$tmp/fx.port' '^[0-9]+' $fpid"
 out=$("$load" --rate 100 --duration 1 --connections 4 --threads 2 --json "$tmp/fx.json" \
-	"http://127.0.0.1:$(cat "$tmp/fx.port")/any/path?q=1" 2>&1); rc=$?
+	--hgrm "$tmp/fx.hgrm" "http://127.0.0.1:$(cat "$tmp/fx.port")/any/path?q=1" 2>&1); rc=$?
 kill -TERM "$fpid"; wait "$fpid"
 check "lca-load against the fixture: counts add up, the fixture counted them, no errors" "[ $rc -eq 0 ] && python3 - '$tmp/fx.json' '$tmp/fx.port.count' <<'PY'
 import json, sys
@@ -242,6 +242,7 @@ assert r['requests'] > 0 and r['requests'] == r['latency']['count'], r
 assert sum(r['errors'].values()) == 0, r['errors']
 assert r['requests'] <= served <= r['sent'], (served, r)
 PY"
+check "lca-load --hgrm: HdrHistogram's percentile distribution, one value an answer" "/usr/bin/python3 '$here/check_hgrm.py' '$tmp/fx.hgrm' --ticks 5 --count \$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[\"result\"][\"latency\"][\"count\"])' '$tmp/fx.json')"
 
 # wrk2's own command line (issue 23 item 7): a run in wrk2's letters, against
 # a fixture of its own.

@@ -252,9 +252,10 @@ rs_count(const struct lc_conf *c, lca_actor_id_t prod, int run_ret, struct rs_fi
 }
 
 static void
-rs_print_counts(const struct rs_figures *f)
+rs_print_counts(const struct lc_conf *c, const struct rs_figures *f)
 {
 	lc_hdr_print("restart latency:", &rs.lat);
+	lc_hdr_export(c, f->backoff ? "restart-backoff" : "restart", &rs.lat);
 	lc_print_window("the stream, first message to last notice,", f->window_s);
 	printf("  (from the lca_actor_fail() call to the first message the re-initialised state "
 	       "handles%s; a failure on the last message has none)\n",
@@ -361,7 +362,7 @@ scenario(const struct lc_conf *c, unsigned int backoff, struct lc_outcome *o)
 		ret = run_ret;
 	} else if (ret == 0) {
 		rs_count(c, prod, run_ret, &f);
-		rs_print_counts(&f);
+		rs_print_counts(c, &f);
 		pauses = json_array();
 		lats = json_array();
 		f.exact &= rs_pauses(&f, pauses, lats);

@@ -318,6 +318,8 @@ tm_print(const struct lc_conf *c, const struct tm_counts *k, const struct tm_fig
 
 	lc_hdr_print("one-shot lateness:", &tm.once[0]);
 	lc_hdr_print("periodic lateness:", &tm.tick);
+	lc_hdr_export(c, k->loaded ? "timers-loaded-one-shot" : "timers-idle-one-shot", &tm.once[0]);
+	lc_hdr_export(c, k->loaded ? "timers-loaded-periodic" : "timers-idle-periodic", &tm.tick);
 	lc_print_window("the scenario, start to stop,", fig->window_s);
 	printf("  idle policy %s%s; receivers' mailboxes: high-water %u, %u and %u (ticks) "
 	       "messages%s\n", lca_idle_policy_name(c->idle),

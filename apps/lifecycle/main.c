@@ -151,6 +151,9 @@ static const struct lca_opt options[] = {
 		  "counts only; given, for given counts too)" },
 	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write every figure as JSON (docs/json.md)" },
+	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
+	  .help = "each latency histogram as HdrHistogram's .hgrm text (us),\n"
+		  "FILE with the histogram's name before .hgrm" },
 	{ NULL },
 };
 
@@ -358,6 +361,8 @@ run(void *conf)
 		fprintf(stderr, APP ": the accounting is not exact\n");
 		ret = -EIO;
 	}
+	if (ret == 0 && lc_hgrm_failures() > 0)
+		ret = -EIO;
 	add_verdicts(root, json_object_get(root, "results"));
 	/* Interrupted: no record, the verdict of what ran all the same. */
 	if (lca_result_finish(root, ret == 0 && o.exact, ret != -EINTR ? c->json_path : NULL) < 0 &&

@@ -43,6 +43,7 @@
 
 #include "lca_cli.h"
 #include "lca_hdr.h"
+#include "lca_hgrm.h"
 #include "lca_opt.h"
 
 #ifndef LCA_VERSION
@@ -74,6 +75,7 @@ struct ld_conf {
 	unsigned int n_cpus;
 	bool latency;
 	const char *json_path;
+	const char *hgrm_path;
 };
 
 enum conn_state { C_DOWN, C_CONNECTING, C_IDLE, C_WAITING };
@@ -600,6 +602,9 @@ static const struct lca_opt options[] = {
 	  .help = "print the detailed percentile spectrum too" },
 	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write the result as JSON (docs/json.md, lca-load/1)" },
+	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
+	  .help = "write the latency histogram as HdrHistogram's .hgrm\n"
+		  "percentile distribution (values in ms, as wrk2's)" },
 	{ NULL },
 };
 
@@ -1056,6 +1061,9 @@ main(int argc, char **argv)
 	print_report(&s);
 	ret = 0;
 	if (cfg.json_path != NULL && write_json(&s, argc, argv) < 0)
+		ret = 1;
+	if (cfg.hgrm_path != NULL &&
+	    lca_hgrm_write(&s.hist, cfg.hgrm_path, LCA_HGRM_TICKS, 1e6, NAME) < 0)
 		ret = 1;
 	print_verdict(&s, ret == 0);
 	lca_hdr_free(&s.hist);

@@ -1944,6 +1944,14 @@ capture_up(void)
 	if (rte_pdump_init() == 0) {
 		printf("# Capture: dpdk-dumpcap --file-prefix <this EAL's --file-prefix> -i <port> "
 		       "can attach.\n");
+		/* dumpcap's EAL takes all CPUs, so its main lcore is lcore 0, and
+		 * it frees into its pool's cache of lcore 0 while our lcore 0's
+		 * pdump callback allocates from that same cache: the two race. */
+		if (rte_lcore_is_enabled(0))
+			printf("# Capture: lcore 0 is one of this run's lcores, and DPDK 22.11's "
+			       "dpdk-dumpcap runs as lcore 0 too, sharing its pool's lcore-0 "
+			       "cache with it: give lcore ids from 1 (--lcores '1@0,2@1') for a "
+			       "safe capture (docs/usage.md).\n");
 		return true;
 	}
 	printf("# Capture: none (rte_pdump_init: %s).\n", rte_strerror(rte_errno));

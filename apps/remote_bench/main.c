@@ -28,6 +28,7 @@
 #include "lca_remote.h"
 #include "lca_report.h"
 #include "lca_result.h"
+#include "lca_hgrm.h"
 #include "lca_series.h"
 #include "lca_topo.h"
 #include "lca_verdict.h"
@@ -54,6 +55,7 @@ struct opts {
 	bool no_floor;
 	bool msgs_given, pings_given; /* else passes / round trips until 200 ms */
 	const char *json_path;
+	const char *hgrm_path;
 	const char *remote; /* lca_pair_prepare() read it first */
 };
 
@@ -197,6 +199,17 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* --hgrm: one size's round trips, named by the size. */
+static int
+rtt_hgrm(const uint64_t *rtt, unsigned int n, unsigned int size, const char *what)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "%uB%s", size, what);
+	return lca_hgrm_write_cycles(rtt, n, rte_get_tsc_hz(), o.hgrm_path, name,
+				     "lca-remote-bench");
+}
+
 static void
 latency_done(struct driver *d)
 {
@@ -210,6 +223,8 @@ latency_done(struct driver *d)
 	r->p50_us = (double)d->rtt[n / 2] * us;
 	r->p99_us = (double)d->rtt[(uint64_t)n * 99 / 100] * us;
 	r->p999_us = (double)d->rtt[(uint64_t)n * 999 / 1000] * us;
+	if (o.hgrm_path != NULL && rtt_hgrm(d->rtt, n, r->size, "") < 0)
+		d->error = -EIO;
 	printf("  %4u B: RTT p50 %.1f us, p99 %.1f us, p99.9 %.1f us (%u round trips, one at a "
 	       "time)\n",
 	       r->size, r->p50_us, r->p99_us, r->p999_us, n);
@@ -355,6 +370,8 @@ bulk_done(struct driver *d)
 	double ms = (double)(rte_rdtsc() - d->bulk_t0) * us / 1e3;
 
 	qsort(d->rtt, o.pings, sizeof(*d->rtt), cmp_u64);
+	if (o.hgrm_path != NULL && rtt_hgrm(d->rtt, o.pings, BULK_PING, "-during-bulk") < 0)
+		d->error = -EIO;
 	printf("  %4u B during 1 MiB transfers: RTT p50 %.1f us, p99 %.1f us, "
 	       "p99.9 %.1f us; meanwhile %" PRIu64 " x 1 MiB taken in %.1f ms "
 	       "(%.0f MB/s)\n",
@@ -546,6 +563,9 @@ static const struct lca_opt options[] = {
 	  .metavar = "S", .help = "seconds before giving up (default 120)" },
 	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "also write the figures as JSON (docs/json.md)" },
+	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
+	  .help = "each size's round trips as HdrHistogram's .hgrm text (us),\n"
+		  "FILE with the size (\"64B\") before .hgrm" },
 	{ "no-floor", 0, LCA_OPT_FLAG, AT(no_floor),
 	  .help = "do not run the floor (the verdict says so)" },
 	{ NULL },

@@ -23,6 +23,7 @@
 #include "lca_freq_json.h"
 #include "lca_freq_print.h"
 #include "lca_jmh.h"
+#include "lca_jmh_json.h"
 #include "lca_report.h"
 #include "lca_result.h"
 #include "lca_series.h"
@@ -58,7 +59,10 @@ struct app_conf {
 	unsigned int n_dispatchers;
 	enum lca_mailbox_mode mailboxes[MAX_LIST];
 	unsigned int n_mailboxes;
+	enum lca_placement placements[MAX_LIST]; /* affinity sets: each is run */
+	unsigned int n_placements;
 	const char *json_path;
+	const char *jmh_path;
 	bool quiet;
 };
 
@@ -165,6 +169,29 @@ parse_param(struct app_conf *c, char *arg)
 }
 
 static int
+parse_placements(struct app_conf *c, char *list)
+{
+	char *items[MAX_LIST];
+	int k = lca_cli_split(list, items, MAX_LIST);
+
+	for (int i = 0; i < k; i++)
+		if (lca_placement_parse(items[i], &c->placements[i]) < 0)
+			return -EINVAL;
+	if (k <= 0)
+		return -EINVAL;
+	c->n_placements = (unsigned int)k;
+	c->rr.placement = c->placements[0];
+	return 0;
+}
+
+static int
+opt_placements(void *conf, const struct lca_opt *opt, char *val)
+{
+	(void)opt;
+	return parse_placements(conf, val);
+}
+
+static int
 opt_param(void *conf, const struct lca_opt *opt, char *val)
 {
 	(void)opt;
@@ -221,11 +248,11 @@ static const struct lca_opt options[] = {
 		  "shared actor's mailbox (affinity mailboxes have one)" },
 	{ "mailbox", 0, LCA_OPT_CUSTOM, .parse = opt_mailbox, .metavar = "MODE",
 	  .help = "same as -p mailbox=MODE", .why = "mp, sp, rts or hts" },
-	{ "placement", 0, LCA_OPT_CUSTOM, AT(rr.placement), .parse = lca_app_opt_placement,
-	  .metavar = "P",
+	{ "placement", 0, LCA_OPT_CUSTOM, .parse = opt_placements, .metavar = "LIST",
 	  .help = "round-robin (default), pairs-local, pack, auto (round-robin\n"
-		  "first; the runtime then moves chatty actors together)",
-	  .why = "round-robin, pairs-local, pack or auto" },
+		  "first; the runtime then moves chatty actors together);\n"
+		  "each affinity set runs at each, with its own floor",
+	  .why = "a list of round-robin, pairs-local, pack, auto" },
 	{ "actors", 0, LCA_OPT_CUSTOM, .parse = opt_actors, .metavar = "N",
 	  .help = "actors, even (default 8)", .why = "an even number, 2..1024" },
 	{ "queries", 0, LCA_OPT_UINT, AT(rr.queries), .min = 1, .max = UINT32_MAX,
@@ -240,6 +267,8 @@ static const struct lca_opt options[] = {
 	  .why = "spin, pause or sleep" },
 	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write every figure as JSON" },
+	{ "jmh-json", 0, LCA_OPT_OUTPUT, AT(jmh_path), .metavar = "FILE",
+	  .help = "write the closing table as JMH's -rf json does" },
 	{ "quiet", 0, LCA_OPT_FLAG, AT(quiet), .help = "no per-invocation lines" },
 	{ NULL },
 };
@@ -264,11 +293,12 @@ parse_args(int argc, char **argv, void *conf)
 		.throughputs = { 1 }, .n_throughputs = 1,
 		.dispatchers = { LCA_DISPATCH_AFFINITY, LCA_DISPATCH_SHARED }, .n_dispatchers = 2,
 		.mailboxes = { LCA_MAILBOX_MP }, .n_mailboxes = 1,
+		.placements = { LCA_PLACE_ROUND_ROBIN }, .n_placements = 1,
 	};
 	ret = lca_opt_parse(argc, argv, &table, c, NULL);
 	if (ret != 0)
 		return ret;
-	if (c->n_dispatchers * c->n_mailboxes * c->n_throughputs + 1 > MAX_SETS) {
+	if (c->n_dispatchers * c->n_mailboxes * c->n_throughputs * c->n_placements + 1 > MAX_SETS) {
 		fprintf(stderr, "lca-reqresp: more than %d parameter sets; run fewer at a time\n",
 			MAX_SETS - 1);
 		return -EINVAL;
@@ -334,6 +364,14 @@ run_iteration(const struct app_conf *c, struct rr_bench *b, bool warmup, bool fl
 	return ret;
 }
 
+/* A set's placement is in its names unless it is round-robin, the
+ * seed's and the default, so that a default run's names stay as they were. */
+static bool
+placement_named(const struct rr_set *s)
+{
+	return s->dispatcher == LCA_DISPATCH_AFFINITY && s->placement != LCA_PLACE_ROUND_ROBIN;
+}
+
 static void
 print_set_header(const struct app_conf *c, const struct rr_set *s)
 {
@@ -342,7 +380,7 @@ print_set_header(const struct app_conf *c, const struct rr_set *s)
 	       rr_dispatcher_name(s->dispatcher), lca_mailbox_mode_name(s->mailbox), s->throughput);
 	printf("# Placement: %s; idle policy: %s; replies carry a pointer to the immutable "
 	       "user record\n",
-	       lca_placement_name(c->rr.placement), lca_idle_policy_name(c->rr.idle));
+	       lca_placement_name(s->placement), lca_idle_policy_name(c->rr.idle));
 	if (c->invocations)
 		printf("# Warmup: %u iterations, %u invocations each\n"
 		       "# Measurement: %u iterations, %u invocations each\n",
@@ -481,20 +519,24 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 {
 	struct measured m = { .c = c, .r = r, .jiters = json_array(),
 			      .jfloor_iters = json_array() };
-	json_t *jmoves = NULL;
+	json_t *jmoves = NULL, *jplace_own = NULL;
+	struct rr_conf rr = c->rr;
 	char label[sizeof(r->label)];
 	int ret;
 
 	print_set_header(c, &r->set);
 	r->has_floor = r->set.dispatcher == LCA_DISPATCH_AFFINITY;
-	ret = rr_bench_create(&c->rr, &r->set, &m.b);
+	rr.placement = r->set.placement;
+	ret = rr_bench_create(&rr, &r->set, &m.b);
 	if (ret < 0)
 		fprintf(stderr, "lca-reqresp: cannot set up %s: %s\n",
 			rr_dispatcher_name(r->set.dispatcher), strerror(-ret));
 	for (unsigned int i = 0; ret == 0 && i < c->warmups; i++)
 		ret = run_pair(&m, true, i);
-	snprintf(label, sizeof(label), "%s %s throughPut %u", rr_dispatcher_name(r->set.dispatcher),
-		 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput);
+	snprintf(label, sizeof(label), "%s %s throughPut %u%s%s",
+		 rr_dispatcher_name(r->set.dispatcher), lca_mailbox_mode_name(r->set.mailbox),
+		 r->set.throughput, placement_named(&r->set) ? " placement " : "",
+		 placement_named(&r->set) ? lca_placement_name(r->set.placement) : "");
 	snprintf(r->label, sizeof(r->label), "%s", label);
 	snprintf(r->floor_label, sizeof(r->floor_label), "floor beside %s", label);
 	if (ret == 0)
@@ -503,13 +545,22 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 	 * --placement auto, where they ended up. */
 	if (ret == 0 && jplace != NULL && json_array_size(jplace) == 0 &&
 	    r->set.dispatcher < RR_DISPATCH_INLINE)
-		rr_print_placement(m.b, c->rr.placement, jplace);
-	if (ret == 0 && c->rr.placement == LCA_PLACE_AUTO && r->has_floor)
+		rr_print_placement(m.b, r->set.placement, jplace);
+	else if (ret == 0 && r->has_floor && r->set.placement != c->placements[0])
+		rr_print_placement(m.b, r->set.placement, jplace_own = json_array());
+	if (ret == 0 && r->set.placement == LCA_PLACE_AUTO && r->has_floor)
 		jmoves = rr_print_moves(m.b);
 	if (ret == 0)
 		set_figures(c, r, &m, jmoves);
 	else
 		json_decref(jmoves);
+	if (r->json != NULL && r->has_floor) {
+		json_object_set_new(r->json, "placement_policy",
+				    json_string(lca_placement_name(r->set.placement)));
+		if (jplace_own != NULL)
+			json_object_set(r->json, "actor_placement", jplace_own);
+	}
+	json_decref(jplace_own);
 	json_decref(m.jiters);
 	json_decref(m.jfloor_iters);
 	rr_bench_destroy(m.b);
@@ -525,56 +576,96 @@ plan_sets(const struct app_conf *c, struct rr_set *sets)
 	unsigned int n = 0;
 
 	sets[n++] = (struct rr_set){ .throughput = 1, .dispatcher = RR_DISPATCH_INLINE,
-				     .mailbox = LCA_MAILBOX_MP };
+				     .mailbox = LCA_MAILBOX_MP, .placement = c->placements[0] };
 	for (unsigned int d = 0; d < c->n_dispatchers; d++) {
+		/* Only affinity actors stay where they are placed. */
+		unsigned int n_places = c->dispatchers[d] == LCA_DISPATCH_AFFINITY ?
+			c->n_placements : 1;
+
 		if (c->dispatchers[d] == RR_DISPATCH_INLINE)
 			continue;
-		for (unsigned int m = 0; m < c->n_mailboxes; m++)
-			for (unsigned int t = 0; t < c->n_throughputs; t++)
-				sets[n++] = (struct rr_set){ .throughput = c->throughputs[t],
-							     .dispatcher = c->dispatchers[d],
-							     .mailbox = c->mailboxes[m] };
+		for (unsigned int p = 0; p < n_places; p++)
+			for (unsigned int m = 0; m < c->n_mailboxes; m++)
+				for (unsigned int t = 0; t < c->n_throughputs; t++)
+					sets[n++] = (struct rr_set){
+						.throughput = c->throughputs[t],
+						.dispatcher = c->dispatchers[d],
+						.mailbox = c->mailboxes[m],
+						.placement = c->placements[p] };
 	}
 	return n;
 }
 
-/* The closing table: each set, and an affinity set's floor right after it. */
-static void
-print_table(struct set_result *res, unsigned int n)
+/* The closing table's rows: each set, and an affinity set's floor right
+ * after it; also the rows of --jmh-json. */
+static const char *const table_params[] = { "dispatcher", "mailbox", "throughPut", "placement" };
+
+static unsigned int
+table_rows(const struct app_conf *c, struct set_result *res, unsigned int n,
+	   struct lca_jmh_row *rows)
 {
-	static const char *const names[] = { "dispatcher", "mailbox", "throughPut" };
-	static struct lca_jmh_row rows[2 * MAX_SETS];
 	unsigned int k = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
-		const struct set_result *r = &res[i];
+		struct set_result *r = &res[i];
 		bool is_inline = r->set.dispatcher == RR_DISPATCH_INLINE;
+		const char *place = r->set.dispatcher == LCA_DISPATCH_AFFINITY ?
+			lca_placement_name(r->set.placement) : "-";
 
-		snprintf(res[i].tp_text, sizeof(res[i].tp_text), "%u", r->set.throughput);
+		snprintf(r->tp_text, sizeof(r->tp_text), "%u", r->set.throughput);
 		rows[k++] = (struct lca_jmh_row){
 			.benchmark = BENCH_NAME,
 			.params = { rr_dispatcher_name(r->set.dispatcher),
 				    is_inline ? "-" : lca_mailbox_mode_name(r->set.mailbox),
-				    is_inline ? "-" : r->tp_text },
+				    is_inline ? "-" : r->tp_text, place },
 			.mode = "thrpt", .stats = r->stats, .unit = "ops/s",
+			.values = r->iter_ops, .n_values = c->iterations,
 		};
 		if (r->has_floor)
 			rows[k++] = (struct lca_jmh_row){
 				.benchmark = BENCH_NAME,
-				.params = { "floor", "-", r->tp_text },
+				.params = { "floor", "-", r->tp_text, place },
 				.mode = "thrpt", .stats = r->floor_stats, .unit = "ops/s",
+				.values = r->floor_ops, .n_values = c->iterations,
 			};
 	}
-	printf("\n");
-	lca_jmh_table(stdout, names, 3, rows, k);
+	return k;
 }
 
 static void
-print_summary(struct set_result *res, unsigned int n)
+print_table(const struct app_conf *c, struct set_result *res, unsigned int n)
+{
+	static struct lca_jmh_row rows[2 * MAX_SETS];
+	unsigned int k = table_rows(c, res, n, rows);
+
+	printf("\n");
+	lca_jmh_table(stdout, table_params, 4, rows, k);
+}
+
+/* --jmh-json: the table's rows as JMH's -rf json writes them. */
+static int
+write_jmh_json(const struct app_conf *c, struct set_result *res, unsigned int n)
+{
+	static struct lca_jmh_row rows[2 * MAX_SETS];
+	unsigned int k = table_rows(c, res, n, rows);
+	char warmup[32], measure[32];
+	const char *fmt = c->invocations == 1 ? "%.0f invocation" :
+			  c->invocations ? "%.0f invocations" : "%g s";
+
+	snprintf(warmup, sizeof(warmup), fmt, c->invocations ? c->invocations : c->warmup_s);
+	snprintf(measure, sizeof(measure), fmt, c->invocations ? c->invocations : c->measure_s);
+	return lca_jmh_json_write(c->jmh_path, &(const struct lca_jmh_run){
+		.prefix = "lcactor.", .threads = 1, .warmups = c->warmups,
+		.iterations = c->iterations, .warmup_time = warmup, .measurement_time = measure,
+	}, table_params, 4, rows, k, "lca-reqresp");
+}
+
+static void
+print_summary(const struct app_conf *c, struct set_result *res, unsigned int n)
 {
 	double ceiling = res[0].stats.mean;
 
-	print_table(res, n);
+	print_table(c, res, n);
 	printf("\n");
 	for (unsigned int i = 1; i < n; i++) {
 		const struct set_result *r = &res[i];
@@ -587,9 +678,10 @@ print_summary(struct set_result *res, unsigned int n)
 			       100.0 * r->ratio_stats.min, 100.0 * r->ratio_stats.max);
 		else
 			printf("floor n/a");
-		printf(" (dispatcher %s, mailbox %s, throughPut %u)\n",
+		printf(" (dispatcher %s, mailbox %s, throughPut %u%s%s)\n",
 		       rr_dispatcher_name(r->set.dispatcher), lca_mailbox_mode_name(r->set.mailbox),
-		       r->set.throughput);
+		       r->set.throughput, placement_named(&r->set) ? ", placement " : "",
+		       placement_named(&r->set) ? lca_placement_name(r->set.placement) : "");
 		json_object_set_new(r->json, "pct_of_inline_row", json_real(pct));
 	}
 }
@@ -608,9 +700,11 @@ add_verdicts(json_t *root, const struct set_result *res, unsigned int n)
 		if (r->set.dispatcher == RR_DISPATCH_INLINE)
 			snprintf(config, sizeof(config), "inline");
 		else
-			snprintf(config, sizeof(config), "%s %s tp=%u",
+			snprintf(config, sizeof(config), "%s %s tp=%u%s%s",
 				 rr_dispatcher_name(r->set.dispatcher),
-				 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput);
+				 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput,
+				 placement_named(&r->set) ? " " : "",
+				 placement_named(&r->set) ? lca_placement_name(r->set.placement) : "");
 		ret = lca_verdict_add(root, &(struct lca_verdict_row){
 			.config = config, .kind = LCA_VERDICT_RATE,
 			.score = r->stats.p50 / 1e6, .ci_half = r->stats.error / 1e6,
@@ -641,9 +735,12 @@ print_freq_reports(struct set_result *res, unsigned int n)
 		char verdict[256];
 
 		lca_series_verdict_text(&res[i].series, verdict, sizeof(verdict));
-		printf("  (dispatcher = %s, mailbox = %s, throughPut = %u): %s\n",
+		printf("  (dispatcher = %s, mailbox = %s, throughPut = %u%s%s): %s\n",
 		       rr_dispatcher_name(res[i].set.dispatcher),
-		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput, verdict);
+		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput,
+		       placement_named(&res[i].set) ? ", placement = " : "",
+		       placement_named(&res[i].set) ?
+			       lca_placement_name(res[i].set.placement) : "", verdict);
 
 		/* A floor was measured in its set's series, round by round. */
 		if (res[i].floor_json != NULL)
@@ -658,13 +755,18 @@ print_freq_reports(struct set_result *res, unsigned int n)
 static json_t *
 conf_json(const struct app_conf *c)
 {
-	return json_pack("{s:s, s:i, s:i, s:f, s:f, s:i, s:i, s:I, s:i, s:s, s:s, s:I, s:s}",
+	json_t *places = json_array(), *conf;
+
+	for (unsigned int i = 0; i < c->n_placements; i++)
+		json_array_append_new(places, json_string(lca_placement_name(c->placements[i])));
+	conf = json_pack("{s:s, s:i, s:i, s:f, s:f, s:i, s:i, s:I, s:i, s:s, s:s, s:I, s:s, s:o}",
 			 "benchmark", "lcactor." BENCH_NAME, "iterations", (int)c->iterations, "warmups", (int)c->warmups, "measure_s",
 			 c->measure_s, "warmup_s", c->warmup_s, "invocations", (int)c->invocations,
 			 "actors", (int)c->rr.actors, "queries", (json_int_t)c->rr.queries, "users",
 			 (int)c->rr.users, "placement", lca_placement_name(c->rr.placement), "idle",
 			 lca_idle_policy_name(c->rr.idle), "seed", (json_int_t)c->rr.seed, "reply",
-			 "pointer to immutable record");
+			 "pointer to immutable record", "placements", places);
+	return conf;
 }
 
 static int
@@ -688,7 +790,7 @@ run(void *conf)
 		printf("\n");
 	}
 	if (ret == 0) {
-		print_summary(res, n);
+		print_summary(c, res, n);
 		json_object_set_new(root, "frequency", print_freq_reports(res, n));
 		printf("\n");
 		lca_report_send_errors(stdout);
@@ -698,6 +800,8 @@ run(void *conf)
 				lca_result_add(root, res[i].floor_json);
 		}
 		ret = add_verdicts(root, res, n);
+		if (ret == 0 && c->jmh_path != NULL)
+			ret = write_jmh_json(c, res, n);
 		if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 			ret = -EIO;
 	}
