@@ -244,6 +244,23 @@ assert r['requests'] <= served <= r['sent'], (served, r)
 PY"
 check "lca-load --hgrm: HdrHistogram's percentile distribution, one value an answer" "/usr/bin/python3 '$here/check_hgrm.py' '$tmp/fx.hgrm' --ticks 5 --count \$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[\"result\"][\"latency\"][\"count\"])' '$tmp/fx.json')"
 
+# wrk2's own command line (issue 23 item 7): a run in wrk2's letters, against
+# a fixture of its own.
+python3 "$here/http_fixture.py" "$tmp/fx2.port" &
+fpid=$!
+pids+=("$fpid")
+wait_for "$tmp/fx2.port" '^[0-9]+' $fpid
+wrk2=$("$load" -t 1 -c 2 -d 1s -R 50 -L --json "$tmp/fx2.json" \
+	"http://127.0.0.1:$(cat "$tmp/fx2.port")/" 2>&1); wrk2_rc=$?
+kill -TERM "$fpid"; wait "$fpid"
+check "lca-load takes wrk2's -t -c -d -R -L with wrk2's meanings" "[ $wrk2_rc -eq 0 ] && python3 - '$tmp/fx2.json' <<'PY' && grep -q 'Detailed Percentile spectrum' <<<\"\$wrk2\"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c, r = d['conf'], d['result']
+assert c['threads'] == 1 and c['connections'] == 2 and c['rate'] == 50, c
+assert abs(c['duration_s'] - 1.0) < 1e-9 and r['requests'] > 0, (c, r)
+PY"
+
 # Bad arguments.
 harness_checks "$httpd" lca-httpd
 out=$("$httpd" "${eal[@]}" -- --accept sometimes 2>&1); rc=$?
@@ -252,6 +269,8 @@ out=$("$httpd" "${eal[@]}" -- --bind 300.1.1.1 2>&1); rc=$?
 check "lca-httpd: bad --bind exits 2" "[ $rc -eq 2 ] && grep -q 'for --bind' <<<\"\$out\""
 out=$("$load" --help 2>&1); rc=$?
 check "lca-load: --help exits 0" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
+out=$("$load" -- -h 2>&1); rc=$?
+check "lca-load: -h after -- prints the help" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
 out=$("$load" --version 2>&1); rc=$?
 check "lca-load: --version prints its name and lcactor's version" "[ $rc -eq 0 ] && grep -qx 'lca-load (lcactor) [0-9][0-9.]*' <<<\"\$out\""
 out=$("$load" -Zq http://127.0.0.1:1/ 2>&1); rc=$?
@@ -262,6 +281,10 @@ out=$("$load" --rate 10 --closed http://127.0.0.1:1/ 2>&1); rc=$?
 check "lca-load: --rate with --closed exits 2" "[ $rc -eq 2 ] && grep -q 'either --rate' <<<\"\$out\""
 out=$("$load" --rate ten http://127.0.0.1:1/ 2>&1); rc=$?
 check "lca-load: bad --rate exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"bad value 'ten' for --rate\" <<<\"\$out\""
+out=$("$load" -d 2x -R 10 http://127.0.0.1:1/ 2>&1); rc=$?
+check "lca-load: a bad -d exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"bad value '2x' for --duration\" <<<\"\$out\""
+out=$("$load" -R 2k -c 1 -t 2 http://127.0.0.1:1/ 2>&1); rc=$?
+check "lca-load: -t above -c exits 2 (wrk2's k suffix read)" "[ $rc -eq 2 ] && grep -q '2 threads for 1 connections' <<<\"\$out\""
 out=$("$load" --rate 10 ftp://127.0.0.1/ 2>&1); rc=$?
 check "lca-load: a URL that is not http exits 2" "[ $rc -eq 2 ] && grep -q 'bad URL' <<<\"\$out\""
 out=$("$load" --rate 10 --json /nonexistent-lca/x.json http://127.0.0.1:1/ 2>&1); rc=$?

@@ -230,6 +230,14 @@ out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbx -- --remote carrier-pigeon
 check "remote-bench --remote carrier-pigeon exits 2" "[ $rc -eq 2 ] && grep -q 'transports are memif, af_packet, ucx and ring' <<<\"\$out\""
 out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbx -- --remote ring --sizes 0 2>&1); rc=$?
 check "remote-bench --sizes 0 fails and says so" "[ $rc -ne 0 ] && grep -q -- '--sizes' <<<\"\$out\""
+# On the shared harness (issue 23 item 7): no "--" is named as such, even
+# with --remote given; a bad option exits 2; --json, --version and -h work.
+out=$("$bench" --remote ring 2>&1); rc=$?
+check "remote-bench --remote ring without -- exits 2 and says there is no --" \
+	"[ $rc -eq 2 ] && grep -q \"no '--' on the command line\" <<<\"\$out\" && ! grep -q 'needs --remote' <<<\"\$out\""
+out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbx -- --remote ring --msgs 0 2>&1); rc=$?
+check "remote-bench --msgs 0 exits 2 and names it" "[ $rc -eq 2 ] && grep -q \"bad value '0' for --msgs\" <<<\"\$out\""
+harness_checks "$bench" lca-remote-bench
 out=$("$pinghops" "${eal[@]}" --file-prefix lca_test_phx -- --remote ring 2>&1); rc=$?
 check "pinghops --remote ring is refused" "[ $rc -ne 0 ] && grep -q 'the transports are memif, af_packet and ucx' <<<\"\$out\""
 finish

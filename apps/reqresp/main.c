@@ -89,45 +89,6 @@ struct set_result {
 	json_t *floor_json;
 };
 
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL args] -- [options]\n"
-	       "Akka's 8-actor request-response benchmark on lcactor, reported as JMH does.\n"
-	       "  -i N                measured iterations (default 4)\n"
-	       "  -wi N               warm-up iterations (default 4)\n"
-	       "  -r SECONDS          time of a measured iteration (default 1)\n"
-	       "  -w SECONDS          time of a warm-up iteration (default 1)\n"
-	       "  --invocations N     run N invocations per iteration instead of by time\n"
-	       "  -p throughput=LIST  messages an actor handles per turn (default 1; also\n"
-	       "                      throughPut=); 2 x throughput requests in flight per pair\n"
-	       "  -p dispatcher=LIST  affinity, shared, inline (default affinity,shared);\n"
-	       "                      inline is always measured too, as the ceiling; each\n"
-	       "                      affinity iteration is followed by one of its floor (the\n"
-	       "                      same work, in flight and placement through bare queues,\n"
-	       "                      no runtime), at the lcores its actors are on then\n"
-	       "  -p mailbox=LIST     mp, sp, rts, hts (default mp): the producer side of a\n"
-	       "                      shared actor's mailbox (affinity mailboxes have one)\n"
-	       "  --mailbox MODE      same as -p mailbox=MODE\n"
-	       "  --placement LIST    round-robin (default), pairs-local, pack, auto (round-robin\n"
-	       "                      first; the runtime then moves chatty actors together);\n"
-	       "                      each affinity set runs at each, with its own floor\n"
-	       "  --actors N          actors, even (default 8)\n"
-	       "  --queries N         queries per query actor (default 400000)\n"
-	       "  --users N           users per service's database (default 300000)\n"
-	       "  --seed N            random seed (default 1)\n"
-	       "  --idle POLICY       what an lcore does with nothing to run: spin (default),\n"
-	       "                      pause, or sleep (10 us after 1000 empty loops)\n"
-	       "  --json FILE         write every figure as JSON\n"
-	       "  --jmh-json FILE     write the closing table as JMH's -rf json does\n"
-	       "  --quiet             no per-invocation lines\n"
-	       "  --topology          print the lcores' topology and exit\n"
-	       "  --help              this text\n"
-	       "Lists are comma-separated; every combination is run, as JMH does.\n"
-	       "Replies carry a pointer to the service's immutable user record (zero copy).\n",
-	       prog);
-}
-
 static int
 bad_value(const char *opt, const char *value)
 {
@@ -224,93 +185,105 @@ parse_placements(struct app_conf *c, char *list)
 }
 
 static int
-parse_option(void *conf, const char *name, char *val)
+opt_placements(void *conf, const struct lca_opt *opt, char *val)
+{
+	(void)opt;
+	return parse_placements(conf, val);
+}
+
+static int
+opt_param(void *conf, const struct lca_opt *opt, char *val)
+{
+	(void)opt;
+	return parse_param(conf, val) < 0 ? LCA_OPT_SAID : 0;
+}
+
+static int
+opt_mailbox(void *conf, const struct lca_opt *opt, char *val)
+{
+	struct app_conf *c = conf;
+
+	(void)opt;
+	c->n_mailboxes = 1;
+	return lca_mailbox_mode_parse(val, &c->mailboxes[0]);
+}
+
+static int
+opt_actors(void *conf, const struct lca_opt *opt, char *val)
 {
 	struct app_conf *c = conf;
 	uint64_t v;
 
-	if (strcmp(name, "i") == 0 || strcmp(name, "wi") == 0 ||
-	    strcmp(name, "invocations") == 0) {
-		if (lca_cli_uint(val, strcmp(name, "wi") == 0 ? 0 : 1, MAX_ITER, &v) < 0)
-			return bad_value(name, val);
-		if (name[0] == 'i' && name[1] == '\0')
-			c->iterations = (unsigned int)v;
-		else if (name[0] == 'w')
-			c->warmups = (unsigned int)v;
-		else
-			c->invocations = (unsigned int)v;
-	} else if (strcmp(name, "r") == 0 || strcmp(name, "w") == 0) {
-		double s;
-
-		if (lca_cli_seconds(val, &s) < 0 || s > 3600)
-			return bad_value(name, val);
-		*(name[0] == 'r' ? &c->measure_s : &c->warmup_s) = s;
-	} else if (strcmp(name, "p") == 0) {
-		return parse_param(c, val);
-	} else if (strcmp(name, "mailbox") == 0) {
-		if (lca_mailbox_mode_parse(val, &c->mailboxes[0]) < 0)
-			return bad_value("--mailbox", val);
-		c->n_mailboxes = 1;
-	} else if (strcmp(name, "placement") == 0) {
-		if (parse_placements(c, val) < 0)
-			return bad_value("--placement", val);
-	} else if (strcmp(name, "actors") == 0) {
-		if (lca_cli_uint(val, 2, 1024, &v) < 0 || v % 2 != 0)
-			return bad_value("--actors (an even number, 2..1024)", val);
-		c->rr.actors = (unsigned int)v;
-	} else if (strcmp(name, "queries") == 0) {
-		if (lca_cli_uint(val, 1, UINT32_MAX, &c->rr.queries) < 0)
-			return bad_value("--queries", val);
-	} else if (strcmp(name, "users") == 0) {
-		if (lca_cli_uint(val, 1, 100000000, &v) < 0)
-			return bad_value("--users", val);
-		c->rr.users = (uint32_t)v;
-	} else if (strcmp(name, "seed") == 0) {
-		if (lca_cli_uint(val, 0, UINT64_MAX, &c->rr.seed) < 0)
-			return bad_value("--seed", val);
-	} else if (strcmp(name, "idle") == 0) {
-		if (lca_idle_policy_parse(val, &c->rr.idle) < 0)
-			return bad_value("--idle (spin, pause or sleep)", val);
-	} else if (strcmp(name, "json") == 0) {
-		if (lca_cli_output_path("--json", val) < 0)
-			return -EINVAL;
-		c->json_path = val;
-	} else if (strcmp(name, "jmh-json") == 0) {
-		if (lca_cli_output_path("--jmh-json", val) < 0)
-			return -EINVAL;
-		c->jmh_path = val;
-	} else if (strcmp(name, "quiet") == 0) {
-		c->quiet = true;
-	} else {
+	(void)opt;
+	if (lca_cli_uint(val, 2, 1024, &v) < 0 || v % 2 != 0)
 		return -EINVAL;
-	}
+	c->rr.actors = (unsigned int)v;
 	return 0;
 }
+
+#define AT(field) LCA_OPT_AT(struct app_conf, field)
+
+static const struct lca_opt options[] = {
+	{ "i", 0, LCA_OPT_UINT, AT(iterations), .min = 1, .max = MAX_ITER, .metavar = "N",
+	  .help = "measured iterations (default 4)" },
+	{ "wi", 0, LCA_OPT_UINT, AT(warmups), .min = 0, .max = MAX_ITER, .metavar = "N",
+	  .help = "warm-up iterations (default 4)" },
+	{ "r", 0, LCA_OPT_DOUBLE, AT(measure_s), .dmin = 0, .dmax = 3600, .metavar = "SECONDS",
+	  .help = "time of a measured iteration (default 1)" },
+	{ "w", 0, LCA_OPT_DOUBLE, AT(warmup_s), .dmin = 0, .dmax = 3600, .metavar = "SECONDS",
+	  .help = "time of a warm-up iteration (default 1)" },
+	{ "invocations", 0, LCA_OPT_UINT, AT(invocations), .min = 1, .max = MAX_ITER,
+	  .metavar = "N", .help = "run N invocations per iteration instead of by time" },
+	{ "p", 0, LCA_OPT_CUSTOM, .parse = opt_param, .metavar = "throughput=LIST",
+	  .help = "messages an actor handles per turn (default 1; also\n"
+		  "throughPut=); 2 x throughput requests in flight per pair" },
+	{ "p", 0, LCA_OPT_MORE, .metavar = "dispatcher=LIST",
+	  .help = "affinity, shared, inline (default affinity,shared);\n"
+		  "inline is always measured too, as the ceiling; each\n"
+		  "affinity iteration is followed by one of its floor (the\n"
+		  "same work, in flight and placement through bare queues,\n"
+		  "no runtime), at the lcores its actors are on then" },
+	{ "p", 0, LCA_OPT_MORE, .metavar = "mailbox=LIST",
+	  .help = "mp, sp, rts, hts (default mp): the producer side of a\n"
+		  "shared actor's mailbox (affinity mailboxes have one)" },
+	{ "mailbox", 0, LCA_OPT_CUSTOM, .parse = opt_mailbox, .metavar = "MODE",
+	  .help = "same as -p mailbox=MODE", .why = "mp, sp, rts or hts" },
+	{ "placement", 0, LCA_OPT_CUSTOM, .parse = opt_placements, .metavar = "LIST",
+	  .help = "round-robin (default), pairs-local, pack, auto (round-robin\n"
+		  "first; the runtime then moves chatty actors together);\n"
+		  "each affinity set runs at each, with its own floor",
+	  .why = "a list of round-robin, pairs-local, pack, auto" },
+	{ "actors", 0, LCA_OPT_CUSTOM, .parse = opt_actors, .metavar = "N",
+	  .help = "actors, even (default 8)", .why = "an even number, 2..1024" },
+	{ "queries", 0, LCA_OPT_UINT, AT(rr.queries), .min = 1, .max = UINT32_MAX,
+	  .metavar = "N", .help = "queries per query actor (default 400000)" },
+	{ "users", 0, LCA_OPT_UINT, AT(rr.users), .min = 1, .max = 100000000, .metavar = "N",
+	  .help = "users per service's database (default 300000)" },
+	{ "seed", 0, LCA_OPT_UINT, AT(rr.seed), .min = 0, .max = UINT64_MAX, .metavar = "N",
+	  .help = "random seed (default 1)" },
+	{ "idle", 0, LCA_OPT_CUSTOM, AT(rr.idle), .parse = lca_app_opt_idle, .metavar = "POLICY",
+	  .help = "what an lcore does with nothing to run: spin (default),\n"
+		  "pause, or sleep (10 us after 1000 empty loops)",
+	  .why = "spin, pause or sleep" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "write every figure as JSON" },
+	{ "jmh-json", 0, LCA_OPT_OUTPUT, AT(jmh_path), .metavar = "FILE",
+	  .help = "write the closing table as JMH's -rf json does" },
+	{ "quiet", 0, LCA_OPT_FLAG, AT(quiet), .help = "no per-invocation lines" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = "lca-reqresp", .opts = options, .single_dash = true, .eal = true,
+	.about = "Akka's 8-actor request-response benchmark on lcactor, reported as JMH does.\n",
+	.footer = "Lists are comma-separated; every combination is run, as JMH does.\n"
+		  "Replies carry a pointer to the service's immutable user record (zero copy).\n",
+};
 
 static int
 parse_args(int argc, char **argv, void *conf)
 {
 	struct app_conf *c = conf;
-	static const struct option opts[] = {
-		{ "i", required_argument, NULL, 0 },
-		{ "wi", required_argument, NULL, 0 },
-		{ "r", required_argument, NULL, 0 },
-		{ "w", required_argument, NULL, 0 },
-		{ "invocations", required_argument, NULL, 0 },
-		{ "p", required_argument, NULL, 0 },
-		{ "mailbox", required_argument, NULL, 0 },
-		{ "placement", required_argument, NULL, 0 },
-		{ "actors", required_argument, NULL, 0 },
-		{ "queries", required_argument, NULL, 0 },
-		{ "users", required_argument, NULL, 0 },
-		{ "seed", required_argument, NULL, 0 },
-		{ "idle", required_argument, NULL, 0 },
-		{ "json", required_argument, NULL, 0 },
-		{ "jmh-json", required_argument, NULL, 0 },
-		{ "quiet", no_argument, NULL, 0 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int ret;
 
 	*c = (struct app_conf){
@@ -322,7 +295,7 @@ parse_args(int argc, char **argv, void *conf)
 		.mailboxes = { LCA_MAILBOX_MP }, .n_mailboxes = 1,
 		.placements = { LCA_PLACE_ROUND_ROBIN }, .n_placements = 1,
 	};
-	ret = lca_app_getopt(argc, argv, opts, true, parse_option, usage, c);
+	ret = lca_opt_parse(argc, argv, &table, c, NULL);
 	if (ret != 0)
 		return ret;
 	if (c->n_dispatchers * c->n_mailboxes * c->n_throughputs * c->n_placements + 1 > MAX_SETS) {
@@ -843,7 +816,7 @@ main(int argc, char **argv)
 {
 	struct app_conf conf;
 	const struct lca_app app = {
-		.name = "lca-reqresp", .parse = parse_args, .usage = usage, .run = run,
+		.name = "lca-reqresp", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &conf,
 	};
 
