@@ -68,6 +68,7 @@ const char *const hd_ctr_names[HD_N] = {
 	[HD_ACCEPT_FAILS] = "accept_fails",
 	[HD_DRAIN_IDLE] = "drain_idle_closed",
 	[HD_DRAIN_CUT] = "drain_cut",
+	[HD_LOG_DROPPED] = "access_log_dropped",
 };
 
 /* The seed's small body (003: 35 bytes, from its Transfer/sec). */
@@ -127,6 +128,7 @@ struct hd_conn {
 	uint64_t body_bytes;
 	uint64_t req_start;   /* tsc */
 	uint64_t last_active; /* tsc */
+	uint32_t peer;        /* IPv4, network order (the access log's host) */
 	char *out;
 	uint32_t out_len, out_off, out_cap;
 	char *in;             /* bytes read after a paused request */
@@ -165,6 +167,9 @@ struct hd_worker {
 	char root[256];         /* the whole keep-alive answer to GET / */
 	uint32_t root_len;
 	uint64_t ctr[HD_N];
+	uint64_t lat[HD_LAT_BUCKETS]; /* answers by latency (not cumulative) */
+	uint64_t lat_sum;       /* tsc cycles of every answer counted */
+	uint64_t unix_now;      /* seconds, with the Date header */
 	uint64_t inflight;      /* connections waiting on the service or a full socket */
 	int listening;          /* 0 once its listener is closed (read by the main lcore) */
 	/* Read by the lcores that wake it, so on a line of its own. */
@@ -177,6 +182,7 @@ static lca_actor_id_t service_id = LCA_ACTOR_NONE;
 static unsigned int service_lcore;
 static unsigned int listen_port;
 static uint64_t tsc_hz;
+static uint64_t lat_le_tsc[HD_LAT_BUCKETS - 1]; /* hd_lat_le in tsc cycles */
 static int drain_asked;           /* set by the signal handler */
 static uint64_t drain_start, drain_stop; /* tsc, main lcore */
 
@@ -304,6 +310,42 @@ count_status(struct hd_worker *w, int status)
 			ctr_add(w, map[i].k, 1);
 }
 
+/* The access log's record of an answer to @p c's request. */
+static void
+log_answer(struct hd_worker *w, const struct hd_conn *c, int status, size_t body_len)
+{
+	struct hd_log_rec r = {
+		.time_s = w->unix_now, .bytes = body_len, .peer = c->peer,
+		.status = (uint16_t)status, .method = HD_LOG_NO_METHOD,
+	};
+
+	if (c->url_len > 0) {
+		r.method = (uint8_t)c->p.method;
+		r.version = (uint8_t)(c->p.http_major * 10 + c->p.http_minor);
+		r.url_len = (uint8_t)RTE_MIN((size_t)c->url_len, (size_t)HD_LOG_URL_MAX);
+		r.url_cut = c->url_over || c->url_len > HD_LOG_URL_MAX;
+		memcpy(r.url, c->url, r.url_len);
+	}
+	if (!hd_log_put(w->lcore, &r))
+		ctr_add(w, HD_LOG_DROPPED, 1);
+}
+
+/* A final answer to @p c's request: its status, latency and log line. */
+static void
+answered(struct hd_worker *w, const struct hd_conn *c, int status, size_t body_len)
+{
+	uint64_t took = rte_rdtsc() - c->req_start;
+	unsigned int b = 0;
+
+	count_status(w, status);
+	while (b < HD_LAT_BUCKETS - 1 && took > lat_le_tsc[b])
+		b++;
+	__atomic_store_n(&w->lat[b], w->lat[b] + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->lat_sum, w->lat_sum + took, __ATOMIC_RELAXED);
+	if (hd_log_on)
+		log_answer(w, c, status, body_len);
+}
+
 /*
  * The header of an answer, and room for its body: returns where the body
  * goes (NULL when the connection was closed for want of memory). A HEAD
@@ -328,7 +370,7 @@ respond(struct hd_worker *w, struct hd_conn *c, int status, const char *ctype, s
 
 	if (n < 0 || (size_t)n >= sizeof(hdr))
 		return NULL;
-	count_status(w, status);
+	answered(w, c, status, head ? 0 : body_len);
 	if (!out_reserve(w, c, total))
 		return NULL;
 	memcpy(c->out + c->out_len, hdr, (size_t)n);
@@ -366,6 +408,7 @@ update_date(struct hd_worker *w)
 	time_t t = time(NULL);
 	struct tm tm;
 
+	w->unix_now = (uint64_t)t;
 	gmtime_r(&t, &tm);
 	strftime(w->date, sizeof(w->date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
 	w->root_len = (uint32_t)snprintf(w->root, sizeof(w->root),
@@ -526,6 +569,16 @@ conn_adopt(struct hd_worker *w, int fd)
 	c->err = 0;
 	c->ev = EPOLLIN | EPOLLRDHUP;
 	c->last_active = w->now;
+	c->req_start = w->now; /* a 408 before any byte has a latency too */
+	c->url_len = 0;
+	c->peer = 0;
+	if (hd_log_on) {
+		struct sockaddr_in a;
+		socklen_t alen = sizeof(a);
+
+		if (getpeername(fd, (struct sockaddr *)&a, &alen) == 0 && a.sin_family == AF_INET)
+			c->peer = a.sin_addr.s_addr;
+	}
 	http_parser_init(&c->p, HTTP_REQUEST);
 	c->p.data = c;
 	ev.data.u64 = id;
@@ -832,6 +885,23 @@ target_path(const struct hd_conn *c, size_t *len)
 	return slash;
 }
 
+/* GET /metrics: the counters of every lcore as they are now. */
+static void
+serve_metrics(struct hd_worker *w, struct hd_conn *c, bool keep, bool head)
+{
+	size_t len;
+	char *text = hd_metrics_text(&len), *b;
+
+	if (text == NULL) {
+		respond_text(w, c, 503, keep, head, NULL);
+		return;
+	}
+	b = respond(w, c, 200, "text/plain; version=0.0.4; charset=utf-8", len, keep, head, NULL);
+	if (b != NULL && !head)
+		memcpy(b, text, len);
+	free(text);
+}
+
 static int
 on_message_complete(http_parser *p)
 {
@@ -856,7 +926,7 @@ on_message_complete(http_parser *p)
 		respond_text(w, c, 404, keep, head, NULL);
 	} else if (path_len == 1 && url[0] == '/') {
 		if (keep && !head) {
-			count_status(w, 200);
+			answered(w, c, 200, ROOT_BODY_LEN);
 			out_append(w, c, w->root, w->root_len);
 		} else {
 			char *b = respond(w, c, 200, "text/plain", ROOT_BODY_LEN, keep, head, NULL);
@@ -864,6 +934,8 @@ on_message_complete(http_parser *p)
 			if (b != NULL && !head)
 				memcpy(b, ROOT_BODY, ROOT_BODY_LEN);
 		}
+	} else if (path_len == 8 && memcmp(url, "/metrics", 8) == 0) {
+		serve_metrics(w, c, keep, head);
 	} else if (path_len > 6 && memcmp(url, "/user/", 6) == 0) {
 		if (!parse_id(url + 6, path_len - 6, UINT32_MAX, &n)) {
 			respond_text(w, c, 404, keep, head, NULL);
@@ -1521,6 +1593,8 @@ hd_net_init(const struct hd_conf *conf)
 
 	cfg = *conf;
 	tsc_hz = rte_get_tsc_hz();
+	for (unsigned int b = 0; b < HD_LAT_BUCKETS - 1; b++)
+		lat_le_tsc[b] = (uint64_t)(hd_lat_le[b] * (double)tsc_hz);
 	settings = (http_parser_settings){
 		.on_message_begin = on_message_begin,
 		.on_url = on_url,
@@ -1639,6 +1713,21 @@ hd_net_counter(enum hd_ctr k)
 	RTE_LCORE_FOREACH(l)
 		sum += hd_net_lcore_counter(l, k);
 	return sum;
+}
+
+void
+hd_net_latency(uint64_t counts[HD_LAT_BUCKETS], double *sum_s)
+{
+	uint64_t sum = 0;
+	unsigned int l;
+
+	memset(counts, 0, sizeof(uint64_t) * HD_LAT_BUCKETS);
+	RTE_LCORE_FOREACH(l) {
+		for (unsigned int b = 0; b < HD_LAT_BUCKETS; b++)
+			counts[b] += __atomic_load_n(&workers[l]->lat[b], __ATOMIC_RELAXED);
+		sum += __atomic_load_n(&workers[l]->lat_sum, __ATOMIC_RELAXED);
+	}
+	*sum_s = (double)sum / (double)tsc_hz;
 }
 
 uint64_t
