@@ -170,6 +170,32 @@ check "shedding: 503 + Retry-After while a connection is stuck, 200 after" "[ $r
 kill -TERM "$spid"; wait "$spid"
 check "shedding: counted (shed_503), every 503 a shed one" "json_check shed \"r['shed_503'] >= 1 and r['status_503'] == r['shed_503']\""
 
+# For operators: /metrics in the Prometheus text format moves by exactly
+# what was sent; the access log has one CLF line per answer, none dropped.
+start_httpd ops --access-log "$tmp/access.log"
+out=$(timeout 120 python3 "$here/http_metrics.py" scrape "$sport" 300 20 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+check "/metrics parses as the text format 0.0.4; requests, statuses, histogram, accepted move by what was sent" "[ $rc -eq 0 ] && grep -q '^ok metrics' <<<\"\$out\""
+kill -TERM "$spid"; wait "$spid"
+answers=$(python3 -c "import json; r=json.load(open('$tmp/ops.json'))['results'][0]; print(sum(v for k, v in r.items() if k.startswith('status_') and k != 'status_100'))")
+out=$(python3 "$here/http_metrics.py" clf "$tmp/access.log" "$answers" 300 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+check "access log: every line CLF, one per answer (the 300 GET / among them)" "[ $rc -eq 0 ]"
+check "access log: the exit report and the record say how many were written and dropped" "grep -qE '^# access log .*: $answers lines written, 0 dropped' '$tmp/ops.out' && json_check ops \"r['access_log_written'] == $answers and r['access_log_dropped'] == 0\""
+bad=$(printf '# TYPE h histogram\nh_bucket{le="1"} 5\nh_bucket{le="+Inf"} 4\nh_sum 1\nh_count 4\n')
+check "the /metrics parser refuses buckets that are not cumulative (it can fail)" "! python3 '$here/http_metrics.py' parse <<<\"\$bad\" >/dev/null 2>&1"
+cat >"$tmp/good.prom" <<'PROM'
+# HELP h A histogram.
+# TYPE h histogram
+h_bucket{le="1"} 3
+h_bucket{le="+Inf"} 4
+h_sum 1.5
+h_count 4
+# TYPE c_total counter
+c_total{a="x\\\"y",b="2"} 2 1700000000000
+PROM
+check "the /metrics parser reads a well-formed exposition (escapes, timestamp)" "python3 '$here/http_metrics.py' parse <'$tmp/good.prom' | grep -qx 2"
+
 # The fd limit: a flood past it is answered or refused with 503 through the
 # reserve fd, and accept4() fails at most once per refused connection.
 nofile=256 start_httpd fd --max-conns 1000
