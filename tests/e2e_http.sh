@@ -6,9 +6,13 @@
 # limit and graceful stops, each against its own lca-httpd
 # (tests/http_limits.py); lca-load against a fixture server that is not
 # lca-httpd; both apps' bad arguments. No figure is timed.
+# The third argument is the socket path (--io epoll|uring): the suite runs
+# under each (e2e_http, e2e_http_uring); uring SKIPs where the kernel
+# refuses io_uring.
 set -u
 httpd=$1
 load=$2
+io=${3:-epoll}
 prefix=lca_test_http_$$  # its own: the telemetry socket is per prefix, and other build folders may run this test at the same time
 eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix $prefix --log-level 'lib.*:error')
 fail=0
@@ -20,6 +24,15 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+
+if [ "$io" = uring ]; then
+	out=$("$httpd" "${eal[@]}" -- --port 0 --duration 1 --io uring 2>&1); rc=$?
+	if [ $rc -ne 0 ] && grep -q 'io_uring refused' <<<"$out"; then
+		skip_check "the suite over io_uring" "$(grep -m1 'io_uring refused' <<<"$out")"
+		finish
+	fi
+	check "lca-httpd --io uring starts and says so" "[ $rc -eq 0 ] && grep -q '^# io: uring' <<<\"\$out\""
+fi
 
 # The server's counters over telemetry: tel KEY
 tel() {
@@ -45,12 +58,12 @@ wait_for() {
 }
 
 "$httpd" "${eal[@]}" -- --port 0 --duration 120 --header-limit 1024 --request-line-limit 1024 --body-limit 4096 \
-	--request-timeout 500 --json "$tmp/httpd.json" >"$tmp/httpd.out" 2>&1 &
+	--request-timeout 500 --io "$io" --json "$tmp/httpd.json" >"$tmp/httpd.out" 2>&1 &
 hpid=$!
 pids+=("$hpid")
 check "lca-httpd comes up and says its port" "wait_for '$tmp/httpd.out' 'ready on port [0-9]+' $hpid"
 port=$(grep -oE 'ready on port [0-9]+' "$tmp/httpd.out" | awk '{print $4}')
-check "lca-httpd says how it accepts and idles" "grep -q '^# accept: balance' '$tmp/httpd.out' && grep -q '^# idle: epoll' '$tmp/httpd.out'"
+check "lca-httpd says how it accepts, idles and which socket path it takes" "grep -q '^# accept: balance' '$tmp/httpd.out' && grep -q '^# idle: sleep' '$tmp/httpd.out' && grep -q '^# io: $io' '$tmp/httpd.out'"
 
 # lca-load, open loop at a low rate: every answer in the histogram.
 before=$(tel status_200)
@@ -139,7 +152,7 @@ start_httpd() {
 	shift
 	( [ -n "${nofile:-}" ] && ulimit -n "$nofile"
 	  exec "$httpd" -l 0-1 --no-huge --no-pci --in-memory --file-prefix "${prefix}_$tag" \
-		--log-level 'lib.*:error' -- --port 0 --duration 120 --json "$tmp/$tag.json" "$@" \
+		--log-level 'lib.*:error' -- --port 0 --duration 120 --io "$io" --json "$tmp/$tag.json" "$@" \
 		>"$tmp/$tag.out" 2>&1 ) &
 	spid=$!
 	pids+=("$spid")
@@ -273,6 +286,8 @@ PY"
 harness_checks "$httpd" lca-httpd
 out=$("$httpd" "${eal[@]}" -- --accept sometimes 2>&1); rc=$?
 check "lca-httpd: bad --accept exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"bad value 'sometimes' for --accept\" <<<\"\$out\""
+out=$("$httpd" "${eal[@]}" -- --io sometimes 2>&1); rc=$?
+check "lca-httpd: bad --io exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"bad value 'sometimes' for --io\" <<<\"\$out\""
 out=$("$httpd" "${eal[@]}" -- --bind 300.1.1.1 2>&1); rc=$?
 check "lca-httpd: bad --bind exits 2" "[ $rc -eq 2 ] && grep -q 'for --bind' <<<\"\$out\""
 out=$("$load" --help 2>&1); rc=$?

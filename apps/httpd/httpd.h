@@ -33,12 +33,22 @@ enum hd_accept {
 
 /* What an lcore does when its loop finds nothing. */
 enum hd_idle {
-	HD_IDLE_EPOLL, /* after idle_after empty loops, epoll_pwait2() up to
-			* idle_wait_us; a send to a sleeping lcore writes its eventfd */
+	HD_IDLE_SLEEP, /* after idle_after empty loops, wait in the kernel (epoll
+			* or the ring) from idle_wait_us, doubling while nothing comes,
+			* up to 50 ms; a send to a sleeping lcore writes its eventfd */
 	HD_IDLE_SPIN,  /* poll again at once (the runtime's spin) */
 };
 
+/* The socket path. */
+enum hd_io {
+	HD_IO_EPOLL, /* readiness: epoll_wait, then recv/send/accept4 calls */
+	HD_IO_URING, /* completions: io_uring, multishot accept and recv into
+		      * provided buffers, one submit of the iteration's sends */
+	HD_IO_AUTO,  /* io_uring where the kernel allows it, else epoll */
+};
+
 struct hd_conf {
+	enum hd_io io;
 	const char *bind;
 	uint64_t port;             /* 0: any free port, printed */
 	enum hd_accept accept;
@@ -162,6 +172,9 @@ void hd_log_close(FILE *report);
 /* The /metrics body (Prometheus text format 0.0.4), malloc'd; NULL for
  * want of memory. */
 char *hd_metrics_text(size_t *len);
+
+/* The socket path the workers took (after hd_net_init): never AUTO. */
+enum hd_io hd_net_io(void);
 
 /* Set up every lcore's worker and sockets (main lcore, before the run). */
 int hd_net_init(const struct hd_conf *conf);

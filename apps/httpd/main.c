@@ -157,10 +157,16 @@ usage(const char *prog)
 	       "                         lcore hands each connection to the lcore with the\n"
 	       "                         fewest open; reuseport: one SO_REUSEPORT socket per\n"
 	       "                         lcore, the kernel hashes connections to them\n"
-	       "  --idle MODE            epoll (default): after --idle-after empty loops an\n"
-	       "                         lcore waits in epoll up to --idle-wait-us (a message\n"
-	       "                         for it wakes it through an eventfd); spin: poll always\n"
-	       "                         (100%% CPU per lcore)\n"
+	       "  --io MODE              the socket path: epoll (default): readiness, then a\n"
+	       "                         system call per recv, send and accept; uring: io_uring\n"
+	       "                         (multishot accept and recv into provided buffers, the\n"
+	       "                         iteration's sends in one submit); auto: uring where the\n"
+	       "                         kernel allows it, else epoll (and says so)\n"
+	       "  --idle MODE            sleep (default; epoll is its old name): after\n"
+	       "                         --idle-after empty loops an lcore waits in the kernel\n"
+	       "                         (epoll or the ring) from --idle-wait-us, doubling while\n"
+	       "                         nothing comes, up to 50 ms (an event or a message for\n"
+	       "                         it ends the wait); spin: poll always (100%% CPU)\n"
 	       "  --idle-after N         empty loops before an idle wait (default 64)\n"
 	       "  --idle-wait-us N       longest idle wait, microseconds (default 1000)\n"
 	       "  --max-conns N          connections per lcore (default 16384); RLIMIT_NOFILE\n"
@@ -218,12 +224,20 @@ parse_option(void *arg, const char *name, char *val)
 			ret = -EINVAL;
 	} else if (strcmp(name, "idle") == 0) {
 		ret = 0;
-		if (strcmp(val, "epoll") == 0)
-			c->idle = HD_IDLE_EPOLL;
+		if (strcmp(val, "sleep") == 0 || strcmp(val, "epoll") == 0) /* epoll: its old name */
+			c->idle = HD_IDLE_SLEEP;
 		else if (strcmp(val, "spin") == 0)
 			c->idle = HD_IDLE_SPIN;
 		else
 			ret = -EINVAL;
+	} else if (strcmp(name, "io") == 0) {
+		static const char *const io_names[] = { "epoll", "uring", "auto" };
+
+		for (unsigned int i = 0; i < RTE_DIM(io_names); i++)
+			if (strcmp(val, io_names[i]) == 0) {
+				c->io = (enum hd_io)i;
+				ret = 0;
+			}
 	} else if (strcmp(name, "idle-after") == 0) {
 		ret = lca_cli_uint(val, 1, 1u << 30, &c->idle_after);
 	} else if (strcmp(name, "idle-wait-us") == 0) {
@@ -280,6 +294,7 @@ parse_args(int argc, char **argv, void *arg)
 		{ "port", required_argument, NULL, 0 },
 		{ "accept", required_argument, NULL, 0 },
 		{ "idle", required_argument, NULL, 0 },
+		{ "io", required_argument, NULL, 0 },
 		{ "idle-after", required_argument, NULL, 0 },
 		{ "idle-wait-us", required_argument, NULL, 0 },
 		{ "max-conns", required_argument, NULL, 0 },
@@ -307,7 +322,7 @@ parse_args(int argc, char **argv, void *arg)
 
 	*c = (struct hd_conf){
 		.bind = "127.0.0.1", .port = 8080, .accept = HD_ACCEPT_BALANCE,
-		.idle = HD_IDLE_EPOLL, .idle_after = 64, .idle_wait_us = 1000,
+		.idle = HD_IDLE_SLEEP, .io = HD_IO_EPOLL, .idle_after = 64, .idle_wait_us = 1000,
 		.max_conns = 16384, .header_limit = 32768, .body_limit = 1048576,
 		.request_line_limit = 8192, .header_line_limit = 8192, .max_headers = 100,
 		.drain_ms = 5000,
@@ -382,11 +397,17 @@ print_config(lca_actor_id_t service)
 	else
 		printf("# accept: reuseport: one SO_REUSEPORT socket per lcore; the kernel hashes "
 		       "each connection to one (may be uneven)\n");
-	if (conf.idle == HD_IDLE_EPOLL)
-		printf("# idle: epoll: an lcore polls while it has work; after %" PRIu64
-		       " empty loops it waits in epoll_pwait2 up to %" PRIu64
-		       " us (a message for it wakes it), so load generators on the same CPUs "
-		       "get them\n", conf.idle_after, conf.idle_wait_us);
+	printf("# io: %s\n", hd_net_io() == HD_IO_URING
+		? "uring: one io_uring per lcore; multishot accept and recv into provided buffers, "
+		  "the iteration's sends in one submit"
+		: "epoll: readiness per lcore, then recv, send and accept4 calls");
+	if (conf.idle == HD_IDLE_SLEEP)
+		printf("# idle: sleep: an lcore polls while it has work; after %" PRIu64
+		       " empty loops it waits in %s from %" PRIu64
+		       " us, doubling up to 50 ms while nothing comes (an event or a message ends "
+		       "the wait), so load generators on the same CPUs get them\n",
+		       conf.idle_after, hd_net_io() == HD_IO_URING ? "the ring" : "epoll_pwait2",
+		       conf.idle_wait_us);
 	else
 		printf("# idle: spin: every lcore busy-polls at 100%% CPU%s\n",
 		       rte_lcore_count() >= (unsigned int)sysconf(_SC_NPROCESSORS_ONLN)
@@ -469,7 +490,7 @@ finish(lca_actor_id_t service, const struct lca_series *s, bool ok)
 		"{s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "bind",
 		conf.bind, "port", (json_int_t)hd_net_port(), "accept",
 		conf.accept == HD_ACCEPT_BALANCE ? "balance" : "reuseport", "idle",
-		conf.idle == HD_IDLE_EPOLL ? "epoll" : "spin", "idle_after",
+		conf.idle == HD_IDLE_SLEEP ? "sleep" : "spin", "idle_after",
 		(json_int_t)conf.idle_after, "idle_wait_us", (json_int_t)conf.idle_wait_us,
 		"max_conns", (json_int_t)conf.max_conns, "header_limit",
 		(json_int_t)conf.header_limit, "body_limit", (json_int_t)conf.body_limit,
