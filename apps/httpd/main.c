@@ -511,6 +511,12 @@ finish(lca_actor_id_t service, const struct lca_series *s, bool ok)
 						     (json_int_t)conf.max_headers, "max_inflight",
 						     (json_int_t)conf.max_inflight, "drain_ms",
 						     (json_int_t)conf.drain_ms));
+	if (cj != NULL) {
+		json_object_set_new(cj, "io", json_string(hd_net_io() == HD_IO_URING ? "uring" : "epoll"));
+		json_object_set_new(cj, "access_log", conf.access_log != NULL
+							      ? json_string(conf.access_log)
+							      : json_null());
+	}
 	json_array_append_new(place, json_pack("{s:i, s:i, s:s}", "actor", (int)service, "lcore",
 					       lca_actor_lcore(service), "role", "service"));
 	RTE_LCORE_FOREACH(l)
