@@ -195,6 +195,28 @@ out=$(python3 "$here/http_metrics.py" clf "$tmp/access.log" "$answers" 300 2>&1)
 echo "$out" | sed 's/^/# /'
 check "access log: every line CLF, one per answer (the 300 GET / among them)" "[ $rc -eq 0 ]"
 check "access log: the exit report and the record say how many were written and dropped" "grep -qE '^# access log .*: $answers lines written, 0 dropped' '$tmp/ops.out' && json_check ops \"r['access_log_written'] == $answers and r['access_log_dropped'] == 0\""
+# A stuck access log blocks no loop: the log is a pipe that nobody reads,
+# so the writer thread blocks once the pipe and its buffer are full, the
+# lcores' rings fill, and what follows is dropped and counted, while every
+# request is served. Then the pipe is read: the lines are what the writer
+# wrote, and written + dropped is every answer.
+mkfifo "$tmp/log.fifo"
+exec 3<>"$tmp/log.fifo"
+start_httpd logfull --access-log "$tmp/log.fifo"
+"$load" --closed --duration 3 --connections 20 --cpus 0,1 --json "$tmp/logfull_client.json" \
+	"http://127.0.0.1:$sport/" >/dev/null 2>&1; rc=$?
+check "a stuck access log: every request served, no error" "[ $rc -eq 0 ] && python3 -c \"import json,sys; r=json.load(open('$tmp/logfull_client.json'))['result']; sys.exit(0 if r['requests'] > 0 and r['failed'] == 0 and sum(r['errors'].values()) == 0 else 1)\""
+cat "$tmp/log.fifo" >"$tmp/logfull.log" 3>&- &  # not a writer itself, or it never sees the end
+cpid=$!
+kill -TERM "$spid"; wait "$spid"; src=$?
+exec 3>&-
+wait "$cpid"
+answers=$(python3 -c "import json; r=json.load(open('$tmp/logfull.json'))['results'][0]; print(sum(v for k, v in r.items() if k.startswith('status_') and k != 'status_100'))")
+if [ "$answers" -lt 24000 ]; then
+	skip_check "a stuck access log drops and counts" "only $answers answers: too few to fill two rings of 8192 and the pipe"
+else
+	check "a stuck access log: records dropped and counted, lines + dropped = answers ($answers)" "[ $src -eq 0 ] && json_check logfull \"r['access_log_dropped'] > 0 and r['access_log_written'] == $(wc -l <"$tmp/logfull.log") and r['access_log_written'] + r['access_log_dropped'] == $answers\""
+fi
 bad=$(printf '# TYPE h histogram\nh_bucket{le="1"} 5\nh_bucket{le="+Inf"} 4\nh_sum 1\nh_count 4\n')
 check "the /metrics parser refuses buckets that are not cumulative (it can fail)" "! python3 '$here/http_metrics.py' parse <<<\"\$bad\" >/dev/null 2>&1"
 cat >"$tmp/good.prom" <<'PROM'
