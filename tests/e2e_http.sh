@@ -304,6 +304,23 @@ assert sum(r['errors'].values()) == 0, r['errors']
 assert r['requests'] <= served <= r['sent'], (served, r)
 PY"
 
+# Where io_uring is refused (a seccomp filter answers io_uring_setup with
+# EPERM, as a container's policy may): --io auto takes epoll and says why,
+# --io uring exits 1 and says so, and the uring run of this test SKIPs.
+if [ "$io" = epoll ]; then
+	nu=(python3 "$here/http_no_uring.py")
+	if "${nu[@]}" true 2>/dev/null; then
+		out=$("${nu[@]}" "$httpd" "${eal[@]}" -- --port 0 --duration 1 --io auto 2>&1); rc=$?
+		check "io_uring refused: --io auto takes epoll and says why" "[ $rc -eq 0 ] && grep -q '^# io: auto: io_uring refused (Operation not permitted): epoll instead' <<<\"\$out\" && grep -q '^# io: epoll' <<<\"\$out\""
+		out=$("${nu[@]}" "$httpd" "${eal[@]}" -- --port 0 --duration 1 --io uring 2>&1); rc=$?
+		check "io_uring refused: --io uring exits 1 and names it" "[ $rc -eq 1 ] && grep -q 'io_uring refused on lcore' <<<\"\$out\""
+		out=$("${nu[@]}" bash "$0" "$httpd" "$load" uring 2>&1); rc=$?
+		check "io_uring refused: the uring run of this test SKIPs (77) and says why" "[ $rc -eq 77 ] && grep -q '^skip - the suite over io_uring' <<<\"\$out\""
+	else
+		skip_check "io_uring refused" "no seccomp filter here (tests/http_no_uring.py)"
+	fi
+fi
+
 # Bad arguments.
 harness_checks "$httpd" lca-httpd
 out=$("$httpd" "${eal[@]}" -- --accept sometimes 2>&1); rc=$?
