@@ -144,6 +144,22 @@ tel_http(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* --- options ------------------------------------------------------------ */
 
+/* Two words for one mode: "epoll" is sleep's old name. */
+static int
+opt_idle(void *arg, const struct lca_opt *opt, char *val)
+{
+	struct hd_conf *c = arg;
+
+	(void)opt;
+	if (strcmp(val, "sleep") == 0 || strcmp(val, "epoll") == 0)
+		c->idle = HD_IDLE_SLEEP;
+	else if (strcmp(val, "spin") == 0)
+		c->idle = HD_IDLE_SPIN;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int
 opt_service_lcore(void *arg, const struct lca_opt *opt, char *val)
 {
@@ -175,11 +191,18 @@ static const struct lca_opt options[] = {
 		  "lcore hands each connection to the lcore with the\n"
 		  "fewest open; reuseport: one SO_REUSEPORT socket per\n"
 		  "lcore, the kernel hashes connections to them" },
-	{ "idle", 0, LCA_OPT_ENUM, AT(idle), CHOICES("epoll", "spin"), .metavar = "MODE",
-	  .help = "epoll (default): after --idle-after empty loops an\n"
-		  "lcore waits in epoll up to --idle-wait-us (a message\n"
-		  "for it wakes it through an eventfd); spin: poll always\n"
-		  "(100% CPU per lcore)" },
+	{ "io", 0, LCA_OPT_ENUM, AT(io), CHOICES("epoll", "uring", "auto"), .metavar = "MODE",
+	  .help = "the socket path: epoll (default): readiness, then a\n"
+		  "system call per recv, send and accept; uring: io_uring\n"
+		  "(multishot accept and recv into provided buffers, the\n"
+		  "iteration's sends in one submit); auto: uring where the\n"
+		  "kernel allows it, else epoll (and says so)" },
+	{ "idle", 0, LCA_OPT_CUSTOM, .parse = opt_idle, .metavar = "MODE",
+	  .help = "sleep (default; epoll is its old name): after\n"
+		  "--idle-after empty loops an lcore waits in the kernel\n"
+		  "(epoll or the ring) from --idle-wait-us, doubling while\n"
+		  "nothing comes, up to 50 ms (an event or a message for\n"
+		  "it ends the wait); spin: poll always (100% CPU)" },
 	{ "idle-after", 0, UINT(1, 1u << 30), AT(idle_after), .metavar = "N",
 	  .help = "empty loops before an idle wait (default 64)" },
 	{ "idle-wait-us", 0, UINT(1, 100000), AT(idle_wait_us), .metavar = "N",
@@ -218,6 +241,10 @@ static const struct lca_opt options[] = {
 	  .help = "serve SEC seconds, then report (default: until\nSIGINT/SIGTERM)" },
 	{ "backlog", 0, UINT(1, 65535), AT(backlog), .metavar = "N",
 	  .help = "listen backlog (default 4096)" },
+	{ "access-log", 0, LCA_OPT_OUTPUT, AT(access_log), .metavar = "FILE",
+	  .help = "append a common-log-format line per answer to FILE\n"
+		  "(default: none); a thread writes it, an lcore never\n"
+		  "waits: past 8192 lines queued per lcore, dropped, counted" },
 	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write the counters as JSON (docs/json.md)" },
 	{ NULL },
@@ -228,7 +255,9 @@ static const struct lca_opt_table table = {
 	.about = "HTTP/1.1 server on lcores, kernel TCP sockets polled from each lcore's loop.\n"
 		 "Routes: GET / (35-byte text body), GET /user/ID (a record from the service\n"
 		 "actor, asked by message), GET /bytes/N (N bytes, at most 8 MiB). HEAD too.\n",
-	.footer = "Telemetry: /lcactor/http (connections, requests, answers by status).\n",
+	.footer = "Telemetry: /lcactor/http (connections, requests, answers by status).\n"
+		  "GET /metrics: the same, a latency histogram and refusals, in the Prometheus\n"
+		  "text format.\n",
 };
 
 static int
@@ -241,7 +270,7 @@ parse_args(int argc, char **argv, void *arg)
 
 	*c = (struct hd_conf){
 		.bind = "127.0.0.1", .port = 8080, .accept = HD_ACCEPT_BALANCE,
-		.idle = HD_IDLE_EPOLL, .idle_after = 64, .idle_wait_us = 1000,
+		.idle = HD_IDLE_SLEEP, .io = HD_IO_EPOLL, .idle_after = 64, .idle_wait_us = 1000,
 		.max_conns = 16384, .header_limit = 32768, .body_limit = 1048576,
 		.request_line_limit = 8192, .header_line_limit = 8192, .max_headers = 100,
 		.drain_ms = 5000,
@@ -316,11 +345,17 @@ print_config(lca_actor_id_t service)
 	else
 		printf("# accept: reuseport: one SO_REUSEPORT socket per lcore; the kernel hashes "
 		       "each connection to one (may be uneven)\n");
-	if (conf.idle == HD_IDLE_EPOLL)
-		printf("# idle: epoll: an lcore polls while it has work; after %" PRIu64
-		       " empty loops it waits in epoll_pwait2 up to %" PRIu64
-		       " us (a message for it wakes it), so load generators on the same CPUs "
-		       "get them\n", conf.idle_after, conf.idle_wait_us);
+	printf("# io: %s\n", hd_net_io() == HD_IO_URING
+		? "uring: one io_uring per lcore; multishot accept and recv into provided buffers, "
+		  "the iteration's sends in one submit"
+		: "epoll: readiness per lcore, then recv, send and accept4 calls");
+	if (conf.idle == HD_IDLE_SLEEP)
+		printf("# idle: sleep: an lcore polls while it has work; after %" PRIu64
+		       " empty loops it waits in %s from %" PRIu64
+		       " us, doubling up to 50 ms while nothing comes (an event or a message ends "
+		       "the wait), so load generators on the same CPUs get them\n",
+		       conf.idle_after, hd_net_io() == HD_IO_URING ? "the ring" : "epoll_pwait2",
+		       conf.idle_wait_us);
 	else
 		printf("# idle: spin: every lcore busy-polls at 100%% CPU%s\n",
 		       rte_lcore_count() >= (unsigned int)sysconf(_SC_NPROCESSORS_ONLN)
@@ -379,6 +414,7 @@ counters_json(void)
 		json_object_set_new(o, hd_ctr_names[k],
 				    json_integer((json_int_t)hd_net_counter((enum hd_ctr)k)));
 	json_object_set_new(o, "open", json_integer((json_int_t)hd_net_open()));
+	json_object_set_new(o, "access_log_written", json_integer((json_int_t)hd_log_written()));
 	RTE_LCORE_FOREACH(l) {
 		json_t *p = json_pack("{s:i, s:i, s:I}", "lcore", (int)l, "cpu",
 				      lca_topo_lcore_cpu(l), "open",
@@ -402,7 +438,7 @@ finish(lca_actor_id_t service, const struct lca_series *s, bool ok)
 		"{s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "bind",
 		conf.bind, "port", (json_int_t)hd_net_port(), "accept",
 		conf.accept == HD_ACCEPT_BALANCE ? "balance" : "reuseport", "idle",
-		conf.idle == HD_IDLE_EPOLL ? "epoll" : "spin", "idle_after",
+		conf.idle == HD_IDLE_SLEEP ? "sleep" : "spin", "idle_after",
 		(json_int_t)conf.idle_after, "idle_wait_us", (json_int_t)conf.idle_wait_us,
 		"max_conns", (json_int_t)conf.max_conns, "header_limit",
 		(json_int_t)conf.header_limit, "body_limit", (json_int_t)conf.body_limit,
@@ -423,6 +459,12 @@ finish(lca_actor_id_t service, const struct lca_series *s, bool ok)
 						     (json_int_t)conf.max_headers, "max_inflight",
 						     (json_int_t)conf.max_inflight, "drain_ms",
 						     (json_int_t)conf.drain_ms));
+	if (cj != NULL) {
+		json_object_set_new(cj, "io", json_string(hd_net_io() == HD_IO_URING ? "uring" : "epoll"));
+		json_object_set_new(cj, "access_log", conf.access_log != NULL
+							      ? json_string(conf.access_log)
+							      : json_null());
+	}
 	json_array_append_new(place, json_pack("{s:i, s:i, s:s}", "actor", (int)service, "lcore",
 					       lca_actor_lcore(service), "role", "service"));
 	RTE_LCORE_FOREACH(l)
@@ -512,11 +554,15 @@ run(void *arg)
 		       (int)rte_lcore_to_socket_id((unsigned int)c->service_lcore));
 	if (ret == 0)
 		ret = hd_net_init(c);
+	if (ret == 0 && c->access_log != NULL && (ret = hd_log_open(c->access_log)) < 0)
+		fprintf(stderr, NAME ": cannot open the access log %s: %s\n", c->access_log,
+			strerror(-ret));
 	if (ret == 0)
 		ret = lca_actor_spawn(&sspec, &service);
 	if (ret == 0)
 		ret = hd_net_start(service);
 	if (ret < 0) {
+		hd_log_close(stderr);
 		hd_net_cleanup();
 		rte_free(user_db);
 		lca_runtime_cleanup();
@@ -535,6 +581,7 @@ run(void *arg)
 	ret = lca_runtime_run((unsigned int)(c->duration_s * 1000));
 	lca_series_end(&series);
 	ret = say_stop(ret);
+	hd_log_close(stdout);
 	rte_spinlock_lock(&tel_lock);
 	tel_up = false;
 	rte_spinlock_unlock(&tel_lock);
