@@ -41,7 +41,7 @@
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_remote_priv.h"
-#include "lca_remote_wire.h"
+#include "lca_remote_record.h"
 
 #ifdef LCA_HAVE_UCX
 
