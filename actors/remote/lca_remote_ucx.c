@@ -37,13 +37,10 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
-#include "lca_route.h"
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_remote_priv.h"
 #include "lca_remote_record.h"
-
-#ifdef LCA_HAVE_UCX
 
 #include <ucp/api/ucp.h>
 
@@ -59,6 +56,9 @@ enum { UX_AM_DATA = 21, UX_AM_HELLO = 22, UX_AM_CREDIT = 23, UX_AM_LARGE = 24,
 /* The largest message the large lane takes: it arrives in the transport's
  * pool (UX_POOL_MBUFS of 2 KiB), a quarter of it at most. */
 #define UX_LARGE_MAX (2u << 20)
+/* The window and buffer size for a 0 in the conf. */
+#define UX_DEF_WINDOW 64
+#define UX_DEF_BUF 8192
 
 /* The header of each active message, in network byte order. */
 struct ux_hdr {
@@ -409,8 +409,8 @@ is_large(const struct lca_msg *m)
 	       wire_rec_len(((const struct rte_mbuf *)m->ptr)->pkt_len) > rm.frame_cap;
 }
 
-unsigned int
-rm_ucx_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_actor_id_t to,
+static unsigned int
+ux_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_actor_id_t to,
 	    struct lca_msg **msgs, unsigned int n, int *why)
 {
 	struct ux_lcore *ul = lcore < RTE_MAX_LCORE ? ux.lc[lcore] : NULL;
@@ -1388,8 +1388,8 @@ tls_warn(void)
 			tls, tls, tls);
 }
 
-int
-rm_ucx_start(void)
+static int
+ux_start(void)
 {
 	ucp_params_t params = {
 		.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME |
@@ -1404,6 +1404,9 @@ rm_ucx_start(void)
 	ucs_status_t st;
 	int ret;
 
+	rm.window = rm.conf.window ? rm.conf.window : UX_DEF_WINDOW;
+	rm.frame_cap = rm.conf.mtu ? rm.conf.mtu : UX_DEF_BUF;
+	rm.start_tsc = rte_rdtsc();
 	for (unsigned int p = 0; p < rm.n_peers; p++)
 		n_chan += rm.peers[p].n.n_lcores;
 	tls_warn();
@@ -1438,8 +1441,7 @@ rm_ucx_start(void)
 						  RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 		if (ux.pool == NULL) {
 			LCA_LOG(ERR, "remote ucx: no mbuf pool: %s\n", rte_strerror(rte_errno));
-			ret = -ENOMEM;
-			goto fail;
+			return -ENOMEM;
 		}
 	}
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
@@ -1447,13 +1449,12 @@ rm_ucx_start(void)
 
 		ux.lc[l] = lcore_alloc(l, n_chan);
 		if (ux.lc[l] == NULL) {
-			ret = -ENOMEM;
-			goto fail;
+			return -ENOMEM;
 		}
 		ux.lc[l]->spare.pool = ux.pool;
 		ret = worker_start(ux.lc[l]);
 		if (ret != 0)
-			goto fail;
+			return ret;
 	}
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		struct ux_lcore *ul = ux.lc[rm.lcores[i]];
@@ -1462,13 +1463,8 @@ rm_ucx_start(void)
 		for (unsigned int c = 0; c < ul->n_chan; c++)
 			client_connect(&ul->chan[c]);
 	}
-	ret = hooks(true);
-	if (ret != 0)
-		goto fail;
-	return 0;
-fail:
-	rm_ucx_stop();
-	return ret;
+	/* On a failure, the shared layer's stop undoes what was done. */
+	return hooks(true);
 }
 
 /* Close every endpoint of every lcore at once, progressing all the workers
@@ -1527,8 +1523,8 @@ close_all(void)
 	free(reqs);
 }
 
-void
-rm_ucx_stop(void)
+static void
+ux_stop(void)
 {
 	hooks(false);
 	ux.stopping = true;
@@ -1552,8 +1548,8 @@ rm_ucx_stop(void)
 	ux.pool = NULL;
 }
 
-bool
-rm_ucx_idle(void)
+static bool
+ux_idle(void)
 {
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		const struct ux_lcore *ul = ux.lc[rm.lcores[i]];
@@ -1574,8 +1570,8 @@ rm_ucx_idle(void)
 	return true;
 }
 
-void
-rm_ucx_link_stats(unsigned int peer, struct lca_remote_link_stats *out)
+static void
+ux_link_stats(unsigned int peer, struct lca_remote_link_stats *out)
 {
 	const struct rm_peer *pe = &rm.peers[peer];
 
@@ -1587,46 +1583,11 @@ rm_ucx_link_stats(unsigned int peer, struct lca_remote_link_stats *out)
 	}
 }
 
-#else /* !LCA_HAVE_UCX */
 
-int
-rm_ucx_start(void)
-{
-	LCA_LOG(ERR, "remote: this build has no UCX (libucx-dev was not found by meson): "
-		     "the ucx transport is not available\n");
-	return -ENOTSUP;
-}
-
-void
-rm_ucx_stop(void)
-{
-}
-
-unsigned int
-rm_ucx_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_actor_id_t to,
-	    struct lca_msg **msgs, unsigned int n, int *why)
-{
-	RTE_SET_USED(lcore);
-	RTE_SET_USED(peer);
-	RTE_SET_USED(from);
-	RTE_SET_USED(to);
-	RTE_SET_USED(msgs);
-	RTE_SET_USED(n);
-	*why = -ESRCH;
-	return 0;
-}
-
-bool
-rm_ucx_idle(void)
-{
-	return true;
-}
-
-void
-rm_ucx_link_stats(unsigned int peer, struct lca_remote_link_stats *out)
-{
-	RTE_SET_USED(peer);
-	RTE_SET_USED(out);
-}
-
-#endif /* LCA_HAVE_UCX */
+const struct rm_transport_ops rm_ucx_ops = {
+	.start = ux_start,
+	.stop = ux_stop,
+	.send = ux_send,
+	.idle = ux_idle,
+	.link_stats = ux_link_stats,
+};
