@@ -78,7 +78,127 @@ nak_answer(struct rm_lcore *rl, struct chan *ch, uint32_t nak, uint32_t sack, ui
 			resend_hole(rl, ch, nak + 1 + i, now);
 }
 
-/* Deliver what arrived in sequence; stop at a full mailbox. */
+/* What became of a record: delivered, or dropped and counted (the next
+ * one's turn), or it must wait for a mailbox, an envelope or an mbuf. */
+enum rec_fate { REC_DONE, REC_WAIT };
+
+/* Drop the message being put together: a broken sender. */
+static void
+asm_drop(struct chan *ch)
+{
+	rm_count_shared(&rm.st.malformed, 1);
+	rte_pktmbuf_free(ch->asm_head);
+	ch->asm_head = NULL;
+	ch->asm_got = 0;
+}
+
+/* Chain fragment record @p r (@p len bytes, at ch->head_off of frame @p m)
+ * to the message being put together, as an indirect mbuf into the frame:
+ * no copy. Sets ch->asm_complete at its last byte. */
+static enum rec_fate
+frag_add(struct chan *ch, struct rte_mbuf *m, const struct wire_msg *r, uint16_t len)
+{
+	const struct wire_frag *f = (const struct wire_frag *)(r + 1);
+	uint32_t total = rte_be_to_cpu_32(f->total);
+	uint32_t off = rte_be_to_cpu_32(f->offset);
+	struct rte_mbuf *c;
+
+	/* In sequence, fragments come in order: anything else is a broken
+	 * sender. */
+	if (off != ch->asm_got || (ch->asm_head != NULL && total != ch->asm_total)) {
+		asm_drop(ch);
+		return REC_DONE;
+	}
+	c = rte_pktmbuf_clone(m, m->pool);
+	if (c == NULL) {
+		rm_count_shared(&rm.st.no_mbuf, 1);
+		return REC_WAIT;
+	}
+	rte_pktmbuf_adj(c, (uint16_t)(ch->head_off + WIRE_MSG_LEN + WIRE_FRAG_LEN));
+	rte_pktmbuf_trim(c, (uint16_t)(c->pkt_len - (len - WIRE_FRAG_LEN)));
+	if (ch->asm_head == NULL) {
+		ch->asm_head = c;
+		ch->asm_tail = c;
+		ch->asm_total = total;
+	} else if (ch->asm_head->nb_segs == UINT16_MAX) {
+		/* More segments than an mbuf chain holds. */
+		rte_pktmbuf_free(c);
+		asm_drop(ch);
+		return REC_DONE;
+	} else {
+		/* rte_pktmbuf_chain() walks the chain: keep its tail instead. */
+		ch->asm_tail->next = c;
+		ch->asm_tail = c;
+		ch->asm_head->nb_segs++;
+		ch->asm_head->pkt_len += c->pkt_len;
+	}
+	ch->asm_got += len - WIRE_FRAG_LEN;
+	if (ch->asm_got >= ch->asm_total)
+		ch->asm_complete = true;
+	return REC_DONE;
+}
+
+/* A fragment record of the large lane: into the message being put
+ * together, and that message to its actor once it is whole. */
+static enum rec_fate
+frag_deliver(struct chan *ch, struct rte_mbuf *m, const struct wire_msg *r, uint16_t len)
+{
+	struct lca_msg *e;
+	int ret;
+
+	if (!ch->asm_complete) {
+		if (frag_add(ch, m, r, len) == REC_WAIT)
+			return REC_WAIT;
+		if (!ch->asm_complete)
+			return REC_DONE;
+	}
+	if (lca_msg_alloc(&e) != 0)
+		return REC_WAIT;
+	e->ptr = ch->asm_head;
+	e->flags |= LCA_MSG_F_MBUF;
+	ret = rm_rec_send(r, e);
+	if (unlikely(ret == -ENOBUFS || ret == -ENOMEM)) {
+		e->ptr = NULL;
+		e->flags &= (uint8_t)~LCA_MSG_F_MBUF;
+		lca_msg_free(e);
+		return REC_WAIT;
+	}
+	if (ret != 0) {
+		lca_msg_free(e); /* and the message's mbufs */
+		rm_count(&ch->st.undeliverable, 1);
+	} else {
+		rm_count(&ch->st.msgs_delivered, 1);
+	}
+	ch->asm_head = NULL;
+	ch->asm_got = 0;
+	ch->asm_complete = false;
+	return REC_DONE;
+}
+
+/* Every record of frame rcv_next is delivered: free it, on to the next. */
+static void
+frame_done(struct rm_lcore *rl, struct chan *ch, struct rx_slot *s)
+{
+	rte_pktmbuf_free(s->m);
+	s->m = NULL;
+	ch->head_i = 0;
+	ch->rcv_next++;
+	/* The credit grew. */
+	ch->need_ack = true;
+	chan_dirty(rl, ch);
+}
+
+/* Delivery waits: the poll hook resumes it. */
+static void
+chan_block(struct rm_lcore *rl, struct chan *ch)
+{
+	if (!ch->blocked) {
+		ch->blocked = true;
+		rl->n_blocked++;
+		rm_count(&ch->st.held, 1);
+	}
+}
+
 unsigned int
 eth_deliver(struct rm_lcore *rl, struct chan *ch)
 {
@@ -96,107 +216,24 @@ eth_deliver(struct rm_lcore *rl, struct chan *ch)
 			const struct wire_msg *r =
 				rte_pktmbuf_mtod_offset(m, const struct wire_msg *, ch->head_off);
 			uint16_t len = rte_be_to_cpu_16(r->len);
-			struct lca_msg *e;
-			int ret;
+			bool wait = rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_FRAG
+					    ? frag_deliver(ch, m, r, len) == REC_WAIT
+					    : rm_rec_deliver(r, &rl->spare, m, ch->head_off,
+							     &ch->st) != 0;
 
-			if (rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_FRAG) {
-				if (!ch->asm_complete) {
-					const struct wire_frag *f = (const struct wire_frag *)(r + 1);
-					uint32_t total = rte_be_to_cpu_32(f->total);
-					uint32_t off = rte_be_to_cpu_32(f->offset);
-					struct rte_mbuf *c;
-
-					/* In sequence, fragments come in order: anything
-					 * else is a broken sender. */
-					if (off != ch->asm_got ||
-					    (ch->asm_head != NULL && total != ch->asm_total)) {
-						rm_count_shared(&rm.st.malformed, 1);
-						rte_pktmbuf_free(ch->asm_head);
-						ch->asm_head = NULL;
-						ch->asm_got = 0;
-						goto next_record;
-					}
-					c = rte_pktmbuf_clone(m, m->pool);
-					if (c == NULL) {
-						rm_count_shared(&rm.st.no_mbuf, 1);
-						goto blocked;
-					}
-					rte_pktmbuf_adj(c, (uint16_t)(ch->head_off + WIRE_MSG_LEN +
-								      WIRE_FRAG_LEN));
-					rte_pktmbuf_trim(c, (uint16_t)(c->pkt_len -
-								       (len - WIRE_FRAG_LEN)));
-					if (ch->asm_head == NULL) {
-						ch->asm_head = c;
-						ch->asm_tail = c;
-						ch->asm_total = total;
-					} else if (ch->asm_head->nb_segs == UINT16_MAX) {
-						/* More segments than an mbuf chain holds. */
-						rte_pktmbuf_free(c);
-						rm_count_shared(&rm.st.malformed, 1);
-						rte_pktmbuf_free(ch->asm_head);
-						ch->asm_head = NULL;
-						ch->asm_got = 0;
-						goto next_record;
-					} else {
-						/* rte_pktmbuf_chain() walks the chain: keep
-						 * its tail instead. */
-						ch->asm_tail->next = c;
-						ch->asm_tail = c;
-						ch->asm_head->nb_segs++;
-						ch->asm_head->pkt_len += c->pkt_len;
-					}
-					ch->asm_got += len - WIRE_FRAG_LEN;
-					if (ch->asm_got < ch->asm_total)
-						goto next_record;
-					ch->asm_complete = true;
-				}
-				if (lca_msg_alloc(&e) != 0)
-					goto blocked;
-				e->ptr = ch->asm_head;
-				e->flags |= LCA_MSG_F_MBUF;
-				ret = rm_rec_send(r, e);
-				if (unlikely(ret == -ENOBUFS || ret == -ENOMEM)) {
-					e->ptr = NULL;
-					e->flags &= (uint8_t)~LCA_MSG_F_MBUF;
-					lca_msg_free(e);
-					goto blocked;
-				}
-				if (ret != 0) {
-					lca_msg_free(e); /* and the message's mbufs */
-					rm_count(&ch->st.undeliverable, 1);
-				} else {
-					rm_count(&ch->st.msgs_delivered, 1);
-				}
-				ch->asm_head = NULL;
-				ch->asm_got = 0;
-				ch->asm_complete = false;
-				goto next_record;
+			if (wait) {
+				chan_block(rl, ch);
+				return done;
 			}
-			if (rm_rec_deliver(r, &rl->spare, m, ch->head_off, &ch->st) != 0)
-				goto blocked;
-next_record:
 			ch->head_i++;
 			ch->head_off = (uint16_t)(ch->head_off + wire_rec_len(len));
 			done++;
 		}
-		rte_pktmbuf_free(m);
-		s->m = NULL;
-		ch->head_i = 0;
-		ch->rcv_next++;
-		/* The credit grew. */
-		ch->need_ack = true;
-		chan_dirty(rl, ch);
+		frame_done(rl, ch, s);
 	}
 	if (ch->blocked) {
 		ch->blocked = false;
 		rl->n_blocked--;
-	}
-	return done;
-blocked:
-	if (!ch->blocked) {
-		ch->blocked = true;
-		rl->n_blocked++;
-		rm_count(&ch->st.held, 1);
 	}
 	return done;
 }
