@@ -2,13 +2,14 @@
 /*
  * Remote actors: the layer both transports share (docs/wire.md).
  *
- * The node table, the route lca_send() takes for remote references, peer
- * death and its watchers, the delivery of a received record to its actor,
- * and the counters. What carries the records is a transport, a table of
- * operations (struct rm_transport_ops) picked once at lca_remote_start():
- * ethdev frames (lca_remote_eth.c) or UCX active messages
- * (lca_remote_ucx.c). Each transport calls this layer downward; this layer
- * calls a transport only through its table.
+ * The node table, peer death and its watchers, the delivery of a received
+ * record to its actor, and the counters. What carries the records is a
+ * transport, a table of operations (struct rm_transport_ops) picked once at
+ * lca_remote_start(): ethdev frames (lca_remote_eth.c) or UCX active
+ * messages (lca_remote_ucx.c). Its send is lca_send()'s route for remote
+ * references (remote_send_hook), with this layer's checks before and after
+ * (rm_send_peer(), rm_send_done()). Each transport calls this layer
+ * downward; this layer calls a transport only through its table.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -42,20 +43,15 @@ static const struct {
 
 static bool warned_ptr;
 
-int64_t
-rm_payload_len(const struct lca_msg *msg, lca_actor_id_t to)
+int
+rm_payload_refused(lca_actor_id_t to)
 {
-	if (msg->flags & LCA_MSG_F_MBUF)
-		return ((const struct rte_mbuf *)msg->ptr)->pkt_len;
-	if (unlikely(msg->ptr != NULL || msg->len > LCA_MSG_INLINE)) {
-		if (!warned_ptr) {
-			warned_ptr = true;
-			LCA_LOG(ERR, "remote send to %#x: a ptr payload crosses to another node only "
-				"in an mbuf (lca_msg_from_mbuf()), which declares its size\n", to);
-		}
-		return -EINVAL;
+	if (!warned_ptr) {
+		warned_ptr = true;
+		LCA_LOG(ERR, "remote send to %#x: a ptr payload crosses to another node only "
+			"in an mbuf (lca_msg_from_mbuf()), which declares its size\n", to);
 	}
-	return msg->len;
+	return -EINVAL;
 }
 
 lca_actor_id_t
@@ -177,28 +173,6 @@ rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf
 		rm_count(&st->msgs_delivered, 1);
 	}
 	return 0;
-}
-
-/* lca_send()'s route for remote references (remote_send_hook). */
-static unsigned int
-remote_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
-	    int *err)
-{
-	unsigned int node = lca_remote_node(to), sent = 0;
-	int why = 0, p;
-
-	if (!rm.up || to == LCA_ACTOR_NONE || node >= LCA_REMOTE_NODE_MAX ||
-	    (p = rm.peer_of_node[node]) < 0)
-		why = -ESRCH;
-	else if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED))
-		why = -EHOSTDOWN;
-	else
-		sent = rm.ops->send(rte_lcore_id(), (unsigned int)p, from, to, msgs, n, &why);
-	if (unlikely(why != 0))
-		send_failed(why);
-	if (err != NULL)
-		*err = why;
-	return sent;
 }
 
 /* ---- dead peers ---- */
@@ -373,7 +347,7 @@ lca_remote_start(const struct lca_remote_conf *conf)
 		return ret;
 	}
 	rm_telemetry_register();
-	remote_send_hook = remote_send;
+	remote_send_hook = rm.ops->send;
 	rm.up = true;
 	LCA_LOG(INFO, "remote: node %u up over %s: %u peers, window %u, frame %u bytes\n",
 		rm.self.id, transports[conf->transport].name, rm.n_peers, rm.window, rm.frame_cap);

@@ -168,8 +168,8 @@ void eth_retransmit(struct rm_lcore *rl, struct chan *ch, uint32_t seq, uint64_t
 unsigned int eth_big_pump(struct rm_lcore *rl, struct chan *ch);
 
 /* The transport's send (rm_transport_ops.send). */
-unsigned int eth_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from,
-		      lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *why);
+unsigned int eth_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs,
+		      unsigned int n, int *why);
 
 /* ---- frames in (lca_remote_eth_rx.c) ---- */
 

@@ -327,19 +327,19 @@ is_large(const struct lca_msg *m)
 }
 
 unsigned int
-eth_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_actor_id_t to,
-	 struct lca_msg **msgs, unsigned int n, int *why)
+eth_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
+	 int *why)
 {
+	unsigned int lcore = rte_lcore_id(), sent = 0, freed = 0;
 	struct rm_lcore *rl = lcore < RTE_MAX_LCORE ? rm_eth.lc[lcore] : NULL;
-	unsigned int sent = 0, freed = 0;
+	int err = 0, p = rm_send_peer(to);
 	struct chan *ch;
-	int err = 0;
 
-	if (rl == NULL) {
-		*why = -EPERM;
-		return 0;
-	}
-	ch = chan_of(rl, peer, lca_remote_local(to) % rm.peers[peer].n.n_lcores);
+	if (p < 0)
+		return rm_send_done(0, p, why);
+	if (rl == NULL)
+		return rm_send_done(0, -EPERM, why);
+	ch = chan_of(rl, (unsigned int)p, lca_remote_local(to) % rm.peers[p].n.n_lcores);
 	for (; sent < n; sent++) {
 		struct lca_msg *m = msgs[sent];
 
@@ -363,8 +363,7 @@ eth_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_actor_i
 	}
 	/* The bytes are in the frame: the envelopes are the runtime's. */
 	lca_msg_free_bulk(msgs + freed, sent - freed);
-	*why = err;
-	return sent;
+	return rm_send_done(sent, err, why);
 }
 
 void

@@ -16,6 +16,7 @@
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
+#include "lca_route.h"
 #include "lca_remote.h"
 #include "lca_remote_record.h"
 
@@ -84,11 +85,12 @@ struct rm_transport_ops {
 	int (*start)(void);
 	/* Undo start, whatever part of it was done (the lcores are stopped). */
 	void (*stop)(void);
-	/* Send @p n messages from @p from on lcore @p lcore to actor @p to of
-	 * live peer @p peer; return how many went, *why the reason the rest
-	 * did not. The envelopes of those sent are the transport's. */
-	unsigned int (*send)(unsigned int lcore, unsigned int peer, lca_actor_id_t from,
-			     lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *why);
+	/* lca_send()'s route for remote references, installed as the core's
+	 * remote_send_hook once start succeeded (one call from the core, as
+	 * before the table): as send_burst_from(), returns how many went, *err
+	 * why not all. It begins with rm_send_peer() and ends with
+	 * rm_send_done(). The envelopes of those sent are the transport's. */
+	remote_send_fn send;
 	/* Nothing in flight or waiting to be sent to a live peer. */
 	bool (*idle)(void);
 	/* Add the counters of every channel to @p peer into @p out. */
@@ -129,9 +131,50 @@ extern struct rm_state rm;
  * a frame that holds them) in an indirect mbuf into it. */
 #define RM_COPY_MAX 256
 
+/* The start of every transport's send: the index of the live peer that
+ * holds remote reference @p to, or -ESRCH (not started, no such node) or
+ * -EHOSTDOWN (the peer is dead). */
+static inline int
+rm_send_peer(lca_actor_id_t to)
+{
+	unsigned int node = lca_remote_node(to);
+	int p;
+
+	if (!rm.up || to == LCA_ACTOR_NONE || node >= LCA_REMOTE_NODE_MAX ||
+	    (p = rm.peer_of_node[node]) < 0)
+		return -ESRCH;
+	if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED))
+		return -EHOSTDOWN;
+	return p;
+}
+
+/* The end of every transport's send: count a failure (@p why), say why in
+ * @p err, return @p sent. */
+static inline unsigned int
+rm_send_done(unsigned int sent, int why, int *err)
+{
+	if (unlikely(why != 0))
+		send_failed(why);
+	if (err != NULL)
+		*err = why;
+	return sent;
+}
+
+/* A ptr payload that is not an mbuf, on its way to @p to: logged once.
+ * @return -EINVAL. */
+int rm_payload_refused(lca_actor_id_t to);
+
 /* The payload bytes of @p msg on the wire, or -EINVAL (a ptr payload that
  * is not an mbuf, logged once). */
-int64_t rm_payload_len(const struct lca_msg *msg, lca_actor_id_t to);
+static inline int64_t
+rm_payload_len(const struct lca_msg *msg, lca_actor_id_t to)
+{
+	if (msg->flags & LCA_MSG_F_MBUF)
+		return ((const struct rte_mbuf *)msg->ptr)->pkt_len;
+	if (unlikely(msg->ptr != NULL || msg->len > LCA_MSG_INLINE))
+		return rm_payload_refused(to);
+	return msg->len;
+}
 
 /* A record's sender as this node names it (a local id for our own node
  * unless loopback, else the remote reference). */

@@ -208,8 +208,8 @@ void ux_big_release(struct ux_chan *ch);
 void ux_buf_close(struct ux_chan *ch);
 
 /* The transport's send (rm_transport_ops.send). */
-unsigned int ux_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_actor_id_t to,
-		     struct lca_msg **msgs, unsigned int n, int *why);
+unsigned int ux_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs,
+		     unsigned int n, int *err);
 
 /* Give UCX every closed buffer of @p ch it does not have yet. */
 void ux_send_closed(struct ux_chan *ch);

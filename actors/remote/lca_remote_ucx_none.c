@@ -20,17 +20,15 @@ ux_stop(void)
 }
 
 static unsigned int
-ux_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_actor_id_t to,
-	struct lca_msg **msgs, unsigned int n, int *why)
+ux_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
+	int *err)
 {
-	RTE_SET_USED(lcore);
-	RTE_SET_USED(peer);
 	RTE_SET_USED(from);
 	RTE_SET_USED(to);
 	RTE_SET_USED(msgs);
 	RTE_SET_USED(n);
-	*why = -ESRCH;
-	return 0;
+	/* Never the route: the start failed. */
+	return rm_send_done(0, -ESRCH, err);
 }
 
 static bool

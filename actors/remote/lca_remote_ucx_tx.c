@@ -207,40 +207,42 @@ is_large(const struct lca_msg *m)
 }
 
 unsigned int
-ux_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from, lca_actor_id_t to,
-	struct lca_msg **msgs, unsigned int n, int *why)
+ux_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
+	int *err)
 {
+	unsigned int lcore = rte_lcore_id(), sent = 0, freed = 0;
 	struct ux_lcore *ul = lcore < RTE_MAX_LCORE ? rm_ux.lc[lcore] : NULL;
-	const struct rm_peer *pe = &rm.peers[peer];
+	int why = 0, p = rm_send_peer(to);
+	const struct rm_peer *pe;
 	struct ux_chan *ch;
-	unsigned int sent = 0, freed = 0;
 
-	if (ul == NULL) {
-		*why = -EPERM;
-		return 0;
-	}
+	if (p < 0)
+		return rm_send_done(0, p, err);
+	if (ul == NULL)
+		return rm_send_done(0, -EPERM, err);
+	pe = &rm.peers[p];
 	ch = &ul->chan[pe->chan_base + lca_remote_local(to) % pe->n.n_lcores];
 	for (; sent < n; sent++) {
 		if (unlikely(msgs[sent] == NULL)) {
-			*why = -EINVAL;
+			why = -EINVAL;
 			break;
 		}
 		if (unlikely(is_large(msgs[sent]))) {
 			/* The lane keeps it until the peer has it. */
 			lca_msg_free_bulk(msgs + freed, sent - freed);
 			freed = sent + 1;
-			*why = big_put(ch, from, to, msgs[sent]);
-			if (*why != 0) {
+			why = big_put(ch, from, to, msgs[sent]);
+			if (why != 0) {
 				freed = sent;
 				break;
 			}
 			continue;
 		}
-		*why = ux_put(ch, from, to, msgs[sent]);
-		if (*why != 0)
+		why = ux_put(ch, from, to, msgs[sent]);
+		if (why != 0)
 			break;
 	}
 	/* The bytes are in the buffer: the envelopes are the runtime's. */
 	lca_msg_free_bulk(msgs + freed, sent - freed);
-	return sent;
+	return rm_send_done(sent, why, err);
 }
