@@ -14,6 +14,7 @@
 
 #include <rte_lcore.h>
 
+#include "lca_app.h"
 #include "lca_pair.h"
 
 extern char **environ;
@@ -453,4 +454,22 @@ lca_pair_finish(struct lca_pair *p, unsigned int timeout_ms)
 	else if (!p->is_peer && strcmp(p->transport, "memif") == 0)
 		unlink(p->sock);
 	return status;
+}
+
+int
+lca_pair_app_main(int argc, char **argv, struct lca_pair *p, const struct lca_app *app)
+{
+	int ret;
+
+	switch (lca_pair_prepare(argc, argv, "1", p)) {
+	case 0:
+		break;
+	case -EPERM:
+		return 77; /* af_packet where namespaces are not allowed: skipped */
+	default:
+		return 2;
+	}
+	ret = lca_app_main(p->argc, p->argv, app);
+	lca_pair_release(p);
+	return ret;
 }

@@ -78,4 +78,16 @@ int lca_pair_finish(struct lca_pair *p, unsigned int timeout_ms);
 /* Free the argument strings (after lca_eal_cleanup(): EAL keeps argv). */
 void lca_pair_release(struct lca_pair *p);
 
+struct lca_app;
+
+/*
+ * main() of an app that can run as a pair (--remote): prepare @p p with the
+ * peer's lcores "1", run @p app through lca_app_main() on this process's
+ * arguments, release @p p.
+ *
+ * @return the exit status: lca_app_main()'s, 77 (af_packet where network
+ *   namespaces are not allowed: skipped), 2 (a bad --remote).
+ */
+int lca_pair_app_main(int argc, char **argv, struct lca_pair *p, const struct lca_app *app);
+
 #endif /* LCA_PAIR_H */

@@ -791,19 +791,6 @@ main(int argc, char **argv)
 		.name = "lca-pinghops", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &conf,
 	};
-	int ret;
 
-	/* --remote memif: this process's vdev, and the second process's
-	 * arguments (lca_pair.h). */
-	switch (lca_pair_prepare(argc, argv, "1", &g_pair)) {
-	case 0:
-		break;
-	case -EPERM:
-		return 77; /* af_packet where namespaces are not allowed: skipped */
-	default:
-		return 2;
-	}
-	ret = lca_app_main(g_pair.argc, g_pair.argv, &app);
-	lca_pair_release(&g_pair);
-	return ret;
+	return lca_pair_app_main(argc, argv, &g_pair, &app);
 }

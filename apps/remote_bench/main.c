@@ -979,18 +979,6 @@ main(int argc, char **argv)
 		.name = "lca-remote-bench", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &o,
 	};
-	int ret;
 
-	/* --remote: this process's vdev, and node 2's arguments (lca_pair.h). */
-	switch (lca_pair_prepare(argc, argv, "1", &pair)) {
-	case 0:
-		break;
-	case -EPERM:
-		return 77; /* af_packet where namespaces are not allowed: skipped */
-	default:
-		return 2;
-	}
-	ret = lca_app_main(pair.argc, pair.argv, &app);
-	lca_pair_release(&pair);
-	return ret;
+	return lca_pair_app_main(argc, argv, &pair, &app);
 }
