@@ -14,6 +14,7 @@
 #include "lca_eal.h"
 #include "lca_mempool.h"
 #include "lca_topo.h"
+#include "lca_trace.h"
 
 #define DEFAULT_MAX_ACTORS 16384
 #define DEFAULT_MAX_TIMERS 4096
@@ -170,6 +171,7 @@ actor_turn(void *item)
 		start = rte_rdtsc();
 	if (unlikely(a->paused))
 		a->paused = 0; /* the backoff timer woke it */
+	lca_trace_handle_begin(a->id, rte_lcore_id(), n);
 	if (a->batch) {
 		for (unsigned int i = 0; i < n; i++)
 			if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE)) {
@@ -198,6 +200,7 @@ actor_turn(void *item)
 		}
 		n -= expired;
 	}
+	lca_trace_handle_end(a->id, n);
 	/* Its packets, unless its envelopes stopped or paused it. */
 	if (unlikely(a->pkt_box != NULL) && likely(!a->paused) &&
 	    __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) == ACTOR_ALIVE) {

@@ -57,6 +57,7 @@
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
+#include "lca_trace.h"
 
 #define LOG_SIZE 256 /* a power of two */
 #define SETTLE_MIN 256u /* sends a settling actor can have held back */
@@ -318,6 +319,7 @@ migration_hand_over(struct lca_actor *a, unsigned int from)
 	a->handover_pending = false;
 	a->fill_old_on = RTE_MAX_LCORE;
 	log_move(a, from, move_state(a, from));
+	lca_trace_migrate(a->id, from, a->lcore);
 	/* Settling from before the adopt: the new home's ctl ring has the
 	 * adopt before any lcore's "settled". */
 	a->settling = 1;

@@ -9,6 +9,7 @@
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
+#include "lca_trace.h"
 
 /* Envelopes (and mbufs) handed back to their pools with one call. */
 #define FREE_CHUNK 64
@@ -366,6 +367,7 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 		}
 	}
 out:
+	lca_trace_send(from, to, n, sent, why);
 	if (unlikely(why != 0))
 		send_failed(why);
 	if (err != NULL)

@@ -26,6 +26,7 @@
 
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
+#include "lca_trace.h"
 
 #define DEFAULT_MAX_RESTARTS 10
 #define DEFAULT_WITHIN_MS 1000
@@ -120,6 +121,7 @@ actor_failed(struct lca_actor *a, struct actor_lcore *here, struct lca_msg *msg)
 	int64_t pause;
 
 	here->failed = false;
+	lca_trace_fail(a->id, here->fail_reason, f.msg_type, a->sup.strategy);
 	a->failures++;
 	if (msg != NULL && here->current == msg) {
 		here->current = NULL;
@@ -128,6 +130,7 @@ actor_failed(struct lca_actor *a, struct actor_lcore *here, struct lca_msg *msg)
 	}
 	if (a->sup.strategy == LCA_SUPERVISE_RESTART) {
 		pause = restart(a);
+		lca_trace_restart(a->id, a->restarts, pause);
 		if (pause < 0) {
 			f.action = LCA_SUPERVISE_STOP;
 		} else if (pause > 0) {

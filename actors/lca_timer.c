@@ -32,6 +32,7 @@
 #include "lca_cycles.h"
 #include "lca_eal.h"
 #include "lca_timer.h"
+#include "lca_trace.h"
 
 #define RETRY_MIN_US 10   /* a one-shot's first try again when the lane was full, */
 #define RETRY_MAX_US 1000 /* doubled up to this, so a full lane is no storm */
@@ -223,6 +224,7 @@ timer_fire(struct rte_timer *tim, void *arg)
 
 	(void)tim;
 	tm.ran_on[s->lcore]++;
+	lca_trace_timer_fire(s->to, s->lcore, s->kind);
 	rte_spinlock_lock(&s->lock);
 	if (s->cancelled) {
 		rte_timer_stop(&s->tim); /* a periodic one: allowed in its callback */
