@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Envelopes and sends: the hot path between actors. */
+#define LCA_LOG_PART lca_logtype_actor
 #include <errno.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "lca_eal.h"
 #include "lca_mempool.h"
 #include "lca_trace.h"
+#include "lca_logtypes.h"
 
 /* Envelopes (and mbufs) handed back to their pools with one call. */
 #define FREE_CHUNK 64

@@ -18,6 +18,7 @@
  * told at once. The list is short and fixed (LCA_WATCHERS_MAX) and taken
  * under a lock, which only watch and the stop take.
  */
+#define LCA_LOG_PART lca_logtype_actor
 #include <errno.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
 #include "lca_trace.h"
+#include "lca_logtypes.h"
 
 #define DEFAULT_MAX_RESTARTS 10
 #define DEFAULT_WITHIN_MS 1000
@@ -122,6 +124,8 @@ actor_failed(struct lca_actor *a, struct actor_lcore *here, struct lca_msg *msg)
 
 	here->failed = false;
 	lca_trace_fail(a->id, here->fail_reason, f.msg_type, a->sup.strategy);
+	LCA_LOG(DEBUG, "actor %u failed (reason %d, message type %u): strategy %d\n",
+		a->id, f.reason, f.msg_type, (int)a->sup.strategy);
 	a->failures++;
 	if (msg != NULL && here->current == msg) {
 		here->current = NULL;

@@ -17,6 +17,7 @@
  * So the NIC's ring fills and the NIC counts imissed, instead of the
  * runtime dropping, and every packet taken is in one of rx's terms.
  */
+#define LCA_LOG_PART lca_logtype_port
 #include <errno.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@
 #include "lca_eal.h"
 #include "lca_port_priv.h"
 #include "lca_trace.h"
+#include "lca_logtypes.h"
 
 static inline void
 set_held(struct port_rxq *q)
