@@ -176,7 +176,7 @@ actor_turn(void *item)
 		start = rte_rdtsc();
 	if (unlikely(a->paused))
 		a->paused = 0; /* the backoff timer woke it */
-	lca_trace_handle_begin(a->id, rte_lcore_id(), n);
+	lca_trace_handle_begin(a->id, n);
 	if (a->batch) {
 		for (unsigned int i = 0; i < n; i++)
 			if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE)) {

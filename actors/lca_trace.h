@@ -37,12 +37,12 @@ RTE_TRACE_POINT(
 	rte_trace_point_emit_int(err);
 )
 
-/* A turn hands @p n envelopes to actor @p actor's handler on @p lcore. */
+/* A turn hands @p n envelopes to actor @p actor's handler (on the lcore
+ * that every event's cpu_id names). */
 RTE_TRACE_POINT(
 	lca_trace_handle_begin,
-	RTE_TRACE_POINT_ARGS(uint32_t actor, uint32_t lcore, uint32_t n),
+	RTE_TRACE_POINT_ARGS(uint32_t actor, uint32_t n),
 	rte_trace_point_emit_u32(actor);
-	rte_trace_point_emit_u32(lcore);
 	rte_trace_point_emit_u32(n);
 )
 
@@ -85,7 +85,7 @@ RTE_TRACE_POINT(
 	rte_trace_point_emit_u32(to);
 )
 
-/* A timer for actor @p to fired on @p lcore; @p kind: 0 one-shot, 1
+/* A timer for actor @p to fired on @p lcore, whose list held it; @p kind: 0 one-shot, 1
  * periodic, 2 a supervision backoff's wake-up (lca_timer.c, slot_kind). */
 RTE_TRACE_POINT(
 	lca_trace_timer_fire,
