@@ -5,10 +5,11 @@
 # them, and whose events, read back with babeltrace2, add up to what the apps
 # count on their own: lca-hello's messages handled, lca-lifecycle's
 # failures, restarts and backoff pauses, lca-pipeline's packets over a
-# net_null port. Without babeltrace2 only the metadata is checked (SKIP).
-# e2e_trace.sh HELLO LIFECYCLE PIPELINE
+# net_null port, and test_migrate's moves, as lcactor.migrate's DEBUG lines
+# tell them. Without babeltrace2 only the metadata is checked (SKIP).
+# e2e_trace.sh HELLO LIFECYCLE PIPELINE TEST_MIGRATE
 set -u
-hello=$1 lifecycle=$2 pipeline=$3
+hello=$1 lifecycle=$2 pipeline=$3 test_migrate=$4
 . "$(dirname "$0")/e2e_lib.sh"
 fail=0
 tmp=$(mktemp -d)
@@ -106,5 +107,24 @@ if [ $have_bt -eq 1 ]; then
 	check "--trace=lcactor.port.* enables nothing else" "! grep -v ' lcactor\\.port\\.' '$tmp/pipe.txt' | grep -q ."
 else
 	skip_check "events of lca-pipeline" "babeltrace2 is not installed"
+fi
+
+# 4. test_migrate (the unit test, given EAL arguments): one lcactor.migrate
+# event per hand-over that the lcactor.migrate logtype reports at debug,
+# each between its two lcores.
+"$test_migrate" --trace=lcactor.migrate --trace-dir "$tmp/mig" \
+	--log-level 'lcactor.migrate:debug' >"$tmp/mig.log" 2>&1
+check "test_migrate --trace passes" "[ $? -eq 0 ]" || tail -20 "$tmp/mig.log"
+handovers=$(grep -c '^lcactor: migrate actor [0-9]*: handed over by lcore' "$tmp/mig.log")
+check "--log-level lcactor.migrate:debug shows the moves" "[ '$handovers' -gt 0 ]"
+if [ $have_bt -eq 1 ]; then
+	babeltrace2 "$(ctf_of "$tmp/mig")" >"$tmp/mig.txt"
+	moves=$(grep -c ' lcactor.migrate: ' "$tmp/mig.txt")
+	echo "# $handovers hand-overs logged, $moves traced"
+	check "one migrate event per hand-over" "[ '$moves' -eq '$handovers' ]"
+	check "each from one lcore to the other" "! grep ' lcactor.migrate: ' '$tmp/mig.txt' |
+		grep -qv 'from = 0x0, to = 0x1 }\|from = 0x1, to = 0x0 }'"
+else
+	skip_check "events of test_migrate" "babeltrace2 is not installed"
 fi
 finish
