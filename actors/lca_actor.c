@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Actor life cycle, the runtime around it, and one actor's turn. */
+#define LCA_LOG_PART lca_logtype_actor
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include "lca_eal.h"
 #include "lca_mempool.h"
 #include "lca_topo.h"
+#include "lca_trace.h"
+#include "lca_logtypes.h"
 
 #define DEFAULT_MAX_ACTORS 16384
 #define DEFAULT_MAX_TIMERS 4096
@@ -122,6 +125,9 @@ actor_finish_stop(struct lca_actor *a)
 {
 	actor_drain(a);
 	__atomic_store_n(&a->life, ACTOR_STOPPED, __ATOMIC_RELEASE);
+	LCA_LOG(DEBUG, "actor %u '%s' stopped on lcore %u after %" PRIu64 " messages%s\n",
+		a->id, a->name, rte_lcore_id(), a->handled,
+		a->by_supervision ? ", by its supervision" : "");
 	actor_services_stopped(a->id); /* services: its name goes, its asks end */
 	actor_tell_watchers(a);
 }
@@ -170,6 +176,7 @@ actor_turn(void *item)
 		start = rte_rdtsc();
 	if (unlikely(a->paused))
 		a->paused = 0; /* the backoff timer woke it */
+	lca_trace_handle_begin(a->id, n);
 	if (a->batch) {
 		for (unsigned int i = 0; i < n; i++)
 			if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE)) {
@@ -198,6 +205,7 @@ actor_turn(void *item)
 		}
 		n -= expired;
 	}
+	lca_trace_handle_end(a->id, n);
 	/* Its packets, unless its envelopes stopped or paused it. */
 	if (unlikely(a->pkt_box != NULL) && likely(!a->paused) &&
 	    __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) == ACTOR_ALIVE) {
@@ -578,6 +586,9 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 	}
 	__atomic_store_n(&lca_actors.actors[slot], a, __ATOMIC_RELEASE);
 	*id = slot;
+	LCA_LOG(DEBUG, "actor %u '%s' spawned on lcore %u (%s), throughput %u%s\n",
+		slot, a->name, lcore, a->runq == LCA_LCORE_SHARED ? "shared" : "affinity",
+		a->throughput, a->pinned ? ", pinned" : "");
 	return 0;
 }
 

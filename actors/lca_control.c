@@ -27,6 +27,7 @@
 
 #include "lca_actor_priv.h"
 #include "lca_mempool.h"
+#include "lca_trace.h"
 
 /* The lane of @p a, made on its home's node at the first use. */
 static struct rte_ring *
@@ -127,9 +128,11 @@ control_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg)
 		} else {
 			message_handed_over(msg);
 			control_schedule(a);
+			lca_trace_send(from, to, 1, 1, 0);
 			return 0;
 		}
 	}
+	lca_trace_send(from, to, 1, 0, why);
 	send_failed(why);
 	return why;
 }

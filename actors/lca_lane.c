@@ -33,6 +33,7 @@
  * older sends are delivered (lca_migrate.c, "settle"): until then its
  * lca_send_packets() takes nothing, as with no room.
  */
+#define LCA_LOG_PART lca_logtype_actor
 #include <errno.h>
 #include <string.h>
 
@@ -44,6 +45,7 @@
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
+#include "lca_logtypes.h"
 
 /* Pointers a lane holds: room for a stream, within LANE_BYTES_IN of lanes
  * into one lcore (4096 up to 129 lcores). */

@@ -45,6 +45,7 @@
  * hand-over takes: the hand-over also waits until every push that may
  * have read A as the home is in A's inbox (migration_push_begin()).
  */
+#define LCA_LOG_PART lca_logtype_migrate
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +58,8 @@
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
+#include "lca_trace.h"
+#include "lca_logtypes.h"
 
 #define LOG_SIZE 256 /* a power of two */
 #define SETTLE_MIN 256u /* sends a settling actor can have held back */
@@ -140,6 +143,8 @@ actor_migrate(struct lca_actor *a, unsigned int lcore, const char *why)
 		return -EBUSY;
 	a->migrate_to = lcore;
 	snprintf(a->why, sizeof(a->why), "%s", why != NULL ? why : "asked");
+	LCA_LOG(DEBUG, "migrate actor %u: lcore %u to %u asked (%s)\n",
+		a->id, a->lcore, lcore, a->why);
 	ctl_push(__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE), a, CTL_MIGRATE);
 	return 0;
 }
@@ -318,6 +323,8 @@ migration_hand_over(struct lca_actor *a, unsigned int from)
 	a->handover_pending = false;
 	a->fill_old_on = RTE_MAX_LCORE;
 	log_move(a, from, move_state(a, from));
+	lca_trace_migrate(a->id, from, a->lcore);
+	LCA_LOG(DEBUG, "migrate actor %u: handed over by lcore %u to %u\n", a->id, from, a->lcore);
 	/* Settling from before the adopt: the new home's ctl ring has the
 	 * adopt before any lcore's "settled". */
 	a->settling = 1;
@@ -380,6 +387,8 @@ migration_settle(struct lca_actor *a, unsigned int lcore_id)
 	lca_mempool_free(a->settle_q);
 	a->settle_q = NULL;
 	__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
+	LCA_LOG(DEBUG, "migrate actor %u: settled on lcore %u, free to move again\n",
+		a->id, lcore_id);
 }
 
 /* What a settling actor sends: held back, in order, till it has settled.
@@ -398,6 +407,7 @@ migration_adopt(struct lca_actor *a, unsigned int lcore_id)
 	lca_mempool_free(a->old_mailbox);
 	a->old_mailbox = NULL;
 	a->moving = 0;
+	LCA_LOG(DEBUG, "migrate actor %u: adopted by lcore %u\n", a->id, lcore_id);
 	/* Still migrating until it has settled (migration_settle()). */
 	/* A stop asked for while it moved needs a turn too, to drain it. */
 	if (!ring_empty(a->mailbox) || actor_has_control(a) ||

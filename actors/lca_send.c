@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Envelopes and sends: the hot path between actors. */
+#define LCA_LOG_PART lca_logtype_actor
 #include <errno.h>
 #include <string.h>
 
@@ -9,6 +10,8 @@
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
+#include "lca_trace.h"
+#include "lca_logtypes.h"
 
 /* Envelopes (and mbufs) handed back to their pools with one call. */
 #define FREE_CHUNK 64
@@ -366,6 +369,7 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 		}
 	}
 out:
+	lca_trace_send(from, to, n, sent, why);
 	if (unlikely(why != 0))
 		send_failed(why);
 	if (err != NULL)

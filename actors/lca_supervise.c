@@ -18,6 +18,7 @@
  * told at once. The list is short and fixed (LCA_WATCHERS_MAX) and taken
  * under a lock, which only watch and the stop take.
  */
+#define LCA_LOG_PART lca_logtype_actor
 #include <errno.h>
 #include <string.h>
 
@@ -26,6 +27,8 @@
 
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
+#include "lca_trace.h"
+#include "lca_logtypes.h"
 
 #define DEFAULT_MAX_RESTARTS 10
 #define DEFAULT_WITHIN_MS 1000
@@ -120,6 +123,9 @@ actor_failed(struct lca_actor *a, struct actor_lcore *here, struct lca_msg *msg)
 	int64_t pause;
 
 	here->failed = false;
+	lca_trace_fail(a->id, here->fail_reason, f.msg_type, a->sup.strategy);
+	LCA_LOG(DEBUG, "actor %u failed (reason %d, message type %u): strategy %d\n",
+		a->id, f.reason, f.msg_type, (int)a->sup.strategy);
 	a->failures++;
 	if (msg != NULL && here->current == msg) {
 		here->current = NULL;
@@ -128,6 +134,7 @@ actor_failed(struct lca_actor *a, struct actor_lcore *here, struct lca_msg *msg)
 	}
 	if (a->sup.strategy == LCA_SUPERVISE_RESTART) {
 		pause = restart(a);
+		lca_trace_restart(a->id, a->restarts, pause);
 		if (pause < 0) {
 			f.action = LCA_SUPERVISE_STOP;
 		} else if (pause > 0) {

@@ -18,6 +18,7 @@
  * thing, sees the mark and finishes the cancel itself. The lock is never
  * held while waiting for the other side, so neither waits on the other.
  */
+#define LCA_LOG_PART lca_logtype_timer
 #include <errno.h>
 #include <string.h>
 
@@ -32,6 +33,8 @@
 #include "lca_cycles.h"
 #include "lca_eal.h"
 #include "lca_timer.h"
+#include "lca_trace.h"
+#include "lca_logtypes.h"
 
 #define RETRY_MIN_US 10   /* a one-shot's first try again when the lane was full, */
 #define RETRY_MAX_US 1000 /* doubled up to this, so a full lane is no storm */
@@ -223,6 +226,7 @@ timer_fire(struct rte_timer *tim, void *arg)
 
 	(void)tim;
 	tm.ran_on[s->lcore]++;
+	lca_trace_timer_fire(s->to, s->lcore, s->kind);
 	rte_spinlock_lock(&s->lock);
 	if (s->cancelled) {
 		rte_timer_stop(&s->tim); /* a periodic one: allowed in its callback */
@@ -293,6 +297,10 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 	if (id != NULL)
 		*id = make_id((unsigned int)(uintptr_t)idx, __atomic_load_n(&s->gen, __ATOMIC_RELAXED));
 	rte_spinlock_unlock(&s->lock);
+	LCA_LOG(DEBUG, "timer %u armed on lcore %u for actor %u: %s in %" PRIu64 " us\n",
+		(unsigned int)(uintptr_t)idx, lcore, to,
+		kind == SLOT_ONCE ? "once" : kind == SLOT_EVERY ? "every period" : "wake-up",
+		delay_us);
 	return 0;
 }
 
@@ -357,6 +365,7 @@ lca_timer_cancel(lca_timer_id_t id)
 	    __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) == (uint32_t)(id >> 32)) {
 		ret = 0;
 		count(&tm.stats.cancelled);
+		LCA_LOG(DEBUG, "timer %u for actor %u cancelled\n", idx - 1, s->to);
 		if (rte_timer_stop(&s->tim) == 0) {
 			if (s->kind == SLOT_ONCE)
 				lca_msg_free(s->msg);

@@ -30,10 +30,15 @@ extern LCA_API int lca_logtype;
 
 /**
  * Log through rte_log as the runtime does: LCA_LOG(WARNING, "fmt\n", ...).
- * Messages start with "lcactor: ".
+ * Messages start with "lcactor: ". The logtype is LCA_LOG_PART, lca_logtype
+ * unless the file defined it before its first include (the runtime's parts
+ * do, each with its own: "lcactor.actor", "lcactor.remote", ...).
  */
+#ifndef LCA_LOG_PART
+#define LCA_LOG_PART lca_logtype
+#endif
 #define LCA_LOG(level, ...) \
-	rte_log(RTE_LOG_##level, lca_logtype, "lcactor: " __VA_ARGS__)
+	rte_log(RTE_LOG_##level, LCA_LOG_PART, "lcactor: " __VA_ARGS__)
 
 /** Memory (MB) given to EAL with the `--no-huge` fallback when no -m was set. */
 #define LCA_EAL_NO_HUGE_MEM_MB 1024

@@ -21,6 +21,7 @@ packages=(
 	python3-jsonschema        # e2e tests check every app's --json against docs/lcactor-result.schema.json
 	abigail-tools             # the abi test: abidiff of liblcactor against abi/liblcactor.abi
 	python3-matplotlib        # scripts/lca-plot: the SVG of a run (`make run`, e2e tests)
+	babeltrace2               # e2e_trace: reads the CTF that --trace='lcactor.*' writes
 )
 
 missing=()

@@ -534,7 +534,7 @@ test_auto_moves_nothing_when_traffic_is_uniform(void **state)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_move_under_traffic_from_both_lcores, runtime_up,
@@ -556,7 +556,9 @@ main(void)
 	};
 	int failed;
 
-	lca_test_eal_init("lca_test_migrate");
+	/* Extra EAL arguments: e2e_trace runs it with --trace. */
+	lca_test_eal_init_args("lca_test_migrate", (const char *const *)argv + 1,
+			       (unsigned int)argc - 1);
 	failed = cmocka_run_group_tests(tests, NULL, NULL);
 	lca_eal_cleanup();
 	return lca_test_status(failed);

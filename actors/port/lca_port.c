@@ -4,6 +4,7 @@
  * hooks and the TX actors), stop, and counters. The hot path is in
  * lca_port_io.c.
  */
+#define LCA_LOG_PART lca_logtype_port
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "lca_lcore.h"
 #include "lca_mempool.h"
 #include "lca_port_priv.h"
+#include "lca_logtypes.h"
 
 /* Ports started by lca_port_start(), by port id; the main lcore's. */
 static struct lca_port *started[RTE_MAX_ETHPORTS];
@@ -387,6 +389,8 @@ queues_setup(struct lca_port *p, uint16_t rx_desc, uint16_t tx_desc)
 {
 	int ret;
 
+	LCA_LOG(DEBUG, "port %u: %u RX queues of %u descriptors, %u TX of %u, on socket %d\n",
+		p->port_id, p->n_rxq, rx_desc, p->n_txq, tx_desc, p->socket);
 	for (unsigned int q = 0; q < p->n_rxq; q++) {
 		ret = rte_eth_rx_queue_setup(p->port_id, (uint16_t)q, rx_desc,
 					     (unsigned int)p->socket, NULL, p->pool);
@@ -731,6 +735,7 @@ lca_port_stop(struct lca_port *p)
 		LCA_LOG(ERR, "port %u: stop it while the loops are not running\n", p->port_id);
 		return -EBUSY;
 	}
+	LCA_LOG(DEBUG, "port %u: stopping\n", p->port_id);
 	port_telemetry_remove(p);
 	started[p->port_id] = NULL;
 	n_started--;

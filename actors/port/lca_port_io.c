@@ -17,6 +17,7 @@
  * So the NIC's ring fills and the NIC counts imissed, instead of the
  * runtime dropping, and every packet taken is in one of rx's terms.
  */
+#define LCA_LOG_PART lca_logtype_port
 #include <errno.h>
 #include <string.h>
 
@@ -26,6 +27,8 @@
 
 #include "lca_eal.h"
 #include "lca_port_priv.h"
+#include "lca_trace.h"
+#include "lca_logtypes.h"
 
 static inline void
 set_held(struct port_rxq *q)
@@ -156,6 +159,7 @@ port_rx_poll(struct port_rxq *q)
 	if (n == 0)
 		return work;
 	port_count(&q->rx, n);
+	lca_trace_port_rx(q->port_id, q->queue_id, n);
 	if (q->classify == NULL) {
 		/* One destination: the whole burst is one run (rx_push()). */
 		q->n = n;
@@ -228,6 +232,7 @@ port_tx_unsent(struct rte_mbuf **unsent, uint16_t count, void *userdata)
 	if (sent > 0) {
 		port_count(&q->tx, sent);
 		port_count(&q->tx_bursts, 1);
+		lca_trace_port_tx(q->port_id, q->queue_id, sent);
 	}
 	if (sent < count) {
 		rte_pktmbuf_free_bulk(unsent + sent, count - sent);
@@ -241,6 +246,7 @@ tx_sent(struct port_txq *q, uint16_t sent)
 	if (sent > 0) {
 		port_count(&q->tx, sent);
 		port_count(&q->tx_bursts, 1);
+		lca_trace_port_tx(q->port_id, q->queue_id, sent);
 	}
 }
 

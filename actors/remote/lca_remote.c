@@ -11,6 +11,7 @@
  * (rm_send_peer(), rm_send_done()). Each transport calls this layer
  * downward; this layer calls a transport only through its table.
  */
+#define LCA_LOG_PART lca_logtype_remote
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_remote_priv.h"
+#include "lca_logtypes.h"
 
 struct rm_state rm = { .watch_lock = RTE_SPINLOCK_INITIALIZER };
 
@@ -364,6 +366,7 @@ lca_remote_stop(void)
 	remote_send_hook = NULL;
 	rm.ops->stop();
 	rm.up = false;
+	LCA_LOG(DEBUG, "remote: node %u down (lca_remote_stop)\n", rm.self.id);
 	return 0;
 }
 

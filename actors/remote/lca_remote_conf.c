@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The node table file (INI): see lca_remote_conf_load() and docs/wire.md. */
+#define LCA_LOG_PART lca_logtype_remote
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "lca_eal.h"
 #include "lca_remote_priv.h"
+#include "lca_logtypes.h"
 
 static char *
 trim(char *s)

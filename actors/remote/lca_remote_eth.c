@@ -11,6 +11,7 @@
  * dead peer) and resumes a delivery that waited for a full mailbox; the end
  * hook closes the open frames and flushes them to the ports.
  */
+#define LCA_LOG_PART lca_logtype_remote
 #include <errno.h>
 #include <string.h>
 
@@ -22,6 +23,7 @@
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_remote_eth.h"
+#include "lca_logtypes.h"
 
 #define DEF_WINDOW 256
 #define DEF_RTO_US 50
@@ -105,6 +107,9 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 		}
 		if (ch->rto_tsc != 0 && now >= ch->rto_tsc) {
 			rm_count(&ch->st.timeouts, 1);
+			LCA_LOG(DEBUG, "remote: node %u lcore %u: no ack in %" PRIu64
+				" us, resending from seq %u\n", rm.peers[p].n.id, rte_lcore_id(),
+				ch->rto * 1000000 / rte_get_tsc_hz(), ch->acked + 1);
 			eth_retransmit(rl, ch, ch->acked + 1, now);
 			ch->rto = RTE_MIN(ch->rto * 2, rm_eth.rto_max);
 			ch->rto_tsc = now + ch->rto;

@@ -27,6 +27,7 @@
  * hooks and the slow checks; lca_remote_ucx_tx.c sends, lca_remote_ucx_rx.c
  * receives, lca_remote_ucx_conn.c keeps the endpoints.
  */
+#define LCA_LOG_PART lca_logtype_remote
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,7 @@
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_remote_ucx.h"
+#include "lca_logtypes.h"
 
 struct ux_state rm_ux;
 

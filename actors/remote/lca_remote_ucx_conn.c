@@ -5,6 +5,7 @@
  * the server ends the listener accepts (the peer's, on which credits go
  * back), and closing them all at a stop.
  */
+#define LCA_LOG_PART lca_logtype_remote
 #include <arpa/inet.h>
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 
 #include "lca_eal.h"
 #include "lca_remote_ucx.h"
+#include "lca_logtypes.h"
 
 static void
 client_failed(void *arg, ucp_ep_h ep, ucs_status_t status)

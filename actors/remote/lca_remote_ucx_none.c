@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The UCX transport in a build without UCX (meson did not find libucx-dev):
  * a start that says so. */
+#define LCA_LOG_PART lca_logtype_remote
 #include <errno.h>
 
 #include "lca_eal.h"
 #include "lca_remote_priv.h"
+#include "lca_logtypes.h"
 
 static int
 ux_start(void)

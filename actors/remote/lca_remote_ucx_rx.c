@@ -5,6 +5,7 @@
  * buffer whose mailbox is full waits (copied) and holds the channel, and the
  * credit that goes back says what was delivered.
  */
+#define LCA_LOG_PART lca_logtype_remote
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "lca_eal.h"
 #include "lca_remote_ucx.h"
+#include "lca_logtypes.h"
 
 void
 ux_set_blocked(struct ux_chan *ch, bool blocked)
