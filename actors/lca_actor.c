@@ -11,6 +11,7 @@
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
+#include "lca_migrate.h"
 #include "lca_topo.h"
 
 #define DEFAULT_MAX_ACTORS 16384
@@ -70,8 +71,8 @@ actor_drain(struct lca_actor *a)
 
 	if (control != NULL)
 		mailbox_drain(a, control);
-	if (a->old_mailbox != NULL)
-		mailbox_drain(a, a->old_mailbox);
+	if (a->move.old_mailbox != NULL)
+		mailbox_drain(a, a->move.old_mailbox);
 	mailbox_drain(a, a->mailbox);
 	if (a->pkt_box != NULL)
 		packets_drain(a);
@@ -372,16 +373,9 @@ lca_runtime_stop(void)
 static void
 actor_free(struct lca_actor *a)
 {
-	struct lca_msg *m;
-
-	/* Held back by a move that had not settled: the runtime is going. */
-	lca_msg_free(a->settle_next);
-	while (a->settle_q != NULL && rte_ring_sc_dequeue(a->settle_q, (void **)&m) == 0)
-		lca_msg_free(m);
-	lca_mempool_free(a->settle_q);
+	migration_release(a);
 	lca_mempool_free(a->control);
 	lca_mempool_free(a->pkt_box);
-	lca_mempool_free(a->old_mailbox);
 	lca_mempool_free(a->mailbox);
 	lca_mempool_free(a->state);
 	lca_mempool_free(a);
@@ -536,7 +530,7 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 	a->id = slot;
 	a->mailbox_size = mb;
 	a->state_size = spec->state_size;
-	a->fill_old_on = RTE_MAX_LCORE;
+	a->move.fill_old_on = RTE_MAX_LCORE;
 	a->batch = spec->batch_handler != NULL || spec->handler == NULL;
 	if (spec->batch_handler != NULL)
 		a->handler.batch = spec->batch_handler;

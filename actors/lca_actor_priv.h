@@ -26,6 +26,30 @@ enum actor_life {
 	ACTOR_STOPPED,
 };
 
+/*
+ * A migration of one actor (lca_migrate.c). From the switch to the
+ * hand-over the old home fills old_mailbox with what was sent before the
+ * switch and runs the actor on it; the new home fills mailbox with what was
+ * sent after, without a wake. Then it runs on its new home.
+ */
+struct actor_move {
+	struct rte_ring *old_mailbox; /* NULL but while moving */
+	unsigned int fill_old_on; /* old home until its fences are in; else RTE_MAX_LCORE */
+	unsigned int to;          /* asked for by lca_actor_migrate() */
+	uint32_t migrating;       /* atomic: 1 from the request to the hand-over */
+	unsigned int fences;      /* lcores whose pre-switch messages are all in */
+	uint64_t switch_tsc;
+	uint64_t forwarded;       /* reached a former home after the move, sent on */
+	/* After the hand-over, until every lcore has delivered what it sent
+	 * from its old home: see "settle" in lca_migrate.c. */
+	struct rte_ring *settle_q;   /* its sends meanwhile, by pointer, in order */
+	struct lca_msg *settle_next; /* taken from settle_q, not yet delivered */
+	uint32_t settle_wait;        /* atomic: lcores whose mark is still to come */
+	unsigned int old_home;       /* where the marks come from */
+	unsigned int marks_next;     /* dense index of the next lcore to mark */
+	char why[64];             /* why it was asked to move, for the log */
+};
+
 struct lca_actor {
 	/* Read by every sender, written almost never: a sender on another
 	 * lcore reads this line only, and it stays in every reader's cache.
@@ -38,7 +62,6 @@ struct lca_actor {
 	struct rte_ring *control; /* atomic: the control lane, made at its first
 				   * control message (lca_control.c), or NULL */
 	uint32_t control_wake;    /* atomic: 1 while a CTL_WAKE is queued for it */
-	uint32_t home_epoch;      /* atomic: its moves' switches so far */
 	struct rte_ring *pkt_box; /* its packet queue (on_packets), or NULL: mbuf
 				   * pointers, filled on its home lcore only */
 
@@ -59,6 +82,8 @@ struct lca_actor {
 	uint64_t received;
 	uint64_t handled;
 	uint64_t turns;
+	/* A migration's three flags that a turn or a send reads: here, on
+	 * the turn's line; the rest of a move is in `move`. */
 	uint8_t moving;           /* 1 from a migration's switch to its hand-over */
 	bool handover_pending;    /* fences in while scheduled: at its turn's end */
 	bool batch;               /* handler.batch, which owns what it is given */
@@ -83,30 +108,10 @@ struct lca_actor {
 	uint32_t peer_count;
 	char name[32];
 
-	/* A migration (lca_migrate.c). From the switch to the hand-over the
-	 * old home fills old_mailbox with what was sent before the switch and
-	 * runs the actor on it; the new home fills mailbox with what was sent
-	 * after, without a wake. Then it runs on its new home. */
-	struct rte_ring *old_mailbox __rte_cache_aligned; /* NULL but while moving */
-	unsigned int fill_old_on; /* old home until its fences are in; else RTE_MAX_LCORE */
-	unsigned int migrate_to;  /* asked for by lca_actor_migrate() */
-	uint32_t migrating;       /* atomic: 1 from the request to the hand-over */
-	unsigned int fences;      /* lcores whose pre-switch messages are all in */
-	uint32_t inbox_pushers[2]; /* atomic: threads between reading its home and
-				    * pushing into that home's inbox, by home_epoch
-				    * parity (lca_migrate.c, "hand-over") */
-	uint64_t switch_tsc;
-	uint64_t forwarded;       /* reached a former home after the move, sent on */
-	/* After the hand-over, until every lcore has delivered what it sent
-	 * from its old home: see "settle" in lca_migrate.c. */
-	struct rte_ring *settle_q;   /* its sends meanwhile, by pointer, in order */
-	struct lca_msg *settle_next; /* taken from settle_q, not yet delivered */
-	uint32_t settle_wait;        /* atomic: lcores whose mark is still to come */
-	unsigned int old_home;       /* where the marks come from */
-	unsigned int marks_next;     /* dense index of the next lcore to mark */
+	/* A migration (lca_migrate.c), apart from the flags above. */
+	struct actor_move move __rte_cache_aligned;
 	unsigned int mailbox_size;
 	size_t state_size;
-	char why[64];             /* why it was asked to move, for the log */
 
 	/* Packets (lca_lane.c): what a turn of a packet actor touches
 	 * besides the line above; written by its home lcore. */
@@ -314,12 +319,8 @@ message_handed_over(struct lca_msg *msg)
 static inline struct rte_ring *
 turn_mailbox(const struct lca_actor *a)
 {
-	return unlikely(a->moving) ? a->old_mailbox : a->mailbox;
+	return unlikely(a->moving) ? a->move.old_mailbox : a->mailbox;
 }
-
-/* Ask for @p a to move to @p lcore (see lca_actor_migrate()); @p why goes
- * into the migration log. */
-int actor_migrate(struct lca_actor *a, unsigned int lcore, const char *why);
 
 /* Free every message waiting in a's mailbox; count them as dropped. */
 void actor_drain(struct lca_actor *a);
@@ -341,7 +342,7 @@ unsigned int inbox_push(struct lca_actor *a, struct lca_msg **msgs, unsigned int
  * thread into that lcore's control ring. */
 enum ctl_kind {
 	CTL_STOP,    /* it was stopped from another thread: drain it */
-	CTL_MIGRATE, /* move it to a->migrate_to (its home lcore) */
+	CTL_MIGRATE, /* move it to a->move.to (its home lcore) */
 	CTL_FENCE,   /* it is moving: send its old home a fence (every other lcore) */
 	CTL_ADOPT,   /* it has moved here: schedule it if it has mail */
 	CTL_HAND_OVER, /* its fences are in here, its old home: hand it over */
@@ -371,34 +372,18 @@ unsigned int channel_backlog(unsigned int src_lcore, unsigned int dst_lcore);
 unsigned int inbox_backlog(unsigned int lcore_id);
 /* Lcores with channels between them, and the count. */
 unsigned int channels_lcores(void);
-
-/* Migration (lca_migrate.c): the steps each lcore takes. */
-void migration_request(struct lca_actor *a, unsigned int lcore_id);
-void migration_hand_over(struct lca_actor *a, unsigned int from);
-void migration_try_hand_over(struct lca_actor *a, unsigned int lcore_id, bool inbox_quiet);
-/* Around a push into @p a's home's inbox from a thread that is not its
- * home: begin returns the counter that end takes; read the home between
- * the two. Whether every push begun before @p a's last switch has ended:
- * ask it before looking at the old home's inbox. */
-uint32_t *migration_push_begin(struct lca_actor *a);
-void migration_push_end(uint32_t *pushers);
-bool migration_pushes_ended(const struct lca_actor *a);
-void migration_fence_send(struct lca_actor *a, unsigned int lcore_id);
-void migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id);
-void migration_adopt(struct lca_actor *a, unsigned int lcore_id);
-void migration_marks_send(struct lca_actor *a, unsigned int lcore_id);
-void migration_mark_arrived(struct lca_actor *a);
-void migration_settle(struct lca_actor *a, unsigned int lcore_id);
-unsigned int settle_hold(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
-/* Deliver @p m, a send of a settling actor held back till now, from
- * @p lcore_id by the route its actor would take there: 0, or -ENOBUFS (no
- * room yet: it stays the caller's). A stopped receiver drops it, counted. */
-int settle_deliver(struct lca_msg *m, unsigned int lcore_id);
 /* The dense index of @p lcore_id among the runtime lcores, and back. */
 unsigned int channel_index(unsigned int lcore_id);
 unsigned int channel_lcore(unsigned int index);
-int migrations_init(void);
-void migrations_cleanup(void);
+/* Whether nothing from other threads waits in @p lcore_id's inbox, taken
+ * or not; on that lcore. */
+bool inbox_quiet(unsigned int lcore_id);
+/* Deliver @p m from @p lcore_id by the route its actor would take there:
+ * 0, or -ENOBUFS (no room yet: it stays the caller's). A stopped receiver
+ * drops it, counted. */
+int deliver_from(struct lca_msg *m, unsigned int lcore_id);
+/* Count @p m, which reached @p a after it stopped, as dropped; free it. */
+void drop_for_stopped(struct lca_actor *a, struct lca_msg *m);
 
 /* Traffic-aware placement (lca_balance.c): the controller on the main
  * lcore's loop. */

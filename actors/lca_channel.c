@@ -49,6 +49,7 @@
 
 #include "lca_actor_priv.h"
 #include "lca_mempool.h"
+#include "lca_migrate.h"
 
 /* Slots a channel: room to stream without the sender waiting, within
  * CHANNEL_BYTES_IN of channels into each lcore (4096 slots, 256 KiB, a
@@ -331,7 +332,7 @@ channels_init(unsigned int max_actors)
 
 /* A message that reached an actor that had stopped: it was accepted, so it
  * is counted where a stopped actor's pending messages are. */
-static void
+void
 drop_for_stopped(struct lca_actor *a, struct lca_msg *m)
 {
 	/* Counted by whichever lcore drops it: atomic, as a moving actor's
@@ -493,7 +494,7 @@ channel_lcore(unsigned int index)
 }
 
 int
-settle_deliver(struct lca_msg *m, unsigned int lcore_id)
+deliver_from(struct lca_msg *m, unsigned int lcore_id)
 {
 	struct lca_actor *r = actor_lookup(m->to);
 	unsigned int home;
@@ -522,35 +523,6 @@ channels_lcores(void)
 }
 
 /*
- * A run that reached an lcore that is not its actor's home: the actor has
- * moved. Until the switch's fences are all in, its old home puts what was
- * sent before the switch into the old mailbox and runs it there; after,
- * it sends stragglers on to the new home.
- * @return how many were taken.
- */
-static unsigned int
-deliver_elsewhere(struct lca_actor *a, struct lca_msg **msgs, unsigned int run,
-		  unsigned int lcore_id, unsigned int home)
-{
-	unsigned int done = 0;
-
-	if (a->fill_old_on == lcore_id) {
-		done = rte_ring_enqueue_burst(a->old_mailbox, (void **)msgs, run, NULL);
-		if (done > 0 && a->scheduled == 0) {
-			a->scheduled = 1;
-			lca_lcore_schedule(lcore_id, a);
-		}
-		return done;
-	}
-	/* @p home as read once by the caller: read again, it could be this
-	 * lcore by now, which has no channel to itself. */
-	while (done < run && channel_put_to(lcore_id, home, msgs[done]) == 0)
-		envelope_recycle(msgs[done++]);
-	__atomic_fetch_add(&a->forwarded, done, __ATOMIC_RELAXED);
-	return done;
-}
-
-/*
  * Put the front run of @p msgs that goes to one actor into its mailbox with
  * one ring operation and one wake.
  * @return
@@ -566,14 +538,9 @@ deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id)
 
 	to = msgs[0]->to;
 	a = actor_lookup(to);
-	if (unlikely(msgs[0]->flags & MSG_F_CONTROL)) {
-		if (msgs[0]->flags & MSG_F_FENCE)
-			migration_fence_arrived(a, lcore_id);
-		else
-			migration_mark_arrived(a);
-		lca_msg_free(msgs[0]);
-		return 1;
-	}
+	/* A migration's fence or mark: never delivered. */
+	if (unlikely(msgs[0]->flags & MSG_F_CONTROL))
+		return migration_on_arrival(a, msgs, 1, lcore_id, lcore_id);
 	while (run < n && msgs[run]->to == to && !(msgs[run]->flags & MSG_F_CONTROL))
 		run++;
 	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
@@ -583,7 +550,7 @@ deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id)
 	}
 	home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
 	if (unlikely(home != lcore_id))
-		done = deliver_elsewhere(a, msgs, run, lcore_id, home);
+		done = migration_on_arrival(a, msgs, run, lcore_id, home);
 	else if ((done = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, run, NULL)) > 0)
 		actor_wake(a);
 	if (unlikely(done < run))
@@ -670,10 +637,11 @@ drain(struct held *h, unsigned int (*take)(void *, struct lca_msg **), void *src
 	}
 }
 
-/* Whether nothing from other threads waits in this lcore's inbox. */
-static bool
-inbox_quiet(const struct lcore_links *l)
+bool
+inbox_quiet(unsigned int lcore_id)
 {
+	const struct lcore_links *l = &links[lcore_id];
+
 	return l->held[n_links]->n == 0 && ring_empty(l->inbox);
 }
 
@@ -687,8 +655,9 @@ ctl_poll(struct lcore_links *l, unsigned int lcore_id)
 
 	for (unsigned int i = 0; i < n && rte_ring_sc_dequeue(l->ctl, &entry) == 0; i++) {
 		struct lca_actor *a = (void *)((uintptr_t)entry & ~(uintptr_t)CTL_KIND_MASK);
+		enum ctl_kind kind = (enum ctl_kind)((uintptr_t)entry & CTL_KIND_MASK);
 
-		switch ((enum ctl_kind)((uintptr_t)entry & CTL_KIND_MASK)) {
+		switch (kind) {
 		case CTL_STOP: {
 			unsigned int home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
 
@@ -700,33 +669,11 @@ ctl_poll(struct lcore_links *l, unsigned int lcore_id)
 				actor_wake(a);
 			break;
 		}
-		case CTL_MIGRATE:
-			migration_request(a, lcore_id);
-			break;
-		case CTL_FENCE:
-			migration_fence_send(a, lcore_id);
-			break;
-		case CTL_ADOPT:
-			migration_adopt(a, lcore_id);
-			break;
-		case CTL_HAND_OVER: {
-			/* In this order: a push still on its way to the
-			 * inbox is not in it yet. */
-			bool quiet = migration_pushes_ended(a);
-
-			migration_try_hand_over(a, lcore_id, quiet && inbox_quiet(l));
-			break;
-		}
-		case CTL_MARK:
-			migration_marks_send(a, lcore_id);
-			break;
-		case CTL_SETTLED:
-			migration_settle(a, lcore_id);
-			break;
 		case CTL_WAKE:
 			control_wake(a, lcore_id);
 			break;
-		case CTL_KINDS:
+		default:
+			migration_ctl(a, kind, lcore_id);
 			break;
 		}
 	}
@@ -902,15 +849,16 @@ channels_lanes_on(void)
 unsigned int
 inbox_push(struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
 {
-	uint32_t *pushers = migration_push_begin(a);
+	struct pusher *p = migration_push_begin(a);
 	unsigned int lcore = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
 	unsigned int sent;
 
+	migration_push_home(p, lcore);
 	/* The generic call: the ring's own (RTS) producer sync. */
 	sent = rte_ring_enqueue_burst(links[lcore].inbox, (void **)msgs, n, NULL);
 	if (sent > 0 && bells)
 		bell_ring(links[lcore].bell, bell_inbox());
-	migration_push_end(pushers);
+	migration_push_end(p);
 	return sent;
 }
 

@@ -9,6 +9,7 @@
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
+#include "lca_migrate.h"
 
 /* Envelopes (and mbufs) handed back to their pools with one call. */
 #define FREE_CHUNK 64
