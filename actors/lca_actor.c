@@ -9,9 +9,18 @@
 #include <rte_mempool.h>
 
 #include "lca_actor_priv.h"
+#include "lca_balance.h"
+#include "lca_channel.h"
+#include "lca_control.h"
+#include "lca_deadline.h"
 #include "lca_eal.h"
+#include "lca_lane.h"
 #include "lca_mempool.h"
 #include "lca_migrate.h"
+#include "lca_send_priv.h"
+#include "lca_supervise.h"
+#include "lca_telemetry_priv.h"
+#include "lca_timer_priv.h"
 #include "lca_topo.h"
 
 #define DEFAULT_MAX_ACTORS 16384
@@ -64,7 +73,7 @@ mailbox_drain(struct lca_actor *a, struct rte_ring *mb)
 	}
 }
 
-void
+static void
 actor_drain(struct lca_actor *a)
 {
 	struct rte_ring *control = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);

@@ -2,9 +2,14 @@
 #ifndef LCA_ACTOR_PRIV_H
 #define LCA_ACTOR_PRIV_H
 
-/* Internals shared by lca_actor.c (life cycle, turns) and lca_send.c. */
+/* What every part of the actor core shares: the actor, the per-lcore
+ * state of the running handler, the actor table, and the few inline
+ * helpers over them (lookup, wake, ring counts). Each subsystem's own
+ * functions are in its own private header (lca_channel.h, lca_migrate.h,
+ * lca_control.h ...), included by the files that use them. */
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_atomic.h>
@@ -18,7 +23,6 @@
 #include "lca_envelope.h"
 #include "lca_lcore.h"
 #include "lca_mempool.h"
-#include "lca_route.h"
 
 enum actor_life {
 	ACTOR_ALIVE,
@@ -256,54 +260,6 @@ ring_empty(const struct rte_ring *r)
 	return ring_count(r) == 0;
 }
 
-/* Whether @p a has messages in its control lane. */
-static inline bool
-actor_has_control(const struct lca_actor *a)
-{
-	const struct rte_ring *c = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
-
-	return unlikely(c != NULL) && !ring_empty(c);
-}
-
-/* Control lane (lca_control.c): on the actor's home lcore, a CTL_WAKE. */
-void control_wake(struct lca_actor *a, unsigned int lcore_id);
-/* lca_send_control() on behalf of @p from. */
-int control_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg);
-
-/* Where a message's deadline is (lca_msg_set_deadline()). */
-static inline uint64_t
-msg_deadline(const struct lca_msg *m)
-{
-	uint64_t tsc;
-
-	memcpy(&tsc, &m->data[LCA_MSG_INLINE_WITH_DEADLINE], sizeof(tsc));
-	return tsc;
-}
-
-/* Drop the messages of @p msgs[0..n) that are past their deadline,
- * counted on @p a; the rest close up, in order. @return how many are
- * left. Only called when one of them has a deadline. */
-unsigned int deadlines_filter(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
-
-/* Supervision (lca_supervise.c). After a handler that failed: drop
- * @p msg (NULL for a batch) unless sent or kept, apply the strategy, tell
- * the supervisor. */
-void actor_failed(struct lca_actor *a, struct actor_lcore *here, struct lca_msg *msg);
-/* Tell @p a's watchers it stopped (once). */
-void actor_tell_watchers(struct lca_actor *a);
-/* Between lca_runtime_cleanup()'s start and the next init: no notices
- * (the actors they would go to are being freed). */
-void supervision_quiet(bool quiet);
-
-/* Timers (lca_timer.c). */
-int timers_init(unsigned int max_timers);
-void timers_cleanup(void);
-/* Run this lcore's due timers; @return how many ran. */
-unsigned int timers_poll(unsigned int lcore_id);
-/* Put @p a (paused, its flag held) back in this lcore's run queue in
- * @p delay_us. */
-int timer_wake_after(struct lca_actor *a, uint64_t delay_us);
-
 /* @p msg is the receiver's now: the running handler no longer owns it. */
 static inline void
 message_handed_over(struct lca_msg *msg)
@@ -322,120 +278,22 @@ turn_mailbox(const struct lca_actor *a)
 	return unlikely(a->moving) ? a->move.old_mailbox : a->mailbox;
 }
 
-/* Free every message waiting in a's mailbox; count them as dropped. */
-void actor_drain(struct lca_actor *a);
-
-
-/* Zero the runtime-wide counters of failed sends (at runtime init). */
-void lca_send_errors_reset(void);
-
-/* Say whether the runtime is up to the telemetry commands (lca_telemetry.c). */
-void telemetry_runtime_up(bool up);
-
-/* Channels between lcores (lca_channel.c). */
-int channels_init(unsigned int max_actors);
-void channels_cleanup(void);
-/* Push @p n messages for affinity actor @p a into its home lcore's inbox,
- * from any thread; returns how many fit. */
-unsigned int inbox_push(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
-/* Work for an lcore's poll that is about one actor, queued from any
- * thread into that lcore's control ring. */
-enum ctl_kind {
-	CTL_STOP,    /* it was stopped from another thread: drain it */
-	CTL_MIGRATE, /* move it to a->move.to (its home lcore) */
-	CTL_FENCE,   /* it is moving: send its old home a fence (every other lcore) */
-	CTL_ADOPT,   /* it has moved here: schedule it if it has mail */
-	CTL_HAND_OVER, /* its fences are in here, its old home: hand it over */
-	CTL_MARK,    /* it was handed over from here: mark the channels to the rest */
-	CTL_SETTLED, /* every mark is delivered: send what it sent meanwhile */
-	CTL_WAKE,    /* its control lane has mail, sent from another lcore */
-	CTL_KINDS,
-};
-/* Actors are cache-line aligned: a control entry's low bits are its kind. */
-#define CTL_KIND_MASK 63u
-_Static_assert(CTL_KINDS <= CTL_KIND_MASK + 1, "a kind fits in an actor's low bits");
-/* Queue @p kind for @p a on @p lcore; cannot fail (the ring holds an
- * entry of each kind for every actor, and an actor has at most one of each
- * kind queued on an lcore). */
-void ctl_push(unsigned int lcore, struct lca_actor *a, enum ctl_kind kind);
-/* Copy @p m into the channel from @p src_lcore to @p dst_lcore;
- * 0 or -ENOBUFS. */
-int channel_put_to(unsigned int src_lcore, unsigned int dst_lcore, const struct lca_msg *m);
-/* Whether @p lcore_id has channels to the others: a runtime lcore, whose
- * own thread (loop, hooks, or the main thread between runs) is the one
- * producer of its channels. */
-bool channel_from(unsigned int lcore_id);
-/* Messages in the channel from @p src_lcore to @p dst_lcore; call on
- * @p src_lcore (it reads the producer's own head). */
-unsigned int channel_backlog(unsigned int src_lcore, unsigned int dst_lcore);
-/* Messages waiting in @p lcore_id's inbox. */
-unsigned int inbox_backlog(unsigned int lcore_id);
-/* Lcores with channels between them, and the count. */
-unsigned int channels_lcores(void);
-/* The dense index of @p lcore_id among the runtime lcores, and back. */
-unsigned int channel_index(unsigned int lcore_id);
-unsigned int channel_lcore(unsigned int index);
-/* Whether nothing from other threads waits in @p lcore_id's inbox, taken
- * or not; on that lcore. */
-bool inbox_quiet(unsigned int lcore_id);
-/* Deliver @p m from @p lcore_id by the route its actor would take there:
- * 0, or -ENOBUFS (no room yet: it stays the caller's). A stopped receiver
- * drops it, counted. */
-int deliver_from(struct lca_msg *m, unsigned int lcore_id);
-/* Count @p m, which reached @p a after it stopped, as dropped; free it. */
-void drop_for_stopped(struct lca_actor *a, struct lca_msg *m);
-
-/* Traffic-aware placement (lca_balance.c): the controller on the main
- * lcore's loop. */
-int balance_init(const struct lca_runtime_conf *conf);
-void balance_cleanup(void);
-/* Whether the controller runs, so that senders count who they send to. */
-extern bool balance_watching;
-
-/* An envelope whose bytes crossed in a channel: back to the pool it came
- * from, through this lcore's cache. What it owned (ptr) went with the copy. */
-static inline void
-envelope_recycle(struct lca_msg *m)
-{
-	struct rte_mempool *mp;
-
-	if (!envelope_giving_back(m))
-		return;
-	mp = lca_mempool_by_index(m->pool);
-	envelope_poison(m);
-	rte_mempool_put(mp, m);
-}
-/* The packet lane (lca_lane.c). */
-int lanes_init(void);
-void lanes_cleanup(void);
-/* Deliver what reached @p lcore_id on its lanes and its packet inbox; the
- * end of channels_poll(), once lanes_used. */
-unsigned int lanes_poll(unsigned int lcore_id);
-/* Have every lcore's channels_poll() call lanes_poll() from now on: a
- * packet actor exists. */
-void channels_lanes_on(void);
-/* Packets in the lane from @p src_lcore to @p dst_lcore (call on the
- * source), or in @p dst_lcore's packet inbox when @p src_lcore has no
- * lanes. */
-unsigned int lane_backlog(unsigned int src_lcore, unsigned int dst_lcore);
-/* A turn's packet part: up to throughput packets to on_packets.
- * @return whether packets are left. */
-bool packets_turn(struct lca_actor *a);
-/* Free what @p a's packet queue holds, counted as dropped. */
-void packets_drain(struct lca_actor *a);
-/* An on_packets actor's envelopes when it has no envelope handler. */
-void packets_unhandled(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n);
-/* Whether any packet actor was spawned: until then no lane is polled. */
-extern bool lanes_used;
-
 /* A single-producer, single-consumer ring of @p size entries on
- * @p lcore's node (lca_migrate.c), or NULL. */
-struct rte_ring *spsc_ring_on(unsigned int size, unsigned int lcore, const char *what,
-			      lca_actor_id_t id);
+ * @p lcore's node, or NULL: a packet queue, a moving actor's mailbox. */
+static inline struct rte_ring *
+spsc_ring_on(unsigned int size, unsigned int lcore, const char *what, lca_actor_id_t id)
+{
+	struct rte_ring *r = lca_mempool_alloc_on_lcore(what,
+		rte_ring_get_memsize(rte_align32pow2(size + 1)), lcore);
+	char name[RTE_RING_NAMESIZE];
 
-/* The lcore poll function: deliver what other lcores and threads sent
- * this one. Also called by the main thread
- * for any lcore while the loops are not running. */
-unsigned int channels_poll(unsigned int lcore_id);
+	snprintf(name, sizeof(name), "%s_%u", what, id);
+	if (r != NULL && rte_ring_init(r, name, size,
+				       RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ) < 0) {
+		lca_mempool_free(r);
+		return NULL;
+	}
+	return r;
+}
 
 #endif /* LCA_ACTOR_PRIV_H */

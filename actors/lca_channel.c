@@ -48,6 +48,9 @@
 #include <rte_prefetch.h>
 
 #include "lca_actor_priv.h"
+#include "lca_channel.h"
+#include "lca_control.h"
+#include "lca_lane.h"
 #include "lca_mempool.h"
 #include "lca_migrate.h"
 
@@ -332,7 +335,7 @@ channels_init(unsigned int max_actors)
 
 /* A message that reached an actor that had stopped: it was accepted, so it
  * is counted where a stopped actor's pending messages are. */
-void
+static void
 drop_for_stopped(struct lca_actor *a, struct lca_msg *m)
 {
 	/* Counted by whichever lcore drops it: atomic, as a moving actor's

@@ -26,7 +26,10 @@
 #include <rte_ring.h>
 
 #include "lca_actor_priv.h"
+#include "lca_channel.h"
+#include "lca_control.h"
 #include "lca_mempool.h"
+#include "lca_route.h"
 
 /* The lane of @p a, made on its home's node at the first use. */
 static struct rte_ring *

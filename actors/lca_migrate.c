@@ -66,6 +66,8 @@
 #include <rte_spinlock.h>
 
 #include "lca_actor_priv.h"
+#include "lca_channel.h"
+#include "lca_control.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
 #include "lca_migrate.h"
@@ -172,24 +174,6 @@ int
 lca_actor_migrate(lca_actor_id_t id, unsigned int lcore)
 {
 	return actor_migrate(actor_lookup(id), lcore, "lca_actor_migrate()");
-}
-
-/* A single-producer, single-consumer ring of @p size entries on
- * @p lcore's node, or NULL. */
-struct rte_ring *
-spsc_ring_on(unsigned int size, unsigned int lcore, const char *what, lca_actor_id_t id)
-{
-	struct rte_ring *r = lca_mempool_alloc_on_lcore(what,
-		rte_ring_get_memsize(rte_align32pow2(size + 1)), lcore);
-	char name[RTE_RING_NAMESIZE];
-
-	snprintf(name, sizeof(name), "%s_%u", what, id);
-	if (r != NULL && rte_ring_init(r, name, size,
-				       RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ) < 0) {
-		lca_mempool_free(r);
-		return NULL;
-	}
-	return r;
 }
 
 /* The switch, on the home lcore between turns: from now on senders reach

@@ -12,6 +12,7 @@
 #include <rte_per_lcore.h>
 
 #include "lca_actor_priv.h"
+#include "lca_channel.h"
 
 int migrations_init(void);
 void migrations_cleanup(void);

@@ -25,7 +25,10 @@
 #include <rte_lcore.h>
 
 #include "lca_actor_priv.h"
+#include "lca_control.h"
 #include "lca_eal.h"
+#include "lca_supervise.h"
+#include "lca_timer_priv.h"
 
 #define DEFAULT_MAX_RESTARTS 10
 #define DEFAULT_WITHIN_MS 1000

@@ -17,6 +17,7 @@
 #include <rte_telemetry.h>
 
 #include "lca_actor_priv.h"
+#include "lca_telemetry_priv.h"
 #include "lca_timer.h"
 
 /* Held by a reply while it reads the runtime, and by the runtime going

@@ -29,9 +29,11 @@
 #include <rte_timer.h>
 
 #include "lca_actor_priv.h"
+#include "lca_control.h"
 #include "lca_cycles.h"
 #include "lca_eal.h"
 #include "lca_timer.h"
+#include "lca_timer_priv.h"
 
 #define RETRY_MIN_US 10   /* a one-shot's first try again when the lane was full, */
 #define RETRY_MAX_US 1000 /* doubled up to this, so a full lane is no storm */
