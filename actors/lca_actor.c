@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Actor life cycle, the runtime around it, and one actor's turn. */
+/* The data model: the actor table, an actor's life cycle from spawn to
+ * free, its queries, and one actor's turn. The runtime that puts the
+ * subsystems around it together is lca_runtime.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,7 +11,6 @@
 #include <rte_mempool.h>
 
 #include "lca_actor_priv.h"
-#include "lca_balance.h"
 #include "lca_channel.h"
 #include "lca_control.h"
 #include "lca_deadline.h"
@@ -17,16 +18,8 @@
 #include "lca_lane.h"
 #include "lca_mempool.h"
 #include "lca_migrate.h"
-#include "lca_send_priv.h"
 #include "lca_supervise.h"
-#include "lca_telemetry_priv.h"
-#include "lca_timer_priv.h"
-#include "lca_topo.h"
 
-#define DEFAULT_MAX_ACTORS 16384
-#define DEFAULT_MAX_TIMERS 4096
-#define DEFAULT_MSGS_PER_NODE 65535
-#define DEFAULT_POOL_CACHE 512
 #define MAX_THROUGHPUT ACTOR_THROUGHPUT_MAX
 #define MAX_MAILBOX (1u << 28)
 #define HANDLER_SAMPLE 16 /* a power of two */
@@ -35,7 +28,6 @@ struct actor_table lca_actors;
 struct actor_lcore lca_actor_lcores[RTE_MAX_LCORE + 1];
 
 static struct {
-	bool up;
 	enum lca_placement placement;
 	unsigned int n_lcores;
 	unsigned int lcores[RTE_MAX_LCORE]; /* in spread order */
@@ -140,7 +132,7 @@ actor_finish_stop(struct lca_actor *a)
  *   that has mail left; a shared one goes back to the shared queue, where
  *   any lcore may take it.
  */
-static bool
+bool
 actor_turn(void *item)
 {
 	struct lca_actor *a = item;
@@ -232,153 +224,6 @@ actor_turn(void *item)
 	return actor_unschedule(a);
 }
 
-/* The actors' part of each loop iteration: deliver what other lcores and
- * threads sent, then run the timers that are due. Also called by the main
- * thread for other lcores between runs: their timers stay theirs. */
-static unsigned int
-runtime_poll(unsigned int lcore_id)
-{
-	unsigned int work = channels_poll(lcore_id);
-
-	if (lcore_id == rte_lcore_id())
-		work += timers_poll(lcore_id);
-	return work;
-}
-
-#ifdef LCA_DEBUG_ENVELOPES
-/* Every envelope starts free and poisoned. */
-static void
-envelope_init_cb(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
-{
-	(void)mp;
-	(void)arg;
-	(void)idx;
-	envelope_debug_init(obj);
-}
-#endif
-
-int
-lca_runtime_init(const struct lca_runtime_conf *conf)
-{
-	struct lca_runtime_conf c = conf ? *conf : (struct lca_runtime_conf){ 0 };
-	struct lca_topo_cpu cpus[RTE_MAX_LCORE];
-	unsigned int ids[RTE_MAX_LCORE], order[RTE_MAX_LCORE];
-	struct lca_mempool_conf pool_conf;
-	struct lca_lcore_conf lcore_conf;
-	struct lca_topo *topo = NULL;
-	uint64_t cache_room;
-	int n, ret;
-
-	if (rt.up)
-		return -EEXIST;
-	if ((unsigned int)c.placement > LCA_PLACE_AUTO || c.idle < 0 ||
-	    c.idle > LCA_IDLE_SLEEP)
-		return -EINVAL;
-	c.max_actors = c.max_actors ? c.max_actors : DEFAULT_MAX_ACTORS;
-	c.max_timers = c.max_timers ? c.max_timers : DEFAULT_MAX_TIMERS;
-	c.msgs_per_node = c.msgs_per_node ? c.msgs_per_node : DEFAULT_MSGS_PER_NODE;
-	c.pool_cache = c.pool_cache ? c.pool_cache : DEFAULT_POOL_CACHE;
-
-	/* Placement follows the machine: spread over nodes, then cores. */
-	n = -1;
-	if (lca_topo_load(&topo, NULL) == 0)
-		n = lca_topo_eal_lcores(topo, ids, cpus, RTE_MAX_LCORE);
-	lca_topo_free(topo);
-	if (n > 0) {
-		lca_topo_spread_order(cpus, (unsigned int)n, order);
-		for (int i = 0; i < n; i++)
-			rt.lcores[i] = ids[order[i]];
-	} else {
-		unsigned int lcore_id;
-
-		n = 0;
-		RTE_LCORE_FOREACH(lcore_id)
-			rt.lcores[n++] = lcore_id;
-	}
-	rt.n_lcores = (unsigned int)n;
-	rt.placement = c.placement;
-	rt.placed = 0;
-
-	/* Envelopes freed on an lcore wait in its cache (up to 1.5 x its size)
-	 * where no other lcore can take them: add that room, or a pool sized
-	 * for the messages in flight runs dry on a machine with many lcores. */
-	c.pool_cache = RTE_MIN(c.pool_cache, (unsigned int)RTE_MEMPOOL_CACHE_MAX_SIZE);
-	cache_room = (uint64_t)rte_lcore_count() * c.pool_cache * 3 / 2;
-	if (c.msgs_per_node + cache_room > UINT32_MAX / 2)
-		return -EINVAL;
-	pool_conf = (struct lca_mempool_conf){
-		.elt_size = ENVELOPE_ELT_SIZE,
-		.per_node = c.msgs_per_node + (unsigned int)cache_room,
-		.cache_size = c.pool_cache,
-	};
-	ret = lca_mempool_init(&pool_conf);
-	if (ret < 0)
-		return ret;
-#ifdef LCA_DEBUG_ENVELOPES
-	for (unsigned int i = 0; i < lca_mempool_count(); i++)
-		rte_mempool_obj_iter(lca_mempool_by_index(i), envelope_init_cb, NULL);
-#endif
-
-	lcore_conf = (struct lca_lcore_conf){
-		.turn = actor_turn,
-		.poll = runtime_poll,
-		.max_items = c.max_actors,
-		.idle = (enum lca_idle_policy)c.idle,
-		.idle_sleep_after = c.idle_sleep_after,
-		.idle_sleep_us = c.idle_sleep_us,
-	};
-	ret = lca_lcore_init(&lcore_conf);
-	if (ret < 0) {
-		lca_mempool_cleanup();
-		return ret;
-	}
-
-	lca_actors.actors = rte_zmalloc("lca_actors", sizeof(*lca_actors.actors) * c.max_actors, 0);
-	ret = lca_actors.actors == NULL ? -ENOMEM : channels_init(c.max_actors);
-	if (ret == 0)
-		ret = lanes_init();
-	if (ret == 0)
-		ret = migrations_init();
-	if (ret == 0)
-		ret = timers_init(c.max_timers);
-	supervision_quiet(false);
-	if (ret == 0)
-		ret = balance_init(&c);
-	if (ret < 0) {
-		balance_cleanup();
-		timers_cleanup();
-		lanes_cleanup();
-		channels_cleanup();
-		rte_free(lca_actors.actors);
-		lca_actors.actors = NULL;
-		lca_lcore_cleanup();
-		lca_mempool_cleanup();
-		return ret;
-	}
-	lca_actors.max = c.max_actors;
-	lca_actors.count = 0;
-	memset(lca_actor_lcores, 0, sizeof(lca_actor_lcores));
-	lca_send_errors_reset();
-	lca_lcore_stats_reset();
-	rt.up = true;
-	telemetry_runtime_up(true);
-	return 0;
-}
-
-int
-lca_runtime_run(unsigned int timeout_ms)
-{
-	if (!rt.up)
-		return -EINVAL;
-	return lca_lcore_run(timeout_ms);
-}
-
-void
-lca_runtime_stop(void)
-{
-	lca_lcore_stop();
-}
-
 static void
 actor_free(struct lca_actor *a)
 {
@@ -391,31 +236,25 @@ actor_free(struct lca_actor *a)
 }
 
 int
-lca_runtime_cleanup(void)
+actors_init(unsigned int max_actors, enum lca_placement placement, const unsigned int *lcores,
+	    unsigned int n_lcores)
 {
-	unsigned int lcore_id;
+	lca_actors.actors = rte_zmalloc("lca_actors", sizeof(*lca_actors.actors) * max_actors, 0);
+	if (lca_actors.actors == NULL)
+		return -ENOMEM;
+	lca_actors.max = max_actors;
+	lca_actors.count = 0;
+	memset(lca_actor_lcores, 0, sizeof(lca_actor_lcores));
+	memcpy(rt.lcores, lcores, sizeof(rt.lcores[0]) * n_lcores);
+	rt.n_lcores = n_lcores;
+	rt.placement = placement;
+	rt.placed = 0;
+	return 0;
+}
 
-	if (!rt.up)
-		return 0;
-	/* Freeing what the loops run would pull the queues from under them. */
-	if (lca_lcore_running() || rte_lcore_id() != rte_get_main_lcore()) {
-		LCA_LOG(ERR, "lca_runtime_cleanup: %s; nothing freed\n",
-			lca_lcore_running() ? "the loops are running (lca_runtime_stop() first)" :
-					      "only the main lcore may clean up");
-		return -EBUSY;
-	}
-	telemetry_runtime_up(false);
-	supervision_quiet(true);
-	balance_cleanup();
-	migrations_cleanup();
-	/* Before the actors go: a timer's message is freed, not sent. */
-	timers_cleanup();
-	/* Hand every message still between lcores to its mailbox, so that
-	 * stopping the actors counts it. */
-	RTE_LCORE_FOREACH(lcore_id)
-		channels_poll(lcore_id);
-	lanes_cleanup();
-	channels_cleanup();
+void
+actors_cleanup(void)
+{
 	for (unsigned int i = 0; i < lca_actors.count; i++) {
 		struct lca_actor *a = lca_actors.actors[i];
 
@@ -425,11 +264,9 @@ lca_runtime_cleanup(void)
 		actor_free(a);
 	}
 	rte_free(lca_actors.actors);
-	memset(&lca_actors, 0, sizeof(lca_actors));
-	lca_lcore_cleanup();
-	lca_mempool_cleanup();
-	rt.up = false;
-	return 0;
+	lca_actors.actors = NULL;
+	lca_actors.max = 0;
+	lca_actors.count = 0;
 }
 
 static int
@@ -488,7 +325,7 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 	uint32_t slot;
 	int ret;
 
-	if (!rt.up)
+	if (!lca_actors.up)
 		return -EINVAL;
 	if (spec == NULL || id == NULL)
 		return -EINVAL;
@@ -575,37 +412,36 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 }
 
 int
-lca_actor_stop(lca_actor_id_t id)
+actor_stop_begin(struct lca_actor *a)
 {
-	struct lca_actor *a = actor_lookup(id);
 	uint32_t alive = ACTOR_ALIVE;
 
-	if (a == NULL)
-		return -ESRCH;
 	if (!__atomic_compare_exchange_n(&a->life, &alive, ACTOR_STOPPING, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return -EALREADY;
-	/* The main lcore alone starts runs, so there, between runs, nothing
-	 * else consumes the queues and the stop can be done at once; messages
-	 * on their way to the actor are pending too: deliver them first. */
-	if (rte_lcore_id() == rte_get_main_lcore() && !lca_lcore_running()) {
-		if (!actor_is_shared(a))
-			channels_poll(a->lcore);
-		actor_finish_stop(a);
-		return 0;
-	}
-	/* Otherwise the lcore that runs it drains it (the mailbox has one
-	 * consumer): at the end of this turn when it stops itself, at its
-	 * next turn otherwise (at the latest in lca_runtime_cleanup). */
+	return 0;
+}
+
+void
+actor_stop_now(struct lca_actor *a)
+{
+	actor_finish_stop(a);
+}
+
+void
+actor_stop_ask(struct lca_actor *a)
+{
+	/* The lcore that runs it drains it (the mailbox has one consumer):
+	 * at the end of this turn when it stops itself, at its next turn
+	 * otherwise (at the latest in lca_runtime_cleanup). */
 	if (actor_lcore_here()->self == a)
-		return 0;
+		return;
 	/* A moving actor's home wakes nothing: the control ring holds the
 	 * stop until the move is over. */
 	if (actor_is_shared(a) || (rte_lcore_id() == a->lcore && !a->moving))
 		actor_wake(a);
 	else
 		ctl_push(a->lcore, a, CTL_STOP);
-	return 0;
 }
 
 bool
@@ -696,13 +532,11 @@ lca_actor_backlog(lca_actor_id_t id)
 lca_actor_id_t
 lca_actor_self(void)
 {
-	struct lca_actor *a = actor_lcore_here()->self;
-
-	return a == NULL ? LCA_ACTOR_NONE : a->id;
+	return actor_self_id();
 }
 
 unsigned int
 lca_actor_count(void)
 {
-	return __atomic_load_n(&lca_actors.count, __ATOMIC_ACQUIRE);
+	return actors_count();
 }

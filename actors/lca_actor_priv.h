@@ -171,6 +171,7 @@ struct actor_table {
 	struct lca_actor **actors;
 	unsigned int max;
 	uint32_t count; /* atomic: ids handed out */
+	bool up;        /* between lca_runtime_init() and its cleanup */
 };
 
 extern struct actor_table lca_actors;
@@ -182,6 +183,22 @@ actor_lcore_here(void)
 	unsigned int id = rte_lcore_id();
 
 	return &lca_actor_lcores[id < RTE_MAX_LCORE ? id : RTE_MAX_LCORE];
+}
+
+/* The running actor's id (lca_actor_self()), or LCA_ACTOR_NONE. */
+static inline lca_actor_id_t
+actor_self_id(void)
+{
+	const struct lca_actor *a = actor_lcore_here()->self;
+
+	return a == NULL ? LCA_ACTOR_NONE : a->id;
+}
+
+/* Ids handed out so far (lca_actor_count()). */
+static inline unsigned int
+actors_count(void)
+{
+	return __atomic_load_n(&lca_actors.count, __ATOMIC_ACQUIRE);
 }
 
 static inline struct lca_actor *
@@ -277,6 +294,22 @@ turn_mailbox(const struct lca_actor *a)
 {
 	return unlikely(a->moving) ? a->move.old_mailbox : a->mailbox;
 }
+
+/* The actor table and the turn (lca_actor.c), for the composition root
+ * (lca_runtime.c). */
+/* The lcore turn function: up to throughput messages of one actor.
+ * @return whether it wants another turn. */
+bool actor_turn(void *item);
+/* An empty table of @p max_actors, placed by @p placement over @p lcores
+ * (in spread order); actors_cleanup() stops and frees every actor in it. */
+int actors_init(unsigned int max_actors, enum lca_placement placement, const unsigned int *lcores,
+		unsigned int n_lcores);
+void actors_cleanup(void);
+/* lca_actor_stop() in steps: begin (-EALREADY unless alive), then either
+ * now, where nothing else runs it, or ask whoever runs it to. */
+int actor_stop_begin(struct lca_actor *a);
+void actor_stop_now(struct lca_actor *a);
+void actor_stop_ask(struct lca_actor *a);
 
 /* A single-producer, single-consumer ring of @p size entries on
  * @p lcore's node, or NULL: a packet queue, a moving actor's mailbox. */

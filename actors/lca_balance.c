@@ -142,7 +142,7 @@ actor_load(const struct snapshot *s)
 static unsigned int
 survey(uint64_t *load)
 {
-	unsigned int count = lca_actor_count(), n = 0;
+	unsigned int count = actors_count(), n = 0;
 
 	for (lca_actor_id_t id = 0; id < count; id++) {
 		struct lca_actor *a = actor_lookup(id);

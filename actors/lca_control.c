@@ -99,7 +99,7 @@ control_wake(struct lca_actor *a, unsigned int lcore_id)
 int
 lca_send_control(lca_actor_id_t to, struct lca_msg *msg)
 {
-	return control_send_from(lca_actor_self(), to, msg);
+	return control_send_from(actor_self_id(), to, msg);
 }
 
 int

@@ -273,7 +273,7 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 	s->kind = kind;
 	s->lcore = lcore;
 	s->to = to;
-	s->from = lca_actor_self();
+	s->from = actor_self_id();
 	s->msg = msg;
 	if (tmpl != NULL)
 		s->tmpl = *tmpl;
