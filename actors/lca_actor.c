@@ -125,47 +125,33 @@ actor_finish_stop(struct lca_actor *a)
 	actor_tell_watchers(a);
 }
 
-/*
- * The lcore turn function: up to throughput messages of one actor.
- * @return
- *   Whether it wants another turn: the lcore loop keeps an affinity actor
- *   that has mail left; a shared one goes back to the shared queue, where
- *   any lcore may take it.
- */
-bool
-actor_turn(void *item)
+/* A turn's messages: its control lane's first (it never waits behind the
+ * mailbox), then its mailbox's, up to throughput. @return how many;
+ * @p left says how many stay in the mailbox. */
+static __rte_always_inline unsigned int
+turn_take(struct lca_actor *a, struct lca_msg **msgs, unsigned int *left)
 {
-	struct lca_actor *a = item;
-	struct actor_lcore *here = actor_lcore_here();
-	struct lca_msg *msgs[MAX_THROUGHPUT];
-	struct rte_ring *control;
-	unsigned int n, left;
-	uint64_t start = 0, pkts_before = 0;
-	bool timed, pkts_left = false;
+	struct rte_ring *control = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
+	unsigned int n;
 
-	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
-		actor_finish_stop(a);
-		return actor_unschedule(a);
-	}
-	/* The control lane first: it never waits behind the mailbox. */
-	control = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
 	n = unlikely(control != NULL) ?
 		rte_ring_sc_dequeue_burst(control, (void **)msgs, a->throughput, NULL) : 0;
 	n += rte_ring_sc_dequeue_burst(turn_mailbox(a), (void **)msgs + n, a->throughput - n,
-				       &left);
-	if (n + left > a->mailbox_hwm)
-		a->mailbox_hwm = n + left;
+				       left);
+	if (n + *left > a->mailbox_hwm)
+		a->mailbox_hwm = n + *left;
 	a->received += n;
 	a->turns++;
+	return n;
+}
 
-	here->self = a;
-	/* Reading the TSC costs as much as a small handler (two reads, ~20 ns
-	 * in a VM), so one turn in HANDLER_SAMPLE is timed. */
-	timed = (a->turns & (HANDLER_SAMPLE - 1)) == 0;
-	if (timed)
-		start = rte_rdtsc();
-	if (unlikely(a->paused))
-		a->paused = 0; /* the backoff timer woke it */
+/* @p msgs[0..n) to the handler, but for those past their deadline.
+ * @return how many it was given. */
+static __rte_always_inline unsigned int
+turn_handle(struct lca_actor *a, struct actor_lcore *here, struct lca_msg **msgs, unsigned int n)
+{
+	unsigned int expired = 0;
+
 	if (a->batch) {
 		for (unsigned int i = 0; i < n; i++)
 			if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE)) {
@@ -176,24 +162,67 @@ actor_turn(void *item)
 			a->handler.batch(a->id, a->state, msgs, n);
 		if (unlikely(here->failed))
 			actor_failed(a, here, NULL);
-	} else {
-		unsigned int expired = 0;
-
-		for (unsigned int i = 0; i < n; i++) {
-			if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE) &&
-			    deadlines_filter(a, msgs + i, 1) == 0) {
-				expired++;
-				continue;
-			}
-			here->current = msgs[i];
-			a->handler.one(a->id, a->state, msgs[i]);
-			if (unlikely(here->failed))
-				actor_failed(a, here, msgs[i]);
-			if (here->current != NULL)
-				lca_msg_free(here->current);
-		}
-		n -= expired;
+		return n;
 	}
+	for (unsigned int i = 0; i < n; i++) {
+		if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE) &&
+		    deadlines_filter(a, msgs + i, 1) == 0) {
+			expired++;
+			continue;
+		}
+		here->current = msgs[i];
+		a->handler.one(a->id, a->state, msgs[i]);
+		if (unlikely(here->failed))
+			actor_failed(a, here, msgs[i]);
+		if (here->current != NULL)
+			lca_msg_free(here->current);
+	}
+	return n - expired;
+}
+
+/* After the handler: whether the actor wants another turn at once (the
+ * lcore loop keeps an affinity actor that has mail left; a shared one
+ * goes back to the shared queue, where any lcore may take it). */
+static __rte_always_inline bool
+turn_end(struct lca_actor *a, bool more)
+{
+	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE))
+		actor_finish_stop(a);
+	else if (unlikely(a->paused))
+		return false; /* its flag stays held: the backoff timer queues it */
+	else if (more) {
+		if (!actor_is_shared(a))
+			return true;
+		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
+		return false;
+	}
+	return actor_unschedule(a);
+}
+
+bool
+actor_turn(void *item)
+{
+	struct lca_actor *a = item;
+	struct actor_lcore *here = actor_lcore_here();
+	struct lca_msg *msgs[MAX_THROUGHPUT];
+	unsigned int n, left;
+	uint64_t start = 0, pkts_before = 0;
+	bool timed, pkts_left = false;
+
+	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
+		actor_finish_stop(a);
+		return actor_unschedule(a);
+	}
+	n = turn_take(a, msgs, &left);
+	here->self = a;
+	/* Reading the TSC costs as much as a small handler (two reads, ~20 ns
+	 * in a VM), so one turn in HANDLER_SAMPLE is timed. */
+	timed = (a->turns & (HANDLER_SAMPLE - 1)) == 0;
+	if (timed)
+		start = rte_rdtsc();
+	if (unlikely(a->paused))
+		a->paused = 0; /* the backoff timer woke it */
+	n = turn_handle(a, here, msgs, n);
 	/* Its packets, unless its envelopes stopped or paused it. */
 	if (unlikely(a->pkt_box != NULL) && likely(!a->paused) &&
 	    __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) == ACTOR_ALIVE) {
@@ -210,18 +239,7 @@ actor_turn(void *item)
 	__atomic_store_n(&a->handled, a->handled + n, __ATOMIC_RELAXED);
 	here->current = NULL;
 	here->self = NULL;
-
-	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE))
-		actor_finish_stop(a);
-	else if (unlikely(a->paused))
-		return false; /* its flag stays held: the backoff timer queues it */
-	else if (left > 0 || pkts_left) {
-		if (!actor_is_shared(a))
-			return true;
-		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
-		return false;
-	}
-	return actor_unschedule(a);
+	return turn_end(a, left > 0 || pkts_left);
 }
 
 static void
@@ -316,63 +334,66 @@ check_spec(const struct lca_actor_spec *spec)
 	return 0;
 }
 
-int
-lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
+/* An actor, its mailbox's memory and its state, on @p lcore's node. */
+static struct lca_actor *
+actor_alloc(const struct lca_actor_spec *spec, unsigned int lcore, unsigned int mb)
 {
-	struct lca_actor *a;
-	unsigned int lcore, mb;
-	char name[RTE_RING_NAMESIZE];
-	uint32_t slot;
-	int ret;
+	struct lca_actor *a = lca_mempool_alloc_on_lcore("lca_actor", sizeof(*a), lcore);
 
-	if (!lca_actors.up)
-		return -EINVAL;
-	if (spec == NULL || id == NULL)
-		return -EINVAL;
-	ret = check_spec(spec);
-	if (ret == 0)
-		ret = choose_lcore(spec, &lcore);
-	if (ret < 0)
-		return ret;
-	mb = spec->mailbox_size ? spec->mailbox_size : LCA_MAILBOX_DEFAULT;
-
-	a = lca_mempool_alloc_on_lcore("lca_actor", sizeof(*a), lcore);
 	if (a == NULL)
-		return -ENOMEM;
+		return NULL;
 	a->mailbox = lca_mempool_alloc_on_lcore("lca_mailbox",
 						rte_ring_get_memsize(rte_align32pow2(mb + 1)), lcore);
 	if (spec->state_size > 0)
 		a->state = lca_mempool_alloc_on_lcore("lca_state", spec->state_size, lcore);
 	if (a->mailbox == NULL || (spec->state_size > 0 && a->state == NULL)) {
 		actor_free(a);
-		return -ENOMEM;
+		return NULL;
 	}
+	return a;
+}
 
-	slot = __atomic_fetch_add(&lca_actors.count, 0, __ATOMIC_RELAXED);
+/* The next id: 0, or -ENOSPC when the table is full. */
+static int
+slot_take(uint32_t *slot)
+{
+	*slot = __atomic_fetch_add(&lca_actors.count, 0, __ATOMIC_RELAXED);
 	do {
-		if (slot >= lca_actors.max) {
-			actor_free(a);
+		if (*slot >= lca_actors.max)
 			return -ENOSPC;
-		}
-	} while (!__atomic_compare_exchange_n(&lca_actors.count, &slot, slot + 1, false,
+	} while (!__atomic_compare_exchange_n(&lca_actors.count, slot, *slot + 1, false,
 					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	return 0;
+}
+
+/* Its mailbox ring and, for a packet actor, its packet queue. */
+static int
+actor_rings_init(struct lca_actor *a, const struct lca_actor_spec *spec, unsigned int lcore,
+		 uint32_t slot, unsigned int mb)
+{
+	char name[RTE_RING_NAMESIZE];
+	int ret;
+
 	/* Ring names are not registered (rte_ring_init), so they need not be
 	 * unique; there is no memzone per actor, so 10,000s of actors fit. */
 	snprintf(name, sizeof(name), "lca_mb_%u", slot);
 	ret = rte_ring_init(a->mailbox, name, mb, mailbox_flags(spec->mailbox_mode, spec->dispatcher));
-	if (ret < 0) {
-		/* The slot stays empty: lookups of it say "no such actor". */
-		actor_free(a);
+	if (ret < 0)
 		return ret;
-	}
 	if (spec->on_packets != NULL) {
 		a->pkt_box = spsc_ring_on(spec->packet_queue_size ? spec->packet_queue_size :
 					  LCA_PACKET_QUEUE_DEFAULT, lcore, "lca_pk", slot);
-		if (a->pkt_box == NULL) {
-			actor_free(a);
+		if (a->pkt_box == NULL)
 			return -ENOMEM;
-		}
 	}
+	return 0;
+}
+
+/* Everything else of @p spec into @p a, which gets id @p slot. */
+static void
+actor_fill(struct lca_actor *a, const struct lca_actor_spec *spec, unsigned int lcore,
+	   uint32_t slot, unsigned int mb)
+{
 	a->id = slot;
 	a->mailbox_size = mb;
 	a->state_size = spec->state_size;
@@ -400,6 +421,39 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 		a->sup = *spec->supervision;
 	else
 		a->sup = (struct lca_supervision){ .supervisor = LCA_ACTOR_NONE };
+}
+
+int
+lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
+{
+	struct lca_actor *a;
+	unsigned int lcore, mb;
+	uint32_t slot;
+	int ret;
+
+	if (!lca_actors.up)
+		return -EINVAL;
+	if (spec == NULL || id == NULL)
+		return -EINVAL;
+	ret = check_spec(spec);
+	if (ret == 0)
+		ret = choose_lcore(spec, &lcore);
+	if (ret < 0)
+		return ret;
+	mb = spec->mailbox_size ? spec->mailbox_size : LCA_MAILBOX_DEFAULT;
+	a = actor_alloc(spec, lcore, mb);
+	if (a == NULL)
+		return -ENOMEM;
+	ret = slot_take(&slot);
+	/* After a failure here the slot stays empty: lookups of it say "no
+	 * such actor". */
+	if (ret == 0)
+		ret = actor_rings_init(a, spec, lcore, slot, mb);
+	if (ret < 0) {
+		actor_free(a);
+		return ret;
+	}
+	actor_fill(a, spec, lcore, slot, mb);
 	if (spec->state_init != NULL)
 		spec->state_init(a->state, spec->state_arg);
 	if (a->pkt_box != NULL) {
