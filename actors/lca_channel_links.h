@@ -14,6 +14,11 @@
 
 #include "lca_actor_priv.h"
 
+/* The channel's globals, shared by its two files only: hidden, so that the
+ * message path reaches them PC-relative, as it did when they were static,
+ * not through the GOT. */
+#define CHAN_HIDDEN __attribute__((visibility("hidden")))
+
 /* Slots a channel: room to stream without the sender waiting, within
  * CHANNEL_BYTES_IN of channels into each lcore (4096 slots, 256 KiB, a
  * channel up to 16 lcores; 1024 with 64). */
@@ -41,8 +46,8 @@
  * tag, and the producer is never more than a lap ahead.
  */
 /* Set once by channels_init(): every channel has ch_mask + 1 slots. */
-extern uint32_t ch_mask;
-extern unsigned int ch_shift;
+extern CHAN_HIDDEN uint32_t ch_mask;
+extern CHAN_HIDDEN unsigned int ch_shift;
 
 static inline uint8_t
 lap_tag(uint32_t pos)
@@ -133,7 +138,7 @@ _Static_assert(sizeof(struct lcore_links) == RTE_CACHE_LINE_SIZE, "an idle poll 
 
 /* Whether membarrier(2) gives the consumer's barrier for every producer;
  * if not, each producer fences between its slot and `parked`. */
-extern bool chan_asym;
+extern CHAN_HIDDEN bool chan_asym;
 /*
  * Whether the lcores use their bells: with one channel into each (two
  * lcores) an idle poll reads that channel, no more lines than a bell, and
@@ -141,12 +146,12 @@ extern bool chan_asym;
  * on dev against 200-260 ns through the bell's bookkeeping, ABAB runs in
  * the same minutes): there the poll is the one it was.
  */
-extern bool chan_bells;
+extern CHAN_HIDDEN bool chan_bells;
 #define BELLS_FROM_LCORES 3
 
-extern struct lcore_links chan_links[RTE_MAX_LCORE];
-extern unsigned int chan_lcore_of[RTE_MAX_LCORE];
-extern unsigned int chan_n_links;
+extern CHAN_HIDDEN struct lcore_links chan_links[RTE_MAX_LCORE];
+extern CHAN_HIDDEN unsigned int chan_lcore_of[RTE_MAX_LCORE];
+extern CHAN_HIDDEN unsigned int chan_n_links;
 
 static inline unsigned int
 bell_inbox(void)
