@@ -42,9 +42,9 @@ void migration_release(struct lca_actor *a);
  * thread that pushes has a slot of its own, on a line no other thread
  * writes, which says what it is pushing to and which home it read. The old
  * home's hand-over looks at the slots (migration_pushes_ended()) instead of
- * each push counting itself in the actor: two plain stores a push and two
- * release stores, no atomic read-modify-write, no fence where membarrier(2)
- * is there. Why that is safe against a move that starts meanwhile is in
+ * each push counting itself in the actor: four stores a push on the
+ * thread's own line (one relaxed, three release: plain moves on x86), no
+ * atomic read-modify-write, and no fence where membarrier(2) is there. Why that is safe against a move that starts meanwhile is in
  * lca_migrate.c, "pushes".
  */
 struct pusher {
