@@ -41,15 +41,19 @@ asan: deps $(ASAN_BUILD)/build.ninja
 	ninja -C $(ASAN_BUILD)
 
 # The main job: the 8-actor request-response benchmark and its frequency report,
-# its JSON record and the picture of it side by side under $(RUN_OUT), one
-# pair per run (a UTC time in the name), so that runs can be compared.
+# its JSON record, its JMH-format JSON and the picture of it side by side
+# under $(RUN_OUT), one set per run (a UTC time in the name), so that runs
+# can be compared. The seed's comparison (affinity against shared), and what
+# lcactor adds: affinity at --placement auto beside round-robin, each
+# against its own floor (RUN_ARGS may give another --placement: the last wins).
 RUN_OUT ?= bench-out
 run: build
 	@mkdir -p $(RUN_OUT)
 	@out=$(RUN_OUT)/reqresp-$$(date -u +%Y%m%dT%H%M%SZ); \
-	./$(BUILD)/apps/reqresp/lca-reqresp $(EAL_ARGS) -- --json $$out.json $(RUN_ARGS) && \
+	./$(BUILD)/apps/reqresp/lca-reqresp $(EAL_ARGS) -- --json $$out.json \
+		--jmh-json $$out.jmh.json --placement round-robin,auto $(RUN_ARGS) && \
 	./scripts/lca-plot $$out.json -o $$out.svg >/dev/null && \
-	printf 'picture: %s\n' $$out.svg
+	printf 'JMH JSON: %s\npicture: %s\n' $$out.jmh.json $$out.svg
 
 # Every test: unit and end-to-end tests, then the unit tests again under
 # AddressSanitizer and UndefinedBehaviorSanitizer, with the envelope checks
@@ -57,7 +61,7 @@ run: build
 # line counts the tests of both builds, the skipped ones named (.ci/run fails
 # on any skip).
 test: build asan
-	meson test -C $(BUILD) --no-suite capture --print-errorlogs
+	meson test -C $(BUILD) --print-errorlogs
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C $(ASAN_BUILD) --suite unit --print-errorlogs
 	@./scripts/ci-no-skips --allow-skips $(BUILD) $(ASAN_BUILD)

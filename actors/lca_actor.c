@@ -11,6 +11,7 @@
 #include <rte_mempool.h>
 
 #include "lca_actor_priv.h"
+#include "lca_ask.h"      /* asks and names: hooks marked "services" */
 #include "lca_channel.h"
 #include "lca_control.h"
 #include "lca_deadline.h"
@@ -18,6 +19,7 @@
 #include "lca_lane.h"
 #include "lca_mempool.h"
 #include "lca_migrate.h"
+#include "lca_registry.h"
 #include "lca_supervise.h"
 
 #define MAX_THROUGHPUT ACTOR_THROUGHPUT_MAX
@@ -122,6 +124,7 @@ actor_finish_stop(struct lca_actor *a)
 {
 	actor_drain(a);
 	__atomic_store_n(&a->life, ACTOR_STOPPED, __ATOMIC_RELEASE);
+	actor_services_stopped(a->id); /* services: its name goes, its asks end */
 	actor_tell_watchers(a);
 }
 
@@ -142,6 +145,9 @@ turn_take(struct lca_actor *a, struct lca_msg **msgs, unsigned int *left)
 		a->mailbox_hwm = n + *left;
 	a->received += n;
 	a->turns++;
+	/* services: replies to its asks, late ones dropped */
+	if (unlikely(__atomic_load_n(&asks_used, __ATOMIC_RELAXED)))
+		n = asks_filter(a->id, msgs, n);
 	return n;
 }
 

@@ -20,6 +20,7 @@
 #include "lca_lane.h"
 #include "lca_mempool.h"
 #include "lca_migrate.h"
+#include "lca_registry.h"
 #include "lca_send_priv.h"
 #include "lca_supervise.h"
 #include "lca_telemetry_priv.h"
@@ -175,6 +176,8 @@ subsystems_init(const struct lca_runtime_conf *c)
 		ret = migrations_init();
 	if (ret == 0)
 		ret = timers_init(c->max_timers);
+	if (ret == 0)
+		ret = actor_services_init(c->max_actors); /* services: names, asks */
 	supervision_quiet(false);
 	if (ret == 0)
 		ret = balance_init(c);
@@ -214,6 +217,7 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 
 no_subsystems:
 	subsystems_cleanup(false);
+	actor_services_cleanup(); /* services */
 	actors_cleanup();
 no_actors:
 	lca_lcore_cleanup();
@@ -252,6 +256,7 @@ lca_runtime_cleanup(void)
 	supervision_quiet(true);
 	subsystems_cleanup(true);
 	actors_cleanup();
+	actor_services_cleanup(); /* services: after the actors' stops */
 	lca_lcore_cleanup();
 	lca_mempool_cleanup();
 	lca_actors.up = false;

@@ -414,5 +414,7 @@ lca_reply(struct lca_msg *msg)
 {
 	if (unlikely(msg == NULL))
 		return -EINVAL;
+	if (unlikely(msg->flags & LCA_MSG_F_ASK)) /* services: an ask's reply (lca_ask.c) */
+		return lca_ask_reply(msg, msg);
 	return lca_send(msg->from, msg);
 }

@@ -5,6 +5,7 @@
  *   /lcactor/info        actors, lcores, send failures by cause
  *   /lcactor/lcores      per lcore: turns, loops, busy and idle cycles
  *   /lcactor/actor,ID    one actor's counters
+ *   /lcactor/actors      every actor, a page at a time (lca_registry.c)
  * The callbacks run in the telemetry thread; they read counters that the
  * lcores write without locks, so a reply may be a moment stale.
  */
@@ -17,6 +18,7 @@
 #include <rte_telemetry.h>
 
 #include "lca_actor_priv.h"
+#include "lca_registry.h"
 #include "lca_telemetry_priv.h"
 #include "lca_timer.h"
 
@@ -62,6 +64,7 @@ fill_info(const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "timers_retried", ts.retried);
 	rte_tel_data_add_dict_u64(d, "timers_missed", ts.missed);
 	rte_tel_data_add_dict_u64(d, "timers_dropped", ts.dropped);
+	asks_fill_info(d); /* services */
 	return 0;
 }
 
@@ -100,12 +103,19 @@ fill_actor(const char *params, struct rte_tel_data *d)
 	char *end;
 	unsigned long id;
 
-	if (params == NULL || *params == '\0')
-		return -EINVAL;
-	id = strtoul(params, &end, 10);
-	if (*end != '\0' || id >= LCA_ACTOR_NONE || lca_actor_stats_get((lca_actor_id_t)id, &s) != 0)
-		return -EINVAL;
 	rte_tel_data_start_dict(d);
+	/* An error that says what is needed, where a null says nothing. */
+	if (params == NULL || *params == '\0') {
+		rte_tel_data_add_dict_string(d, "error",
+			"needs an actor id: /lcactor/actor,ID (/lcactor/actors lists them)");
+		return 0;
+	}
+	id = strtoul(params, &end, 10);
+	if (*end != '\0' || id >= LCA_ACTOR_NONE || lca_actor_stats_get((lca_actor_id_t)id, &s) != 0) {
+		rte_tel_data_add_dict_string(d, "error",
+			"no such actor id (/lcactor/actors lists them)");
+		return 0;
+	}
 	rte_tel_data_add_dict_string(d, "name", lca_actor_name((lca_actor_id_t)id));
 	rte_tel_data_add_dict_u64(d, "lcore", s.lcore);
 	rte_tel_data_add_dict_u64(d, "alive", lca_actor_alive((lca_actor_id_t)id));
@@ -147,6 +157,13 @@ tel_actor(const char *cmd, const char *params, struct rte_tel_data *d)
 	return reply(fill_actor, params, d);
 }
 
+static int
+tel_actors(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	return reply(registry_fill_actors, params, d);
+}
+
 void
 telemetry_runtime_up(bool up)
 {
@@ -161,6 +178,9 @@ telemetry_runtime_up(bool up)
 					   "lcactor: each lcore's loop counters. No parameters");
 		rte_telemetry_register_cmd("/lcactor/actor", tel_actor,
 					   "lcactor: one actor's counters. Parameter: actor id");
+		rte_telemetry_register_cmd("/lcactor/actors", tel_actors,
+					   "lcactor: id, name, lcore, dispatcher, backlog, handled of "
+					   "64 actors. Parameter: the first id (default 0)");
 		registered = true;
 	}
 	rte_spinlock_lock(&lock);

@@ -224,6 +224,11 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 	}
 	record_args(n_eal, eal_argv);
 
+	/* Caught from before EAL's init, which takes a while: a signal in it is
+	 * kept for the app's first look, and not lost (a shell's background job
+	 * starts with SIGINT ignored) or fatal before EAL can clean up. */
+	signal(SIGINT, on_stop_signal);
+	signal(SIGTERM, on_stop_signal);
 	ret = rte_eal_init(n_eal, eal_argv);
 	/* Said after rte_eal_init(), so that --log-level applies to it. */
 	if (in_memory_replaced)
@@ -240,14 +245,13 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 		int err = rte_errno != 0 ? rte_errno : EIO;
 
 		explain_failure(err);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		free(eal_argv);
 		eal_argv = NULL;
 		return -err;
 	}
 	eal_up = true;
-
-	signal(SIGINT, on_stop_signal);
-	signal(SIGTERM, on_stop_signal);
 
 	/* The app's argv: program name, then everything after "--". */
 	if (sep < argc) {

@@ -18,6 +18,7 @@
 #include <linux/perf_event.h>
 
 #include "lca_freq_priv.h"
+#include "lca_path.h"
 
 /* MSR addresses, as the Intel SDM (and AMD, for APERF/MPERF) number them. */
 #define MSR_TSC   0x10
@@ -26,27 +27,6 @@
 
 /* -1 not tried, 0 no, 1 yes: whether this process may count CPU cycles. */
 static int perf_ok = -1;
-
-static int
-root_path(char *buf, size_t len, const char *root, const char *fmt, ...)
-{
-	size_t off;
-	va_list ap;
-	int n;
-
-	if (root == NULL)
-		root = "";
-	n = snprintf(buf, len, "%s", root);
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	off = (size_t)n;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + off, len - off, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - off)
-		return -ENAMETOOLONG;
-	return 0;
-}
 
 /* Read a small text file from offset 0 into buf (NUL-terminated). pread at 0
  * on a kept sysfs fd makes the kernel produce a fresh value each time. */
@@ -128,7 +108,7 @@ freq_msr_open(const char *root, int cpu, struct freq_msr_dev *d)
 	struct stat st;
 	int fd, ret;
 
-	ret = root_path(path, sizeof(path), root, "/dev/cpu/%d/msr", cpu);
+	ret = lca_root_path(path, sizeof(path), root, "/dev/cpu/%d/msr", cpu);
 	if (ret < 0)
 		return ret;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -195,7 +175,7 @@ freq_cpufreq_open(const char *root, int cpu)
 	char path[PATH_MAX];
 	int fd, ret;
 
-	ret = root_path(path, sizeof(path), root,
+	ret = lca_root_path(path, sizeof(path), root,
 			"/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", cpu);
 	if (ret < 0)
 		return ret;
@@ -238,7 +218,7 @@ lca_freq_procstat_read(const char *root, int cpu, struct lca_freq_cpu_times *out
 
 	if (cpu < 0 || out == NULL)
 		return -EINVAL;
-	ret = root_path(path, sizeof(path), root, "/proc/stat");
+	ret = lca_root_path(path, sizeof(path), root, "/proc/stat");
 	if (ret < 0)
 		return ret;
 	f = fopen(path, "re");
@@ -307,7 +287,7 @@ lca_freq_schedstat_read(const char *root, int tid, struct lca_freq_schedstat *ou
 
 	if (tid <= 0 || out == NULL)
 		return -EINVAL;
-	ret = root_path(path, sizeof(path), root, "/proc/self/task/%d/schedstat", tid);
+	ret = lca_root_path(path, sizeof(path), root, "/proc/self/task/%d/schedstat", tid);
 	if (ret == 0)
 		ret = read_text(path, buf, sizeof(buf));
 	if (ret < 0)
@@ -350,7 +330,7 @@ lca_freq_invol_read(const char *root, int tid, uint64_t *out)
 
 	if (tid <= 0 || out == NULL)
 		return -EINVAL;
-	ret = root_path(path, sizeof(path), root, "/proc/self/task/%d/status", tid);
+	ret = lca_root_path(path, sizeof(path), root, "/proc/self/task/%d/status", tid);
 	return ret < 0 ? ret : read_keyed_u64(path, "nonvoluntary_ctxt_switches:", out);
 }
 
@@ -364,7 +344,7 @@ lca_freq_pressure_read(const char *root, uint64_t *some_total_us)
 
 	if (some_total_us == NULL)
 		return -EINVAL;
-	ret = root_path(path, sizeof(path), root, "/proc/pressure/cpu");
+	ret = lca_root_path(path, sizeof(path), root, "/proc/pressure/cpu");
 	if (ret == 0)
 		ret = read_text(path, buf, sizeof(buf));
 	if (ret < 0)
@@ -390,7 +370,7 @@ lca_freq_governor_read(const char *root, int cpu, char *buf, size_t len)
 	if (cpu < 0 || buf == NULL || len == 0)
 		return -EINVAL;
 	buf[0] = '\0';
-	ret = root_path(path, sizeof(path), root,
+	ret = lca_root_path(path, sizeof(path), root,
 			"/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
 	if (ret == 0)
 		ret = read_text(path, buf, len);
@@ -410,7 +390,7 @@ read_flag(const char *root, const char *rel)
 	uint64_t v;
 	int ret;
 
-	ret = root_path(path, sizeof(path), root, "%s", rel);
+	ret = lca_root_path(path, sizeof(path), root, "%s", rel);
 	if (ret == 0)
 		ret = read_text(path, buf, sizeof(buf));
 	if (ret == 0)

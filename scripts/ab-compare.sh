@@ -16,8 +16,9 @@ here=$(dirname "$0")
 rr() { # build tag placement dispatcher
 	"$1/apps/reqresp/lca-reqresp" "${eal[@]}" -- -i 5 -wi 2 -p dispatcher="$4" \
 		--placement "$3" --json "$OUT/reqresp-$3-$4-$2-r$r.json" 2>&1 | tee -a "$OUT/reqresp.txt" |
-		awk -v p="$3" -v d="$4" '$1 ~ /^RequestResponseBenchmark/ && $2 == d && $4 == 1 { printf "reqresp %s %s tp1: %.2f M msg/s\n", p, d, $7 / 1e6 }
-			$1 ~ /^RequestResponseBenchmark/ && $2 == "floor" && $4 == 1 && d == "affinity" { printf "reqresp %s floor tp1: %.2f M msg/s\n", p, $7 / 1e6 }'
+		awk -v p="$3" -v d="$4" '{ s = 0; for (i = 5; i < NF; i++) if ($i == "thrpt") s = $(i + 2) } # Score: after Mode and Cnt (older builds have no placement column)
+			$1 ~ /^RequestResponseBenchmark/ && $2 == d && $4 == 1 { printf "reqresp %s %s tp1: %.2f M msg/s\n", p, d, s / 1e6 }
+			$1 ~ /^RequestResponseBenchmark/ && $2 == "floor" && $4 == 1 && d == "affinity" { printf "reqresp %s floor tp1: %.2f M msg/s\n", p, s / 1e6 }'
 }
 circ() { # build tag lcores
 	"$1/apps/circular/lca-circular" -l "$3" --no-huge --no-pci --in-memory --log-level 'lib.*:error' \

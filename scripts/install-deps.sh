@@ -13,6 +13,7 @@ packages=(
 	libcmocka-dev             # unit tests
 	libjansson-dev            # the apps' --json records
 	libhttp-parser-dev        # lca-httpd and lca-load parse HTTP with it (not by hand)
+	liburing-dev              # lca-httpd --io uring (optional: without it, epoll only)
 	libucx-dev                # the remote part's UCX transport (UCP active messages)
 	valgrind                  # leak check of the smoke app in `make test`
 	iproute2                  # e2e_remote: ip netns and veth for af_packet (tc netem where the kernel has it)

@@ -6,9 +6,13 @@
 # limit and graceful stops, each against its own lca-httpd
 # (tests/http_limits.py); lca-load against a fixture server that is not
 # lca-httpd; both apps' bad arguments. No figure is timed.
+# The third argument is the socket path (--io epoll|uring): the suite runs
+# under each (e2e_http, e2e_http_uring); uring SKIPs where the kernel
+# refuses io_uring.
 set -u
 httpd=$1
 load=$2
+io=${3:-epoll}
 prefix=lca_test_http_$$  # its own: the telemetry socket is per prefix, and other build folders may run this test at the same time
 eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix $prefix --log-level 'lib.*:error')
 fail=0
@@ -20,6 +24,15 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+
+if [ "$io" = uring ]; then
+	out=$("$httpd" "${eal[@]}" -- --port 0 --duration 1 --io uring 2>&1); rc=$?
+	if [ $rc -ne 0 ] && grep -q 'io_uring refused' <<<"$out"; then
+		skip_check "the suite over io_uring" "$(grep -m1 'io_uring refused' <<<"$out")"
+		finish
+	fi
+	check "lca-httpd --io uring starts and says so" "[ $rc -eq 0 ] && grep -q '^# io: uring' <<<\"\$out\""
+fi
 
 # The server's counters over telemetry: tel KEY
 tel() {
@@ -45,12 +58,12 @@ wait_for() {
 }
 
 "$httpd" "${eal[@]}" -- --port 0 --duration 120 --header-limit 1024 --request-line-limit 1024 --body-limit 4096 \
-	--request-timeout 500 --json "$tmp/httpd.json" >"$tmp/httpd.out" 2>&1 &
+	--request-timeout 500 --io "$io" --json "$tmp/httpd.json" >"$tmp/httpd.out" 2>&1 &
 hpid=$!
 pids+=("$hpid")
 check "lca-httpd comes up and says its port" "wait_for '$tmp/httpd.out' 'ready on port [0-9]+' $hpid"
 port=$(grep -oE 'ready on port [0-9]+' "$tmp/httpd.out" | awk '{print $4}')
-check "lca-httpd says how it accepts and idles" "grep -q '^# accept: balance' '$tmp/httpd.out' && grep -q '^# idle: epoll' '$tmp/httpd.out'"
+check "lca-httpd says how it accepts, idles and which socket path it takes" "grep -q '^# accept: balance' '$tmp/httpd.out' && grep -q '^# idle: sleep' '$tmp/httpd.out' && grep -q '^# io: $io' '$tmp/httpd.out'"
 
 # lca-load, open loop at a low rate: every answer in the histogram.
 before=$(tel status_200)
@@ -139,7 +152,7 @@ start_httpd() {
 	shift
 	( [ -n "${nofile:-}" ] && ulimit -n "$nofile"
 	  exec "$httpd" -l 0-1 --no-huge --no-pci --in-memory --file-prefix "${prefix}_$tag" \
-		--log-level 'lib.*:error' -- --port 0 --duration 120 --json "$tmp/$tag.json" "$@" \
+		--log-level 'lib.*:error' -- --port 0 --duration 120 --io "$io" --json "$tmp/$tag.json" "$@" \
 		>"$tmp/$tag.out" 2>&1 ) &
 	spid=$!
 	pids+=("$spid")
@@ -169,6 +182,54 @@ echo "$out" | sed 's/^/# /'
 check "shedding: 503 + Retry-After while a connection is stuck, 200 after" "[ $rc -eq 0 ]"
 kill -TERM "$spid"; wait "$spid"
 check "shedding: counted (shed_503), every 503 a shed one" "json_check shed \"r['shed_503'] >= 1 and r['status_503'] == r['shed_503']\""
+
+# For operators: /metrics in the Prometheus text format moves by exactly
+# what was sent; the access log has one CLF line per answer, none dropped.
+start_httpd ops --access-log "$tmp/access.log"
+out=$(timeout 120 python3 "$here/http_metrics.py" scrape "$sport" 300 20 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+check "/metrics parses as the text format 0.0.4; requests, statuses, histogram, accepted move by what was sent" "[ $rc -eq 0 ] && grep -q '^ok metrics' <<<\"\$out\""
+kill -TERM "$spid"; wait "$spid"
+answers=$(python3 -c "import json; r=json.load(open('$tmp/ops.json'))['results'][0]; print(sum(v for k, v in r.items() if k.startswith('status_') and k != 'status_100'))")
+out=$(python3 "$here/http_metrics.py" clf "$tmp/access.log" "$answers" 300 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+check "access log: every line CLF, one per answer (the 300 GET / among them)" "[ $rc -eq 0 ]"
+check "access log: the exit report and the record say how many were written and dropped" "grep -qE '^# access log .*: $answers lines written, 0 dropped' '$tmp/ops.out' && json_check ops \"r['access_log_written'] == $answers and r['access_log_dropped'] == 0\""
+# A stuck access log blocks no loop: the log is a pipe that nobody reads,
+# so the writer thread blocks once the pipe and its buffer are full, the
+# lcores' rings fill, and what follows is dropped and counted, while every
+# request is served. Then the pipe is read: the lines are what the writer
+# wrote, and written + dropped is every answer.
+mkfifo "$tmp/log.fifo"
+exec 3<>"$tmp/log.fifo"
+start_httpd logfull --access-log "$tmp/log.fifo"
+"$load" --closed --duration 3 --connections 20 --cpus 0,1 --json "$tmp/logfull_client.json" \
+	"http://127.0.0.1:$sport/" >/dev/null 2>&1; rc=$?
+check "a stuck access log: every request served, no error" "[ $rc -eq 0 ] && python3 -c \"import json,sys; r=json.load(open('$tmp/logfull_client.json'))['result']; sys.exit(0 if r['requests'] > 0 and r['failed'] == 0 and sum(r['errors'].values()) == 0 else 1)\""
+cat "$tmp/log.fifo" >"$tmp/logfull.log" 3>&- &  # not a writer itself, or it never sees the end
+cpid=$!
+kill -TERM "$spid"; wait "$spid"; src=$?
+exec 3>&-
+wait "$cpid"
+answers=$(python3 -c "import json; r=json.load(open('$tmp/logfull.json'))['results'][0]; print(sum(v for k, v in r.items() if k.startswith('status_') and k != 'status_100'))")
+if [ "$answers" -lt 24000 ]; then
+	skip_check "a stuck access log drops and counts" "only $answers answers: too few to fill two rings of 8192 and the pipe"
+else
+	check "a stuck access log: records dropped and counted, lines + dropped = answers ($answers)" "[ $src -eq 0 ] && json_check logfull \"r['access_log_dropped'] > 0 and r['access_log_written'] == $(wc -l <"$tmp/logfull.log") and r['access_log_written'] + r['access_log_dropped'] == $answers\""
+fi
+bad=$(printf '# TYPE h histogram\nh_bucket{le="1"} 5\nh_bucket{le="+Inf"} 4\nh_sum 1\nh_count 4\n')
+check "the /metrics parser refuses buckets that are not cumulative (it can fail)" "! python3 '$here/http_metrics.py' parse <<<\"\$bad\" >/dev/null 2>&1"
+cat >"$tmp/good.prom" <<'PROM'
+# HELP h A histogram.
+# TYPE h histogram
+h_bucket{le="1"} 3
+h_bucket{le="+Inf"} 4
+h_sum 1.5
+h_count 4
+# TYPE c_total counter
+c_total{a="x\\\"y",b="2"} 2 1700000000000
+PROM
+check "the /metrics parser reads a well-formed exposition (escapes, timestamp)" "python3 '$here/http_metrics.py' parse <'$tmp/good.prom' | grep -qx 2"
 
 # The fd limit: a flood past it is answered or refused with 503 through the
 # reserve fd, and accept4() fails at most once per refused connection.
@@ -232,7 +293,7 @@ fpid=$!
 pids+=("$fpid")
 check "fixture server comes up" "wait_for '$tmp/fx.port' '^[0-9]+' $fpid"
 out=$("$load" --rate 100 --duration 1 --connections 4 --threads 2 --json "$tmp/fx.json" \
-	"http://127.0.0.1:$(cat "$tmp/fx.port")/any/path?q=1" 2>&1); rc=$?
+	--hgrm "$tmp/fx.hgrm" "http://127.0.0.1:$(cat "$tmp/fx.port")/any/path?q=1" 2>&1); rc=$?
 kill -TERM "$fpid"; wait "$fpid"
 check "lca-load against the fixture: counts add up, the fixture counted them, no errors" "[ $rc -eq 0 ] && python3 - '$tmp/fx.json' '$tmp/fx.port.count' <<'PY'
 import json, sys
@@ -242,15 +303,54 @@ assert r['requests'] > 0 and r['requests'] == r['latency']['count'], r
 assert sum(r['errors'].values()) == 0, r['errors']
 assert r['requests'] <= served <= r['sent'], (served, r)
 PY"
+check "lca-load --hgrm: HdrHistogram's percentile distribution, one value an answer" "/usr/bin/python3 '$here/check_hgrm.py' '$tmp/fx.hgrm' --ticks 5 --count \$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))[\"result\"][\"latency\"][\"count\"])' '$tmp/fx.json')"
+
+# wrk2's own command line (issue 23 item 7): a run in wrk2's letters, against
+# a fixture of its own.
+python3 "$here/http_fixture.py" "$tmp/fx2.port" &
+fpid=$!
+pids+=("$fpid")
+wait_for "$tmp/fx2.port" '^[0-9]+' $fpid
+wrk2=$("$load" -t 1 -c 2 -d 1s -R 50 -L --json "$tmp/fx2.json" \
+	"http://127.0.0.1:$(cat "$tmp/fx2.port")/" 2>&1); wrk2_rc=$?
+kill -TERM "$fpid"; wait "$fpid"
+check "lca-load takes wrk2's -t -c -d -R -L with wrk2's meanings" "[ $wrk2_rc -eq 0 ] && python3 - '$tmp/fx2.json' <<'PY' && grep -q 'Detailed Percentile spectrum' <<<\"\$wrk2\"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c, r = d['conf'], d['result']
+assert c['threads'] == 1 and c['connections'] == 2 and c['rate'] == 50, c
+assert abs(c['duration_s'] - 1.0) < 1e-9 and r['requests'] > 0, (c, r)
+PY"
+
+# Where io_uring is refused (a seccomp filter answers io_uring_setup with
+# EPERM, as a container's policy may): --io auto takes epoll and says why,
+# --io uring exits 1 and says so, and the uring run of this test SKIPs.
+if [ "$io" = epoll ]; then
+	nu=(python3 "$here/http_no_uring.py")
+	if "${nu[@]}" true 2>/dev/null; then
+		out=$("${nu[@]}" "$httpd" "${eal[@]}" -- --port 0 --duration 1 --io auto 2>&1); rc=$?
+		check "io_uring refused: --io auto takes epoll and says why" "[ $rc -eq 0 ] && grep -q '^# io: auto: io_uring refused (Operation not permitted): epoll instead' <<<\"\$out\" && grep -q '^# io: epoll' <<<\"\$out\""
+		out=$("${nu[@]}" "$httpd" "${eal[@]}" -- --port 0 --duration 1 --io uring 2>&1); rc=$?
+		check "io_uring refused: --io uring exits 1 and names it" "[ $rc -eq 1 ] && grep -q 'io_uring refused on lcore' <<<\"\$out\""
+		out=$("${nu[@]}" bash "$0" "$httpd" "$load" uring 2>&1); rc=$?
+		check "io_uring refused: the uring run of this test SKIPs (77) and says why" "[ $rc -eq 77 ] && grep -q '^skip - the suite over io_uring' <<<\"\$out\""
+	else
+		skip_check "io_uring refused" "no seccomp filter here (tests/http_no_uring.py)"
+	fi
+fi
 
 # Bad arguments.
 harness_checks "$httpd" lca-httpd
 out=$("$httpd" "${eal[@]}" -- --accept sometimes 2>&1); rc=$?
 check "lca-httpd: bad --accept exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"bad value 'sometimes' for --accept\" <<<\"\$out\""
+out=$("$httpd" "${eal[@]}" -- --io sometimes 2>&1); rc=$?
+check "lca-httpd: bad --io exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"bad value 'sometimes' for --io\" <<<\"\$out\""
 out=$("$httpd" "${eal[@]}" -- --bind 300.1.1.1 2>&1); rc=$?
 check "lca-httpd: bad --bind exits 2" "[ $rc -eq 2 ] && grep -q 'for --bind' <<<\"\$out\""
 out=$("$load" --help 2>&1); rc=$?
 check "lca-load: --help exits 0" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
+out=$("$load" -- -h 2>&1); rc=$?
+check "lca-load: -h after -- prints the help" "[ $rc -eq 0 ] && grep -q '^Usage: ' <<<\"\$out\""
 out=$("$load" --version 2>&1); rc=$?
 check "lca-load: --version prints its name and lcactor's version" "[ $rc -eq 0 ] && grep -qx 'lca-load (lcactor) [0-9][0-9.]*' <<<\"\$out\""
 out=$("$load" -Zq http://127.0.0.1:1/ 2>&1); rc=$?
@@ -261,6 +361,10 @@ out=$("$load" --rate 10 --closed http://127.0.0.1:1/ 2>&1); rc=$?
 check "lca-load: --rate with --closed exits 2" "[ $rc -eq 2 ] && grep -q 'either --rate' <<<\"\$out\""
 out=$("$load" --rate ten http://127.0.0.1:1/ 2>&1); rc=$?
 check "lca-load: bad --rate exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"bad value 'ten' for --rate\" <<<\"\$out\""
+out=$("$load" -d 2x -R 10 http://127.0.0.1:1/ 2>&1); rc=$?
+check "lca-load: a bad -d exits 2 and is named" "[ $rc -eq 2 ] && grep -q \"bad value '2x' for --duration\" <<<\"\$out\""
+out=$("$load" -R 2k -c 1 -t 2 http://127.0.0.1:1/ 2>&1); rc=$?
+check "lca-load: -t above -c exits 2 (wrk2's k suffix read)" "[ $rc -eq 2 ] && grep -q '2 threads for 1 connections' <<<\"\$out\""
 out=$("$load" --rate 10 ftp://127.0.0.1/ 2>&1); rc=$?
 check "lca-load: a URL that is not http exits 2" "[ $rc -eq 2 ] && grep -q 'bad URL' <<<\"\$out\""
 out=$("$load" --rate 10 --json /nonexistent-lca/x.json http://127.0.0.1:1/ 2>&1); rc=$?

@@ -64,9 +64,10 @@ with tempfile.TemporaryDirectory() as tmp:
 # file not in the table, or an include outside its row, fails: a new edge
 # is a decision, made here.
 SHARED = 'lca_actor_priv.h'
-PRIVATE = {SHARED, 'lca_balance.h', 'lca_channel.h', 'lca_channel_links.h', 'lca_control.h',
-           'lca_deadline.h', 'lca_lane.h', 'lca_migrate.h', 'lca_route.h', 'lca_send_priv.h',
-           'lca_supervise.h', 'lca_telemetry_priv.h', 'lca_timer_priv.h'}
+PRIVATE = {SHARED, 'lca_ask.h', 'lca_balance.h', 'lca_channel.h', 'lca_channel_links.h',
+           'lca_control.h', 'lca_deadline.h', 'lca_lane.h', 'lca_migrate.h', 'lca_registry.h',
+           'lca_route.h', 'lca_send_priv.h', 'lca_supervise.h', 'lca_telemetry_priv.h',
+           'lca_timer_priv.h'}
 # What each subsystem sets up, polls and tears down: called from
 # lca_runtime.c only (and from its own file); the lane's poll is the end of
 # the channels' poll.
@@ -76,6 +77,7 @@ LIFECYCLE = {
     'lca_migrate.h': ('migrations_init', 'migrations_cleanup'),
     'lca_timer_priv.h': ('timers_init', 'timers_cleanup', 'timers_poll'),
     'lca_balance.h': ('balance_init', 'balance_cleanup'),
+    'lca_registry.h': ('actor_services_init', 'actor_services_cleanup'),
     'lca_supervise.h': ('supervision_quiet',),
     'lca_telemetry_priv.h': ('telemetry_runtime_up',),
     'lca_send_priv.h': ('lca_send_errors_reset',),
@@ -84,11 +86,11 @@ LIFECYCLE_ALSO = {'lanes_poll': {'lca_channel.c'}}
 ALLOWED = {
     # the composition root: every subsystem
     'lca_runtime.c': {SHARED, 'lca_balance.h', 'lca_channel.h', 'lca_lane.h', 'lca_migrate.h',
-                      'lca_send_priv.h', 'lca_supervise.h', 'lca_telemetry_priv.h',
-                      'lca_timer_priv.h'},
+                      'lca_registry.h', 'lca_send_priv.h', 'lca_supervise.h',
+                      'lca_telemetry_priv.h', 'lca_timer_priv.h'},
     # the data model and the turn: what a turn and a spawn use
-    'lca_actor.c': {SHARED, 'lca_channel.h', 'lca_control.h', 'lca_deadline.h', 'lca_lane.h',
-                    'lca_migrate.h', 'lca_supervise.h'},
+    'lca_actor.c': {SHARED, 'lca_ask.h', 'lca_channel.h', 'lca_control.h', 'lca_deadline.h',
+                    'lca_lane.h', 'lca_migrate.h', 'lca_registry.h', 'lca_supervise.h'},
     'lca_send.c': {SHARED, 'lca_balance.h', 'lca_channel.h', 'lca_migrate.h', 'lca_route.h',
                    'lca_send_priv.h'},
     'lca_channel.c': {SHARED, 'lca_channel.h', 'lca_channel_links.h', 'lca_control.h',
@@ -101,7 +103,11 @@ ALLOWED = {
     'lca_supervise.c': {SHARED, 'lca_control.h', 'lca_supervise.h', 'lca_timer_priv.h'},
     'lca_balance.c': {SHARED, 'lca_balance.h', 'lca_migrate.h'},
     'lca_deadline.c': {SHARED, 'lca_deadline.h'},
-    'lca_telemetry.c': {SHARED, 'lca_telemetry_priv.h'},
+    'lca_telemetry.c': {SHARED, 'lca_registry.h', 'lca_telemetry_priv.h'},
+    # services: asks and names
+    'lca_ask.c': {SHARED, 'lca_ask.h'},
+    'lca_registry.c': {SHARED, 'lca_ask.h', 'lca_registry.h'},
+    'lca_payload.c': set(),
     'lca_mbuf.c': {SHARED},
     'lca_names.c': {SHARED},
     # the private headers: on the shared types only (a move's hooks take
@@ -110,6 +116,8 @@ ALLOWED = {
     'lca_route.h': set(),
     'lca_balance.h': set(),
     'lca_telemetry_priv.h': set(),
+    'lca_ask.h': set(),
+    'lca_registry.h': set(),
     'lca_migrate.h': {SHARED, 'lca_channel.h'},
 }
 for h in PRIVATE - set(ALLOWED):

@@ -14,10 +14,20 @@ fail=0
 small=(--timers 200 --inflight 8 --min-delay-us 100 --max-delay-us 2000 --ticks 50
 	--messages 3000 --fail-every 50 --backoff-failures 6 --feeders 1,2,4,8 --per-feeder 2000)
 
-"$exe" "${eal[@]}" -- "${small[@]}" --json "$tmp/out.json" >"$tmp/out" 2>"$tmp/err"
+"$exe" "${eal[@]}" -- "${small[@]}" --json "$tmp/out.json" --hgrm "$tmp/lc.hgrm" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 out=$(cat "$tmp/out")
 check "default benches exit 0" "[ $rc -eq 0 ]"
+# --hgrm: each histogram as HdrHistogram's .hgrm, read as the format
+# defines it (5 ticks a half distance), with the record's count.
+for h in timers-loaded-one-shot:0:one_shot_lateness timers-loaded-periodic:0:periodic_lateness \
+	timers-idle-one-shot:1:one_shot_lateness timers-idle-periodic:1:periodic_lateness \
+	restart:2:restart_latency restart-backoff:3:restart_latency; do
+	IFS=: read -r name k field <<<"$h"
+	n=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results'][$k]['$field']['n'])" "$tmp/out.json" 2>/dev/null)
+	check "--hgrm: $name.hgrm is HdrHistogram's percentile distribution of the record's $n values" \
+		"grep -qF '  hgrm: $tmp/lc.$name.hgrm (values in us)' <<<\"\$out\" && /usr/bin/python3 '$here/check_hgrm.py' '$tmp/lc.$name.hgrm' --ticks 5 --count '$n'"
+done
 check "machine printed" "grep -q '^# machine: ' <<<\"\$out\""
 check "the three benches ran, in order" "[ \"\$(grep -oE '^== (timers|restart|feeders)' <<<\"\$out\" | tr '\n' ' ')\" = '== timers == restart == feeders ' ]"
 check "a clock verdict per scenario (2 timers, 2 restart, 4 feeders)" "[ \$(grep -cE '^  clock: ' <<<\"\$out\") -eq 8 ]"
@@ -156,7 +166,7 @@ for b in "timers --ticks 1000000" "restart --messages 1000000000" "feeders --fee
 	check "SIGINT during ${b%% *} ends the run" "[ $rc -eq 1 ] && grep -q 'interrupted' '$tmp/int' && ! grep -qiE 'objects out|segmentation' '$tmp/int'"
 done
 
-for bad in "--bench" "--bench nope" "--bench timers,timers" "--bench timers,,feeders" "--idle nope" \
+for bad in "--hgrm /nonexistent/dir/lc.hgrm" "--bench" "--bench nope" "--bench timers,timers" "--bench timers,,feeders" "--idle nope" \
 	"--sleep-us 0" "--sleep-us 100001" "--timers 0" "--timers 1x" "--inflight 1025" \
 	"--min-delay-us 500 --max-delay-us 100" "--period-us 1" "--ticks -1" "--fail-every 1" \
 	"--messages 10 --fail-every 100" "--backoff-failures 100001" "--window-ms 0" "--feeders 0" "--feeders 1,65" \

@@ -11,7 +11,8 @@ fail=0
 . "$(dirname "$0")/e2e_lib.sh"
 
 "$exe" "${eal[@]}" -- --queries 2000 --users 5000 -i 2 -wi 1 --invocations 1 \
-	-p throughput=1,50 -p dispatcher=affinity,shared --json "$tmp/out.json" >"$tmp/out" 2>&1
+	-p throughput=1,50 -p dispatcher=affinity,shared --json "$tmp/out.json" \
+	--jmh-json "$tmp/jmh.json" >"$tmp/out" 2>&1
 rc=$?
 out=$(cat "$tmp/out")
 check "short run exits 0" "[ $rc -eq 0 ]"
@@ -22,9 +23,9 @@ check "every invocation line counts 16000 messages" \
 # w/i: a warm-up/measured iteration, v/f: a floor's; inline, affinity x 2, shared x 2.
 order=$(sed -nE 's/^# Warmup Iteration .*/w/p; s/^# Warmup floor iteration .*/v/p; s/^Iteration .*/i/p; s/^# Floor iteration .*/f/p' <<<"$out" | tr -d '\n')
 check "each affinity iteration is followed by its floor's ($order)" "[ '$order' = wiiwvififwvififwiiwii ]"
-check "JMH table header" "grep -qE '^Benchmark +\(dispatcher\) +\(mailbox\) +\(throughPut\) +Mode +Cnt +Score +Error +Units$' <<<\"\$out\""
-for row in "affinity +mp +1" "affinity +mp +50" "shared +mp +1" "shared +mp +50" "inline +- +-" \
-	"floor +- +1" "floor +- +50"; do
+check "JMH table header" "grep -qE '^Benchmark +\(dispatcher\) +\(mailbox\) +\(throughPut\) +\(placement\) +Mode +Cnt +Score +Error +Units$' <<<\"\$out\""
+for row in "affinity +mp +1 +round-robin" "affinity +mp +50 +round-robin" "shared +mp +1 +-" \
+	"shared +mp +50 +-" "inline +- +- +-" "floor +- +1 +round-robin" "floor +- +50 +round-robin"; do
 	check "table row: $row" "grep -qE 'RequestResponseBenchmark.queryUserServiceActor +$row +thrpt +2 +[0-9.]+ ' <<<\"\$out\""
 done
 check "affinity against its floor, pair by pair" "[ \$(grep -cE '^runtime efficiency: [0-9.]+% of inline, [0-9.]+% of its floor \(median of 2 pairs of rounds, [0-9.]+% to [0-9.]+%\) \(dispatcher affinity' <<<\"\$out\") -eq 2 ]"
@@ -89,11 +90,29 @@ for r in d['results']:
         assert ('unreliable' in v['flags']) == (half > v['score'] / 2), v
 PY"
 record_checks "$tmp/out.json" lca-reqresp
+# --jmh-json: JMH's -rf json shape, read as JMH's format defines it, one
+# entry a table row, its rawData the record's measured iterations.
+check "--jmh-json: JMH's result JSON, each entry consistent with its rawData" \
+	"/usr/bin/python3 '$here/check_jmh.py' '$tmp/jmh.json' --unit ops/s --entries 7 \
+	--param dispatcher=affinity,mailbox=mp,throughPut=50 --param dispatcher=floor,throughPut=1 \
+	--param dispatcher=inline,mailbox=-,throughPut=-"
+check "--jmh-json: rawData are the record's measured iterations, row by row" "python3 - '$tmp/jmh.json' '$tmp/out.json' <<'PY'
+import json, sys
+jmh, rec = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert [e['benchmark'] for e in jmh] == ['lcactor.RequestResponseBenchmark.queryUserServiceActor'] * 7
+assert all(e['measurementIterations'] == 2 and e['warmupIterations'] == 1 for e in jmh)
+def key(r):
+    tp = '-' if r['dispatcher'] == 'inline' else str(r['throughput_per_turn'])
+    return (r['dispatcher'], tp)
+want = {key(r): r['throughput']['values'] for r in rec['results']}
+got = {(e['params']['dispatcher'], e['params']['throughPut']): e['primaryMetric']['rawData'][0] for e in jmh}
+assert got == want, (got, want)
+PY"
 verdict_checks "$tmp/out" "$tmp/out.json" lca-reqresp
 
 out=$("$exe" "${eal[@]}" -- --queries 500 --users 100 -i 1 -wi 0 --invocations 1 \
 	-p dispatcher=affinity -p mailbox=sp,rts,hts --placement pairs-local --idle pause --quiet 2>&1); rc=$?
-check "mailbox modes sp, rts, hts with pairs-local and --idle pause run" "[ $rc -eq 0 ] && [ \$(grep -cE 'affinity +(sp|rts|hts) +1 +thrpt' <<<\"\$out\") -eq 3 ]"
+check "mailbox modes sp, rts, hts with pairs-local and --idle pause run" "[ $rc -eq 0 ] && [ \$(grep -cE 'affinity +(sp|rts|hts) +1 +pairs-local +thrpt' <<<\"\$out\") -eq 3 ]"
 
 # SIGINT in the inline phase (the first set, no runtime loop) ends the run.
 "$exe" "${eal[@]}" -- --queries 4000000000 -i 1 -wi 0 --invocations 1 -p dispatcher=affinity \
@@ -109,29 +128,38 @@ wait $pid 2>/dev/null
 
 # Round-robin crosses every pair; auto moves them together while it runs,
 # keeping the lcores within 1.25 x the mean: on 2 lcores that is each pair on
-# one lcore, 2 pairs a lcore, at least one move per pair.
+# one lcore, 2 pairs a lcore, at least one move per pair. Both in one run
+# (make run's), each affinity row with its own floor.
 "$exe" "${eal[@]}" -- --queries 300000 --users 1000 -i 1 -wi 0 --invocations 1 \
-	-p dispatcher=affinity --placement auto --quiet --json "$tmp/auto.json" >"$tmp/auto" 2>&1
+	-p dispatcher=affinity --placement round-robin,auto --quiet --json "$tmp/auto.json" >"$tmp/auto" 2>&1
 rc=$?
 check "placement auto runs and logs its moves" "[ $rc -eq 0 ] && grep -qE '^Moves \(placement auto\): ([4-9]|[1-9][0-9]+); 4 of 4 pairs now on one lcore$' $tmp/auto"
-check "placement auto's floor ran at the placement auto ended with" "python3 - '$tmp/auto.json' <<'PY'
+check "round-robin and auto side by side: a table row, a floor row and a verdict row each" \
+	"[ \$(grep -cE 'queryUserServiceActor +affinity +mp +1 +(round-robin|auto) +thrpt' $tmp/auto) -eq 2 ] && [ \$(grep -cE 'queryUserServiceActor +floor +- +1 +(round-robin|auto) +thrpt' $tmp/auto) -eq 2 ] && grep -qE '^affinity mp tp=1: .* of its floor' $tmp/auto && grep -qE '^affinity mp tp=1 auto: .* of its floor' $tmp/auto"
+check "placement auto's floor ran at the placement auto ended with; round-robin's across every pair" "python3 - '$tmp/auto.json' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-aff = [r for r in d['results'] if r['dispatcher'] == 'affinity'][0]
-fl = [r for r in d['results'] if r['name'] == aff['floor_row']][0]
-ended = {(p['pair'], p['role']): p['lcore'] for p in d['placement']}
+by_name = {r['name']: r for r in d['results']}
+assert d['conf']['placements'] == ['round-robin', 'auto'], d['conf']
+rr, aff = [r for r in d['results'] if r['dispatcher'] == 'affinity']
+assert rr['placement_policy'] == 'round-robin' and aff['placement_policy'] == 'auto', (rr['name'], aff['name'])
+assert aff['name'] == 'affinity mp throughPut 1 placement auto', aff['name']
+fl = by_name[aff['floor_row']]
+ended = {(p['pair'], p['role']): p['lcore'] for p in aff['actor_placement']}
 want = [(k, ended[(k, 'Q')], ended[(k, 'S')]) for k in range(4)]
 got = [(p['pair'], p['q_lcore'], p['s_lcore']) for p in fl['placement']]
 assert got == want, (got, want)
-# round-robin crosses every pair; the floor is not the spawn placement
-# unless auto moved nothing together
 local = sum(q == s for _, q, s in got)
 assert local == aff['moves']['pairs_local'], (local, aff['moves'])
+# round-robin's own floor: the spawn placement, every pair across the lcores
+rfl = by_name[rr['floor_row']]
+assert rfl is not fl and all(p['q_lcore'] != p['s_lcore'] for p in rfl['placement']), rfl['placement']
+assert 'moves' not in rr
 PY"
 check "placement auto's moves in the JSON" "python3 - '$tmp/auto.json' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-aff = [r for r in d['results'] if r['dispatcher'] == 'affinity'][0]
+aff = [r for r in d['results'] if r.get('placement_policy') == 'auto'][0]
 m = aff['moves']
 assert m['count'] >= 4 and len(m['log']) == m['count'], m
 for e in m['log']:
@@ -139,7 +167,7 @@ for e in m['log']:
     assert e['why'].startswith('auto:') and e['state_on_node_pct'] == 100, e
 PY"
 
-for bad in "--actors 7" "--actors 0" "-p throughput=0" "-p throughput=1,,5" "-p dispatcher=fork" \
+for bad in "--placement auto," "--jmh-json /nonexistent/dir/j.json" "--actors 7" "--actors 0" "-p throughput=0" "-p throughput=1,,5" "-p dispatcher=fork" \
 	"-p speed=1" "--placement nowhere" "--idle nap" "-i abc" "-wi -1" "--mailbox xx" "-r 0" "--frobnicate" "extra"; do
 	out=$("$exe" "${eal[@]}" -- $bad 2>&1); rc=$?
 	check "bad argument '$bad' exits 2 with a message" "[ $rc -eq 2 ] && [ -n \"\$out\" ]"

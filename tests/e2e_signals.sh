@@ -60,10 +60,12 @@ app_status() {
 }
 
 # The line that says an app is about to run: lca_app_main() prints the lcores'
-# isolation just before; an app that does not go through it, any line.
+# isolation just before; remote-bench says its link is up (stderr: stdout is
+# buffered into a file); an app that does not go through either, any line.
 app_ready() {
 	case $1 in
-	lca-remote-bench|lca-load) echo . ;;
+	lca-remote-bench) echo 'remote: node [0-9]* up' ;;
+	lca-load) echo . ;;
 	*) echo '^# isolation: CPU' ;;
 	esac
 }
@@ -84,15 +86,16 @@ one_run() { # EXE SIGNAL POLICY
 		--log-level 'lib.*:error' -- $args >"$out" 2>&1 &
 	pid=$!
 	pids+=("$pid")
-	# Measuring: the harness prints the lcores' isolation just before the
-	# run; a second later the app is well into it.
+	# The harness prints the lcores' isolation just before the run. The stop
+	# handler is up from before EAL's init, so a signal from here on must be
+	# taken at any point of the run: a fifth of a second in, mid-phase.
 	if ! wait_for_line "$out" "$(app_ready "$app")" 20 "$pid"; then
 		check "$what: the app started its run" false
 		sed 's/^/# /' "$out" | tail -n 5
 		kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 		return
 	fi
-	sleep 1
+	sleep 0.2
 	if ! kill -0 "$pid" 2>/dev/null; then
 		wait "$pid"; rc=$?
 		check "$what: still running when the signal comes (exit $rc before it)" false

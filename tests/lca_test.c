@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,9 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <cmocka.h>
+
+#include <rte_eal.h>
 
 #include "lca_actor.h"
 #include "lca_eal.h"
@@ -238,4 +244,27 @@ lca_test_recorder_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 		r->next[m->sender]++;
 	if (++r->got == r->expect)
 		lca_runtime_stop();
+}
+
+/* Ask the app's own telemetry socket, as dpdk-telemetry.py does. */
+int
+lca_test_telemetry_query(const char *cmd, char *reply, size_t len)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/dpdk_telemetry.v2",
+		 rte_eal_get_runtime_dir());
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+	    read(fd, reply, len - 1) <= 0 || /* the greeting */
+	    write(fd, cmd, strlen(cmd)) < 0 || (n = read(fd, reply, len - 1)) <= 0) {
+		close(fd);
+		return -EIO;
+	}
+	reply[n] = '\0';
+	close(fd);
+	return 0;
 }

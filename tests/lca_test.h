@@ -125,4 +125,11 @@ void lca_test_skipped(const char *test, const char *why);
  */
 int lca_test_status(int failed);
 
+/*
+ * Ask this process's telemetry socket @p cmd, as dpdk-telemetry.py does;
+ * the JSON reply into @p reply (@p len bytes, NUL-ended).
+ * @return 0; -EIO (no socket, or no reply); a negative errno of socket().
+ */
+int lca_test_telemetry_query(const char *cmd, char *reply, size_t len);
+
 #endif /* LCA_TEST_H */

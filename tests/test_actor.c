@@ -868,29 +868,6 @@ test_stop_from_another_thread_between_runs(void **state)
 
 /* --- telemetry ------------------------------------------------------------ */
 
-/* Ask the app's own telemetry socket, as dpdk-telemetry.py does. */
-static int
-telemetry_query(const char *cmd, char *reply, size_t len)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/dpdk_telemetry.v2",
-		 rte_eal_get_runtime_dir());
-	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
-	    read(fd, reply, len - 1) <= 0 || /* the greeting */
-	    write(fd, cmd, strlen(cmd)) < 0 || (n = read(fd, reply, len - 1)) <= 0) {
-		close(fd);
-		return -EIO;
-	}
-	reply[n] = '\0';
-	close(fd);
-	return 0;
-}
-
 /* The number @p key of the reply to @p cmd, or -1. */
 static json_int_t
 telemetry_number(const char *cmd, const char *key)
@@ -899,7 +876,7 @@ telemetry_number(const char *cmd, const char *key)
 	json_t *root, *value;
 	json_int_t v = -1;
 
-	if (telemetry_query(cmd, reply, sizeof(reply)) != 0)
+	if (lca_test_telemetry_query(cmd, reply, sizeof(reply)) != 0)
 		return -1;
 	root = json_loads(reply, 0, NULL);
 	value = json_object_get(json_object_get(root, cmd), key);
@@ -924,13 +901,13 @@ test_telemetry_commands(void **state)
 	assert_int_equal(telemetry_number("/lcactor/info", "send_mailbox_full"), 0);
 	snprintf(cmd, sizeof(cmd), "/lcactor/actor,%u", id);
 	/* The reply is keyed by the command without its parameter. */
-	assert_int_equal(telemetry_query(cmd, reply, sizeof(reply)), 0);
+	assert_int_equal(lca_test_telemetry_query(cmd, reply, sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "\"handled\":3"));
 	assert_non_null(strstr(reply, "\"lcore\":1"));
-	assert_int_equal(telemetry_query("/lcactor/lcores", reply, sizeof(reply)), 0);
+	assert_int_equal(lca_test_telemetry_query("/lcactor/lcores", reply, sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "\"1\":{\"turns\":"));
 	/* A bad id is an error reply, not a crash. */
-	assert_int_equal(telemetry_query("/lcactor/actor,zz", reply, sizeof(reply)), 0);
+	assert_int_equal(lca_test_telemetry_query("/lcactor/actor,zz", reply, sizeof(reply)), 0);
 	assert_null(strstr(reply, "handled"));
 }
 

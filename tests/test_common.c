@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "lca_cli.h"
 #include "lca_jmh.h"
+#include "lca_opt.h"
 #include "lca_result.h"
 #include "lca_rng.h"
 #include "lca_series.h"
@@ -345,6 +347,156 @@ test_verdict_rows(void **state)
 	json_decref(rec);
 }
 
+/* --- lca_opt: one table for the parser and the help ---------------------- */
+
+struct opt_conf {
+	uint32_t n;
+	uint8_t small;
+	double secs;
+	bool flag, n_given;
+	unsigned int mode;
+	const char *name;
+	int custom_calls;
+};
+
+static int
+opt_custom(void *conf, const struct lca_opt *opt, char *val)
+{
+	(void)opt;
+	((struct opt_conf *)conf)->custom_calls++;
+	return strcmp(val, "ok") == 0 ? 0 : strcmp(val, "said") == 0 ? LCA_OPT_SAID : -EINVAL;
+}
+
+#define OAT(field) LCA_OPT_AT(struct opt_conf, field)
+
+static const struct lca_opt opt_tests[] = {
+	{ "count", 'n', LCA_OPT_UINT, OAT(n), .min = 2, .max = 70000,
+	  LCA_OPT_GIVEN(struct opt_conf, n_given), .metavar = "N", .help = "a count" },
+	{ "small", 0, LCA_OPT_UINT, OAT(small), .min = 0, .max = 255, .metavar = "N",
+	  .help = "one byte" },
+	{ "secs", 0, LCA_OPT_DOUBLE, OAT(secs), .dmin = 0, .dmax = 10, .metavar = "S",
+	  .help = "seconds\nsecond line" },
+	{ "flag", 0, LCA_OPT_FLAG, OAT(flag), .help = "a flag" },
+	{ "mode", 0, LCA_OPT_ENUM, OAT(mode),
+	  .choices = (const char *const[]){ "a", "b", "c", NULL }, .metavar = "M",
+	  .help = "a mode" },
+	{ "name", 0, LCA_OPT_STRING, OAT(name), .metavar = "S", .help = "a name" },
+	{ "custom", 0, LCA_OPT_CUSTOM, .parse = opt_custom, .metavar = "X", .help = "custom" },
+	{ "custom", 0, LCA_OPT_MORE, .metavar = "Y", .help = "another form" },
+	{ "secret", 0, LCA_OPT_IGNORE, .hidden = true },
+	{ NULL },
+};
+
+static const struct lca_opt_table opt_table = {
+	.prog = "lca-test", .opts = opt_tests, .eal = true, .about = "About.\n",
+};
+
+/* Parse @p words (after a program name); stderr goes to @p err. */
+static int
+opt_run(struct opt_conf *c, char *err, size_t len, const char *words)
+{
+	char buf[512], *argv[32] = { "lca-test" }, *save = NULL;
+	int argc = 1, ret, fd = dup(2);
+	FILE *f = tmpfile();
+
+	snprintf(buf, sizeof(buf), "%s", words);
+	for (char *w = strtok_r(buf, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	*c = (struct opt_conf){ .n = 7 };
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	ret = lca_opt_parse(argc, argv, &opt_table, c, NULL);
+	fflush(stderr);
+	dup2(fd, 2);
+	close(fd);
+	rewind(f);
+	err[fread(err, 1, len - 1, f)] = '\0';
+	fclose(f);
+	return ret;
+}
+
+static void
+test_opt_parse(void **state)
+{
+	struct opt_conf c;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(opt_run(&c, err, sizeof(err), "--count 70000 --small 255 --secs 0.5 "
+			     "--flag --mode c --name x --custom ok --secret v"), 0);
+	assert_int_equal(c.n, 70000);
+	assert_int_equal(c.small, 255);
+	assert_true(c.secs == 0.5 && c.flag && c.n_given);
+	assert_int_equal(c.mode, 2);
+	assert_string_equal(c.name, "x");
+	assert_int_equal(c.custom_calls, 1);
+	assert_string_equal(err, "");
+	/* A short letter, and nothing given leaves the defaults. */
+	assert_int_equal(opt_run(&c, err, sizeof(err), "-n 3"), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(opt_run(&c, err, sizeof(err), ""), 0);
+	assert_true(c.n == 7 && !c.n_given && !c.flag);
+}
+
+static void
+test_opt_errors(void **state)
+{
+	struct opt_conf c;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(opt_run(&c, err, sizeof(err), "--count 1"), -EINVAL);
+	assert_string_equal(err, "lca-test: bad value '1' for --count (a whole number, 2 to 70000)\n");
+	assert_false(c.n_given);
+	assert_int_equal(opt_run(&c, err, sizeof(err), "--small 256"), -EINVAL);
+	assert_int_equal(opt_run(&c, err, sizeof(err), "--secs 0"), -EINVAL);
+	assert_non_null(strstr(err, "bad value '0' for --secs (a number above 0, at most 10)"));
+	assert_int_equal(opt_run(&c, err, sizeof(err), "--secs 11"), -EINVAL);
+	assert_int_equal(opt_run(&c, err, sizeof(err), "--mode d"), -EINVAL);
+	assert_string_equal(err, "lca-test: bad value 'd' for --mode (one of a, b, c)\n");
+	assert_int_equal(opt_run(&c, err, sizeof(err), "--custom no"), -EINVAL);
+	assert_string_equal(err, "lca-test: bad value 'no' for --custom\n");
+	/* A parser that said why itself gets no second line. */
+	assert_int_equal(opt_run(&c, err, sizeof(err), "--custom said"), -EINVAL);
+	assert_string_equal(err, "");
+	assert_int_equal(opt_run(&c, err, sizeof(err), "--count"), -EINVAL);
+	assert_string_equal(err, "lca-test: option '--count' needs a value\n");
+	assert_int_equal(opt_run(&c, err, sizeof(err), "-fZ"), -EINVAL);
+	assert_string_equal(err, "lca-test: unknown option '-f'\n");
+	assert_int_equal(opt_run(&c, err, sizeof(err), "--count 3 extra"), -EINVAL);
+	assert_string_equal(err, "lca-test: unexpected argument 'extra'\n");
+}
+
+/* The help lists every option the parser takes, each once, and no hidden
+ * one: it comes from the same table. */
+static void
+test_opt_help_from_table(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	lca_opt_usage(f, &opt_table, "prog");
+	fclose(f);
+	assert_non_null(strstr(text, "Usage: prog [EAL args] -- [options]\nAbout.\n"));
+	assert_non_null(strstr(text, "  -n, --count N       a count\n"));
+	assert_non_null(strstr(text, "  --secs S            seconds\n                      second line\n"));
+	assert_non_null(strstr(text, "  --custom Y          another form\n"));
+	assert_non_null(strstr(text, "  --topology "));
+	assert_non_null(strstr(text, "  --version "));
+	assert_non_null(strstr(text, "  --help "));
+	assert_null(strstr(text, "secret"));
+	for (unsigned int i = 0; opt_tests[i].name != NULL; i++) {
+		char word[64];
+
+		snprintf(word, sizeof(word), "--%s ", opt_tests[i].name);
+		if (!opt_tests[i].hidden)
+			assert_non_null(strstr(text, word));
+	}
+	free(text);
+}
+
 int
 main(void)
 {
@@ -352,6 +504,9 @@ main(void)
 		cmocka_unit_test(test_cli_uint),
 		cmocka_unit_test(test_cli_seconds_and_split),
 		cmocka_unit_test(test_cli_bad_option),
+		cmocka_unit_test(test_opt_parse),
+		cmocka_unit_test(test_opt_errors),
+		cmocka_unit_test(test_opt_help_from_table),
 		cmocka_unit_test(test_stats_match_jmh),
 		cmocka_unit_test(test_t_quantiles),
 		cmocka_unit_test(test_stats_edges),

@@ -10,10 +10,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
 #include "lca_hdr.h"
+#include "lca_hgrm.h"
 #include "lca_test.h"
 
 #define HOUR_US 3600000000LL
@@ -208,6 +212,67 @@ test_spectrum_walks_to_one_hundred(void **state)
 	lca_hdr_free(&h);
 }
 
+/* The .hgrm text line for line as HdrHistogram prints it: its header,
+ * the first step, the 100 % step without 1/(1-P), and the footer. */
+static void
+test_hgrm_is_hdrhistograms_text(void **state)
+{
+	struct lca_hdr h;
+	char *text = NULL, *line, *save = NULL, *last = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(lca_hdr_init(&h, HOUR_US, 3), 0);
+	for (int64_t v = 1; v <= 10000; v++)
+		lca_hdr_record(&h, v * 10);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(lca_hgrm_print(&h, f, LCA_HGRM_TICKS, 1e3), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "       Value     Percentile TotalCount 1/(1-Percentile)\n\n"
+				     "       0.010 0.000000000000          1           1.00\n"));
+	/* The mean takes each value at its sub-bucket's middle, as HdrHistogram's. */
+	assert_non_null(strstr(text, "\n     100.000 1.000000000000      10000\n"
+				     "#[Mean    =       50.006, StdDeviation   =       28.868]\n"
+				     "#[Max     =      100.000, Total count    =        10000]\n"
+				     "#[Buckets =           22, SubBuckets     =         2048]\n"));
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		last = line;
+	assert_string_equal(last, "#[Buckets =           22, SubBuckets     =         2048]");
+	free(text);
+	lca_hdr_free(&h);
+}
+
+/* No values: the header and the footer, no steps; an unwritable path is an
+ * error, not a silent nothing. */
+static void
+test_hgrm_empty_and_unwritable(void **state)
+{
+	struct lca_hdr h;
+	char *text = NULL, path[64];
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(lca_hdr_init(&h, HOUR_US, 3), 0);
+	f = open_memstream(&text, &len);
+	assert_int_equal(lca_hgrm_print(&h, f, LCA_HGRM_TICKS, 1e3), 0);
+	fclose(f);
+	assert_string_equal(text, "       Value     Percentile TotalCount 1/(1-Percentile)\n\n"
+				  "#[Mean    =        0.000, StdDeviation   =        0.000]\n"
+				  "#[Max     =        0.000, Total count    =            0]\n"
+				  "#[Buckets =           22, SubBuckets     =         2048]\n");
+	free(text);
+	assert_true(lca_hgrm_write(&h, "/nonexistent/dir/x.hgrm", 5, 1e3, "test_hdr") < 0);
+	assert_int_equal(lca_hgrm_path("out.hgrm", "restart", path, sizeof(path)), 0);
+	assert_string_equal(path, "out.restart.hgrm");
+	assert_int_equal(lca_hgrm_path("out", "64B", path, sizeof(path)), 0);
+	assert_string_equal(path, "out.64B.hgrm");
+	assert_int_equal(lca_hgrm_path("out.hgrm", "restart", path, 8), -ENAMETOOLONG);
+	lca_hdr_free(&h);
+}
+
 int
 main(void)
 {
@@ -219,6 +284,8 @@ main(void)
 		cmocka_unit_test(test_out_of_range_is_counted_not_recorded),
 		cmocka_unit_test(test_merge_equals_recording_together),
 		cmocka_unit_test(test_spectrum_walks_to_one_hundred),
+		cmocka_unit_test(test_hgrm_is_hdrhistograms_text),
+		cmocka_unit_test(test_hgrm_empty_and_unwritable),
 	};
 
 	return lca_test_status(cmocka_run_group_tests(tests, NULL, NULL));

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "lca_eal.h"
-#include "lca_isol.h"
+#include "lca_isol_print.h"
 #include "lca_test.h"
 
 static char root[64];

@@ -886,6 +886,24 @@ test_refs(void **state)
 	assert_true(lca_remote_is_ref(lca_remote_ref(LCA_REMOTE_NODE_MAX - 1, LCA_REMOTE_LOCAL_MAX)));
 }
 
+/* A peer without an ethdev port is refused, and what the refused start did
+ * is undone: the next start comes up. */
+static void
+test_bad_port(void **state)
+{
+	struct lca_remote_conf c;
+
+	(void)state;
+	loopback_conf(&c);
+	c.nodes[0].port_id = RTE_MAX_ETHPORTS - 1;
+	assert_int_equal(lca_remote_start(&c), -EINVAL);
+	assert_int_equal(lca_remote_self(), -ESRCH);
+	loopback_conf(&c);
+	assert_int_equal(lca_remote_start(&c), 0);
+	assert_true(lca_remote_node_up(SELF));
+	assert_int_equal(lca_remote_stop(), 0);
+}
+
 int
 main(void)
 {
@@ -897,6 +915,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_credit_backpressure, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_malformed_counted, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_send_errors_and_mbuf, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_bad_port, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_large_messages, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_dead_peer, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_exchange, runtime_up, runtime_down),

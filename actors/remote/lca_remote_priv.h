@@ -2,18 +2,23 @@
 #ifndef LCA_REMOTE_PRIV_H
 #define LCA_REMOTE_PRIV_H
 
-/* Internals shared by lca_remote.c (channels, hooks, link actors),
- * lca_remote_conf.c (the node table file) and lca_remote_telemetry.c. */
+/* The remote part's shared layer (lca_remote.c: the node table, peer death,
+ * watches, record delivery, stats), as its transports, the node table file
+ * (lca_remote_conf.c) and telemetry (lca_remote_telemetry.c) see it. A
+ * transport (the ethdev frames of lca_remote_eth*.c, UCX's lca_remote_ucx*.c)
+ * is a table of operations the shared layer picks at start; it calls this
+ * layer downward and never the other transport. */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_lcore.h>
+#include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
-#include "lca_port.h"
+#include "lca_route.h"
 #include "lca_remote.h"
-#include "lca_remote_wire.h"
+#include "lca_remote_record.h"
 
 /* A counter one lcore writes and any thread may read. */
 static inline void
@@ -53,100 +58,9 @@ struct rm_spare {
 	struct rte_mbuf *m[RM_SPARE];
 };
 
-/* A data frame kept until the peer acknowledges it. */
-struct tx_slot {
-	struct rte_mbuf *m;
-	uint64_t sent_tsc; /* last (re)transmission */
-	uint16_t n_msgs;
-	bool resent;       /* no RTT sample from it (Karn) */
-};
-
-/* A data frame received and not yet delivered whole. */
-struct rx_slot {
-	struct rte_mbuf *m;
-	uint32_t seq;
-	uint16_t rec_off; /* first record's offset in the frame */
-	uint16_t n_msgs;
-};
-
-/* The channel from one local lcore to one lcore of a peer: its TX side
- * (our frames to it) and its RX side (its frames to us). Only the local
- * lcore touches it while the loops run. */
-struct chan {
-	unsigned int peer;      /* index into rm.peers */
-	unsigned int port;      /* index into rm.ports */
-	uint16_t peer_lcore;
-	uint16_t src_udp, dst_udp;
-	/* TX */
-	uint32_t next_seq;      /* of the next frame opened */
-	uint32_t sent_seq;      /* highest frame closed and sent */
-	uint32_t acked;         /* every frame <= acked arrived */
-	uint32_t credit;        /* frames <= credit may be sent */
-	struct rte_mbuf *open;  /* frame being filled */
-	uint32_t open_seq;
-	uint16_t open_off;
-	uint16_t open_n;
-	uint64_t rto_tsc;       /* when the oldest unacked frame is resent; 0: none */
-	uint64_t rto;           /* current timeout, cycles */
-	uint64_t srtt, rttvar;  /* RFC 6298 estimates, cycles (0: no sample yet) */
-	uint64_t last_tx_tsc;
-	/* RX */
-	uint32_t rcv_next;      /* lowest frame not yet delivered whole */
-	uint32_t rcv_contig;    /* every frame <= rcv_contig arrived */
-	uint32_t rcv_high;      /* highest frame that arrived */
-	uint16_t head_i;        /* records of frame rcv_next delivered */
-	uint16_t head_off;      /* offset of its next record */
-	uint64_t last_rx_tsc;   /* 0: never heard */
-	uint32_t peer_session;
-	bool need_ack;
-	bool need_nak;
-	bool dirty;             /* on its lcore's list of channels to close */
-	bool blocked;           /* delivery waits for room in a mailbox */
-	bool cleaned;           /* freed after its peer died */
-	bool large;             /* the large-message lane of its pair */
-	/* Large lane, TX: the message being cut into fragments. */
-	struct lca_msg *big;
-	uint32_t big_off, big_total;
-	lca_actor_id_t big_to, big_from;
-	/* Large lane, RX: the message being put together (indirect mbufs into
-	 * the frames, chained: no copy). */
-	struct rte_mbuf *asm_head;
-	struct rte_mbuf *asm_tail;
-	uint32_t asm_got, asm_total;
-	bool asm_complete;
-	struct tx_slot *tx;     /* window entries */
-	struct rx_slot *rx;
-	struct lca_remote_link_stats st;
-};
-
-#define RM_TXQ_MAX 256
-
-/* What one lcore has of the remote part. */
-struct rm_lcore {
-	unsigned int lcore;
-	unsigned int n_chan;        /* both lanes: the large lane of chan[c] is chan[c + n_chan / 2] */
-	struct chan *chan;          /* [peer][peer lcore index], see chan_of() */
-	unsigned int n_big;         /* large-lane channels with a message to cut */
-	unsigned int n_dirty;
-	struct chan **dirty;
-	unsigned int n_blocked;
-	uint64_t next_check;
-	uint64_t rng;
-	struct rm_spare spare;
-	struct {
-		struct rte_mbuf *q[RM_TXQ_MAX];
-		unsigned int n;
-		struct rte_mbuf *held;   /* held back by the reorder injector */
-		unsigned int held_age;
-		lca_actor_id_t tx_actor;
-		struct rte_mempool *pool;
-	} port[LCA_REMOTE_MAX_NODES];
-};
-
 struct rm_peer {
 	struct lca_remote_node n;
-	unsigned int port;           /* index into rm.ports */
-	unsigned int chan_base;      /* its first channel in an rm_lcore */
+	unsigned int chan_base;      /* its first channel in a transport's lcore */
 	uint32_t dead;               /* atomic */
 };
 
@@ -157,24 +71,52 @@ struct rm_watch {
 
 #define RM_WATCH_MAX 256
 
+/*
+ * A transport: what the shared layer asks of it, chosen once by
+ * lca_remote_start() from conf.transport (as nginx's ngx_event_actions_t or
+ * DPDK's struct eventdev_ops). The node table (rm.self, rm.peers,
+ * rm.lcores), the conf and the shared timers are set when start runs.
+ */
+struct rm_transport_ops {
+	/* Set up the channels and hook the lcores; on failure return a
+	 * negative errno and leave what was done for stop to undo. Sets
+	 * rm.window and rm.frame_cap (its defaults for a 0 in the conf) and
+	 * rm.start_tsc. */
+	int (*start)(void);
+	/* Undo start, whatever part of it was done (the lcores are stopped). */
+	void (*stop)(void);
+	/* lca_send()'s route for remote references, installed as the core's
+	 * remote_send_hook once start succeeded (one call from the core, as
+	 * before the table): as send_burst_from(), returns how many went, *err
+	 * why not all. It begins with rm_send_peer() and ends with
+	 * rm_send_done(). The envelopes of those sent are the transport's. */
+	remote_send_fn send;
+	/* Nothing in flight or waiting to be sent to a live peer. */
+	bool (*idle)(void);
+	/* Add the counters of every channel to @p peer into @p out. */
+	void (*link_stats)(unsigned int peer, struct lca_remote_link_stats *out);
+};
+
+/* The ethdev frame transport (lca_remote_eth.c). */
+extern const struct rm_transport_ops rm_eth_ops;
+/* The UCX transport (lca_remote_ucx.c, or lca_remote_ucx_none.c in a build
+ * without UCX). */
+extern const struct rm_transport_ops rm_ucx_ops;
+
 struct rm_state {
 	bool up;
+	const struct rm_transport_ops *ops;
 	struct lca_remote_conf conf;
 	struct lca_remote_node self;
 	unsigned int n_peers;
 	struct rm_peer peers[LCA_REMOTE_MAX_NODES];
 	int16_t peer_of_node[LCA_REMOTE_NODE_MAX];
-	unsigned int n_ports;
-	struct lca_port *ports[LCA_REMOTE_MAX_NODES];
-	uint16_t port_ids[LCA_REMOTE_MAX_NODES];
-	struct rm_lcore *lc[RTE_MAX_LCORE];
-	lca_actor_id_t link_actor[RTE_MAX_LCORE];
 	unsigned int n_lcores;
 	unsigned int lcores[RTE_MAX_LCORE];
-	unsigned int window;
-	uint32_t frame_cap;          /* bytes of a frame, outer headers included */
+	unsigned int window;         /* channel window, set by the transport */
+	uint32_t frame_cap;          /* bytes of a frame or buffer, set by the transport */
 	uint32_t session;
-	uint64_t rto_min, rto_max, hb, dead, connect, check, start_tsc;
+	uint64_t hb, dead, connect, start_tsc;
 	struct lca_remote_stats st;
 	rte_spinlock_t watch_lock;
 	unsigned int n_watch;
@@ -185,9 +127,54 @@ extern struct rm_state rm;
 
 /* Shared by both transports (lca_remote.c). */
 
+/* mbuf payloads up to this many bytes arrive in a copy, larger ones (from
+ * a frame that holds them) in an indirect mbuf into it. */
+#define RM_COPY_MAX 256
+
+/* The start of every transport's send: the index of the live peer that
+ * holds remote reference @p to, or -ESRCH (not started, no such node) or
+ * -EHOSTDOWN (the peer is dead). */
+static inline int
+rm_send_peer(lca_actor_id_t to)
+{
+	unsigned int node = lca_remote_node(to);
+	int p;
+
+	if (!rm.up || to == LCA_ACTOR_NONE || node >= LCA_REMOTE_NODE_MAX ||
+	    (p = rm.peer_of_node[node]) < 0)
+		return -ESRCH;
+	if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED))
+		return -EHOSTDOWN;
+	return p;
+}
+
+/* The end of every transport's send: count a failure (@p why), say why in
+ * @p err, return @p sent. */
+static inline unsigned int
+rm_send_done(unsigned int sent, int why, int *err)
+{
+	if (unlikely(why != 0))
+		send_failed(why);
+	if (err != NULL)
+		*err = why;
+	return sent;
+}
+
+/* A ptr payload that is not an mbuf, on its way to @p to: logged once.
+ * @return -EINVAL. */
+int rm_payload_refused(lca_actor_id_t to);
+
 /* The payload bytes of @p msg on the wire, or -EINVAL (a ptr payload that
  * is not an mbuf, logged once). */
-int64_t rm_payload_len(const struct lca_msg *msg, lca_actor_id_t to);
+static inline int64_t
+rm_payload_len(const struct lca_msg *msg, lca_actor_id_t to)
+{
+	if (msg->flags & LCA_MSG_F_MBUF)
+		return ((const struct rte_mbuf *)msg->ptr)->pkt_len;
+	if (unlikely(msg->ptr != NULL || msg->len > LCA_MSG_INLINE))
+		return rm_payload_refused(to);
+	return msg->len;
+}
 
 /* A record's sender as this node names it (a local id for our own node
  * unless loopback, else the remote reference). */
@@ -228,19 +215,6 @@ rm_wire_from(lca_actor_id_t from)
 		       ? lca_remote_ref(rm.self.id, from)
 		       : from;
 }
-
-/*
- * The UCX transport (lca_remote_ucx.c): the same node table, references,
- * errors and counters, with UCP active messages instead of ethdev frames.
- * Called by lca_remote.c when conf.transport is LCA_REMOTE_UCX.
- */
-int rm_ucx_start(void);
-void rm_ucx_stop(void);
-unsigned int rm_ucx_send(unsigned int lcore, unsigned int peer, lca_actor_id_t from,
-			 lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *why);
-bool rm_ucx_idle(void);
-void rm_ucx_link_stats(unsigned int peer, struct lca_remote_link_stats *out);
-
 
 /* Telemetry (lca_remote_telemetry.c). */
 void rm_telemetry_register(void);

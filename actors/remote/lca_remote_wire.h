@@ -2,16 +2,16 @@
 #ifndef LCA_REMOTE_WIRE_H
 #define LCA_REMOTE_WIRE_H
 
-/* The frame layout of docs/wire.md: Ethernet, IPv4 (no options), UDP, the
- * channel header, then packed message records. Every multi-byte field is in
- * network byte order. */
+/* The frame layout of docs/wire.md, the ethdev transport's: Ethernet, IPv4
+ * (no options), UDP, the channel header, then packed message records
+ * (lca_remote_record.h). Every multi-byte field is in network byte order. */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <rte_common.h>
 
-#include "lca_actor.h"
+#include "lca_remote_record.h"
 
 #define WIRE_VERSION 1
 
@@ -47,38 +47,6 @@ struct wire_hdr {
 #define WIRE_HDR_LEN 32
 _Static_assert(sizeof(struct wire_hdr) == WIRE_HDR_LEN, "channel header is 32 bytes");
 
-/* Message record flags. */
-#define WIRE_MSG_F_MBUF 0x0001 /* the payload came from an mbuf: it arrives in one */
-#define WIRE_MSG_F_FRAG 0x0002 /* a fragment of a large message (large lane only):
-				* the payload starts with struct wire_frag */
-
-/* Before a fragment's bytes: the whole message's length and this
- * fragment's offset in it. */
-struct wire_frag {
-	uint32_t total;
-	uint32_t offset;
-} __rte_packed;
-
-#define WIRE_FRAG_LEN 8
-
-struct wire_msg {
-	uint32_t to;
-	uint32_t from;
-	uint32_t type;
-	uint16_t len;
-	uint16_t flags;
-} __rte_packed;
-
-#define WIRE_MSG_LEN 16
-_Static_assert(sizeof(struct wire_msg) == WIRE_MSG_LEN, "record header is 16 bytes");
-
-/* A record's bytes: its header and its payload, padded to 4. */
-static inline uint32_t
-wire_rec_len(uint32_t payload)
-{
-	return WIRE_MSG_LEN + ((payload + 3u) & ~3u);
-}
-
 /* What the decoder found in a well-formed frame. */
 struct wire_view {
 	const struct wire_hdr *hdr;
@@ -101,16 +69,6 @@ enum wire_err {
 	WIRE_FLAGS_BAD,
 	WIRE_RECORDS_BAD,
 };
-
-/* Check @p n records in @p len bytes at @p rec: every length, the flags,
- * fragments only in the large lane (@p large), and nothing after the last.
- * @return 0 or -EBADMSG. */
-int wire_records_check(const uint8_t *rec, uint32_t len, unsigned int n, bool large);
-
-/* Write @p msg's record (to and from already in wire form: a local id on
- * the destination node, a remote reference or LCA_ACTOR_NONE) at @p dst;
- * an mbuf payload is copied out of its segments. @return the record's bytes. */
-uint32_t wire_rec_write(uint8_t *dst, uint32_t to, uint32_t from, const struct lca_msg *msg);
 
 /* Check every length of the frame in @p buf; fill @p v. No state. */
 enum wire_err wire_decode(const uint8_t *buf, uint32_t len, struct wire_view *v);

@@ -108,52 +108,21 @@ struct size_result {
 	struct hop_floor floor;
 };
 
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL args] -- [options]\n"
-	       "tonarino/actor's circular benchmark on lcactor, reported as criterion does:\n"
-	       "N actors in a ring; HOPS is sent to the first, each forwards n - 1 to the\n"
-	       "next; a round ends at 0. One message in flight: the cost of a hop.\n"
-	       "  --actors LIST     ring sizes (default 1,2,3,lcores-1,lcores,50;\n"
-	       "                    duplicates and values < 1 are dropped)\n"
-	       "  --samples N       measured rounds per ring size, at least (default 100)\n"
-	       "  --iterations N    launches of the measured rounds, each followed by the\n"
-	       "                    floors for as long (default 4)\n"
-	       "  --window-ms MS    an iteration runs rounds until they took MS (default\n"
-	       "                    200; 0: just its share of --samples)\n"
-	       "  --warmup N        warm-up rounds per ring size (default 50)\n"
-	       "  --hops N          hops per round (default 1000)\n"
-	       "  --placement P     round-robin (default: hops cross lcores), pack (all on\n"
-	       "                    one lcore: the same-lcore cost), pairs-local, auto\n"
-	       "                    (round-robin, then the runtime moves actors that talk;\n"
-	       "                    the placement and floors shown are the ring's at spawn)\n"
-	       "  --json FILE       write every figure as JSON\n"
-	       "  --topology        print the lcores' topology and exit\n"
-	       "  --help            this text\n",
-	       prog);
-}
-
 static int
-bad_value(const char *opt, const char *value)
+opt_sizes(void *conf, const struct lca_opt *opt, char *text)
 {
-	fprintf(stderr, "lca-circular: bad value '%s' for --%s\n", value, opt);
-	return -EINVAL;
-}
-
-static int
-parse_sizes(struct app_conf *c, char *text)
-{
+	struct app_conf *c = conf;
 	char *items[MAX_SIZES];
 	int k = lca_cli_split(text, items, MAX_SIZES);
 
+	(void)opt;
 	if (k < 0)
 		return -EINVAL;
 	for (int i = 0; i < k; i++) {
 		uint64_t v;
 
 		if (lca_cli_uint(items[i], 1, MAX_ACTORS, &v) < 0)
-			return bad_value("actors", items[i]);
+			return -EINVAL;
 		c->sizes[i] = (unsigned int)v;
 	}
 	c->n_sizes = (unsigned int)k;
@@ -162,69 +131,67 @@ parse_sizes(struct app_conf *c, char *text)
 }
 
 static int
-parse_option(void *conf, const char *name, char *val)
+opt_window_ms(void *conf, const struct lca_opt *opt, char *val)
 {
-	struct app_conf *c = conf;
-	char copy[256];
 	uint64_t v;
 
-	snprintf(copy, sizeof(copy), "%s", val);
-	if (strcmp(name, "actors") == 0)
-		return parse_sizes(c, val) < 0 ? bad_value(name, copy) : 0;
-	if (strcmp(name, "samples") == 0) {
-		if (lca_cli_uint(val, 2, MAX_SAMPLES, &v) < 0)
-			return bad_value(name, val);
-		c->samples = (unsigned int)v;
-	} else if (strcmp(name, "iterations") == 0) {
-		if (lca_cli_uint(val, 1, MAX_ITER, &v) < 0)
-			return bad_value(name, val);
-		c->iterations = (unsigned int)v;
-	} else if (strcmp(name, "window-ms") == 0) {
-		if (lca_cli_uint(val, 0, 60000, &v) < 0)
-			return bad_value(name, val);
-		c->window_s = (double)v / 1e3;
-	} else if (strcmp(name, "warmup") == 0) {
-		if (lca_cli_uint(val, 0, MAX_SAMPLES, &v) < 0)
-			return bad_value(name, val);
-		c->warmup = (unsigned int)v;
-	} else if (strcmp(name, "hops") == 0) {
-		if (lca_cli_uint(val, 1, 1000000000, &v) < 0)
-			return bad_value(name, val);
-		c->hops = (uint32_t)v;
-	} else if (strcmp(name, "placement") == 0) {
-		if (lca_placement_parse(val, &c->placement) < 0)
-			return bad_value(name, val);
-	} else if (strcmp(name, "json") == 0) {
-		if (lca_cli_output_path("--json", val) < 0)
-			return -EINVAL;
-		c->json_path = val;
-	} else {
+	(void)opt;
+	if (lca_cli_uint(val, 0, 60000, &v) < 0)
 		return -EINVAL;
-	}
+	((struct app_conf *)conf)->window_s = (double)v / 1e3;
 	return 0;
 }
+
+#define AT(field) LCA_OPT_AT(struct app_conf, field)
+
+static const struct lca_opt options[] = {
+	{ "actors", 0, LCA_OPT_CUSTOM, .parse = opt_sizes, .metavar = "LIST",
+	  .help = "ring sizes (default 1,2,3,lcores-1,lcores,50;\n"
+		  "duplicates and values < 1 are dropped)",
+	  .why = "a comma-separated list of sizes, each 1 to " RTE_STR(MAX_ACTORS) },
+	{ "samples", 0, LCA_OPT_UINT, AT(samples), .min = 2, .max = MAX_SAMPLES, .metavar = "N",
+	  .help = "measured rounds per ring size, at least (default 100)" },
+	{ "iterations", 0, LCA_OPT_UINT, AT(iterations), .min = 1, .max = MAX_ITER,
+	  .metavar = "N",
+	  .help = "launches of the measured rounds, each followed by the\n"
+		  "floors for as long (default 4)" },
+	{ "window-ms", 0, LCA_OPT_CUSTOM, .parse = opt_window_ms, .metavar = "MS",
+	  .help = "an iteration runs rounds until they took MS (default\n"
+		  "200; 0: just its share of --samples)",
+	  .why = "a whole number of ms, 0 to 60000" },
+	{ "warmup", 0, LCA_OPT_UINT, AT(warmup), .min = 0, .max = MAX_SAMPLES, .metavar = "N",
+	  .help = "warm-up rounds per ring size (default 50)" },
+	{ "hops", 0, LCA_OPT_UINT, AT(hops), .min = 1, .max = 1000000000, .metavar = "N",
+	  .help = "hops per round (default 1000)" },
+	{ "placement", 0, LCA_OPT_CUSTOM, AT(placement), .parse = lca_app_opt_placement,
+	  .metavar = "P",
+	  .help = "round-robin (default: hops cross lcores), pack (all on\n"
+		  "one lcore: the same-lcore cost), pairs-local, auto\n"
+		  "(round-robin, then the runtime moves actors that talk;\n"
+		  "the placement and floors shown are the ring's at spawn)",
+	  .why = "round-robin, pack, pairs-local or auto" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "write every figure as JSON" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = "lca-circular", .opts = options, .eal = true, .column = 20,
+	.about = "tonarino/actor's circular benchmark on lcactor, reported as criterion does:\n"
+		 "N actors in a ring; HOPS is sent to the first, each forwards n - 1 to the\n"
+		 "next; a round ends at 0. One message in flight: the cost of a hop.\n",
+};
 
 static int
 parse_args(int argc, char **argv, void *conf)
 {
 	struct app_conf *c = conf;
-	static const struct option opts[] = {
-		{ "actors", required_argument, NULL, 0 },
-		{ "samples", required_argument, NULL, 0 },
-		{ "warmup", required_argument, NULL, 0 },
-		{ "iterations", required_argument, NULL, 0 },
-		{ "window-ms", required_argument, NULL, 0 },
-		{ "hops", required_argument, NULL, 0 },
-		{ "placement", required_argument, NULL, 0 },
-		{ "json", required_argument, NULL, 0 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+
 	*c = (struct app_conf){
 		.hops = 1000, .warmup = 50, .samples = 100, .iterations = 4, .window_s = 0.2,
 		.placement = LCA_PLACE_ROUND_ROBIN,
 	};
-	return lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
+	return lca_opt_parse(argc, argv, &table, c, NULL);
 }
 
 /* The ring sizes to run, duplicates and values < 1 dropped; says which. */
@@ -794,7 +761,7 @@ main(int argc, char **argv)
 {
 	struct app_conf conf;
 	const struct lca_app app = {
-		.name = "lca-circular", .parse = parse_args, .usage = usage, .run = run,
+		.name = "lca-circular", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &conf,
 	};
 

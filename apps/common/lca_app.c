@@ -3,10 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lca_actor.h"
 #include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
-#include "lca_isol.h"
+#include "lca_isol_print.h"
 #include "lca_result.h"
 #include "lca_topo.h"
 
@@ -21,41 +22,21 @@ find_arg(int argc, char **argv, int from, const char *word)
 }
 
 int
-lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
-	       lca_app_option_fn option, void (*usage)(const char *prog), void *conf)
+lca_app_opt_placement(void *conf, const struct lca_opt *opt, char *val)
 {
-	int opt, idx = 0;
-	char shortopt[3];
+	return lca_placement_parse(val, lca_opt_target(opt, conf));
+}
 
-	optind = 1;
-	opterr = 0; /* our own messages, in the words of every app's tests */
-	/* -h is --help; getopt_long_only() takes "-h" as it, not as the
-	 * start of a long option such as --hops. */
-	while ((opt = only ? getopt_long_only(argc, argv, ":h", opts, &idx) :
-			     getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
-		switch (opt) {
-		case 0:
-			if (option(conf, opts[idx].name, optarg) < 0)
-				return -EINVAL;
-			break;
-		case 'h':
-			usage(argv[0]);
-			return LCA_APP_DONE;
-		case ':':
-			fprintf(stderr, "%s: option '%s' needs a value\n", argv[0],
-				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
-			return -EINVAL;
-		default:
-			fprintf(stderr, "%s: unknown option '%s'\n", argv[0],
-				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
+int
+lca_app_opt_idle(void *conf, const struct lca_opt *opt, char *val)
+{
+	return lca_idle_policy_parse(val, lca_opt_target(opt, conf));
+}
+
+int
+lca_app_opt_mailbox(void *conf, const struct lca_opt *opt, char *val)
+{
+	return lca_mailbox_mode_parse(val, lca_opt_target(opt, conf));
 }
 
 int
@@ -67,9 +48,13 @@ lca_app_main(int argc, char **argv, const struct lca_app *app)
 	/* Help and the version must work where EAL cannot come up (no
 	 * hugepages, a busy prefix), and ask for nothing else. Before "--",
 	 * -h is EAL's. */
-	if (app->usage != NULL && (find_arg(argc, argv, 1, "--help") >= 0 ||
-				   (sep >= 0 && find_arg(argc, argv, sep + 1, "-h") >= 0))) {
-		app->usage(argv[0]);
+	if ((app->usage != NULL || app->opts != NULL) &&
+	    (find_arg(argc, argv, 1, "--help") >= 0 ||
+	     (sep >= 0 && find_arg(argc, argv, sep + 1, "-h") >= 0))) {
+		if (app->usage != NULL)
+			app->usage(argv[0]);
+		else
+			lca_opt_usage(stdout, app->opts, argv[0]);
 		return 0;
 	}
 	if (find_arg(argc, argv, 1, "--version") >= 0) {

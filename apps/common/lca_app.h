@@ -10,11 +10,12 @@
  * teardown, and an exit status that says how it went.
  */
 
-#include <getopt.h>
 #include <stdbool.h>
 
+#include "lca_opt.h"
+
 /** What an app's parse function returns to mean "done, exit 0" (--help). */
-#define LCA_APP_DONE 1
+#define LCA_APP_DONE LCA_OPT_DONE
 
 /** An app. */
 struct lca_app {
@@ -28,31 +29,24 @@ struct lca_app {
 	/** Print the app's help on stdout; @p prog is argv[0]. NULL: --help
 	 *  reaches the parser only, after EAL is up. */
 	void (*usage)(const char *prog);
+	/** The app's options: when set and @c usage is NULL, the help. */
+	const struct lca_opt_table *opts;
 	/** Run the app. @return 0; a negative errno (-EINTR on a signal). */
 	int (*run)(void *conf);
 	void *conf; /**< Passed to both. */
 };
 
 /**
- * Take one long option by name: @p val is its value, NULL for a flag.
- * @return 0; a negative errno after a message that names the bad value.
+ * LCA_OPT_CUSTOM parsers of the runtime's words, into an enum at the
+ * option's target: lca_placement_parse(), lca_idle_policy_parse(),
+ * lca_mailbox_mode_parse() and lca_dispatcher_parse().
+ * @return 0; -EINVAL.
  */
-typedef int (*lca_app_option_fn)(void *conf, const char *name, char *val);
-
-/**
- * The option loop every app has: each long option of @p opts whose `val` is
- * 0 goes to @p option by name; the one whose `val` is 'h', and -h, print
- * @p usage.
- *
- * @param only
- *   Accept long options after a single dash too (JMH's -wi), as
- *   getopt_long_only() does.
- * @return
- *   0; LCA_APP_DONE after --help; -EINVAL for an unknown option, a bad
- *   value or an argument left over (after a message naming it).
- */
-int lca_app_getopt(int argc, char **argv, const struct option *opts, bool only,
-		   lca_app_option_fn option, void (*usage)(const char *prog), void *conf);
+int lca_app_opt_placement(void *conf, const struct lca_opt *opt, char *val);
+/** @copydoc lca_app_opt_placement */
+int lca_app_opt_idle(void *conf, const struct lca_opt *opt, char *val);
+/** @copydoc lca_app_opt_placement */
+int lca_app_opt_mailbox(void *conf, const struct lca_opt *opt, char *val);
 
 /**
  * Run @p app: `--help` anywhere on the command line, or `-h` after `--`,

@@ -22,6 +22,8 @@ struct lca_jmh_row {
 	const char *mode;                      /**< "thrpt" */
 	struct lca_stats stats;                /**< Score = mean, Error = half-width. */
 	const char *unit;                      /**< "ops/s" */
+	const double *values;                  /**< The measured iterations' scores (JSON's rawData). */
+	unsigned int n_values;                 /**< How many. */
 };
 
 /**

@@ -126,104 +126,110 @@ veth_pair_make(struct lca_pair *p)
 	return 0;
 }
 
-int
-lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair *p)
-{
-	int dd = -1, remote = -1, peer = -1;
-	char vdev[256];
-	const char *prefix = "lca";
+/* Where "--", "--remote T" and "--pair-peer L" are in argv; -1 if not. */
+struct pair_words {
+	int dd, remote, peer;
+};
 
-	memset(p, 0, sizeof(*p));
-	owner = p;
+static struct pair_words
+find_words(int argc, char **argv, struct lca_pair *p)
+{
+	struct pair_words w = { -1, -1, -1 };
+
 	for (int i = 1; i < argc; i++) {
-		if (dd < 0 && strcmp(argv[i], "--") == 0)
-			dd = i;
-		else if (dd >= 0 && strcmp(argv[i], "--remote") == 0 && i + 1 < argc)
-			remote = i;
-		else if (dd >= 0 && strcmp(argv[i], "--pair-peer") == 0 && i + 1 < argc)
-			peer = i;
-		else if (dd >= 0 && strcmp(argv[i], "--netem") == 0)
+		if (w.dd < 0 && strcmp(argv[i], "--") == 0)
+			w.dd = i;
+		else if (w.dd >= 0 && strcmp(argv[i], "--remote") == 0 && i + 1 < argc)
+			w.remote = i;
+		else if (w.dd >= 0 && strcmp(argv[i], "--pair-peer") == 0 && i + 1 < argc)
+			w.peer = i;
+		else if (w.dd >= 0 && strcmp(argv[i], "--netem") == 0)
 			p->netem = true;
-		else if (dd >= 0 && strcmp(argv[i], "--pair-netem-on") == 0)
+		else if (w.dd >= 0 && strcmp(argv[i], "--pair-netem-on") == 0)
 			p->netem_on = true;
 	}
-	if (dd < 0 || remote < 0) {
-		for (int i = 0; i < argc && i < LCA_PAIR_MAX_ARGS - 1; i++)
-			p->argv[p->argc++] = argv[i];
-		return 0;
-	}
-	p->active = true;
-	snprintf(p->transport, sizeof(p->transport), "%s", argv[remote + 1]);
-	if (strcmp(p->transport, "memif") != 0 && strcmp(p->transport, "ring") != 0 &&
-	    strcmp(p->transport, "af_packet") != 0 && strcmp(p->transport, "ucx") != 0) {
-		fprintf(stderr, "%s: --remote %s: transports are memif, af_packet, ucx and ring\n",
-			argv[0], p->transport);
-		return -EINVAL;
-	}
-	p->is_peer = peer >= 0;
-	for (int i = 1; i < dd; i++) {
-		if (strcmp(argv[i], "-l") == 0 && i + 1 < dd)
-			snprintf(p->self_lcores, sizeof(p->self_lcores), "%s", argv[i + 1]);
-		if (strcmp(argv[i], "--file-prefix") == 0 && i + 1 < dd)
-			prefix = argv[i + 1];
-	}
+	return w;
+}
+
+static bool
+is_transport(const char *t)
+{
+	return strcmp(t, "memif") == 0 || strcmp(t, "ring") == 0 || strcmp(t, "af_packet") == 0 ||
+	       strcmp(t, "ucx") == 0;
+}
+
+/* The link's name: node 2 is given it ("--pair-peer SOCKET:LCORES"); node 1
+ * makes it from its pid: a memif socket, a veth pair, a UCX port base. */
+static int
+name_link(struct lca_pair *p, char **argv, const struct pair_words *w, const char *peer_lcores)
+{
 	if (p->is_peer) {
-		/* "--pair-peer SOCKET:LCORES" */
-		char *colon = strrchr(argv[peer + 1], ':');
+		char *colon = strrchr(argv[w->peer + 1], ':');
 
 		if (colon == NULL)
 			return -EINVAL;
 		snprintf(p->peer_lcores, sizeof(p->peer_lcores), "%s", colon + 1);
-		snprintf(p->sock, sizeof(p->sock), "%.*s", (int)(colon - argv[peer + 1]),
-			 argv[peer + 1]);
-	} else {
-		snprintf(p->peer_lcores, sizeof(p->peer_lcores), "%s", peer_lcores);
-		if (strcmp(p->transport, "af_packet") == 0)
-			snprintf(p->sock, sizeof(p->sock), "lca%d", (int)getpid() % 1000000);
-		else if (strcmp(p->transport, "ucx") == 0)
-			/* The TCP port base of node 1's listeners (node 2's is 20 up). */
-			snprintf(p->sock, sizeof(p->sock), "%d", UCX_PORT_LOW + (int)getpid() % 500 * 40);
-		else
-			snprintf(p->sock, sizeof(p->sock), "/tmp/lca-pair-%d.sock", (int)getpid());
-	}
-	if (strcmp(p->transport, "af_packet") == 0) {
-		char ns[120];
-		int ret;
-
-		if (!p->is_peer && veth_pair_make(p) != 0)
-			return -EPERM;
-		snprintf(ns, sizeof(ns), "%s%c", p->sock, p->is_peer ? 'b' : 'a');
-		ret = enter_netns(ns);
-		if (ret != 0) {
-			fprintf(stderr, "%s: cannot enter network namespace %s: %s\n", argv[0], ns,
-				strerror(-ret));
-			return ret;
-		}
-	}
-	/* This process: its EAL arguments, the transport's vdev, its app arguments. */
-	for (int i = 0; i < dd; i++)
-		add(p->argv, &p->argc, argv[i]);
-	if (strcmp(p->transport, "memif") == 0) {
-		snprintf(vdev, sizeof(vdev),
-			 "net_memif0,role=%s,socket=%s,socket-abstract=no,id=0",
-			 p->is_peer ? "client" : "server", p->sock);
-	} else if (strcmp(p->transport, "af_packet") == 0) {
-		snprintf(vdev, sizeof(vdev), "net_af_packet0,iface=%s%c,qpairs=1", p->sock,
-			 p->is_peer ? 'b' : 'a');
-	} else if (strcmp(p->transport, "ring") == 0) {
-		snprintf(vdev, sizeof(vdev), "net_ring_pair0");
-	} else {
-		vdev[0] = '\0'; /* UCX: no ethdev port */
-	}
-	if (vdev[0] != '\0') {
-		add(p->argv, &p->argc, "--vdev");
-		add(p->argv, &p->argc, vdev);
-	}
-	for (int i = dd; i < argc; i++)
-		add(p->argv, &p->argc, argv[i]);
-	if (p->is_peer || strcmp(p->transport, "ring") == 0)
+		snprintf(p->sock, sizeof(p->sock), "%.*s", (int)(colon - argv[w->peer + 1]),
+			 argv[w->peer + 1]);
 		return 0;
-	/* The peer: the same EAL arguments but its own lcores and prefix. */
+	}
+	snprintf(p->peer_lcores, sizeof(p->peer_lcores), "%s", peer_lcores);
+	if (strcmp(p->transport, "af_packet") == 0)
+		snprintf(p->sock, sizeof(p->sock), "lca%d", (int)getpid() % 1000000);
+	else if (strcmp(p->transport, "ucx") == 0)
+		/* The TCP port base of node 1's listeners (node 2's is 20 up). */
+		snprintf(p->sock, sizeof(p->sock), "%d", UCX_PORT_LOW + (int)getpid() % 500 * 40);
+	else
+		snprintf(p->sock, sizeof(p->sock), "/tmp/lca-pair-%d.sock", (int)getpid());
+	return 0;
+}
+
+/* af_packet: node 1 makes the veth pair; each node enters its namespace. */
+static int
+enter_link_netns(struct lca_pair *p, const char *prog)
+{
+	char ns[120];
+	int ret;
+
+	if (strcmp(p->transport, "af_packet") != 0)
+		return 0;
+	if (!p->is_peer && veth_pair_make(p) != 0)
+		return -EPERM;
+	snprintf(ns, sizeof(ns), "%s%c", p->sock, p->is_peer ? 'b' : 'a');
+	ret = enter_netns(ns);
+	if (ret != 0)
+		fprintf(stderr, "%s: cannot enter network namespace %s: %s\n", prog, ns,
+			strerror(-ret));
+	return ret;
+}
+
+/* "--vdev X" of one node's ethdev end of the link; none for UCX. */
+static void
+add_vdev(char **v, int *n, const struct lca_pair *p, bool peer)
+{
+	char vdev[256];
+
+	if (strcmp(p->transport, "memif") == 0)
+		snprintf(vdev, sizeof(vdev), "net_memif0,role=%s,socket=%s,socket-abstract=no,id=0",
+			 peer ? "client" : "server", p->sock);
+	else if (strcmp(p->transport, "af_packet") == 0)
+		snprintf(vdev, sizeof(vdev), "net_af_packet0,iface=%s%c,qpairs=1", p->sock,
+			 peer ? 'b' : 'a');
+	else if (strcmp(p->transport, "ring") == 0 && !peer)
+		snprintf(vdev, sizeof(vdev), "net_ring_pair0");
+	else
+		return;
+	add(v, n, "--vdev");
+	add(v, n, vdev);
+}
+
+/* The peer: the same EAL arguments but its own lcores, prefix and vdev,
+ * the same app arguments, and "--pair-peer SOCKET:LCORES" of node 1. */
+static void
+build_peer_argv(struct lca_pair *p, int argc, char **argv, int dd, const char *prefix)
+{
+	char word[256];
+
 	if (p->self_lcores[0] == '\0') {
 		add(p->child_argv, &p->child_argc, argv[0]);
 		add(p->child_argv, &p->child_argc, "-l");
@@ -240,27 +246,61 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 			add(p->child_argv, &p->child_argc, argv[i]);
 		}
 	}
-	snprintf(vdev, sizeof(vdev), "%s-peer", prefix);
+	snprintf(word, sizeof(word), "%s-peer", prefix);
 	add(p->child_argv, &p->child_argc, "--file-prefix");
-	add(p->child_argv, &p->child_argc, vdev);
-	if (strcmp(p->transport, "af_packet") == 0)
-		snprintf(vdev, sizeof(vdev), "net_af_packet0,iface=%sb,qpairs=1", p->sock);
-	else if (strcmp(p->transport, "memif") == 0)
-		snprintf(vdev, sizeof(vdev),
-			 "net_memif0,role=client,socket=%s,socket-abstract=no,id=0", p->sock);
-	else
-		vdev[0] = '\0';
-	if (vdev[0] != '\0') {
-		add(p->child_argv, &p->child_argc, "--vdev");
-		add(p->child_argv, &p->child_argc, vdev);
-	}
+	add(p->child_argv, &p->child_argc, word);
+	add_vdev(p->child_argv, &p->child_argc, p, true);
 	for (int i = dd; i < argc; i++)
 		add(p->child_argv, &p->child_argc, argv[i]);
-	snprintf(vdev, sizeof(vdev), "%s:%s", p->sock, p->self_lcores[0] ? p->self_lcores : "0");
+	snprintf(word, sizeof(word), "%s:%s", p->sock, p->self_lcores[0] ? p->self_lcores : "0");
 	add(p->child_argv, &p->child_argc, "--pair-peer");
-	add(p->child_argv, &p->child_argc, vdev);
+	add(p->child_argv, &p->child_argc, word);
 	if (p->netem_on)
 		add(p->child_argv, &p->child_argc, "--pair-netem-on");
+}
+
+int
+lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair *p)
+{
+	const char *prefix = "lca";
+	struct pair_words w;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	owner = p;
+	w = find_words(argc, argv, p);
+	if (w.dd < 0 || w.remote < 0) {
+		for (int i = 0; i < argc && i < LCA_PAIR_MAX_ARGS - 1; i++)
+			p->argv[p->argc++] = argv[i];
+		return 0;
+	}
+	p->active = true;
+	snprintf(p->transport, sizeof(p->transport), "%s", argv[w.remote + 1]);
+	if (!is_transport(p->transport)) {
+		fprintf(stderr, "%s: --remote %s: transports are memif, af_packet, ucx and ring\n",
+			argv[0], p->transport);
+		return -EINVAL;
+	}
+	p->is_peer = w.peer >= 0;
+	for (int i = 1; i < w.dd; i++) {
+		if (strcmp(argv[i], "-l") == 0 && i + 1 < w.dd)
+			snprintf(p->self_lcores, sizeof(p->self_lcores), "%s", argv[i + 1]);
+		if (strcmp(argv[i], "--file-prefix") == 0 && i + 1 < w.dd)
+			prefix = argv[i + 1];
+	}
+	ret = name_link(p, argv, &w, peer_lcores);
+	if (ret == 0)
+		ret = enter_link_netns(p, argv[0]);
+	if (ret != 0)
+		return ret;
+	/* This process: its EAL arguments, the transport's vdev, its app arguments. */
+	for (int i = 0; i < w.dd; i++)
+		add(p->argv, &p->argc, argv[i]);
+	add_vdev(p->argv, &p->argc, p, p->is_peer);
+	for (int i = w.dd; i < argc; i++)
+		add(p->argv, &p->argc, argv[i]);
+	if (!p->is_peer && strcmp(p->transport, "ring") != 0)
+		build_peer_argv(p, argc, argv, w.dd, prefix);
 	return 0;
 }
 

@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "lca_eal.h"
-#include "lca_isol.h"
+#include "lca_isol_print.h"
 #include "lca_report.h"
 #include "lca_result.h"
 #include "lca_series.h"

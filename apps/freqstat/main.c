@@ -52,66 +52,36 @@ struct freq_opts {
 	const char *json_path;
 };
 
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL args] -- [options]\n"
-	       "Show every enabled lcore's clock, busy, steal and irq time, interval by\n"
-	       "interval, then the stability report over the whole run.\n"
-	       "  --interval SECONDS  time between rows (default 1; fractions allowed)\n"
-	       "  --count N           rows per lcore, then stop (default 0: until Ctrl-C)\n"
-	       "  --csv               rows as CSV on stdout (the report goes to stderr)\n"
-	       "  --json FILE         write every interval and the report to FILE\n"
-	       "  --load              spin every lcore, to show the clock under load\n"
-	       "  --topology          print the lcores' topology and exit\n"
-	       "  --help              this text\n",
-	       prog);
-}
+#define AT(field) LCA_OPT_AT(struct freq_opts, field)
 
-static int
-bad_value(const char *name, const char *val, const char *why)
-{
-	fprintf(stderr, PROG ": bad value '%s' for --%s%s\n", val, name, why);
-	return -EINVAL;
-}
+static const struct lca_opt options[] = {
+	{ "interval", 0, LCA_OPT_DOUBLE, AT(interval_s), .dmin = 0, .dmax = MAX_INTERVAL_S,
+	  .metavar = "SECONDS", .help = "time between rows (default 1; fractions allowed)",
+	  .why = "seconds, more than 0, at most 3600" },
+	{ "count", 0, LCA_OPT_UINT, AT(count), .min = 0, .max = UINT32_MAX, .metavar = "N",
+	  .help = "rows per lcore, then stop (default 0: until Ctrl-C)",
+	  .why = "a whole number, 0 for no limit" },
+	{ "csv", 0, LCA_OPT_FLAG, AT(csv),
+	  .help = "rows as CSV on stdout (the report goes to stderr)" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "write every interval and the report to FILE" },
+	{ "load", 0, LCA_OPT_FLAG, AT(load), .help = "spin every lcore, to show the clock under load" },
+	{ NULL },
+};
 
-static int
-parse_option(void *conf, const char *name, char *val)
-{
-	struct freq_opts *o = conf;
-
-	if (strcmp(name, "interval") == 0) {
-		if (lca_cli_seconds(val, &o->interval_s) < 0 || o->interval_s > MAX_INTERVAL_S)
-			return bad_value(name, val, " (seconds, more than 0, at most 3600)");
-	} else if (strcmp(name, "count") == 0) {
-		if (lca_cli_uint(val, 0, UINT32_MAX, &o->count) < 0)
-			return bad_value(name, val, " (a whole number, 0 for no limit)");
-	} else if (strcmp(name, "json") == 0) {
-		if (lca_cli_output_path("--json", val) < 0)
-			return -EINVAL;
-		o->json_path = val;
-	} else {
-		*(strcmp(name, "csv") == 0 ? &o->csv : &o->load) = true;
-	}
-	return 0;
-}
+static const struct lca_opt_table table = {
+	.prog = PROG, .opts = options, .eal = true,
+	.about = "Show every enabled lcore's clock, busy, steal and irq time, interval by\n"
+		 "interval, then the stability report over the whole run.\n",
+};
 
 static int
 parse_args(int argc, char **argv, void *conf)
 {
 	struct freq_opts *o = conf;
-	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 0 },
-		{ "count", required_argument, NULL, 0 },
-		{ "csv", no_argument, NULL, 0 },
-		{ "json", required_argument, NULL, 0 },
-		{ "load", no_argument, NULL, 0 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 
 	*o = (struct freq_opts){ .interval_s = 1.0 };
-	return lca_app_getopt(argc, argv, opts, false, parse_option, usage, o);
+	return lca_opt_parse(argc, argv, &table, o, NULL);
 }
 
 /* --- sampling on the lcores ---------------------------------------------- */
@@ -398,7 +368,7 @@ main(int argc, char **argv)
 {
 	struct freq_opts opts;
 	const struct lca_app app = {
-		.name = PROG, .parse = parse_args, .usage = usage, .run = run, .conf = &opts,
+		.name = PROG, .parse = parse_args, .opts = &table, .run = run, .conf = &opts,
 	};
 
 	return lca_app_main(argc, argv, &app);

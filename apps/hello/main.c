@@ -62,58 +62,34 @@ hello_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 		fprintf(stderr, "lca-hello: token lost at actor %u\n", self); /* counts tell */
 }
 
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL args] -- [options]\n"
-	       "Smoke app: actors on every lcore pass tokens around a ring.\n"
-	       "  --tokens N      tokens in flight (default 64)\n"
-	       "  --hops N        hops per token (default 10000)\n"
-	       "  --per-lcore N   actors per lcore (default 2)\n"
-	       "  --timeout SEC   give up after SEC seconds (default 120)\n"
-	       "  --json FILE     write the counts as JSON (docs/json.md)\n"
-	       "  --topology      print the lcores' topology and exit\n"
-	       "  --help          this text\n",
-	       prog);
-}
+#define AT(field) LCA_OPT_AT(struct hello_conf, field)
 
-static int
-parse_option(void *conf, const char *name, char *val)
-{
-	struct hello_conf *c = conf;
-	int ret = -EINVAL;
+static const struct lca_opt options[] = {
+	{ "tokens", 0, LCA_OPT_UINT, AT(tokens), .min = 1, .max = 1u << 20, .metavar = "N",
+	  .help = "tokens in flight (default 64)" },
+	{ "hops", 0, LCA_OPT_UINT, AT(hops), .min = 0, .max = UINT32_MAX, .metavar = "N",
+	  .help = "hops per token (default 10000)" },
+	{ "per-lcore", 0, LCA_OPT_UINT, AT(per_lcore), .min = 1, .max = 1024, .metavar = "N",
+	  .help = "actors per lcore (default 2)" },
+	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = UINT32_MAX / 1000,
+	  .metavar = "SEC", .help = "give up after SEC seconds (default 120)" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "write the counts as JSON (docs/json.md)" },
+	{ NULL },
+};
 
-	if (strcmp(name, "tokens") == 0)
-		ret = lca_cli_uint(val, 1, 1u << 20, &c->tokens);
-	else if (strcmp(name, "hops") == 0)
-		ret = lca_cli_uint(val, 0, UINT32_MAX, &c->hops);
-	else if (strcmp(name, "per-lcore") == 0)
-		ret = lca_cli_uint(val, 1, 1024, &c->per_lcore);
-	else if (strcmp(name, "timeout") == 0)
-		ret = lca_cli_uint(val, 1, UINT32_MAX / 1000, &c->timeout_s);
-	else if (strcmp(name, "json") == 0)
-		ret = lca_cli_output_path("--json", val) == 0 ? (c->json_path = val, 0) : -EINVAL;
-	if (ret < 0)
-		fprintf(stderr, "lca-hello: bad value '%s' for --%s\n", val, name);
-	return ret;
-}
+static const struct lca_opt_table table = {
+	.prog = "lca-hello", .opts = options, .eal = true, .column = 18,
+	.about = "Smoke app: actors on every lcore pass tokens around a ring.\n",
+};
 
 static int
 parse_args(int argc, char **argv, void *conf)
 {
 	struct hello_conf *c = conf;
-	static const struct option opts[] = {
-		{ "tokens", required_argument, NULL, 0 },
-		{ "hops", required_argument, NULL, 0 },
-		{ "per-lcore", required_argument, NULL, 0 },
-		{ "timeout", required_argument, NULL, 0 },
-		{ "json", required_argument, NULL, 0 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 
 	*c = (struct hello_conf){ .tokens = 64, .hops = 10000, .per_lcore = 2, .timeout_s = 120 };
-	return lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
+	return lca_opt_parse(argc, argv, &table, c, NULL);
 }
 
 static int
@@ -275,7 +251,7 @@ main(int argc, char **argv)
 {
 	struct hello_conf conf;
 	const struct lca_app app = {
-		.name = "lca-hello", .parse = parse_args, .usage = usage, .run = run,
+		.name = "lca-hello", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &conf,
 	};
 

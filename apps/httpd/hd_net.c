@@ -33,6 +33,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "hd_conn.h"
 #include "httpd.h"
 #include "lca_lcore.h"
 
@@ -68,108 +69,12 @@ const char *const hd_ctr_names[HD_N] = {
 	[HD_ACCEPT_FAILS] = "accept_fails",
 	[HD_DRAIN_IDLE] = "drain_idle_closed",
 	[HD_DRAIN_CUT] = "drain_cut",
+	[HD_LOG_DROPPED] = "access_log_dropped",
 };
 
 /* The seed's small body (003: 35 bytes, from its Transfer/sec). */
 static const char ROOT_BODY[] = "Hello from lca-httpd on DPDK lcores";
 #define ROOT_BODY_LEN (sizeof(ROOT_BODY) - 1)
-
-#define RBUF_SIZE 65536
-#define MAX_EVENTS 64
-#define OUT_HIGH (256 * 1024)         /* stop reading above this much unsent */
-#define OUT_MAX (16 * 1024 * 1024)    /* most a connection may have unsent */
-#define BYTES_MAX (8 * 1024 * 1024)   /* largest /bytes/N */
-#define URL_MAX 256
-#define LINGER_MS 2000                /* reading what a closed peer still sends */
-#define SCAN_MS 50                    /* timers: how often the table is looked at */
-#define DRAIN_SCAN_MS 10              /* a drain: how often the table is looked at */
-#define DRAIN_IDLE_MS 100             /* a drain closes a connection idle this long: a
-				       * keep-alive client sends its next request sooner
-				       * and gets Connection: close on its answer */
-#define TE_MAX 64                     /* Transfer-Encoding values kept, bytes */
-#define HNAME_MAX 20                  /* a header name kept to tell it, bytes */
-#define KEY_LISTEN UINT64_MAX
-#define KEY_EVENTFD (UINT64_MAX - 1)
-
-enum conn_state { CONN_FREE, CONN_OPEN, CONN_LINGER };
-
-struct hd_worker;
-
-struct hd_conn {
-	http_parser p;
-	struct hd_worker *w;
-	int fd;
-	uint32_t gen;
-	uint8_t state;
-	bool in_req;      /* a request started, not complete */
-	bool pending;     /* waiting for the service's answer; parser paused */
-	bool pend_keep;
-	bool pend_head;
-	bool want_close;  /* close once the output is out */
-	bool rd_closed;   /* the peer shut its side */
-	bool dirty;       /* on the worker's list of output to write */
-	bool url_over;
-	bool peer_shut;   /* its FIN is in (EPOLLRDHUP); counted in HD_HALF_CLOSED */
-	bool wblocked;    /* a write found the socket full: wait for EPOLLOUT */
-	bool in_value;    /* the parser is in a header value */
-	bool expect_100;  /* Expect: 100-continue */
-	bool te_seen;     /* Transfer-Encoding, values in te[] */
-	uint8_t hkind;    /* the header being read: HK_* */
-	uint8_t hname_len;
-	uint8_t te_len;
-	uint8_t hosts;    /* Host header lines */
-	uint16_t n_headers;
-	uint16_t err;     /* status decided by a callback (413, 431) */
-	uint16_t url_len;
-	uint32_t ev;      /* epoll events asked now */
-	uint32_t hdr_bytes;
-	uint32_t line_bytes;  /* the request line, then the header line being read */
-	uint64_t body_bytes;
-	uint64_t req_start;   /* tsc */
-	uint64_t last_active; /* tsc */
-	char *out;
-	uint32_t out_len, out_off, out_cap;
-	char *in;             /* bytes read after a paused request */
-	uint32_t in_len;
-	char hname[HNAME_MAX];
-	char te[TE_MAX + 1];  /* TE_MAX + 1 bytes kept: more is malformed */
-	char url[URL_MAX];
-};
-
-enum { HK_OTHER, HK_HOST, HK_TE, HK_EXPECT };
-
-struct hd_worker {
-	unsigned int lcore;
-	int ep;
-	int efd;
-	int lfd;
-	int reserve;            /* an fd held to accept and refuse at the fd limit */
-	bool at_limit;          /* accept4() found no fd: accept with the reserve */
-	bool draining;          /* a graceful stop: listener closed, answers close */
-	lca_actor_id_t actor;
-	uint64_t now;           /* tsc at the start of the iteration */
-	uint64_t next_scan;
-	uint64_t next_drain_scan;
-	uint64_t next_date;
-	uint64_t last_turns;
-	uint64_t idle_loops;
-	uint32_t n_conns;       /* slots handed out so far (high-water mark) */
-	uint32_t n_free;
-	uint32_t *free_ids;
-	uint32_t *dirty_ids;
-	uint32_t n_dirty;
-	struct hd_conn *conns;
-	uint64_t assigned[RTE_MAX_LCORE]; /* acceptor: connections given to each lcore */
-	char *rbuf;
-	char date[40];
-	char root[256];         /* the whole keep-alive answer to GET / */
-	uint32_t root_len;
-	uint64_t ctr[HD_N];
-	uint64_t inflight;      /* connections waiting on the service or a full socket */
-	int listening;          /* 0 once its listener is closed (read by the main lcore) */
-	/* Read by the lcores that wake it, so on a line of its own. */
-	int sleeping __rte_cache_aligned;
-} __rte_cache_aligned;
 
 static struct hd_conf cfg;
 static struct hd_worker *workers[RTE_MAX_LCORE];
@@ -177,33 +82,18 @@ static lca_actor_id_t service_id = LCA_ACTOR_NONE;
 static unsigned int service_lcore;
 static unsigned int listen_port;
 static uint64_t tsc_hz;
+static uint64_t lat_le_tsc[HD_LAT_BUCKETS - 1]; /* hd_lat_le in tsc cycles */
 static int drain_asked;           /* set by the signal handler */
 static uint64_t drain_start, drain_stop; /* tsc, main lcore */
+static enum hd_io io_taken = HD_IO_EPOLL;
+static bool io_fell_back;
 
 static http_parser_settings settings;
-
-static inline void
-ctr_add(struct hd_worker *w, enum hd_ctr k, uint64_t n)
-{
-	/* One writer; readers (telemetry) take a whole aligned word. */
-	__atomic_store_n(&w->ctr[k], w->ctr[k] + n, __ATOMIC_RELAXED);
-}
 
 static uint64_t
 ms_to_tsc(uint64_t ms)
 {
 	return ms * tsc_hz / 1000;
-}
-
-/* Set a connection's pending or wblocked flag, keeping the worker's count
- * of such connections (what --max-inflight bounds) in step. */
-static void
-busy_set(struct hd_worker *w, bool *flag, bool v)
-{
-	if (*flag == v)
-		return;
-	*flag = v;
-	__atomic_store_n(&w->inflight, v ? w->inflight + 1 : w->inflight - 1, __ATOMIC_RELAXED);
 }
 
 static uint64_t
@@ -220,7 +110,6 @@ inflight_total(void)
 /* --- output ------------------------------------------------------------- */
 
 static void flush(struct hd_worker *w, struct hd_conn *c);
-static void conn_close(struct hd_worker *w, struct hd_conn *c);
 
 static void
 mark_dirty(struct hd_worker *w, struct hd_conn *c)
@@ -253,7 +142,7 @@ out_reserve(struct hd_worker *w, struct hd_conn *c, size_t len)
 	while (cap < need)
 		cap *= 2;
 	if (cap > OUT_MAX || (p = realloc(c->out, cap)) == NULL) {
-		conn_close(w, c);
+		hd_conn_close(w, c);
 		return false;
 	}
 	c->out = p;
@@ -304,6 +193,42 @@ count_status(struct hd_worker *w, int status)
 			ctr_add(w, map[i].k, 1);
 }
 
+/* The access log's record of an answer to @p c's request. */
+static void
+log_answer(struct hd_worker *w, const struct hd_conn *c, int status, size_t body_len)
+{
+	struct hd_log_rec r = {
+		.time_s = w->unix_now, .bytes = body_len, .peer = c->peer,
+		.status = (uint16_t)status, .method = HD_LOG_NO_METHOD,
+	};
+
+	if (c->url_len > 0) {
+		r.method = (uint8_t)c->p.method;
+		r.version = (uint8_t)(c->p.http_major * 10 + c->p.http_minor);
+		r.url_len = (uint8_t)RTE_MIN((size_t)c->url_len, (size_t)HD_LOG_URL_MAX);
+		r.url_cut = c->url_over || c->url_len > HD_LOG_URL_MAX;
+		memcpy(r.url, c->url, r.url_len);
+	}
+	if (!hd_log_put(w->lcore, &r))
+		ctr_add(w, HD_LOG_DROPPED, 1);
+}
+
+/* A final answer to @p c's request: its status, latency and log line. */
+static void
+answered(struct hd_worker *w, const struct hd_conn *c, int status, size_t body_len)
+{
+	uint64_t took = rte_rdtsc() - c->req_start;
+	unsigned int b = 0;
+
+	count_status(w, status);
+	while (b < HD_LAT_BUCKETS - 1 && took > lat_le_tsc[b])
+		b++;
+	__atomic_store_n(&w->lat[b], w->lat[b] + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->lat_sum, w->lat_sum + took, __ATOMIC_RELAXED);
+	if (hd_log_on)
+		log_answer(w, c, status, body_len);
+}
+
 /*
  * The header of an answer, and room for its body: returns where the body
  * goes (NULL when the connection was closed for want of memory). A HEAD
@@ -328,7 +253,7 @@ respond(struct hd_worker *w, struct hd_conn *c, int status, const char *ctype, s
 
 	if (n < 0 || (size_t)n >= sizeof(hdr))
 		return NULL;
-	count_status(w, status);
+	answered(w, c, status, head ? 0 : body_len);
 	if (!out_reserve(w, c, total))
 		return NULL;
 	memcpy(c->out + c->out_len, hdr, (size_t)n);
@@ -366,6 +291,7 @@ update_date(struct hd_worker *w)
 	time_t t = time(NULL);
 	struct tm tm;
 
+	w->unix_now = (uint64_t)t;
 	gmtime_r(&t, &tm);
 	strftime(w->date, sizeof(w->date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
 	w->root_len = (uint32_t)snprintf(w->root, sizeof(w->root),
@@ -377,12 +303,22 @@ update_date(struct hd_worker *w)
 
 /* --- connections ---------------------------------------------------------- */
 
+uint32_t
+hd_unsent(const struct hd_conn *c)
+{
+	return c->out_len - c->out_off + (c->tx != NULL ? c->tx->len - c->tx->off : 0);
+}
+
 static void
 set_events(struct hd_worker *w, struct hd_conn *c)
 {
 	uint32_t want = 0;
 	uint32_t unsent = c->out_len - c->out_off;
 
+	if (w->uring != NULL) {
+		hd_uring_want(w, c);
+		return;
+	}
 	if (c->state == CONN_LINGER)
 		want = EPOLLIN;
 	else {
@@ -402,13 +338,15 @@ set_events(struct hd_worker *w, struct hd_conn *c)
 	}
 }
 
-static void
-conn_close(struct hd_worker *w, struct hd_conn *c)
+void
+hd_conn_close(struct hd_worker *w, struct hd_conn *c)
 {
 	if (c->state == CONN_FREE)
 		return;
 	busy_set(w, &c->pending, false);
 	busy_set(w, &c->wblocked, false);
+	if (w->uring != NULL)
+		hd_uring_closing(w, c); /* its requests hold the socket open: cancel them */
 	close(c->fd); /* leaves the epoll set with it */
 	free(c->out);
 	free(c->in);
@@ -427,11 +365,11 @@ conn_close(struct hd_worker *w, struct hd_conn *c)
  * the kernel send a reset, which can destroy the answer just sent (a 413
  * whose body is still arriving, say).
  */
-static void
-conn_finish(struct hd_worker *w, struct hd_conn *c)
+void
+hd_conn_finish(struct hd_worker *w, struct hd_conn *c)
 {
 	if (c->rd_closed) {
-		conn_close(w, c);
+		hd_conn_close(w, c);
 		return;
 	}
 	shutdown(c->fd, SHUT_WR);
@@ -443,6 +381,10 @@ conn_finish(struct hd_worker *w, struct hd_conn *c)
 static void
 flush(struct hd_worker *w, struct hd_conn *c)
 {
+	if (w->uring != NULL) {
+		hd_uring_flush(w, c);
+		return;
+	}
 	while (c->out_off < c->out_len) {
 		ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -460,14 +402,14 @@ flush(struct hd_worker *w, struct hd_conn *c)
 		}
 		/* EPIPE, ECONNRESET: the peer went away mid-answer. */
 		ctr_add(w, HD_RESETS, 1);
-		conn_close(w, c);
+		hd_conn_close(w, c);
 		return;
 	}
 	if (c->out_off == c->out_len) {
 		c->out_off = c->out_len = 0;
 		busy_set(w, &c->wblocked, false);
 		if (c->want_close && !c->pending) {
-			conn_finish(w, c);
+			hd_conn_finish(w, c);
 			return;
 		}
 	}
@@ -522,16 +464,31 @@ conn_adopt(struct hd_worker *w, int fd)
 	c->w = w;
 	c->state = CONN_OPEN;
 	c->in_req = c->pending = c->want_close = c->rd_closed = c->dirty = false;
-	c->peer_shut = c->wblocked = false;
+	c->peer_shut = c->wblocked = c->recv_armed = false;
+	c->tx = NULL;
 	c->err = 0;
 	c->ev = EPOLLIN | EPOLLRDHUP;
 	c->last_active = w->now;
+	c->req_start = w->now; /* a 408 before any byte has a latency too */
+	c->url_len = 0;
+	c->peer = 0;
+	if (hd_log_on) {
+		struct sockaddr_in a;
+		socklen_t alen = sizeof(a);
+
+		if (getpeername(fd, (struct sockaddr *)&a, &alen) == 0 && a.sin_family == AF_INET)
+			c->peer = a.sin_addr.s_addr;
+	}
 	http_parser_init(&c->p, HTTP_REQUEST);
 	c->p.data = c;
 	ev.data.u64 = id;
 	ctr_add(w, HD_OPENED, 1); /* before a failed add closes it: open stays exact */
-	if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev) < 0)
-		conn_close(w, c);
+	if (w->uring != NULL) {
+		c->ev = 0;
+		hd_uring_want(w, c);
+	} else if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		hd_conn_close(w, c);
+	}
 }
 
 /* --- requests ------------------------------------------------------------- */
@@ -832,6 +789,23 @@ target_path(const struct hd_conn *c, size_t *len)
 	return slash;
 }
 
+/* GET /metrics: the counters of every lcore as they are now. */
+static void
+serve_metrics(struct hd_worker *w, struct hd_conn *c, bool keep, bool head)
+{
+	size_t len;
+	char *text = hd_metrics_text(&len), *b;
+
+	if (text == NULL) {
+		respond_text(w, c, 503, keep, head, NULL);
+		return;
+	}
+	b = respond(w, c, 200, "text/plain; version=0.0.4; charset=utf-8", len, keep, head, NULL);
+	if (b != NULL && !head)
+		memcpy(b, text, len);
+	free(text);
+}
+
 static int
 on_message_complete(http_parser *p)
 {
@@ -856,7 +830,7 @@ on_message_complete(http_parser *p)
 		respond_text(w, c, 404, keep, head, NULL);
 	} else if (path_len == 1 && url[0] == '/') {
 		if (keep && !head) {
-			count_status(w, 200);
+			answered(w, c, 200, ROOT_BODY_LEN);
 			out_append(w, c, w->root, w->root_len);
 		} else {
 			char *b = respond(w, c, 200, "text/plain", ROOT_BODY_LEN, keep, head, NULL);
@@ -864,6 +838,8 @@ on_message_complete(http_parser *p)
 			if (b != NULL && !head)
 				memcpy(b, ROOT_BODY, ROOT_BODY_LEN);
 		}
+	} else if (path_len == 8 && memcmp(url, "/metrics", 8) == 0) {
+		serve_metrics(w, c, keep, head);
 	} else if (path_len > 6 && memcmp(url, "/user/", 6) == 0) {
 		if (!parse_id(url + 6, path_len - 6, UINT32_MAX, &n)) {
 			respond_text(w, c, 404, keep, head, NULL);
@@ -904,7 +880,7 @@ save_input(struct hd_worker *w, struct hd_conn *c, const char *data, size_t len)
 		return true;
 	p = realloc(c->in, c->in_len + len);
 	if (p == NULL) {
-		conn_close(w, c);
+		hd_conn_close(w, c);
 		return false;
 	}
 	memcpy(p + c->in_len, data, len);
@@ -913,8 +889,8 @@ save_input(struct hd_worker *w, struct hd_conn *c, const char *data, size_t len)
 	return true;
 }
 
-static void
-feed(struct hd_worker *w, struct hd_conn *c, const char *data, size_t len)
+void
+hd_conn_feed(struct hd_worker *w, struct hd_conn *c, const char *data, size_t len)
 {
 	size_t done;
 	enum http_errno e;
@@ -941,20 +917,24 @@ feed(struct hd_worker *w, struct hd_conn *c, const char *data, size_t len)
 		set_events(w, c);
 }
 
-static void
-on_eof(struct hd_worker *w, struct hd_conn *c)
+void
+hd_conn_eof(struct hd_worker *w, struct hd_conn *c)
 {
 	c->rd_closed = true;
-	if (c->pending || c->out_off < c->out_len) {
+	if (c->pending || hd_unsent(c) > 0) {
 		/* Half-closed: answer what was asked, then close. */
 		if (!c->peer_shut)
 			ctr_add(w, HD_HALF_CLOSED, 1);
 		c->peer_shut = true;
-		c->want_close = true;
+		/* Requests saved behind a pending one are still answered: the
+		 * reply parses them, and closes after them (io_uring reads the
+		 * end while a request is pending; epoll does not). */
+		if (!c->pending || c->in_len == 0)
+			c->want_close = true;
 		set_events(w, c);
 		return;
 	}
-	conn_close(w, c);
+	hd_conn_close(w, c);
 }
 
 static void
@@ -966,19 +946,19 @@ conn_read(struct hd_worker *w, struct hd_conn *c)
 		if (n > 0) {
 			ctr_add(w, HD_BYTES_IN, (uint64_t)n);
 			c->last_active = w->now;
-			feed(w, c, w->rbuf, (size_t)n);
+			hd_conn_feed(w, c, w->rbuf, (size_t)n);
 			if (c->state != CONN_OPEN || !(c->ev & EPOLLIN) || n < RBUF_SIZE)
 				return;
 			continue;
 		}
 		if (n == 0) {
-			on_eof(w, c);
+			hd_conn_eof(w, c);
 			return;
 		}
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return;
 		ctr_add(w, HD_RESETS, 1); /* ECONNRESET and the like */
-		conn_close(w, c);
+		hd_conn_close(w, c);
 		return;
 	}
 }
@@ -995,7 +975,7 @@ conn_linger_read(struct hd_worker *w, struct hd_conn *c)
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
 	c->rd_closed = true;
-	conn_close(w, c);
+	hd_conn_close(w, c);
 }
 
 /* The service's answer, as a message to this lcore's worker actor. */
@@ -1044,7 +1024,7 @@ user_reply(struct hd_worker *w, struct lca_msg *m)
 	if (in_len > 0) {
 		memcpy(w->rbuf, c->in, in_len);
 		c->in_len = 0;
-		feed(w, c, w->rbuf, in_len);
+		hd_conn_feed(w, c, w->rbuf, in_len);
 	}
 	if (c->state == CONN_OPEN) {
 		if (c->rd_closed && !c->pending)
@@ -1166,39 +1146,46 @@ accept_one(struct hd_worker *w)
 	return accept_reserved(w);
 }
 
-static void
-accept_all(struct hd_worker *w)
+/* A connection accepted here: to the lcore that takes it. */
+void
+hd_take_accepted(struct hd_worker *w, int fd)
+{
+	unsigned int to = w->lcore;
+
+	ctr_add(w, HD_ACCEPTED, 1);
+	if (cfg.accept == HD_ACCEPT_BALANCE) {
+		to = least_loaded(w);
+		w->assigned[to]++;
+	}
+	if (to != w->lcore) {
+		struct lca_msg *m;
+
+		if (lca_msg_alloc(&m) == 0) {
+			memcpy(m->data, &fd, sizeof(fd));
+			m->type = HD_MSG_FD;
+			m->len = sizeof(fd);
+			if (lca_send_from(w->actor, workers[to]->actor, m) == 0) {
+				hd_net_wake(to);
+				return;
+			}
+			lca_msg_free(m);
+		}
+		w->assigned[to]--;
+		w->assigned[w->lcore]++; /* keep it here rather than lose it */
+	}
+	conn_adopt(w, fd);
+}
+
+void
+hd_accept_all(struct hd_worker *w)
 {
 	for (int k = 0; k < 64; k++) {
 		int fd = accept_one(w);
-		unsigned int to = w->lcore;
 
 		if (fd == -2)
 			return;
-		if (fd < 0)
-			continue;
-		ctr_add(w, HD_ACCEPTED, 1);
-		if (cfg.accept == HD_ACCEPT_BALANCE) {
-			to = least_loaded(w);
-			w->assigned[to]++;
-		}
-		if (to != w->lcore) {
-			struct lca_msg *m;
-
-			if (lca_msg_alloc(&m) == 0) {
-				memcpy(m->data, &fd, sizeof(fd));
-				m->type = HD_MSG_FD;
-				m->len = sizeof(fd);
-				if (lca_send_from(w->actor, workers[to]->actor, m) == 0) {
-					hd_net_wake(to);
-					continue;
-				}
-				lca_msg_free(m);
-			}
-			w->assigned[to]--;
-			w->assigned[w->lcore]++; /* keep it here rather than lose it */
-		}
-		conn_adopt(w, fd);
+		if (fd >= 0)
+			hd_take_accepted(w, fd);
 	}
 }
 
@@ -1216,14 +1203,14 @@ scan(struct hd_worker *w)
 
 		if (c->state == CONN_LINGER) {
 			if (w->now - c->last_active > linger_to)
-				conn_close(w, c);
+				hd_conn_close(w, c);
 		} else if (c->state == CONN_OPEN) {
 			if (c->in_req && !c->want_close && w->now - c->req_start > req_to)
 				refuse(w, c, 408); /* a slow sender */
-			else if (!c->in_req && !c->pending && c->out_off == c->out_len &&
+			else if (!c->in_req && !c->pending && hd_unsent(c) == 0 &&
 				 !c->want_close && w->now - c->last_active > idle_to) {
 				ctr_add(w, HD_IDLE_CLOSED, 1);
-				conn_close(w, c);
+				hd_conn_close(w, c);
 			}
 		}
 	}
@@ -1250,7 +1237,9 @@ drain_begin(struct hd_worker *w)
 {
 	w->draining = true;
 	if (w->lfd >= 0) {
-		accept_all(w);
+		hd_accept_all(w);
+		if (w->uring != NULL)
+			hd_uring_listener_closing(w);
 		close(w->lfd); /* leaves the epoll set with it */
 		w->lfd = -1;
 		if (w->reserve >= 0)
@@ -1272,9 +1261,9 @@ drain_scan(struct hd_worker *w)
 		struct hd_conn *c = &w->conns[i];
 
 		if (c->state == CONN_OPEN && !c->in_req && !c->pending &&
-		    c->out_off == c->out_len && !c->want_close && w->now - c->last_active >= idle_to) {
+		    hd_unsent(c) == 0 && !c->want_close && w->now - c->last_active >= idle_to) {
 			ctr_add(w, HD_DRAIN_IDLE, 1);
-			conn_finish(w, c);
+			hd_conn_finish(w, c);
 		}
 	}
 }
@@ -1343,7 +1332,7 @@ handle_events(struct hd_worker *w, const struct epoll_event *evs, int n)
 		struct hd_conn *c;
 
 		if (key == KEY_LISTEN) {
-			accept_all(w);
+			hd_accept_all(w);
 			continue;
 		}
 		if (key == KEY_EVENTFD) {
@@ -1362,7 +1351,7 @@ handle_events(struct hd_worker *w, const struct epoll_event *evs, int n)
 			continue;
 		if (e & EPOLLERR) {
 			ctr_add(w, HD_RESETS, 1);
-			conn_close(w, c);
+			hd_conn_close(w, c);
 			continue;
 		}
 		if (e & EPOLLOUT) {
@@ -1380,19 +1369,60 @@ handle_events(struct hd_worker *w, const struct epoll_event *evs, int n)
 				ctr_add(w, HD_HALF_CLOSED, 1);
 			}
 		} else if (e & EPOLLHUP) {
-			conn_close(w, c);
+			hd_conn_close(w, c);
 		}
 	}
 	return (unsigned int)n;
+}
+
+/* What is ready now, handled; no wait. */
+static unsigned int
+poll_ready(struct hd_worker *w)
+{
+	struct epoll_event evs[MAX_EVENTS];
+	int n;
+
+	if (w->uring != NULL)
+		return hd_uring_poll(w);
+	n = epoll_wait(w->ep, evs, MAX_EVENTS, 0);
+	return n > 0 ? handle_events(w, evs, n) : 0;
+}
+
+/*
+ * Wait in the kernel (epoll or the ring) for up to @p wait_us, and handle
+ * what came. A sender reads the sleeping flag after its send: one of the
+ * two sees the other's store, so a message for this lcore wakes it.
+ */
+static unsigned int
+idle_wait(struct hd_worker *w, uint64_t wait_us)
+{
+	struct epoll_event evs[MAX_EVENTS];
+	struct timespec ts = { .tv_sec = (time_t)(wait_us / 1000000),
+			       .tv_nsec = (long)(wait_us % 1000000) * 1000 };
+	unsigned int done;
+	int n;
+
+	__atomic_store_n(&w->sleeping, 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (w->uring != NULL) {
+		done = hd_uring_wait(w, wait_us);
+	} else {
+		n = epoll_pwait2(w->ep, evs, MAX_EVENTS, &ts, NULL);
+		__atomic_store_n(&w->sleeping, 0, __ATOMIC_RELAXED);
+		w->now = rte_rdtsc();
+		done = n > 0 ? handle_events(w, evs, n) : 0;
+	}
+	__atomic_store_n(&w->sleeping, 0, __ATOMIC_RELAXED);
+	ctr_add(w, HD_IDLE_WAITS, 1);
+	return done;
 }
 
 static unsigned int
 hook_poll(unsigned int lcore_id, uint64_t now_tsc, void *arg)
 {
 	struct hd_worker *w = arg;
-	struct epoll_event evs[MAX_EVENTS];
 	struct lca_lcore_stats st;
-	int n;
+	unsigned int n;
 
 	(void)lcore_id;
 	w->now = now_tsc;
@@ -1406,37 +1436,33 @@ hook_poll(unsigned int lcore_id, uint64_t now_tsc, void *arg)
 	}
 	if (unlikely(__atomic_load_n(&drain_asked, __ATOMIC_RELAXED)))
 		drain_step(w);
-	n = epoll_wait(w->ep, evs, MAX_EVENTS, 0);
-	if (n > 0) {
+	n = poll_ready(w);
+	if (n > 0 || cfg.idle != HD_IDLE_SLEEP) {
 		w->idle_loops = 0;
-		return handle_events(w, evs, n);
+		w->wait_us = cfg.idle_wait_us;
+		return n;
 	}
-	if (cfg.idle != HD_IDLE_EPOLL)
-		return 0;
 	/* Idle: nothing ready here and no turn ran on this lcore since the
-	 * last look. After idle_after such loops, wait in the kernel. */
+	 * last look. After idle_after such loops, wait in the kernel; each
+	 * wait that times out doubles the next, up to the timers' period, so
+	 * an idle server costs next to no CPU (an event ends a wait at once). */
 	lca_lcore_stats_get(w->lcore, &st);
 	if (st.turns != w->last_turns) {
 		w->last_turns = st.turns;
 		w->idle_loops = 0;
+		w->wait_us = cfg.idle_wait_us;
 		return 0;
 	}
 	if (++w->idle_loops < cfg.idle_after)
 		return 0;
 	w->idle_loops = 0;
-	{
-		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)cfg.idle_wait_us * 1000 };
-
-		__atomic_store_n(&w->sleeping, 1, __ATOMIC_RELAXED);
-		/* A sender reads the flag after its send: one of the two
-		 * sees the other's store. */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		n = epoll_pwait2(w->ep, evs, MAX_EVENTS, &ts, NULL);
-		__atomic_store_n(&w->sleeping, 0, __ATOMIC_RELAXED);
-	}
-	ctr_add(w, HD_IDLE_WAITS, 1);
-	w->now = rte_rdtsc();
-	return n > 0 ? handle_events(w, evs, n) : 0;
+	n = idle_wait(w, w->draining ? RTE_MIN(w->wait_us, (uint64_t)DRAIN_SCAN_MS * 1000)
+				     : w->wait_us);
+	if (n > 0)
+		w->wait_us = cfg.idle_wait_us;
+	else if (w->wait_us < (uint64_t)SCAN_MS * 1000)
+		w->wait_us = RTE_MIN(2 * w->wait_us, (uint64_t)SCAN_MS * 1000);
+	return n;
 }
 
 static void
@@ -1455,6 +1481,8 @@ hook_end(unsigned int lcore_id, void *arg)
 			flush(w, c);
 	}
 	w->n_dirty = 0;
+	if (w->uring != NULL)
+		hd_uring_submit(w); /* the iteration's sends and re-arms, in one call */
 }
 
 void
@@ -1513,6 +1541,32 @@ epoll_add(int ep, int fd, uint64_t key)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
+/* io_uring where asked and allowed; auto falls back to epoll, and says why. */
+static int
+choose_io(struct hd_worker *w)
+{
+	int ret;
+
+	if (cfg.io == HD_IO_EPOLL)
+		return 0;
+	ret = hd_uring_init(w);
+	if (ret == 0) {
+		io_taken = HD_IO_URING;
+		return 0;
+	}
+	if (cfg.io == HD_IO_URING) {
+		fprintf(stderr, "lca-httpd: --io uring: io_uring refused on lcore %u: %s\n", w->lcore,
+			strerror(-ret));
+		return ret;
+	}
+	if (io_taken == HD_IO_URING) /* auto: one lcore has a ring, all must */
+		return ret;
+	if (!io_fell_back)
+		printf("# io: auto: io_uring refused (%s): epoll instead\n", strerror(-ret));
+	io_fell_back = true;
+	return 0;
+}
+
 int
 hd_net_init(const struct hd_conf *conf)
 {
@@ -1521,6 +1575,8 @@ hd_net_init(const struct hd_conf *conf)
 
 	cfg = *conf;
 	tsc_hz = rte_get_tsc_hz();
+	for (unsigned int b = 0; b < HD_LAT_BUCKETS - 1; b++)
+		lat_le_tsc[b] = (uint64_t)(hd_lat_le[b] * (double)tsc_hz);
 	settings = (http_parser_settings){
 		.on_message_begin = on_message_begin,
 		.on_url = on_url,
@@ -1576,10 +1632,20 @@ hd_net_init(const struct hd_conf *conf)
 			if (ret < 0)
 				return ret;
 		}
+		w->wait_us = conf->idle_wait_us;
 		update_date(w);
+		ret = choose_io(w);
+		if (ret < 0)
+			return ret;
 	}
 	listen_port = port;
 	return 0;
+}
+
+enum hd_io
+hd_net_io(void)
+{
+	return io_taken;
 }
 
 unsigned int
@@ -1641,6 +1707,21 @@ hd_net_counter(enum hd_ctr k)
 	return sum;
 }
 
+void
+hd_net_latency(uint64_t counts[HD_LAT_BUCKETS], double *sum_s)
+{
+	uint64_t sum = 0;
+	unsigned int l;
+
+	memset(counts, 0, sizeof(uint64_t) * HD_LAT_BUCKETS);
+	RTE_LCORE_FOREACH(l) {
+		for (unsigned int b = 0; b < HD_LAT_BUCKETS; b++)
+			counts[b] += __atomic_load_n(&workers[l]->lat[b], __ATOMIC_RELAXED);
+		sum += __atomic_load_n(&workers[l]->lat_sum, __ATOMIC_RELAXED);
+	}
+	*sum_s = (double)sum / (double)tsc_hz;
+}
+
 uint64_t
 hd_net_lcore_open(unsigned int lcore)
 {
@@ -1673,7 +1754,9 @@ hd_net_cleanup(void)
 			continue;
 		if (w->conns != NULL && w->free_ids != NULL)
 			for (uint32_t i = 0; i < w->n_conns; i++)
-				conn_close(w, &w->conns[i]);
+				hd_conn_close(w, &w->conns[i]);
+		if (w->uring != NULL)
+			hd_uring_exit(w);
 		if (w->lfd >= 0)
 			close(w->lfd);
 		if (w->reserve >= 0)

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lca_actor.h"
 
@@ -32,12 +33,22 @@ enum hd_accept {
 
 /* What an lcore does when its loop finds nothing. */
 enum hd_idle {
-	HD_IDLE_EPOLL, /* after idle_after empty loops, epoll_pwait2() up to
-			* idle_wait_us; a send to a sleeping lcore writes its eventfd */
+	HD_IDLE_SLEEP, /* after idle_after empty loops, wait in the kernel (epoll
+			* or the ring) from idle_wait_us, doubling while nothing comes,
+			* up to 50 ms; a send to a sleeping lcore writes its eventfd */
 	HD_IDLE_SPIN,  /* poll again at once (the runtime's spin) */
 };
 
+/* The socket path. */
+enum hd_io {
+	HD_IO_EPOLL, /* readiness: epoll_wait, then recv/send/accept4 calls */
+	HD_IO_URING, /* completions: io_uring, multishot accept and recv into
+		      * provided buffers, one submit of the iteration's sends */
+	HD_IO_AUTO,  /* io_uring where the kernel allows it, else epoll */
+};
+
 struct hd_conf {
+	enum hd_io io;
 	const char *bind;
 	uint64_t port;             /* 0: any free port, printed */
 	enum hd_accept accept;
@@ -59,6 +70,7 @@ struct hd_conf {
 	uint64_t duration_s;       /* 0: until a signal */
 	uint64_t backlog;
 	const char *json_path;
+	const char *access_log;    /* NULL: no access log */
 };
 
 /* One lcore's counters; only that lcore writes them. */
@@ -94,6 +106,7 @@ enum hd_ctr {
 	HD_ACCEPT_FAILS,   /* accept4() calls that failed for want of an fd */
 	HD_DRAIN_IDLE,     /* idle keep-alive connections closed by a graceful stop */
 	HD_DRAIN_CUT,      /* connections still open at the drain deadline: closed */
+	HD_LOG_DROPPED,    /* access log records dropped: this lcore's ring was full */
 	HD_N
 };
 
@@ -114,6 +127,54 @@ struct hd_user {
 	uint64_t ssn;
 	uint32_t friends[5];
 };
+
+/* The latency histogram: bucket i counts answers at most hd_lat_le[i]
+ * seconds after their request began; the last bucket is +Inf. */
+#define HD_LAT_BUCKETS 17
+extern const double hd_lat_le[HD_LAT_BUCKETS - 1];
+
+/* Every lcore's histogram summed: @p counts per bucket (not cumulative),
+ * @p sum_s the seconds of every answer counted. */
+void hd_net_latency(uint64_t counts[HD_LAT_BUCKETS], double *sum_s);
+
+/* One access log line, as an lcore hands it to the writer thread. */
+#define HD_LOG_NO_METHOD 0xff /* no request line was read (a 408, a malformed one) */
+#define HD_LOG_URL_MAX 100
+struct hd_log_rec {
+	uint64_t time_s;    /* Unix time of the answer */
+	uint64_t bytes;     /* body bytes of the answer */
+	uint32_t peer;      /* IPv4, network order; 0: unknown */
+	uint16_t status;
+	uint8_t method;     /* enum http_method, or HD_LOG_NO_METHOD */
+	uint8_t version;    /* 10 * major + minor */
+	uint8_t url_len;
+	uint8_t url_cut;    /* the target was longer than url[] */
+	char url[HD_LOG_URL_MAX + 2];
+};
+
+/* Whether the access log is on (read on every answer). */
+extern bool hd_log_on;
+
+/* Open the access log at @p path (appended), one ring per lcore and the
+ * writer thread (main lcore, before the run). */
+int hd_log_open(const char *path);
+
+/* Hand a record to the writer; false when @p lcore's ring is full. */
+bool hd_log_put(unsigned int lcore, struct hd_log_rec *r);
+
+/* Lines written so far. */
+uint64_t hd_log_written(void);
+
+/* After the run: write what is left, stop the writer, say on @p report
+ * how many lines were written and dropped. */
+void hd_log_close(FILE *report);
+
+/* The /metrics body (Prometheus text format 0.0.4), malloc'd; NULL for
+ * want of memory. */
+char *hd_metrics_text(size_t *len);
+
+/* The socket path the workers took (after hd_net_init): never AUTO. */
+enum hd_io hd_net_io(void);
 
 /* Set up every lcore's worker and sockets (main lcore, before the run). */
 int hd_net_init(const struct hd_conf *conf);

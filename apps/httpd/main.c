@@ -144,169 +144,140 @@ tel_http(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* --- options ------------------------------------------------------------ */
 
-static void
-usage(const char *prog)
+/* Two words for one mode: "epoll" is sleep's old name. */
+static int
+opt_idle(void *arg, const struct lca_opt *opt, char *val)
 {
-	printf("Usage: %s [EAL args] -- [options]\n"
-	       "HTTP/1.1 server on lcores, kernel TCP sockets polled from each lcore's loop.\n"
-	       "Routes: GET / (35-byte text body), GET /user/ID (a record from the service\n"
-	       "actor, asked by message), GET /bytes/N (N bytes, at most 8 MiB). HEAD too.\n"
-	       "  --bind ADDR            IPv4 address to listen on (default 127.0.0.1)\n"
-	       "  --port N               TCP port (default 8080; 0: any free port, printed)\n"
-	       "  --accept MODE          balance (default): one listening socket on the main\n"
-	       "                         lcore hands each connection to the lcore with the\n"
-	       "                         fewest open; reuseport: one SO_REUSEPORT socket per\n"
-	       "                         lcore, the kernel hashes connections to them\n"
-	       "  --idle MODE            epoll (default): after --idle-after empty loops an\n"
-	       "                         lcore waits in epoll up to --idle-wait-us (a message\n"
-	       "                         for it wakes it through an eventfd); spin: poll always\n"
-	       "                         (100%% CPU per lcore)\n"
-	       "  --idle-after N         empty loops before an idle wait (default 64)\n"
-	       "  --idle-wait-us N       longest idle wait, microseconds (default 1000)\n"
-	       "  --max-conns N          connections per lcore (default 16384); RLIMIT_NOFILE\n"
-	       "                         is raised to hold them all\n"
-	       "  --request-line-limit N bytes of the request line; past it: 414 (default 8192)\n"
-	       "  --header-line-limit N  bytes of one header line; past it: 431 (default 8192)\n"
-	       "  --header-limit N       bytes of all header lines; past it: 431 (default 32768)\n"
-	       "  --max-headers N        header lines; past it: 431 (default 100)\n"
-	       "  --max-inflight N       shed load: a request that finds N connections waiting\n"
-	       "                         (on the service, or on a full socket) gets 503 with\n"
-	       "                         Retry-After: 1 (default 0: no bound)\n"
-	       "  --drain-ms MS          graceful stop on SIGINT/SIGTERM: stop accepting, answer\n"
-	       "                         what is in flight with Connection: close, close idle\n"
-	       "                         connections; what is open after MS is cut and counted\n"
-	       "                         (default 5000; a second signal stops at once)\n"
-	       "  --body-limit N         bytes of request body; past it: 413 (default 1048576)\n"
-	       "  --request-timeout MS   a request begun and not complete after MS: 408\n"
-	       "                         (default 10000)\n"
-	       "  --keepalive-timeout MS an idle connection is closed after MS (default 60000)\n"
-	       "  --users N              records of the service (default 10000)\n"
-	       "  --service-lcore N      lcore of the service actor (default: the last one)\n"
-	       "  --duration SEC         serve SEC seconds, then report (default: until\n"
-	       "                         SIGINT/SIGTERM)\n"
-	       "  --backlog N            listen backlog (default 4096)\n"
-	       "  --json FILE            write the counters as JSON (docs/json.md)\n"
-	       "  --topology             print the lcores' topology and exit\n"
-	       "  --help                 this text\n"
-	       "Telemetry: /lcactor/http (connections, requests, answers by status).\n",
-	       prog);
+	struct hd_conf *c = arg;
+
+	(void)opt;
+	if (strcmp(val, "sleep") == 0 || strcmp(val, "epoll") == 0)
+		c->idle = HD_IDLE_SLEEP;
+	else if (strcmp(val, "spin") == 0)
+		c->idle = HD_IDLE_SPIN;
+	else
+		return -EINVAL;
+	return 0;
 }
 
 static int
-parse_option(void *arg, const char *name, char *val)
+opt_service_lcore(void *arg, const struct lca_opt *opt, char *val)
 {
 	struct hd_conf *c = arg;
-	int ret = -EINVAL;
 
-	if (strcmp(name, "bind") == 0) {
-		c->bind = val;
-		ret = 0;
-	} else if (strcmp(name, "port") == 0) {
-		ret = lca_cli_uint(val, 0, 65535, &c->port);
-	} else if (strcmp(name, "accept") == 0) {
-		ret = 0;
-		if (strcmp(val, "balance") == 0)
-			c->accept = HD_ACCEPT_BALANCE;
-		else if (strcmp(val, "reuseport") == 0)
-			c->accept = HD_ACCEPT_REUSEPORT;
-		else
-			ret = -EINVAL;
-	} else if (strcmp(name, "idle") == 0) {
-		ret = 0;
-		if (strcmp(val, "epoll") == 0)
-			c->idle = HD_IDLE_EPOLL;
-		else if (strcmp(val, "spin") == 0)
-			c->idle = HD_IDLE_SPIN;
-		else
-			ret = -EINVAL;
-	} else if (strcmp(name, "idle-after") == 0) {
-		ret = lca_cli_uint(val, 1, 1u << 30, &c->idle_after);
-	} else if (strcmp(name, "idle-wait-us") == 0) {
-		ret = lca_cli_uint(val, 1, 100000, &c->idle_wait_us);
-	} else if (strcmp(name, "max-conns") == 0) {
-		ret = lca_cli_uint(val, 1, 1u << 20, &c->max_conns);
-	} else if (strcmp(name, "header-limit") == 0) {
-		ret = lca_cli_uint(val, 64, 1024 * 1024, &c->header_limit);
-	} else if (strcmp(name, "request-line-limit") == 0) {
-		ret = lca_cli_uint(val, 64, 1024 * 1024, &c->request_line_limit);
-	} else if (strcmp(name, "header-line-limit") == 0) {
-		ret = lca_cli_uint(val, 64, 1024 * 1024, &c->header_line_limit);
-	} else if (strcmp(name, "max-headers") == 0) {
-		ret = lca_cli_uint(val, 1, 10000, &c->max_headers);
-	} else if (strcmp(name, "max-inflight") == 0) {
-		ret = lca_cli_uint(val, 0, 1u << 30, &c->max_inflight);
-	} else if (strcmp(name, "drain-ms") == 0) {
-		ret = lca_cli_uint(val, 0, 3600000, &c->drain_ms);
-	} else if (strcmp(name, "body-limit") == 0) {
-		ret = lca_cli_uint(val, 0, 1ull << 40, &c->body_limit);
-	} else if (strcmp(name, "request-timeout") == 0) {
-		ret = lca_cli_uint(val, 1, 3600000, &c->request_timeout_ms);
-	} else if (strcmp(name, "keepalive-timeout") == 0) {
-		ret = lca_cli_uint(val, 1, 3600000, &c->keepalive_ms);
-	} else if (strcmp(name, "users") == 0) {
-		ret = lca_cli_uint(val, 1, 1u << 24, &c->users);
-	} else if (strcmp(name, "service-lcore") == 0) {
-		ret = lca_cli_uint(val, 0, RTE_MAX_LCORE - 1, &c->service_lcore);
-		if (ret == 0 && !rte_lcore_is_enabled((unsigned int)c->service_lcore)) {
-			fprintf(stderr, NAME ": --service-lcore %s is not among the lcores (-l)\n",
-				val);
-			return -EINVAL;
-		}
-	} else if (strcmp(name, "duration") == 0) {
-		ret = lca_cli_uint(val, 1, UINT32_MAX / 1000, &c->duration_s);
-	} else if (strcmp(name, "backlog") == 0) {
-		ret = lca_cli_uint(val, 1, 65535, &c->backlog);
-	} else if (strcmp(name, "json") == 0) {
-		ret = lca_cli_output_path("--json", val) == 0 ? (c->json_path = val, 0) : -EINVAL;
+	(void)opt;
+	if (lca_cli_uint(val, 0, RTE_MAX_LCORE - 1, &c->service_lcore) < 0)
+		return -EINVAL;
+	if (!rte_lcore_is_enabled((unsigned int)c->service_lcore)) {
+		fprintf(stderr, NAME ": --service-lcore %s is not among the lcores (-l)\n", val);
+		return LCA_OPT_SAID;
 	}
-	if (ret < 0)
-		fprintf(stderr, NAME ": bad value '%s' for --%s\n", val, name);
-	return ret;
+	return 0;
 }
+
+#define AT(field) LCA_OPT_AT(struct hd_conf, field)
+#define UINT(lo, hi) LCA_OPT_UINT, .min = (lo), .max = (hi)
+#define CHOICES(...) .choices = (const char *const[]){ __VA_ARGS__, NULL }
+
+/* One entry an option: a new option is one more line here. */
+static const struct lca_opt options[] = {
+	{ "bind", 0, LCA_OPT_STRING, AT(bind), .metavar = "ADDR",
+	  .help = "IPv4 address to listen on (default 127.0.0.1)" },
+	{ "port", 0, UINT(0, 65535), AT(port), .metavar = "N",
+	  .help = "TCP port (default 8080; 0: any free port, printed)" },
+	{ "accept", 0, LCA_OPT_ENUM, AT(accept), CHOICES("balance", "reuseport"),
+	  .metavar = "MODE",
+	  .help = "balance (default): one listening socket on the main\n"
+		  "lcore hands each connection to the lcore with the\n"
+		  "fewest open; reuseport: one SO_REUSEPORT socket per\n"
+		  "lcore, the kernel hashes connections to them" },
+	{ "io", 0, LCA_OPT_ENUM, AT(io), CHOICES("epoll", "uring", "auto"), .metavar = "MODE",
+	  .help = "the socket path: epoll (default): readiness, then a\n"
+		  "system call per recv, send and accept; uring: io_uring\n"
+		  "(multishot accept and recv into provided buffers, the\n"
+		  "iteration's sends in one submit); auto: uring where the\n"
+		  "kernel allows it, else epoll (and says so)" },
+	{ "idle", 0, LCA_OPT_CUSTOM, .parse = opt_idle, .metavar = "MODE",
+	  .help = "sleep (default; epoll is its old name): after\n"
+		  "--idle-after empty loops an lcore waits in the kernel\n"
+		  "(epoll or the ring) from --idle-wait-us, doubling while\n"
+		  "nothing comes, up to 50 ms (an event or a message for\n"
+		  "it ends the wait); spin: poll always (100% CPU)" },
+	{ "idle-after", 0, UINT(1, 1u << 30), AT(idle_after), .metavar = "N",
+	  .help = "empty loops before an idle wait (default 64)" },
+	{ "idle-wait-us", 0, UINT(1, 100000), AT(idle_wait_us), .metavar = "N",
+	  .help = "longest idle wait, microseconds (default 1000)" },
+	{ "max-conns", 0, UINT(1, 1u << 20), AT(max_conns), .metavar = "N",
+	  .help = "connections per lcore (default 16384); RLIMIT_NOFILE\n"
+		  "is raised to hold them all" },
+	{ "request-line-limit", 0, UINT(64, 1024 * 1024), AT(request_line_limit),
+	  .metavar = "N", .help = "bytes of the request line; past it: 414 (default 8192)" },
+	{ "header-line-limit", 0, UINT(64, 1024 * 1024), AT(header_line_limit),
+	  .metavar = "N", .help = "bytes of one header line; past it: 431 (default 8192)" },
+	{ "header-limit", 0, UINT(64, 1024 * 1024), AT(header_limit), .metavar = "N",
+	  .help = "bytes of all header lines; past it: 431 (default 32768)" },
+	{ "max-headers", 0, UINT(1, 10000), AT(max_headers), .metavar = "N",
+	  .help = "header lines; past it: 431 (default 100)" },
+	{ "max-inflight", 0, UINT(0, 1u << 30), AT(max_inflight), .metavar = "N",
+	  .help = "shed load: a request that finds N connections waiting\n"
+		  "(on the service, or on a full socket) gets 503 with\n"
+		  "Retry-After: 1 (default 0: no bound)" },
+	{ "drain-ms", 0, UINT(0, 3600000), AT(drain_ms), .metavar = "MS",
+	  .help = "graceful stop on SIGINT/SIGTERM: stop accepting, answer\n"
+		  "what is in flight with Connection: close, close idle\n"
+		  "connections; what is open after MS is cut and counted\n"
+		  "(default 5000; a second signal stops at once)" },
+	{ "body-limit", 0, UINT(0, 1ull << 40), AT(body_limit), .metavar = "N",
+	  .help = "bytes of request body; past it: 413 (default 1048576)" },
+	{ "request-timeout", 0, UINT(1, 3600000), AT(request_timeout_ms), .metavar = "MS",
+	  .help = "a request begun and not complete after MS: 408\n(default 10000)" },
+	{ "keepalive-timeout", 0, UINT(1, 3600000), AT(keepalive_ms), .metavar = "MS",
+	  .help = "an idle connection is closed after MS (default 60000)" },
+	{ "users", 0, UINT(1, 1u << 24), AT(users), .metavar = "N",
+	  .help = "records of the service (default 10000)" },
+	{ "service-lcore", 0, LCA_OPT_CUSTOM, .parse = opt_service_lcore, .metavar = "N",
+	  .help = "lcore of the service actor (default: the last one)" },
+	{ "duration", 0, UINT(1, UINT32_MAX / 1000), AT(duration_s), .metavar = "SEC",
+	  .help = "serve SEC seconds, then report (default: until\nSIGINT/SIGTERM)" },
+	{ "backlog", 0, UINT(1, 65535), AT(backlog), .metavar = "N",
+	  .help = "listen backlog (default 4096)" },
+	{ "access-log", 0, LCA_OPT_OUTPUT, AT(access_log), .metavar = "FILE",
+	  .help = "append a common-log-format line per answer to FILE\n"
+		  "(default: none); a thread writes it, an lcore never\n"
+		  "waits: past 8192 lines queued per lcore, dropped, counted" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "write the counters as JSON (docs/json.md)" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = NAME, .opts = options, .eal = true, .column = 25,
+	.about = "HTTP/1.1 server on lcores, kernel TCP sockets polled from each lcore's loop.\n"
+		 "Routes: GET / (35-byte text body), GET /user/ID (a record from the service\n"
+		 "actor, asked by message), GET /bytes/N (N bytes, at most 8 MiB). HEAD too.\n",
+	.footer = "Telemetry: /lcactor/http (connections, requests, answers by status).\n"
+		  "GET /metrics: the same, a latency histogram and refusals, in the Prometheus\n"
+		  "text format.\n",
+};
 
 static int
 parse_args(int argc, char **argv, void *arg)
 {
 	struct hd_conf *c = arg;
-	static const struct option opts[] = {
-		{ "bind", required_argument, NULL, 0 },
-		{ "port", required_argument, NULL, 0 },
-		{ "accept", required_argument, NULL, 0 },
-		{ "idle", required_argument, NULL, 0 },
-		{ "idle-after", required_argument, NULL, 0 },
-		{ "idle-wait-us", required_argument, NULL, 0 },
-		{ "max-conns", required_argument, NULL, 0 },
-		{ "header-limit", required_argument, NULL, 0 },
-		{ "request-line-limit", required_argument, NULL, 0 },
-		{ "header-line-limit", required_argument, NULL, 0 },
-		{ "max-headers", required_argument, NULL, 0 },
-		{ "max-inflight", required_argument, NULL, 0 },
-		{ "drain-ms", required_argument, NULL, 0 },
-		{ "body-limit", required_argument, NULL, 0 },
-		{ "request-timeout", required_argument, NULL, 0 },
-		{ "keepalive-timeout", required_argument, NULL, 0 },
-		{ "users", required_argument, NULL, 0 },
-		{ "service-lcore", required_argument, NULL, 0 },
-		{ "duration", required_argument, NULL, 0 },
-		{ "backlog", required_argument, NULL, 0 },
-		{ "json", required_argument, NULL, 0 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned int last = 0, l;
 	struct in_addr a;
 	int ret;
 
 	*c = (struct hd_conf){
 		.bind = "127.0.0.1", .port = 8080, .accept = HD_ACCEPT_BALANCE,
-		.idle = HD_IDLE_EPOLL, .idle_after = 64, .idle_wait_us = 1000,
+		.idle = HD_IDLE_SLEEP, .io = HD_IO_EPOLL, .idle_after = 64, .idle_wait_us = 1000,
 		.max_conns = 16384, .header_limit = 32768, .body_limit = 1048576,
 		.request_line_limit = 8192, .header_line_limit = 8192, .max_headers = 100,
 		.drain_ms = 5000,
 		.request_timeout_ms = 10000, .keepalive_ms = 60000, .users = 10000,
 		.service_lcore = UINT64_MAX, .backlog = 4096,
 	};
-	ret = lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
+	ret = lca_opt_parse(argc, argv, &table, c, NULL);
 	if (ret != 0)
 		return ret;
 	if (inet_pton(AF_INET, c->bind, &a) != 1) {
@@ -374,11 +345,17 @@ print_config(lca_actor_id_t service)
 	else
 		printf("# accept: reuseport: one SO_REUSEPORT socket per lcore; the kernel hashes "
 		       "each connection to one (may be uneven)\n");
-	if (conf.idle == HD_IDLE_EPOLL)
-		printf("# idle: epoll: an lcore polls while it has work; after %" PRIu64
-		       " empty loops it waits in epoll_pwait2 up to %" PRIu64
-		       " us (a message for it wakes it), so load generators on the same CPUs "
-		       "get them\n", conf.idle_after, conf.idle_wait_us);
+	printf("# io: %s\n", hd_net_io() == HD_IO_URING
+		? "uring: one io_uring per lcore; multishot accept and recv into provided buffers, "
+		  "the iteration's sends in one submit"
+		: "epoll: readiness per lcore, then recv, send and accept4 calls");
+	if (conf.idle == HD_IDLE_SLEEP)
+		printf("# idle: sleep: an lcore polls while it has work; after %" PRIu64
+		       " empty loops it waits in %s from %" PRIu64
+		       " us, doubling up to 50 ms while nothing comes (an event or a message ends "
+		       "the wait), so load generators on the same CPUs get them\n",
+		       conf.idle_after, hd_net_io() == HD_IO_URING ? "the ring" : "epoll_pwait2",
+		       conf.idle_wait_us);
 	else
 		printf("# idle: spin: every lcore busy-polls at 100%% CPU%s\n",
 		       rte_lcore_count() >= (unsigned int)sysconf(_SC_NPROCESSORS_ONLN)
@@ -437,6 +414,7 @@ counters_json(void)
 		json_object_set_new(o, hd_ctr_names[k],
 				    json_integer((json_int_t)hd_net_counter((enum hd_ctr)k)));
 	json_object_set_new(o, "open", json_integer((json_int_t)hd_net_open()));
+	json_object_set_new(o, "access_log_written", json_integer((json_int_t)hd_log_written()));
 	RTE_LCORE_FOREACH(l) {
 		json_t *p = json_pack("{s:i, s:i, s:I}", "lcore", (int)l, "cpu",
 				      lca_topo_lcore_cpu(l), "open",
@@ -460,7 +438,7 @@ finish(lca_actor_id_t service, const struct lca_series *s, bool ok)
 		"{s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "bind",
 		conf.bind, "port", (json_int_t)hd_net_port(), "accept",
 		conf.accept == HD_ACCEPT_BALANCE ? "balance" : "reuseport", "idle",
-		conf.idle == HD_IDLE_EPOLL ? "epoll" : "spin", "idle_after",
+		conf.idle == HD_IDLE_SLEEP ? "sleep" : "spin", "idle_after",
 		(json_int_t)conf.idle_after, "idle_wait_us", (json_int_t)conf.idle_wait_us,
 		"max_conns", (json_int_t)conf.max_conns, "header_limit",
 		(json_int_t)conf.header_limit, "body_limit", (json_int_t)conf.body_limit,
@@ -481,6 +459,12 @@ finish(lca_actor_id_t service, const struct lca_series *s, bool ok)
 						     (json_int_t)conf.max_headers, "max_inflight",
 						     (json_int_t)conf.max_inflight, "drain_ms",
 						     (json_int_t)conf.drain_ms));
+	if (cj != NULL) {
+		json_object_set_new(cj, "io", json_string(hd_net_io() == HD_IO_URING ? "uring" : "epoll"));
+		json_object_set_new(cj, "access_log", conf.access_log != NULL
+							      ? json_string(conf.access_log)
+							      : json_null());
+	}
 	json_array_append_new(place, json_pack("{s:i, s:i, s:s}", "actor", (int)service, "lcore",
 					       lca_actor_lcore(service), "role", "service"));
 	RTE_LCORE_FOREACH(l)
@@ -570,11 +554,15 @@ run(void *arg)
 		       (int)rte_lcore_to_socket_id((unsigned int)c->service_lcore));
 	if (ret == 0)
 		ret = hd_net_init(c);
+	if (ret == 0 && c->access_log != NULL && (ret = hd_log_open(c->access_log)) < 0)
+		fprintf(stderr, NAME ": cannot open the access log %s: %s\n", c->access_log,
+			strerror(-ret));
 	if (ret == 0)
 		ret = lca_actor_spawn(&sspec, &service);
 	if (ret == 0)
 		ret = hd_net_start(service);
 	if (ret < 0) {
+		hd_log_close(stderr);
 		hd_net_cleanup();
 		rte_free(user_db);
 		lca_runtime_cleanup();
@@ -593,6 +581,7 @@ run(void *arg)
 	ret = lca_runtime_run((unsigned int)(c->duration_s * 1000));
 	lca_series_end(&series);
 	ret = say_stop(ret);
+	hd_log_close(stdout);
 	rte_spinlock_lock(&tel_lock);
 	tel_up = false;
 	rte_spinlock_unlock(&tel_lock);
@@ -615,7 +604,7 @@ int
 main(int argc, char **argv)
 {
 	const struct lca_app app = {
-		.name = NAME, .parse = parse_args, .usage = usage, .run = run, .conf = &conf,
+		.name = NAME, .parse = parse_args, .opts = &table, .run = run, .conf = &conf,
 	};
 
 	return lca_app_main(argc, argv, &app);

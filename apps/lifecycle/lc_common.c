@@ -8,6 +8,7 @@
 
 #include <rte_cycles.h>
 
+#include "lca_hgrm.h"
 #include "lca_window.h"
 #include "lifecycle.h"
 
@@ -177,6 +178,29 @@ lc_hdr_json(const struct lca_hdr *h)
 			 (json_int_t)h->total, "p50", us_at(h, 50), "p99", us_at(h, 99), "p99_9",
 			 us_at(h, 99.9), "max", (double)h->max / 1000.0, "min",
 			 (double)h->min / 1000.0, "mean", lca_hdr_mean(h) / 1000.0);
+}
+
+static unsigned int hgrm_failures;
+
+void
+lc_hdr_export(const struct lc_conf *c, const char *name, const struct lca_hdr *h)
+{
+	char path[4096];
+
+	if (c->hgrm_path == NULL)
+		return;
+	if (lca_hgrm_path(c->hgrm_path, name, path, sizeof(path)) < 0 ||
+	    lca_hgrm_write(h, path, LCA_HGRM_TICKS, 1e3, APP) < 0) {
+		hgrm_failures++;
+		return;
+	}
+	printf("  hgrm: %s (values in us)\n", path);
+}
+
+unsigned int
+lc_hgrm_failures(void)
+{
+	return hgrm_failures;
 }
 
 void

@@ -164,38 +164,28 @@ join(struct feeder *f)
 	return pthread_timedjoin_np(f->th, NULL, &dl) == 0;
 }
 
-static int
-scenario(const struct lc_conf *c, unsigned int n, struct lc_outcome *o)
-{
-	static struct feeder f[LC_MAX_FEEDERS];
-	struct lca_lcore_hook hook = { .poll = watchdog };
-	struct lca_series series = { 0 };
-	struct lca_actor_stats st;
-	struct fd_rx r;
-	pthread_attr_t attr;
-	cpu_set_t cpus;
-	unsigned int n_cpus = lcore_cpus(c, &cpus), stuck = 0;
-	bool busy_lcores = c->idle != LCA_IDLE_SLEEP, exceed, exact, hook_added = false;
-	uint64_t retries = 0, no_env = 0;
-	double ms = 0, rate = 0;
+/* What one feeders run is and counted. */
+struct fd_run {
+	unsigned int n;           /* feeders */
 	char name[64];
-	int ret, run_ret = 0;
+	unsigned int n_cpus;      /* the lcores' CPUs, the feeders' too */
+	bool busy_lcores, exceed; /* lcores busy-poll; more threads than CPUs */
+	uint64_t retries, no_env; /* the feeders' refusals and empty pools */
+	struct fd_rx r;           /* the receiver's state at the end */
+	struct lca_actor_stats st;
+	double ms, rate;
+	bool exact;
+};
 
-	memset(&fd, 0, sizeof(fd));
-	fd.c = c;
-	fd.expected = (uint64_t)n * c->per_feeder;
-	exceed = n + 2 > n_cpus;
-	snprintf(name, sizeof(name), "feeders %u", n);
-	ret = lc_runtime_up(c, 0);
-	if (ret < 0)
-		return ret;
-	ret = lc_spawn(rx_handler, sizeof(struct fd_rx), NULL, NULL, c->lcore[1], 1024,
-		       "feeders' receiver", &fd.rx);
-	if (ret == 0)
-		ret = lca_lcore_hook_add(c->lcore[0], &hook);
-	hook_added = ret == 0;
+/* The feeder threads, on the lcores' CPUs. */
+static int
+start_feeders(struct feeder *f, unsigned int n, const cpu_set_t *cpus)
+{
+	pthread_attr_t attr;
+	int ret = 0;
+
 	pthread_attr_init(&attr);
-	pthread_attr_setaffinity_np(&attr, sizeof(cpus), &cpus);
+	pthread_attr_setaffinity_np(&attr, sizeof(*cpus), cpus);
 	for (unsigned int i = 0; i < n && ret == 0; i++) {
 		f[i] = (struct feeder){ .index = i };
 		ret = -pthread_create(&f[i].th, &attr, feeder_main, &f[i]);
@@ -204,32 +194,141 @@ scenario(const struct lc_conf *c, unsigned int n, struct lc_outcome *o)
 			fprintf(stderr, APP ": cannot start feeder %u: %s\n", i, strerror(-ret));
 	}
 	pthread_attr_destroy(&attr);
-	if (ret == 0) {
-		printf("\n%s: %u thread%s without an lcore id x %" PRIu64 " messages to one "
-		       "affinity actor on lcore %u (its inbox)\n", name, n, n == 1 ? "" : "s",
-		       c->per_feeder, c->lcore[1]);
-		printf("  %u feeder thread%s + 2 lcore threads (%s) on %u CPU%s: %s\n", n,
-		       n == 1 ? "" : "s", busy_lcores ? "busy-polling" : "sleeping when idle",
-		       n_cpus, n_cpus == 1 ? "" : "s",
-		       exceed ? "threads exceed CPUs (forced preemption)" : "no more threads than CPUs");
-		lc_series_begin(&series, name);
-		run_ret = lca_runtime_run(0);
-		lc_series_end(&series, o);
-	}
+	return ret;
+}
+
+static int
+fd_measure(const struct lc_conf *c, const struct fd_run *run, struct lca_series *series,
+	   struct lc_outcome *o)
+{
+	int run_ret;
+
+	printf("\n%s: %u thread%s without an lcore id x %" PRIu64 " messages to one "
+	       "affinity actor on lcore %u (its inbox)\n", run->name, run->n,
+	       run->n == 1 ? "" : "s", c->per_feeder, c->lcore[1]);
+	printf("  %u feeder thread%s + 2 lcore threads (%s) on %u CPU%s: %s\n", run->n,
+	       run->n == 1 ? "" : "s", run->busy_lcores ? "busy-polling" : "sleeping when idle",
+	       run->n_cpus, run->n_cpus == 1 ? "" : "s",
+	       run->exceed ? "threads exceed CPUs (forced preemption)" :
+			     "no more threads than CPUs");
+	lc_series_begin(series, run->name);
+	run_ret = lca_runtime_run(0);
+	lc_series_end(series, o);
+	return run_ret;
+}
+
+/* Stop and join the feeders; @return how many did not return. */
+static unsigned int
+join_feeders(struct feeder *f, struct fd_run *run)
+{
+	unsigned int stuck = 0;
+
 	__atomic_store_n(&fd.quit, 1, __ATOMIC_RELEASE);
-	for (unsigned int i = 0; i < n; i++) {
+	for (unsigned int i = 0; i < run->n; i++) {
 		if (!f[i].started)
 			continue;
 		if (!join(&f[i])) {
 			fprintf(stderr, APP ": %s: feeder %u did not return 2 s after the run: stuck in "
-					"a send after %" PRIu64 " messages\n", name, i, f[i].sent);
+					"a send after %" PRIu64 " messages\n", run->name, i, f[i].sent);
 			stuck++;
 			continue;
 		}
 		f[i].started = false;
-		retries += f[i].retries;
-		no_env += f[i].no_envelope;
+		run->retries += f[i].retries;
+		run->no_env += f[i].no_envelope;
 	}
+	return stuck;
+}
+
+/* Every message once and in order, each feeder's; the rate. */
+static void
+fd_count(const struct lc_conf *c, const struct feeder *f, int run_ret, struct fd_run *run)
+{
+	run->r = *(struct fd_rx *)lca_actor_state(fd.rx);
+	lca_actor_stats_get(fd.rx, &run->st);
+	run->exact = !fd.stalled && run_ret == 0 && fd.got == fd.expected &&
+		     run->r.out_of_order == 0 && run->st.handled == fd.expected;
+	for (unsigned int i = 0; i < run->n; i++)
+		run->exact &= run->r.next[i] == c->per_feeder && f[i].sent == c->per_feeder;
+	if (fd.t_end > fd.t_start && fd.got == fd.expected) {
+		run->ms = lc_cycles_to_ns(fd.t_end - fd.t_start, rte_get_tsc_hz()) / 1e6;
+		run->rate = (double)fd.got / run->ms * 1e3;
+	}
+}
+
+static void
+fd_print(const struct lc_conf *c, const struct fd_run *run)
+{
+	if (fd.stalled) {
+		printf("  STALLED: no message arrived for %u s; %" PRIu64 " of %" PRIu64 " in\n",
+		       c->stall_s, fd.got, fd.expected);
+	} else {
+		lc_print_window("the run, first message to last", run->ms / 1e3);
+		printf("  %" PRIu64 " messages in %.1f ms: %.0f msg/s (%.2f M msg/s); longest wait "
+		       "for progress %.1f ms (watchdog: %u s): no stall\n", fd.got, run->ms,
+		       run->rate, run->rate / 1e6,
+		       lc_cycles_to_ns(fd.max_gap, rte_get_tsc_hz()) / 1e6, c->stall_s);
+	}
+	printf("  received %" PRIu64 " = %u x %" PRIu64 ", each feeder's in order, none twice "
+	       "(%" PRIu64 " out of order); refused %" PRIu64 " (inbox full, sent again), "
+	       "no envelope %" PRIu64 ", receiver's rejected %" PRIu64 ": %s\n",
+	       fd.got, run->n, c->per_feeder, run->r.out_of_order, run->retries, run->no_env,
+	       run->st.rejected, run->exact ? "exact" : "NOT exact");
+}
+
+static json_t *
+fd_json(const struct lc_conf *c, const struct fd_run *run, struct lca_series *series)
+{
+	json_t *j = json_pack(
+		"{s:s, s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:f, s:b, s:f, s:i, s:b, s:b, "
+		"s:I, s:I, s:I, s:I, s:b, s:o}",
+		"name", run->name, "bench", "feeders", "feeders", (int)run->n, "per_feeder",
+		(json_int_t)c->per_feeder, "expected", (json_int_t)fd.expected, "received",
+		(json_int_t)fd.got, "elapsed_ms", run->ms, "window_s", run->ms / 1e3, "msg_per_s",
+		run->rate, "stalled", fd.stalled, "longest_gap_ms",
+		lc_cycles_to_ns(fd.max_gap, rte_get_tsc_hz()) / 1e6, "cpus", (int)run->n_cpus,
+		"threads_exceed_cpus", run->exceed, "busy_polling_lcores", run->busy_lcores,
+		"out_of_order", (json_int_t)run->r.out_of_order, "refused", (json_int_t)run->retries,
+		"no_envelope", (json_int_t)run->no_env, "rejected", (json_int_t)run->st.rejected,
+		"exact", run->exact, "frequency", lca_series_freq_json(series));
+
+	if (run->rate > 0)
+		json_object_set_new(j, "throughput",
+				    lca_result_measure_of(&run->rate, 1, 0.999, "msg/s"));
+	return j;
+}
+
+static int
+scenario(const struct lc_conf *c, unsigned int n, struct lc_outcome *o)
+{
+	static struct feeder f[LC_MAX_FEEDERS];
+	struct lca_lcore_hook hook = { .poll = watchdog };
+	struct lca_series series = { 0 };
+	struct fd_run run = { .n = n, .busy_lcores = c->idle != LCA_IDLE_SLEEP };
+	cpu_set_t cpus;
+	unsigned int stuck;
+	bool hook_added;
+	int ret, run_ret = 0;
+
+	memset(&fd, 0, sizeof(fd));
+	fd.c = c;
+	fd.expected = (uint64_t)n * c->per_feeder;
+	run.n_cpus = lcore_cpus(c, &cpus);
+	run.exceed = n + 2 > run.n_cpus;
+	snprintf(run.name, sizeof(run.name), "feeders %u", n);
+	ret = lc_runtime_up(c, 0);
+	if (ret < 0)
+		return ret;
+	ret = lc_spawn(rx_handler, sizeof(struct fd_rx), NULL, NULL, c->lcore[1], 1024,
+		       "feeders' receiver", &fd.rx);
+	if (ret == 0)
+		ret = lca_lcore_hook_add(c->lcore[0], &hook);
+	hook_added = ret == 0;
+	if (ret == 0)
+		ret = start_feeders(f, n, &cpus);
+	if (ret == 0)
+		run_ret = fd_measure(c, &run, &series, o);
+	stuck = join_feeders(f, &run);
 	if (hook_added)
 		lca_lcore_hook_remove(c->lcore[0], &hook);
 	if (ret < 0 || lc_interrupted(run_ret) || stuck > 0) {
@@ -239,50 +338,10 @@ scenario(const struct lc_conf *c, unsigned int n, struct lc_outcome *o)
 		lca_series_release(&series);
 		return ret < 0 ? ret : stuck > 0 ? -EDEADLK : run_ret;
 	}
-	r = *(struct fd_rx *)lca_actor_state(fd.rx);
-	lca_actor_stats_get(fd.rx, &st);
-	exact = !fd.stalled && run_ret == 0 && fd.got == fd.expected && r.out_of_order == 0 &&
-		st.handled == fd.expected;
-	for (unsigned int i = 0; i < n; i++)
-		exact &= r.next[i] == c->per_feeder && f[i].sent == c->per_feeder;
-	if (fd.t_end > fd.t_start && fd.got == fd.expected) {
-		ms = lc_cycles_to_ns(fd.t_end - fd.t_start, rte_get_tsc_hz()) / 1e6;
-		rate = (double)fd.got / ms * 1e3;
-	}
-	if (!fd.stalled)
-		lc_print_window("the run, first message to last", ms / 1e3);
-	if (fd.stalled)
-		printf("  STALLED: no message arrived for %u s; %" PRIu64 " of %" PRIu64 " in\n",
-		       c->stall_s, fd.got, fd.expected);
-	else
-		printf("  %" PRIu64 " messages in %.1f ms: %.0f msg/s (%.2f M msg/s); longest wait "
-		       "for progress %.1f ms (watchdog: %u s): no stall\n", fd.got, ms, rate,
-		       rate / 1e6, lc_cycles_to_ns(fd.max_gap, rte_get_tsc_hz()) / 1e6, c->stall_s);
-	printf("  received %" PRIu64 " = %u x %" PRIu64 ", each feeder's in order, none twice "
-	       "(%" PRIu64 " out of order); refused %" PRIu64 " (inbox full, sent again), "
-	       "no envelope %" PRIu64 ", receiver's rejected %" PRIu64 ": %s\n",
-	       fd.got, n, c->per_feeder, r.out_of_order, retries, no_env, st.rejected,
-	       exact ? "exact" : "NOT exact");
-	{
-		json_t *j = json_pack(
-			"{s:s, s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:f, s:b, s:f, s:i, s:b, s:b, "
-			"s:I, s:I, s:I, s:I, s:b, s:o}",
-			"name", name, "bench", "feeders", "feeders", (int)n, "per_feeder",
-			(json_int_t)c->per_feeder, "expected", (json_int_t)fd.expected, "received",
-			(json_int_t)fd.got, "elapsed_ms", ms, "window_s", ms / 1e3, "msg_per_s", rate, "stalled",
-			fd.stalled, "longest_gap_ms",
-			lc_cycles_to_ns(fd.max_gap, rte_get_tsc_hz()) / 1e6, "cpus", (int)n_cpus,
-			"threads_exceed_cpus", exceed, "busy_polling_lcores", busy_lcores,
-			"out_of_order", (json_int_t)r.out_of_order, "refused", (json_int_t)retries,
-			"no_envelope", (json_int_t)no_env, "rejected", (json_int_t)st.rejected,
-			"exact", exact, "frequency", lca_series_freq_json(&series));
-
-		if (rate > 0)
-			json_object_set_new(j, "throughput", lca_result_measure_of(&rate, 1, 0.999,
-										    "msg/s"));
-		json_array_append_new(o->results, j);
-	}
-	o->exact &= exact;
+	fd_count(c, f, run_ret, &run);
+	fd_print(c, &run);
+	json_array_append_new(o->results, fd_json(c, &run, &series));
+	o->exact &= run.exact;
 	lca_series_release(&series);
 	lca_runtime_cleanup();
 	return fd.stalled ? -ETIMEDOUT : run_ret;

@@ -160,10 +160,179 @@ producer(lca_actor_id_t self, void *state, struct lca_msg *m)
 		rs.stalled_go++;
 }
 
+/* What a restart run counted, read after it. */
+struct rs_figures {
+	const char *name;
+	unsigned int backoff;
+	struct lca_actor_stats wst;
+	struct rs_producer pst;
+	uint64_t injected, expect_ok;
+	double window_s;
+	bool exact;
+};
+
+/* The supervisor and the producer on lcore 0, the worker under @p sup on
+ * lcore 1, the load on both, and the producer's first GO. */
+static int
+rs_start(const struct lc_conf *c, struct lca_supervision *sup, lca_actor_id_t *prod)
+{
+	struct lca_actor_spec ws = {
+		.handler = worker, .state_size = sizeof(struct rs_worker), .state_init = worker_init,
+		.lcore = c->lcore[1], .name = "worker", .supervision = sup,
+	};
+	struct lca_msg *go;
+	int ret = lc_spawn(supervisor, 0, NULL, NULL, c->lcore[0], 1024, "supervisor",
+			   &rs.supervisor);
+
+	sup->supervisor = rs.supervisor;
+	if (ret == 0) {
+		ret = lca_actor_spawn(&ws, &rs.worker);
+		if (ret < 0)
+			fprintf(stderr, APP ": cannot spawn the worker: %s\n", strerror(-ret));
+	}
+	if (ret == 0)
+		ret = lc_spawn(producer, sizeof(struct rs_producer), NULL, NULL, c->lcore[0], 1024,
+			       "producer", prod);
+	if (ret == 0)
+		ret = lc_load_start(c, NULL);
+	if (ret == 0)
+		ret = lca_msg_alloc(&go);
+	if (ret == 0) {
+		go->type = RS_GO;
+		go->len = 0;
+		ret = lca_send(*prod, go);
+		if (ret < 0)
+			lca_msg_free(go);
+	}
+	return ret;
+}
+
+/* The stream under the frequency monitor, with a generous time limit. */
+static int
+rs_run(const struct lc_conf *c, struct rs_figures *f, struct lca_series *series,
+       struct lc_outcome *o)
+{
+	/* ~1 us a message under load, and the pauses. */
+	unsigned int limit = (unsigned int)RTE_MIN(30000 + rs.messages / 10 +
+		(f->backoff ? rs.messages / c->fail_every * 2 : 0), 3600000ull);
+	uint64_t t0;
+	int run_ret;
+
+	printf("\n%s: %" PRIu64 " messages, every %" PRIu64 "th fails\n", f->name, rs.messages,
+	       c->fail_every);
+	lc_series_begin(series, f->name);
+	t0 = rte_rdtsc();
+	run_ret = lca_runtime_run(limit);
+	f->window_s = (double)(rte_rdtsc() - t0) / (double)rte_get_tsc_hz();
+	lc_series_end(series, o);
+	if (run_ret == -ETIMEDOUT) {
+		fprintf(stderr, APP ": %s: not done after %u ms: %" PRIu64 " of %" PRIu64
+				" messages, %" PRIu64 " of %" PRIu64 " notices\n", f->name, limit,
+			rs.next_expected, rs.messages, rs.notices, rs.injected);
+		printf("  not done: the actors at the time limit:\n");
+		lca_report_actors(stdout);
+	}
+	return run_ret;
+}
+
+/* Every count the run must have exactly. */
+static void
+rs_count(const struct lc_conf *c, lca_actor_id_t prod, int run_ret, struct rs_figures *f)
+{
+	lca_actor_stats_get(rs.worker, &f->wst);
+	f->pst = *(struct rs_producer *)lca_actor_state(prod);
+	f->injected = rs.injected;
+	f->expect_ok = rs.messages - rs.messages / c->fail_every;
+	f->exact = run_ret == 0 && f->injected == rs.messages / c->fail_every &&
+		   f->wst.failed_msgs == f->injected && f->wst.failures == f->injected &&
+		   f->wst.restarts == f->injected && rs.notices == f->injected &&
+		   rs.bad_notices == 0 && rs.handled_ok == f->expect_ok && rs.out_of_order == 0 &&
+		   rs.inits == f->injected + 1 && rs.stalled_go == 0 &&
+		   f->wst.handled == rs.messages;
+}
+
+static void
+rs_print_counts(const struct lc_conf *c, const struct rs_figures *f)
+{
+	lc_hdr_print("restart latency:", &rs.lat);
+	lc_hdr_export(c, f->backoff ? "restart-backoff" : "restart", &rs.lat);
+	lc_print_window("the stream, first message to last notice,", f->window_s);
+	printf("  (from the lca_actor_fail() call to the first message the re-initialised state "
+	       "handles%s; a failure on the last message has none)\n",
+	       f->backoff ? ", the pause included" : "");
+	printf("  injected failures %" PRIu64 ": failed_msgs %" PRIu64 ", failures %" PRIu64
+	       ", restarts %" PRIu64 ", state_init runs %" PRIu64 " (1 + restarts), "
+	       "LCA_TYPE_FAILED notices %" PRIu64 " (%" PRIu64 " wrong): %s\n",
+	       f->injected, f->wst.failed_msgs, f->wst.failures, f->wst.restarts, rs.inits,
+	       rs.notices, rs.bad_notices, f->exact ? "exact" : "NOT exact");
+	printf("  other messages: %" PRIu64 " of %" PRIu64 " handled once, in order "
+	       "(%" PRIu64 " out of order); handled %" PRIu64 " = sent %" PRIu64 "; "
+	       "producer refused %" PRIu64 " times (mailbox full, retried): %s\n",
+	       rs.handled_ok, f->expect_ok, rs.out_of_order, f->wst.handled, f->pst.next,
+	       f->pst.refused,
+	       rs.handled_ok == f->expect_ok && rs.out_of_order == 0 ? "nothing lost" : "LOST");
+}
+
+/* The first failures' pauses and latencies into @p pauses and @p lats;
+ * with a backoff, printed, and whether the pause doubled as it should. */
+static bool
+rs_pauses(const struct rs_figures *f, json_t *pauses, json_t *lats)
+{
+	uint64_t kept = RTE_MIN(f->injected, (uint64_t)RS_KEEP);
+	bool doubling = true;
+
+	for (uint64_t i = 0; i < kept; i++) {
+		uint64_t shift = RTE_MIN(i, 20ull);
+		uint32_t want = f->backoff ? (uint32_t)RTE_MIN(100ull << shift, 1000ull) : 0;
+
+		doubling &= rs.pause_us[i] == want;
+		json_array_append_new(pauses, json_integer(rs.pause_us[i]));
+		json_array_append_new(lats, rs.lat_us[i] > 0 ? json_real(rs.lat_us[i]) : json_null());
+	}
+	if (!f->backoff)
+		return true;
+	printf("  pauses in the notices (us%s):",
+	       f->injected > RS_KEEP ? ", the first " RTE_STR(RS_KEEP) : "");
+	for (uint64_t i = 0; i < kept; i++)
+		printf(" %u", rs.pause_us[i]);
+	printf("\n  restart latency each (us%s):",
+	       f->injected > RS_KEEP ? ", the first " RTE_STR(RS_KEEP) : "");
+	for (uint64_t i = 0; i < kept; i++)
+		if (rs.lat_us[i] > 0)
+			printf(" %.0f", rs.lat_us[i]);
+		else
+			printf(" -");
+	printf("\n  the pause doubles from 100 us up to 1000 us: %s\n", doubling ? "yes" : "NO");
+	return doubling;
+}
+
+static json_t *
+rs_json(const struct lc_conf *c, const struct rs_figures *f, json_t *pauses, json_t *lats,
+	struct lca_series *series)
+{
+	return json_pack(
+		"{s:s, s:s, s:b, s:I, s:I, s:f, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+		"s:I}, s:o, s:o, s:b, s:o}",
+		"name", f->name, "bench", "restart", "backoff", f->backoff, "messages",
+		(json_int_t)rs.messages, "fail_every", (json_int_t)c->fail_every, "window_s",
+		f->window_s, "restart_latency", lc_hdr_json(&rs.lat),
+		"counts", "injected", (json_int_t)f->injected, "failed_msgs",
+		(json_int_t)f->wst.failed_msgs, "failures", (json_int_t)f->wst.failures, "restarts",
+		(json_int_t)f->wst.restarts, "state_inits", (json_int_t)rs.inits, "notices",
+		(json_int_t)rs.notices, "bad_notices", (json_int_t)rs.bad_notices, "handled_ok",
+		(json_int_t)rs.handled_ok, "expected_ok", (json_int_t)f->expect_ok, "out_of_order",
+		(json_int_t)rs.out_of_order, "producer_refused", (json_int_t)f->pst.refused,
+		"pauses_us", pauses, "latency_us_each", lats, "exact", f->exact, "frequency",
+		lca_series_freq_json(series));
+}
+
 static int
 scenario(const struct lc_conf *c, unsigned int backoff, struct lc_outcome *o)
 {
-	const char *name = backoff ? "restart, backoff 100..1000 us" : "restart, no backoff";
+	struct rs_figures f = {
+		.name = backoff ? "restart, backoff 100..1000 us" : "restart, no backoff",
+		.backoff = backoff,
+	};
 	struct lca_supervision sup = {
 		.strategy = LCA_SUPERVISE_RESTART,
 		.max_restarts = 1000000,
@@ -171,20 +340,9 @@ scenario(const struct lc_conf *c, unsigned int backoff, struct lc_outcome *o)
 		.backoff_min_us = backoff ? 100 : 0,
 		.backoff_max_us = backoff ? 1000 : 0,
 	};
-	struct lca_actor_spec ws = {
-		.handler = worker, .state_size = sizeof(struct rs_worker), .state_init = worker_init,
-		.lcore = c->lcore[1], .name = "worker", .supervision = &sup,
-	};
 	struct lca_series series = { 0 };
-	struct lca_actor_stats wst;
-	struct rs_producer pst;
+	json_t *pauses, *lats;
 	lca_actor_id_t prod;
-	struct lca_msg *go;
-	uint64_t injected, expect_ok;
-	unsigned int limit;
-	double window_s;
-	bool exact, doubling = true;
-	json_t *pauses = json_array(), *lats = json_array();
 	int ret, run_ret;
 
 	memset(&rs, 0, sizeof(rs));
@@ -194,129 +352,26 @@ scenario(const struct lc_conf *c, unsigned int backoff, struct lc_outcome *o)
 	rs.messages = backoff ? (uint64_t)c->backoff_failures * c->fail_every + 1 : c->messages;
 	ret = lc_hdr_init(&rs.lat);
 	ret = ret ? ret : lc_runtime_up(c, 64);
-	if (ret < 0)
-		goto out_hdr;
-	ret = lc_spawn(supervisor, 0, NULL, NULL, c->lcore[0], 1024, "supervisor",
-		       &rs.supervisor);
-	sup.supervisor = rs.supervisor;
-	if (ret == 0) {
-		ret = lca_actor_spawn(&ws, &rs.worker);
-		if (ret < 0)
-			fprintf(stderr, APP ": cannot spawn the worker: %s\n", strerror(-ret));
+	if (ret < 0) {
+		lca_hdr_free(&rs.lat);
+		return ret;
 	}
-	if (ret == 0)
-		ret = lc_spawn(producer, sizeof(struct rs_producer), NULL, NULL, c->lcore[0], 1024,
-			       "producer", &prod);
-	if (ret == 0)
-		ret = lc_load_start(c, NULL);
-	if (ret == 0)
-		ret = lca_msg_alloc(&go);
-	if (ret == 0) {
-		go->type = RS_GO;
-		go->len = 0;
-		ret = lca_send(prod, go);
-		if (ret < 0)
-			lca_msg_free(go);
-	}
-	if (ret < 0)
-		goto out;
-
-	printf("\n%s: %" PRIu64 " messages, every %" PRIu64 "th fails\n", name, rs.messages,
-	       c->fail_every);
-	lc_series_begin(&series, name);
-	/* ~1 us a message under load, and the pauses: a generous limit. */
-	limit = (unsigned int)RTE_MIN(30000 + rs.messages / 10 +
-				      (backoff ? rs.messages / c->fail_every * 2 : 0), 3600000ull);
-	window_s = (double)rte_rdtsc();
-	run_ret = lca_runtime_run(limit);
-	window_s = ((double)rte_rdtsc() - window_s) / (double)rte_get_tsc_hz();
-	lc_series_end(&series, o);
-	if (lc_interrupted(run_ret)) {
+	ret = rs_start(c, &sup, &prod);
+	run_ret = ret == 0 ? rs_run(c, &f, &series, o) : 0;
+	if (ret == 0 && lc_interrupted(run_ret)) {
 		ret = run_ret;
-		goto out_series;
+	} else if (ret == 0) {
+		rs_count(c, prod, run_ret, &f);
+		rs_print_counts(c, &f);
+		pauses = json_array();
+		lats = json_array();
+		f.exact &= rs_pauses(&f, pauses, lats);
+		json_array_append_new(o->results, rs_json(c, &f, pauses, lats, &series));
+		o->exact &= f.exact;
+		ret = run_ret < 0 ? run_ret : 0;
 	}
-	if (run_ret == -ETIMEDOUT)
-		fprintf(stderr, APP ": %s: not done after %u ms: %" PRIu64 " of %" PRIu64
-				" messages, %" PRIu64 " of %" PRIu64 " notices\n", name, limit,
-			rs.next_expected, rs.messages, rs.notices, rs.injected);
-	if (run_ret == -ETIMEDOUT) {
-		printf("  not done: the actors at the time limit:\n");
-		lca_report_actors(stdout);
-	}
-	lca_actor_stats_get(rs.worker, &wst);
-	pst = *(struct rs_producer *)lca_actor_state(prod);
-	injected = rs.injected;
-	expect_ok = rs.messages - rs.messages / c->fail_every;
-	exact = run_ret == 0 && injected == rs.messages / c->fail_every &&
-		wst.failed_msgs == injected && wst.failures == injected &&
-		wst.restarts == injected && rs.notices == injected && rs.bad_notices == 0 &&
-		rs.handled_ok == expect_ok && rs.out_of_order == 0 && rs.inits == injected + 1 &&
-		rs.stalled_go == 0 && wst.handled == rs.messages;
-
-	lc_hdr_print("restart latency:", &rs.lat);
-	lc_print_window("the stream, first message to last notice,", window_s);
-	printf("  (from the lca_actor_fail() call to the first message the re-initialised state "
-	       "handles%s; a failure on the last message has none)\n",
-	       backoff ? ", the pause included" : "");
-	printf("  injected failures %" PRIu64 ": failed_msgs %" PRIu64 ", failures %" PRIu64
-	       ", restarts %" PRIu64 ", state_init runs %" PRIu64 " (1 + restarts), "
-	       "LCA_TYPE_FAILED notices %" PRIu64 " (%" PRIu64 " wrong): %s\n",
-	       injected, wst.failed_msgs, wst.failures, wst.restarts, rs.inits, rs.notices,
-	       rs.bad_notices, exact ? "exact" : "NOT exact");
-	printf("  other messages: %" PRIu64 " of %" PRIu64 " handled once, in order "
-	       "(%" PRIu64 " out of order); handled %" PRIu64 " = sent %" PRIu64 "; "
-	       "producer refused %" PRIu64 " times (mailbox full, retried): %s\n",
-	       rs.handled_ok, expect_ok, rs.out_of_order, wst.handled, pst.next, pst.refused,
-	       rs.handled_ok == expect_ok && rs.out_of_order == 0 ? "nothing lost" : "LOST");
-	for (uint64_t i = 0; i < RTE_MIN(injected, (uint64_t)RS_KEEP); i++) {
-		uint64_t shift = RTE_MIN(i, 20ull);
-		uint32_t want = backoff ? (uint32_t)RTE_MIN(100ull << shift, 1000ull) : 0;
-
-		doubling &= rs.pause_us[i] == want;
-		json_array_append_new(pauses, json_integer(rs.pause_us[i]));
-		json_array_append_new(lats, rs.lat_us[i] > 0 ? json_real(rs.lat_us[i]) : json_null());
-	}
-	if (backoff) {
-		printf("  pauses in the notices (us%s):",
-		       injected > RS_KEEP ? ", the first " RTE_STR(RS_KEEP) : "");
-		for (uint64_t i = 0; i < RTE_MIN(injected, (uint64_t)RS_KEEP); i++)
-			printf(" %u", rs.pause_us[i]);
-		printf("\n  restart latency each (us%s):",
-		       injected > RS_KEEP ? ", the first " RTE_STR(RS_KEEP) : "");
-		for (uint64_t i = 0; i < RTE_MIN(injected, (uint64_t)RS_KEEP); i++)
-			if (rs.lat_us[i] > 0)
-				printf(" %.0f", rs.lat_us[i]);
-			else
-				printf(" -");
-		printf("\n  the pause doubles from 100 us up to 1000 us: %s\n",
-		       doubling ? "yes" : "NO");
-		exact &= doubling;
-	}
-	json_array_append_new(o->results, json_pack(
-		"{s:s, s:s, s:b, s:I, s:I, s:f, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-		"s:I}, s:o, s:o, s:b, s:o}",
-		"name", name, "bench", "restart", "backoff", backoff, "messages",
-		(json_int_t)rs.messages, "fail_every", (json_int_t)c->fail_every, "window_s",
-		window_s, "restart_latency", lc_hdr_json(&rs.lat),
-		"counts", "injected", (json_int_t)injected, "failed_msgs",
-		(json_int_t)wst.failed_msgs, "failures", (json_int_t)wst.failures, "restarts",
-		(json_int_t)wst.restarts, "state_inits", (json_int_t)rs.inits, "notices",
-		(json_int_t)rs.notices, "bad_notices", (json_int_t)rs.bad_notices, "handled_ok",
-		(json_int_t)rs.handled_ok, "expected_ok", (json_int_t)expect_ok, "out_of_order",
-		(json_int_t)rs.out_of_order, "producer_refused", (json_int_t)pst.refused,
-		"pauses_us", pauses, "latency_us_each", lats, "exact", exact, "frequency",
-		lca_series_freq_json(&series)));
-	pauses = lats = NULL;
-	o->exact &= exact;
-	if (run_ret < 0)
-		ret = run_ret;
-out_series:
 	lca_series_release(&series);
-out:
 	lca_runtime_cleanup();
-out_hdr:
-	json_decref(pauses);
-	json_decref(lats);
 	lca_hdr_free(&rs.lat);
 	return ret;
 }

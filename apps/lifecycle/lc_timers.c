@@ -231,16 +231,165 @@ struct tm_figure {
 	double window_s; /* the run, start to stop */
 };
 
+/* What a timers run counted, read after it. */
+struct tm_counts {
+	const char *name;
+	bool loaded;
+	struct lca_actor_stats as[3];
+	struct lca_timer_stats ts;
+	uint64_t armed, arm_errors, ticks;
+	bool exact;
+};
+
+/* The two one-shot receivers and the tick receiver, the load (@p loaded),
+ * and their start. */
+static int
+tm_start(const struct lc_conf *c, bool loaded)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < 2 && ret == 0; i++)
+		ret = lc_spawn(rx_handler, sizeof(struct tm_rx), rx_init, (void *)(uintptr_t)i,
+			       c->lcore[i], 1024, i ? "timer rx1" : "timer rx0", &tm.rx[i]);
+	if (ret == 0)
+		ret = lc_spawn(rx_handler, sizeof(struct tm_rx), rx_init, (void *)(uintptr_t)2,
+			       c->lcore[1], 1024, "tick rx", &tm.tick_rx);
+	if (ret == 0 && loaded)
+		ret = lc_load_start(c, tm.rx);
+	if (ret == 0 && loaded)
+		ret = lc_load_seed(tm.tick_rx, tm.tick_rx, LC_LOAD_LOCAL);
+	for (unsigned int i = 0; i < 2 && ret == 0; i++)
+		ret = send_start(tm.rx[i]);
+	return ret;
+}
+
+static int
+tm_run(const struct lc_conf *c, const char *name, struct lca_series *series,
+       struct lc_outcome *o, struct tm_figure *fig)
+{
+	uint64_t t0;
+	int run_ret;
+
+	printf("\n%s\n", name);
+	lc_series_begin(series, name);
+	t0 = rte_rdtsc();
+	run_ret = lca_runtime_run(limit_ms(c));
+	fig->window_s = (double)(rte_rdtsc() - t0) / (double)rte_get_tsc_hz();
+	lc_series_end(series, o);
+	if (run_ret == -ETIMEDOUT) {
+		fprintf(stderr, APP ": %s: not done after %u ms: %" PRIu64 " of %" PRIu64
+				" one-shots in, ticks fenced: %s\n", name, limit_ms(c),
+			tm.got_once, tm.expected_once, tm.fenced ? "yes" : "no");
+		printf("  not done: the actors at the time limit (load lost %" PRIu64 "):\n",
+		       lc_load_lost());
+		lca_report_actors(stdout);
+	}
+	return run_ret;
+}
+
+/* Every count, and whether the runtime's timer counters match them. */
+static void
+tm_count(const struct lc_conf *c, int run_ret, struct tm_counts *k)
+{
+	struct tm_rx st;
+
+	for (unsigned int i = 0; i < 2; i++) {
+		st = *(struct tm_rx *)lca_actor_state(tm.rx[i]);
+		lca_actor_stats_get(tm.rx[i], &k->as[i]);
+		k->armed += st.armed - st.arm_errors;
+		k->arm_errors += st.arm_errors;
+	}
+	st = *(struct tm_rx *)lca_actor_state(tm.tick_rx);
+	lca_actor_stats_get(tm.tick_rx, &k->as[2]);
+	k->ticks = st.ticks;
+	lca_timer_stats_get(&k->ts);
+	k->exact = run_ret == 0 && tm.periodic_err == 0 && tm.cancel_err == 0 &&
+		   k->arm_errors == 0 && tm.got_once == k->armed && tm.duplicates == 0 &&
+		   !tm.fence_err && k->ts.armed == k->armed + 1 + tm.fence_timer &&
+		   k->ts.fired == tm.got_once + tm.fence_timer && k->ts.ticks == k->ticks &&
+		   k->ts.dropped == 0 && k->ts.cancelled == 1 && k->ts.active == 0 &&
+		   k->ticks >= c->ticks;
+}
+
+static void
+tm_print(const struct lc_conf *c, const struct tm_counts *k, const struct tm_figure *fig)
+{
+	const struct lca_timer_stats *ts = &k->ts;
+
+	lc_hdr_print("one-shot lateness:", &tm.once[0]);
+	lc_hdr_print("periodic lateness:", &tm.tick);
+	lc_hdr_export(c, k->loaded ? "timers-loaded-one-shot" : "timers-idle-one-shot", &tm.once[0]);
+	lc_hdr_export(c, k->loaded ? "timers-loaded-periodic" : "timers-idle-periodic", &tm.tick);
+	lc_print_window("the scenario, start to stop,", fig->window_s);
+	printf("  idle policy %s%s; receivers' mailboxes: high-water %u, %u and %u (ticks) "
+	       "messages%s\n", lca_idle_policy_name(c->idle),
+	       c->idle == LCA_IDLE_SLEEP ? " (sleeps)" : "", k->as[0].mailbox_hwm,
+	       k->as[1].mailbox_hwm, k->as[2].mailbox_hwm,
+	       k->loaded ? " (the load's backlog: timers came by the control lane)" : "");
+	printf("  one-shot: armed %" PRIu64 " = fired %" PRIu64 " + dropped %" PRIu64
+	       " + cancelled 0 + still armed %u (arm errors %" PRIu64 "); each received once "
+	       "(by id): %" PRIu64 " twice\n",
+	       k->armed, tm.got_once, ts->dropped, ts->active, k->arm_errors, tm.duplicates);
+	printf("  periodic: 1 armed (%u us), %" PRIu64 " ticks fired, %" PRIu64 " missed, "
+	       "%s %u%s%s\n",
+	       c->period_us, k->ticks, ts->missed,
+	       k->ticks < c->ticks ? "not cancelled: short of tick" : "cancelled after tick",
+	       c->ticks, tm.cancel_err == 0 || k->ticks < c->ticks ? "" : " (the cancel failed)",
+	       ts->missed ? " (a tick's lateness counts from the k-th period at its k-th arrival: "
+			    "after a miss, a period too much)" : "");
+	printf("  runtime timer counters: armed %" PRIu64 " = %" PRIu64 " one-shot + 1 periodic%s; "
+	       "fired %" PRIu64 " = %" PRIu64 " received%s; ticks %" PRIu64 " = %" PRIu64
+	       " received; retried %" PRIu64
+	       ", missed %" PRIu64 ", dropped %" PRIu64 ", cancelled %" PRIu64 ", active %u: %s\n",
+	       ts->armed, k->armed, tm.fence_timer ? " + 1 fence" : "", ts->fired, tm.got_once,
+	       tm.fence_timer ? " + 1 fence" : "", ts->ticks, k->ticks, ts->retried, ts->missed,
+	       ts->dropped, ts->cancelled, ts->active, k->exact ? "exact" : "NOT exact");
+	if (tm.fence_err)
+		printf("  (no fence after the cancel: no envelope or no timer; ticks may have been "
+		       "left in the lane)\n");
+}
+
+static json_t *
+tm_json(const struct lc_conf *c, const struct tm_counts *k, struct lca_series *series)
+{
+	const struct lca_timer_stats *ts = &k->ts;
+
+	return json_pack(
+		"{s:s, s:s, s:b, s:s, s:I, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, "
+		"s:{s:I, s:I, s:I, s:I, s:I}, s:[i, i, i], s:b, s:o}",
+		"name", k->name, "bench", "timers", "loaded", k->loaded, "idle",
+		lca_idle_policy_name(c->idle), "sleep_us", (json_int_t)c->sleep_us,
+		"one_shot_lateness", lc_hdr_json(&tm.once[0]),
+		"periodic_lateness", lc_hdr_json(&tm.tick),
+		"timer_stats", "armed", (json_int_t)ts->armed, "fired", (json_int_t)ts->fired,
+		"ticks", (json_int_t)ts->ticks, "cancelled", (json_int_t)ts->cancelled, "retried",
+		(json_int_t)ts->retried, "missed", (json_int_t)ts->missed, "dropped",
+		(json_int_t)ts->dropped, "active", (json_int_t)ts->active,
+		"counts", "one_shot_armed", (json_int_t)k->armed, "one_shot_received",
+		(json_int_t)tm.got_once, "one_shot_twice", (json_int_t)tm.duplicates,
+		"ticks_received", (json_int_t)k->ticks, "arm_errors", (json_int_t)k->arm_errors,
+		"mailbox_hwm", (int)k->as[0].mailbox_hwm, (int)k->as[1].mailbox_hwm,
+		(int)k->as[2].mailbox_hwm, "exact", k->exact,
+		"frequency", lca_series_freq_json(series));
+}
+
+static void
+tm_release(void)
+{
+	lca_hdr_free(&tm.once[0]);
+	lca_hdr_free(&tm.once[1]);
+	lca_hdr_free(&tm.tick);
+	free(tm.seen);
+}
+
 static int
 scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o, struct tm_figure *fig)
 {
-	const char *name = loaded ? "timers, lcores under load" : "timers, lcores idle";
-	struct tm_rx st[3];
-	struct lca_actor_stats as[3];
-	struct lca_timer_stats ts;
+	struct tm_counts k = {
+		.name = loaded ? "timers, lcores under load" : "timers, lcores idle",
+		.loaded = loaded,
+	};
 	struct lca_series series = { 0 };
-	uint64_t armed = 0, arm_errors = 0, ticks;
-	bool exact;
 	int ret, run_ret;
 
 	memset(&tm, 0, sizeof(tm));
@@ -259,120 +408,26 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o, struct tm_f
 	 * new timer armed on the other lcore before that: room for twice the
 	 * outstanding timers, so an arm never finds the table full. */
 	ret = ret ? ret : lc_runtime_up(c, 4 * c->inflight + 64);
-	if (ret < 0)
-		goto out_hdr;
-	for (unsigned int i = 0; i < 2 && ret == 0; i++)
-		ret = lc_spawn(rx_handler, sizeof(struct tm_rx), rx_init, (void *)(uintptr_t)i,
-			       c->lcore[i], 1024, i ? "timer rx1" : "timer rx0", &tm.rx[i]);
-	if (ret == 0)
-		ret = lc_spawn(rx_handler, sizeof(struct tm_rx), rx_init, (void *)(uintptr_t)2,
-			       c->lcore[1], 1024, "tick rx", &tm.tick_rx);
-	if (ret == 0 && loaded)
-		ret = lc_load_start(c, tm.rx);
-	if (ret == 0 && loaded)
-		ret = lc_load_seed(tm.tick_rx, tm.tick_rx, LC_LOAD_LOCAL);
-	for (unsigned int i = 0; i < 2 && ret == 0; i++)
-		ret = send_start(tm.rx[i]);
-	if (ret < 0)
-		goto out;
-
-	printf("\n%s\n", name);
-	lc_series_begin(&series, name);
-	fig->window_s = (double)rte_rdtsc();
-	run_ret = lca_runtime_run(limit_ms(c));
-	fig->window_s = ((double)rte_rdtsc() - fig->window_s) / (double)rte_get_tsc_hz();
-	lc_series_end(&series, o);
-	if (lc_interrupted(run_ret)) {
+	if (ret < 0) {
+		tm_release();
+		return ret;
+	}
+	ret = tm_start(c, loaded);
+	run_ret = ret == 0 ? tm_run(c, k.name, &series, o, fig) : 0;
+	if (ret == 0 && lc_interrupted(run_ret)) {
 		ret = run_ret;
-		goto out_series;
+	} else if (ret == 0) {
+		tm_count(c, run_ret, &k);
+		lca_hdr_add(&tm.once[0], &tm.once[1]);
+		fig->p50_us = (double)lca_hdr_value_at(&tm.once[0], 50) / 1000.0;
+		tm_print(c, &k, fig);
+		json_array_append_new(o->results, tm_json(c, &k, &series));
+		o->exact &= k.exact;
+		ret = run_ret < 0 ? run_ret : 0;
 	}
-	if (run_ret == -ETIMEDOUT)
-		fprintf(stderr, APP ": %s: not done after %u ms: %" PRIu64 " of %" PRIu64
-				" one-shots in, ticks fenced: %s\n", name, limit_ms(c),
-			tm.got_once, tm.expected_once, tm.fenced ? "yes" : "no");
-	if (run_ret == -ETIMEDOUT) {
-		printf("  not done: the actors at the time limit (load lost %" PRIu64 "):\n",
-		       lc_load_lost());
-		lca_report_actors(stdout);
-	}
-
-	for (unsigned int i = 0; i < 2; i++) {
-		st[i] = *(struct tm_rx *)lca_actor_state(tm.rx[i]);
-		lca_actor_stats_get(tm.rx[i], &as[i]);
-		armed += st[i].armed - st[i].arm_errors;
-		arm_errors += st[i].arm_errors;
-	}
-	st[2] = *(struct tm_rx *)lca_actor_state(tm.tick_rx);
-	lca_actor_stats_get(tm.tick_rx, &as[2]);
-	ticks = st[2].ticks;
-	lca_timer_stats_get(&ts);
-	exact = run_ret == 0 && tm.periodic_err == 0 && tm.cancel_err == 0 && arm_errors == 0 &&
-		tm.got_once == armed && tm.duplicates == 0 && !tm.fence_err &&
-		ts.armed == armed + 1 + tm.fence_timer &&
-		ts.fired == tm.got_once + tm.fence_timer && ts.ticks == ticks &&
-		ts.dropped == 0 && ts.cancelled == 1 && ts.active == 0 && ticks >= c->ticks;
-
-	lca_hdr_add(&tm.once[0], &tm.once[1]);
-	fig->p50_us = (double)lca_hdr_value_at(&tm.once[0], 50) / 1000.0;
-	lc_hdr_print("one-shot lateness:", &tm.once[0]);
-	lc_hdr_print("periodic lateness:", &tm.tick);
-	lc_print_window("the scenario, start to stop,", fig->window_s);
-	printf("  idle policy %s%s; receivers' mailboxes: high-water %u, %u and %u (ticks) "
-	       "messages%s\n", lca_idle_policy_name(c->idle),
-	       c->idle == LCA_IDLE_SLEEP ? " (sleeps)" : "", as[0].mailbox_hwm, as[1].mailbox_hwm,
-	       as[2].mailbox_hwm,
-	       loaded ? " (the load's backlog: timers came by the control lane)" : "");
-	printf("  one-shot: armed %" PRIu64 " = fired %" PRIu64 " + dropped %" PRIu64
-	       " + cancelled 0 + still armed %u (arm errors %" PRIu64 "); each received once "
-	       "(by id): %" PRIu64 " twice\n",
-	       armed, tm.got_once, ts.dropped, ts.active, arm_errors, tm.duplicates);
-	printf("  periodic: 1 armed (%u us), %" PRIu64 " ticks fired, %" PRIu64 " missed, "
-	       "%s %u%s%s\n",
-	       c->period_us, ticks, ts.missed,
-	       ticks < c->ticks ? "not cancelled: short of tick" : "cancelled after tick",
-	       c->ticks, tm.cancel_err == 0 || ticks < c->ticks ? "" : " (the cancel failed)",
-	       ts.missed ? " (a tick's lateness counts from the k-th period at its k-th arrival: "
-			   "after a miss, a period too much)" : "");
-	printf("  runtime timer counters: armed %" PRIu64 " = %" PRIu64 " one-shot + 1 periodic%s; "
-	       "fired %" PRIu64 " = %" PRIu64 " received%s; ticks %" PRIu64 " = %" PRIu64
-	       " received; retried %" PRIu64
-	       ", missed %" PRIu64 ", dropped %" PRIu64 ", cancelled %" PRIu64 ", active %u: %s\n",
-	       ts.armed, armed, tm.fence_timer ? " + 1 fence" : "", ts.fired, tm.got_once,
-	       tm.fence_timer ? " + 1 fence" : "", ts.ticks, ticks, ts.retried, ts.missed, ts.dropped,
-	       ts.cancelled, ts.active, exact ? "exact" : "NOT exact");
-	if (tm.fence_err)
-		printf("  (no fence after the cancel: no envelope or no timer; ticks may have been "
-		       "left in the lane)\n");
-
-	json_array_append_new(o->results, json_pack(
-		"{s:s, s:s, s:b, s:s, s:I, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, "
-		"s:{s:I, s:I, s:I, s:I, s:I}, s:[i, i, i], s:b, s:o}",
-		"name", name, "bench", "timers", "loaded", loaded, "idle",
-		lca_idle_policy_name(c->idle), "sleep_us", (json_int_t)c->sleep_us,
-		"one_shot_lateness", lc_hdr_json(&tm.once[0]),
-		"periodic_lateness", lc_hdr_json(&tm.tick),
-		"timer_stats", "armed", (json_int_t)ts.armed, "fired", (json_int_t)ts.fired,
-		"ticks", (json_int_t)ts.ticks, "cancelled", (json_int_t)ts.cancelled, "retried", (json_int_t)ts.retried,
-		"missed", (json_int_t)ts.missed, "dropped", (json_int_t)ts.dropped, "active",
-		(json_int_t)ts.active,
-		"counts", "one_shot_armed", (json_int_t)armed, "one_shot_received",
-		(json_int_t)tm.got_once, "one_shot_twice", (json_int_t)tm.duplicates, "ticks_received", (json_int_t)ticks, "arm_errors",
-		(json_int_t)arm_errors,
-		"mailbox_hwm", (int)as[0].mailbox_hwm, (int)as[1].mailbox_hwm,
-		(int)as[2].mailbox_hwm, "exact", exact,
-		"frequency", lca_series_freq_json(&series)));
-	o->exact &= exact;
-	if (run_ret < 0)
-		ret = run_ret;
-out_series:
 	lca_series_release(&series);
-out:
 	lca_runtime_cleanup();
-out_hdr:
-	lca_hdr_free(&tm.once[0]);
-	lca_hdr_free(&tm.once[1]);
-	lca_hdr_free(&tm.tick);
-	free(tm.seen);
+	tm_release();
 	return ret;
 }
 

@@ -54,6 +54,7 @@ struct lc_conf {
 	unsigned int window_ms;     /* what a calibrated count's run measures at least */
 	bool window_given;          /* --window-ms: calibrate given counts too */
 	const char *json_path;
+	const char *hgrm_path;      /* --hgrm: each histogram as an .hgrm file */
 	unsigned int lcore[2];      /* the two lcores used */
 };
 
@@ -95,6 +96,10 @@ int lc_hdr_init(struct lca_hdr *h);
 /* "p50 X  p99 X  p99.9 X  max X us (n N)" and its JSON. */
 void lc_hdr_print(const char *what, const struct lca_hdr *h);
 json_t *lc_hdr_json(const struct lca_hdr *h);
+/* With --hgrm: write @p h, in us, to the --hgrm path with ".NAME" in it. */
+void lc_hdr_export(const struct lc_conf *c, const char *name, const struct lca_hdr *h);
+/* How many .hgrm files could not be written. */
+unsigned int lc_hgrm_failures(void);
 static inline double
 lc_cycles_to_ns(uint64_t cycles, uint64_t hz)
 {

@@ -23,65 +23,23 @@
 #include "lca_verdict.h"
 #include "lifecycle.h"
 
+#define ABOUT \
+	"The runtime's lifecycle parts measured (issue 13), on the first two lcores:\n" \
+	"  timers:  one-shot timers (lca_send_after) kept outstanding on both lcores with\n" \
+	"           delays drawn in [--min-delay-us, --max-delay-us], half to the other\n" \
+	"           lcore, and one periodic timer (lca_send_every); their lateness\n" \
+	"           (p50, p99, p99.9, max) with the lcores under load (the receivers'\n" \
+	"           mailboxes backed up) and idle, and the timer counters, exact\n" \
+	"  restart: a worker with supervision restart fails on every K-th of a stream of\n" \
+	"           numbered messages, under load: the latency from lca_actor_fail() to\n" \
+	"           the first message its fresh state handles; failures, notices and\n" \
+	"           every other message counted exactly; then with a backoff\n" \
+	"           (100 us doubling up to 1000 us), the pauses as the notices give them\n" \
+	"  feeders: N threads without an lcore id send to one affinity actor (its lcore's\n" \
+	"           inbox), on the lcores' CPUs: msg/s, exact accounting, and a watchdog\n" \
+	"           that reports a stall instead of hanging\n"
+
 static const char *const bench_names[] = { "timers", "restart", "feeders" };
-
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL args] -- [options]\n"
-	       "The runtime's lifecycle parts measured (issue 13), on the first two lcores:\n"
-	       "  timers:  one-shot timers (lca_send_after) kept outstanding on both lcores with\n"
-	       "           delays drawn in [--min-delay-us, --max-delay-us], half to the other\n"
-	       "           lcore, and one periodic timer (lca_send_every); their lateness\n"
-	       "           (p50, p99, p99.9, max) with the lcores under load (the receivers'\n"
-	       "           mailboxes backed up) and idle, and the timer counters, exact\n"
-	       "  restart: a worker with supervision restart fails on every K-th of a stream of\n"
-	       "           numbered messages, under load: the latency from lca_actor_fail() to\n"
-	       "           the first message its fresh state handles; failures, notices and\n"
-	       "           every other message counted exactly; then with a backoff\n"
-	       "           (100 us doubling up to 1000 us), the pauses as the notices give them\n"
-	       "  feeders: N threads without an lcore id send to one affinity actor (its lcore's\n"
-	       "           inbox), on the lcores' CPUs: msg/s, exact accounting, and a watchdog\n"
-	       "           that reports a stall instead of hanging\n"
-	       "  --bench LIST        which, in order (default timers,restart,feeders)\n"
-	       "  --idle POLICY       the lcores' idle policy: spin (default), pause, sleep\n"
-	       "  --sleep-us N        with --idle sleep, each sleep (default 100, at most 100000)\n"
-	       "  --timers N          one-shot timers armed per lcore (default 5000)\n"
-	       "  --inflight N        one-shots outstanding per lcore (default 32, at most 1024)\n"
-	       "  --min-delay-us N    shortest one-shot delay (default 100)\n"
-	       "  --max-delay-us N    longest one-shot delay (default 10000)\n"
-	       "  --period-us N       the periodic timer's period (default 1000)\n"
-	       "  --ticks N           its ticks before it is cancelled (default 1000)\n"
-	       "  --messages N        restart: numbered messages, exactly (default 200000, and\n"
-	       "                      more while its run is under 200 ms: calibrated)\n"
-	       "  --fail-every K      restart: every K-th message fails (default 100; at most\n"
-	       "                      --messages)\n"
-	       "  --backoff-failures N  restart with backoff: failures injected (default 250: its\n"
-	       "                      pauses alone take 250 ms; at most 100000; its stream is\n"
-	       "                      N x K + 1 messages; the first 64 printed each)\n"
-	       "  --feeders LIST      feeder thread counts (default 1,2,4,8; each 1..%d)\n"
-	       "  --per-feeder N      messages each feeder sends, exactly (default 200000, and\n"
-	       "                      more while a run is under 200 ms: calibrated)\n"
-	       "  --stall-s N         feeders: seconds without progress that count as a stall\n"
-	       "                      (default 5)\n"
-	       "  --window-ms MS      a run of restart (no backoff) or feeders shorter than MS\n"
-	       "                      is not kept: it runs again with the count that takes\n"
-	       "                      1.25 x MS at its rate (default 200, for the default\n"
-	       "                      counts only; given, for given counts too)\n"
-	       "  --json FILE         write every figure as JSON (docs/json.md)\n"
-	       "  --topology          print the lcores' topology and exit\n"
-	       "  --help              this text\n"
-	       "Needs 2 lcores (-l 0-1). With --idle spin or pause the two lcores busy-poll\n"
-	       "their CPUs; the feeder threads share those CPUs with them.\n",
-	       prog, LC_MAX_FEEDERS);
-}
-
-static int
-bad_value(const char *opt, const char *value)
-{
-	fprintf(stderr, APP ": bad value '%s' for --%s\n", value, opt);
-	return -EINVAL;
-}
 
 static int
 parse_benches(struct lc_conf *c, char *text)
@@ -126,73 +84,85 @@ parse_feeders(struct lc_conf *c, char *text)
 	return 0;
 }
 
-struct uint_opt {
-	const char *name;
-	size_t off;
-	bool wide; /* uint64_t, else unsigned int */
-	uint64_t min, max;
-};
-
-#define UOPT(n, field, w, lo, hi) { n, offsetof(struct lc_conf, field), w, lo, hi }
-
-static const struct uint_opt uint_opts[] = {
-	UOPT("sleep-us", sleep_us, false, 1, LCA_IDLE_SLEEP_MAX_US),
-	UOPT("timers", timers, true, 1, 10000000),
-	UOPT("inflight", inflight, false, 1, 1024),
-	UOPT("min-delay-us", min_delay_us, false, 1, 10000000),
-	UOPT("max-delay-us", max_delay_us, false, 1, 10000000),
-	UOPT("period-us", period_us, false, 10, 10000000),
-	UOPT("ticks", ticks, false, 1, 10000000),
-	UOPT("messages", messages, true, 1, 1000000000000ull),
-	UOPT("fail-every", fail_every, true, 1, 1000000000000ull),
-	UOPT("backoff-failures", backoff_failures, false, 1, 100000),
-	UOPT("per-feeder", per_feeder, true, 1, 1000000000000ull),
-	UOPT("stall-s", stall_s, false, 1, 3600),
-	UOPT("window-ms", window_ms, false, 1, 3600000),
-};
+static int
+opt_benches(void *conf, const struct lca_opt *opt, char *val)
+{
+	(void)opt;
+	return parse_benches(conf, val);
+}
 
 static int
-parse_option(void *conf, const char *name, char *val)
+opt_feeders(void *conf, const struct lca_opt *opt, char *val)
 {
-	struct lc_conf *c = conf;
-	char copy[256];
-	uint64_t v;
-
-	snprintf(copy, sizeof(copy), "%s", val);
-	for (unsigned int i = 0; i < RTE_DIM(uint_opts); i++) {
-		const struct uint_opt *u = &uint_opts[i];
-
-		if (strcmp(name, u->name) != 0)
-			continue;
-		if (lca_cli_uint(val, u->min, u->max, &v) < 0)
-			return bad_value(name, val);
-		c->messages_given |= strcmp(name, "messages") == 0;
-		c->per_feeder_given |= strcmp(name, "per-feeder") == 0;
-		c->window_given |= strcmp(name, "window-ms") == 0;
-		if (u->wide)
-			*(uint64_t *)((char *)c + u->off) = v;
-		else
-			*(unsigned int *)((char *)c + u->off) = (unsigned int)v;
-		return 0;
-	}
-	if (strcmp(name, "bench") == 0) {
-		if (parse_benches(c, val) < 0)
-			return bad_value(name, copy);
-	} else if (strcmp(name, "feeders") == 0) {
-		if (parse_feeders(c, val) < 0)
-			return bad_value(name, copy);
-	} else if (strcmp(name, "idle") == 0) {
-		if (lca_idle_policy_parse(val, &c->idle) < 0)
-			return bad_value(name, val);
-	} else if (strcmp(name, "json") == 0) {
-		if (lca_cli_output_path("--json", val) < 0)
-			return -EINVAL;
-		c->json_path = val;
-	} else {
-		return -EINVAL;
-	}
-	return 0;
+	(void)opt;
+	return parse_feeders(conf, val);
 }
+
+#define AT(field) LCA_OPT_AT(struct lc_conf, field)
+#define GIVEN(field) LCA_OPT_GIVEN(struct lc_conf, field)
+
+static const struct lca_opt options[] = {
+	{ "bench", 0, LCA_OPT_CUSTOM, .parse = opt_benches, .metavar = "LIST",
+	  .help = "which, in order (default timers,restart,feeders)",
+	  .why = "timers, restart, feeders, each once" },
+	{ "idle", 0, LCA_OPT_CUSTOM, AT(idle), .parse = lca_app_opt_idle, .metavar = "POLICY",
+	  .help = "the lcores' idle policy: spin (default), pause, sleep",
+	  .why = "spin, pause or sleep" },
+	{ "sleep-us", 0, LCA_OPT_UINT, AT(sleep_us), .min = 1, .max = LCA_IDLE_SLEEP_MAX_US,
+	  .metavar = "N", .help = "with --idle sleep, each sleep (default 100, at most 100000)" },
+	{ "timers", 0, LCA_OPT_UINT, AT(timers), .min = 1, .max = 10000000, .metavar = "N",
+	  .help = "one-shot timers armed per lcore (default 5000)" },
+	{ "inflight", 0, LCA_OPT_UINT, AT(inflight), .min = 1, .max = 1024, .metavar = "N",
+	  .help = "one-shots outstanding per lcore (default 32, at most 1024)" },
+	{ "min-delay-us", 0, LCA_OPT_UINT, AT(min_delay_us), .min = 1, .max = 10000000,
+	  .metavar = "N", .help = "shortest one-shot delay (default 100)" },
+	{ "max-delay-us", 0, LCA_OPT_UINT, AT(max_delay_us), .min = 1, .max = 10000000,
+	  .metavar = "N", .help = "longest one-shot delay (default 10000)" },
+	{ "period-us", 0, LCA_OPT_UINT, AT(period_us), .min = 10, .max = 10000000,
+	  .metavar = "N", .help = "the periodic timer's period (default 1000)" },
+	{ "ticks", 0, LCA_OPT_UINT, AT(ticks), .min = 1, .max = 10000000, .metavar = "N",
+	  .help = "its ticks before it is cancelled (default 1000)" },
+	{ "messages", 0, LCA_OPT_UINT, AT(messages), .min = 1, .max = 1000000000000ull,
+	  GIVEN(messages_given), .metavar = "N",
+	  .help = "restart: numbered messages, exactly (default 200000, and\n"
+		  "more while its run is under 200 ms: calibrated)" },
+	{ "fail-every", 0, LCA_OPT_UINT, AT(fail_every), .min = 1, .max = 1000000000000ull,
+	  .metavar = "K",
+	  .help = "restart: every K-th message fails (default 100; at most\n--messages)" },
+	{ "backoff-failures", 0, LCA_OPT_UINT, AT(backoff_failures), .min = 1, .max = 100000,
+	  .metavar = "N",
+	  .help = "restart with backoff: failures injected (default 250: its\n"
+		  "pauses alone take 250 ms; at most 100000; its stream is\n"
+		  "N x K + 1 messages; the first 64 printed each)" },
+	{ "feeders", 0, LCA_OPT_CUSTOM, .parse = opt_feeders, .metavar = "LIST",
+	  .help = "feeder thread counts (default 1,2,4,8; each 1.." RTE_STR(LC_MAX_FEEDERS) ")",
+	  .why = "up to " RTE_STR(LC_MAX_FEEDER_COUNTS) " counts, each 1.." RTE_STR(LC_MAX_FEEDERS) },
+	{ "per-feeder", 0, LCA_OPT_UINT, AT(per_feeder), .min = 1, .max = 1000000000000ull,
+	  GIVEN(per_feeder_given), .metavar = "N",
+	  .help = "messages each feeder sends, exactly (default 200000, and\n"
+		  "more while a run is under 200 ms: calibrated)" },
+	{ "stall-s", 0, LCA_OPT_UINT, AT(stall_s), .min = 1, .max = 3600, .metavar = "N",
+	  .help = "feeders: seconds without progress that count as a stall\n(default 5)" },
+	{ "window-ms", 0, LCA_OPT_UINT, AT(window_ms), .min = 1, .max = 3600000,
+	  GIVEN(window_given), .metavar = "MS",
+	  .help = "a run of restart (no backoff) or feeders shorter than MS\n"
+		  "is not kept: it runs again with the count that takes\n"
+		  "1.25 x MS at its rate (default 200, for the default\n"
+		  "counts only; given, for given counts too)" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "write every figure as JSON (docs/json.md)" },
+	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
+	  .help = "each latency histogram as HdrHistogram's .hgrm text (us),\n"
+		  "FILE with the histogram's name before .hgrm" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = APP, .opts = options, .eal = true,
+	.about = ABOUT,
+	.footer = "Needs 2 lcores (-l 0-1). With --idle spin or pause the two lcores busy-poll\n"
+		  "their CPUs; the feeder threads share those CPUs with them.\n",
+};
 
 /* What each value allows alone is checked above; what they allow together here. */
 static int
@@ -228,27 +198,6 @@ static int
 parse_args(int argc, char **argv, void *conf)
 {
 	struct lc_conf *c = conf;
-	static const struct option opts[] = {
-		{ "bench", required_argument, NULL, 0 },
-		{ "idle", required_argument, NULL, 0 },
-		{ "sleep-us", required_argument, NULL, 0 },
-		{ "timers", required_argument, NULL, 0 },
-		{ "inflight", required_argument, NULL, 0 },
-		{ "min-delay-us", required_argument, NULL, 0 },
-		{ "max-delay-us", required_argument, NULL, 0 },
-		{ "period-us", required_argument, NULL, 0 },
-		{ "ticks", required_argument, NULL, 0 },
-		{ "messages", required_argument, NULL, 0 },
-		{ "fail-every", required_argument, NULL, 0 },
-		{ "backoff-failures", required_argument, NULL, 0 },
-		{ "feeders", required_argument, NULL, 0 },
-		{ "per-feeder", required_argument, NULL, 0 },
-		{ "stall-s", required_argument, NULL, 0 },
-		{ "window-ms", required_argument, NULL, 0 },
-		{ "json", required_argument, NULL, 0 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int ret;
 
 	*c = (struct lc_conf){
@@ -272,7 +221,7 @@ parse_args(int argc, char **argv, void *conf)
 		.stall_s = 5,
 		.window_ms = 200,
 	};
-	ret = lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
+	ret = lca_opt_parse(argc, argv, &table, c, NULL);
 	return ret == 0 ? check_conf(c) : ret;
 }
 
@@ -412,6 +361,8 @@ run(void *conf)
 		fprintf(stderr, APP ": the accounting is not exact\n");
 		ret = -EIO;
 	}
+	if (ret == 0 && lc_hgrm_failures() > 0)
+		ret = -EIO;
 	add_verdicts(root, json_object_get(root, "results"));
 	/* Interrupted: no record, the verdict of what ran all the same. */
 	if (lca_result_finish(root, ret == 0 && o.exact, ret != -EINTR ? c->json_path : NULL) < 0 &&
@@ -426,7 +377,7 @@ main(int argc, char **argv)
 {
 	static struct lc_conf conf;
 	const struct lca_app app = {
-		.name = APP, .parse = parse_args, .usage = usage, .run = run, .conf = &conf,
+		.name = APP, .parse = parse_args, .opts = &table, .run = run, .conf = &conf,
 	};
 
 	return lca_app_main(argc, argv, &app);

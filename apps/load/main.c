@@ -43,6 +43,8 @@
 
 #include "lca_cli.h"
 #include "lca_hdr.h"
+#include "lca_hgrm.h"
+#include "lca_opt.h"
 
 #ifndef LCA_VERSION
 #define LCA_VERSION "unknown"
@@ -58,6 +60,7 @@ static const char *const err_names[ERR_N] = { "connect", "read", "write", "timeo
 
 struct ld_conf {
 	const char *url;
+	bool threads_given;
 	char host[256];
 	char port[16];
 	char path[2048];
@@ -72,6 +75,7 @@ struct ld_conf {
 	unsigned int n_cpus;
 	bool latency;
 	const char *json_path;
+	const char *hgrm_path;
 };
 
 enum conn_state { C_DOWN, C_CONNECTING, C_IDLE, C_WAITING };
@@ -338,11 +342,83 @@ conn_event(struct ld_conn *c, uint32_t e, uint64_t now)
 
 /* --- a load thread ---------------------------------------------------------- */
 
+/* One connection's due work at @p now: reconnect, send, time out.
+ * @return the earliest time it needs the thread again (<= @p wake). */
+static uint64_t
+conn_due(struct ld_conn *c, uint64_t now, uint64_t wake, uint64_t timeout_ns)
+{
+	switch (c->state) {
+	case C_DOWN:
+		if (c->retry_at <= now)
+			conn_up(c, now);
+		else if (c->retry_at < wake)
+			wake = c->retry_at;
+		break;
+	case C_IDLE:
+		if (cfg.rate == 0)
+			send_request(c, now, now);
+		else if (c->next_due <= now)
+			send_request(c, c->next_due, now);
+		else if (c->next_due < wake)
+			wake = c->next_due;
+		break;
+	case C_WAITING:
+		if (now - c->sent_at >= timeout_ns) {
+			c->t->errors[ERR_TIMEOUT]++;
+			conn_down(c, now, 0);
+		} else if (c->sent_at + timeout_ns < wake) {
+			wake = c->sent_at + timeout_ns;
+		}
+		break;
+	case C_CONNECTING:
+		break;
+	}
+	return wake;
+}
+
+/* Sleep in epoll until @p wake at most, and take what came. */
+static void
+wait_events(struct ld_thread *t, uint64_t wake)
+{
+	struct epoll_event evs[256];
+	uint64_t now = now_ns();
+	struct timespec ts = { 0, wake > now ? (long)(wake - now) : 0 };
+	int n;
+
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec = ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+	}
+	n = epoll_pwait2(t->ep, evs, (int)(sizeof(evs) / sizeof(evs[0])), &ts, NULL);
+	now = now_ns();
+	for (int k = 0; k < n; k++)
+		conn_event(evs[k].data.ptr, evs[k].events, now);
+}
+
+/* At the end: requests still out, requests behind, connections closed. */
+static void
+wind_down(struct ld_thread *t, uint64_t last_pass)
+{
+	for (unsigned int i = 0; i < t->n_conns; i++) {
+		struct ld_conn *c = &t->conns[i];
+
+		if (c->state == C_WAITING && c->intended >= t_record)
+			t->in_flight++;
+		/* Behind: due at or before the last pass that could send it. A
+		 * due time between that pass and the end (one rounded a few ns
+		 * short of t_end, say) was never the server's to keep up with. */
+		if (cfg.rate > 0 && c->next_due <= last_pass)
+			t->behind += (last_pass - c->next_due) / interval_ns + 1;
+		if (c->fd >= 0)
+			close(c->fd);
+	}
+	close(t->ep);
+}
+
 static void *
 thread_main(void *arg)
 {
 	struct ld_thread *t = arg;
-	struct epoll_event evs[256];
 	uint64_t timeout_ns = cfg.timeout_ms * 1000000ull;
 	uint64_t now, last_pass = 0;
 
@@ -362,101 +438,19 @@ thread_main(void *arg)
 	for (unsigned int i = 0; i < t->n_conns; i++)
 		t->conns[i].next_due = t_start + (uint64_t)(t->first_conn + i) *
 						 (cfg.rate > 0 ? 1000000000ull / cfg.rate : 0);
-
 	while ((now = now_ns()) < t_end) {
 		uint64_t wake = t_end;
-		struct timespec ts;
-		int n;
 
 		last_pass = now;
-		for (unsigned int i = 0; i < t->n_conns; i++) {
-			struct ld_conn *c = &t->conns[i];
-
-			switch (c->state) {
-			case C_DOWN:
-				if (c->retry_at <= now)
-					conn_up(c, now);
-				else if (c->retry_at < wake)
-					wake = c->retry_at;
-				break;
-			case C_IDLE:
-				if (cfg.rate == 0)
-					send_request(c, now, now);
-				else if (c->next_due <= now)
-					send_request(c, c->next_due, now);
-				else if (c->next_due < wake)
-					wake = c->next_due;
-				break;
-			case C_WAITING:
-				if (now - c->sent_at >= timeout_ns) {
-					t->errors[ERR_TIMEOUT]++;
-					conn_down(c, now, 0);
-				} else if (c->sent_at + timeout_ns < wake) {
-					wake = c->sent_at + timeout_ns;
-				}
-				break;
-			case C_CONNECTING:
-				break;
-			}
-		}
-		now = now_ns();
-		ts.tv_sec = 0;
-		ts.tv_nsec = wake > now ? (long)(wake - now) : 0;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec = ts.tv_nsec / 1000000000L;
-			ts.tv_nsec %= 1000000000L;
-		}
-		n = epoll_pwait2(t->ep, evs, (int)(sizeof(evs) / sizeof(evs[0])), &ts, NULL);
-		now = now_ns();
-		for (int k = 0; k < n; k++)
-			conn_event(evs[k].data.ptr, evs[k].events, now);
+		for (unsigned int i = 0; i < t->n_conns; i++)
+			wake = conn_due(&t->conns[i], now, wake, timeout_ns);
+		wait_events(t, wake);
 	}
-	for (unsigned int i = 0; i < t->n_conns; i++) {
-		struct ld_conn *c = &t->conns[i];
-
-		if (c->state == C_WAITING && c->intended >= t_record)
-			t->in_flight++;
-		/* Behind: due at or before the last pass that could send it. A
-		 * due time between that pass and the end (one rounded a few ns
-		 * short of t_end, say) was never the server's to keep up with. */
-		if (cfg.rate > 0 && c->next_due <= last_pass)
-			t->behind += (last_pass - c->next_due) / interval_ns + 1;
-		if (c->fd >= 0)
-			close(c->fd);
-	}
-	close(t->ep);
+	wind_down(t, last_pass);
 	return NULL;
 }
 
 /* --- options ------------------------------------------------------------ */
-
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [options] --rate R|--closed URL\n"
-	       "HTTP/1.1 load with wrk2's semantics, against any server.\n"
-	       "  URL                   http://HOST[:PORT][/PATH] (also as --url URL)\n"
-	       "  --rate R              open loop: R requests/s over all connections; latency\n"
-	       "                        from each request's intended send time (corrected for\n"
-	       "                        coordinated omission)\n"
-	       "  --closed              closed loop: each connection sends again as soon as\n"
-	       "                        the answer is in (for saturation; latency from the send)\n"
-	       "  --connections N       connections (default 100), one request out on each\n"
-	       "  --threads N           load threads (default: as many as --cpus lists, else 2)\n"
-	       "  --cpus LIST           pin thread i to the (i mod n)-th CPU of LIST, e.g. 0,1\n"
-	       "                        (default: not pinned)\n"
-	       "  --duration SEC        measured time (default 10)\n"
-	       "  --warmup SEC          load before the measured time, not recorded (default 0)\n"
-	       "  --timeout MS          an answer not in after MS from its send: a timeout\n"
-	       "                        error, and the connection is opened again (default 2000)\n"
-	       "  --latency             print the detailed percentile spectrum too\n"
-	       "  --json FILE           write the result as JSON (docs/json.md, lca-load/1)\n"
-	       "  -h, --help            this text\n"
-	       "  --version             lca-load's and lcactor's version\n"
-	       "Exit status: 0 after a run (errors are counted, not fatal), 1 when it could\n"
-	       "not run, 2 for a bad argument.\n",
-	       prog);
-}
 
 static int
 parse_url(const char *url)
@@ -490,12 +484,14 @@ parse_url(const char *url)
 }
 
 static int
-parse_cpus(char *list)
+opt_cpus(void *conf, const struct lca_opt *opt, char *list)
 {
 	char *items[MAX_CPUS];
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	int n = lca_cli_split(list, items, MAX_CPUS);
 
+	(void)conf;
+	(void)opt;
 	if (n <= 0)
 		return -EINVAL;
 	for (int i = 0; i < n; i++) {
@@ -509,86 +505,122 @@ parse_cpus(char *list)
 	return 0;
 }
 
+/* A count as wrk2 reads -c, -t and -R: a whole number, or one with k, M or
+ * G after it (1k = 1000). */
 static int
-parse_args(int argc, char **argv)
+opt_metric(void *conf, const struct lca_opt *opt, char *val)
 {
-	static const struct option opts[] = {
-		{ "url", required_argument, NULL, 'u' },
-		{ "rate", required_argument, NULL, 'R' },
-		{ "closed", no_argument, NULL, 'C' },
-		{ "connections", required_argument, NULL, 'c' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "cpus", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "latency", no_argument, NULL, 'L' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	static const struct { char unit; uint64_t scale; } units[] = {
+		{ 'k', 1000 }, { 'K', 1000 }, { 'm', 1000000 }, { 'M', 1000000 },
+		{ 'g', 1000000000 }, { 'G', 1000000000 },
 	};
-	int opt, idx = 0;
-	bool threads_given = false;
-	char shortopt[3];
+	size_t len = val != NULL ? strlen(val) : 0;
+	uint64_t scale = 1, v;
+	char num[32];
 
-	cfg = (struct ld_conf){ .connections = 100, .threads = 2, .duration_s = 10,
-				.timeout_ms = 2000 };
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
-		int ret = 0;
-
-		switch (opt) {
-		case 'u': cfg.url = optarg; break;
-		case 'R': ret = lca_cli_uint(optarg, 1, 100000000, &cfg.rate); break;
-		case 'C': cfg.closed = true; break;
-		case 'c': ret = lca_cli_uint(optarg, 1, 1000000, &cfg.connections); break;
-		case 't':
-			ret = lca_cli_uint(optarg, 1, 1024, &cfg.threads);
-			threads_given = true;
+	for (size_t i = 0; len > 1 && i < sizeof(units) / sizeof(units[0]); i++)
+		if (val[len - 1] == units[i].unit) {
+			scale = units[i].scale;
+			len--;
 			break;
-		case 'p': ret = parse_cpus(optarg); break;
-		case 'd':
-			ret = lca_cli_seconds(optarg, &cfg.duration_s);
-			break;
-		case 'w':
-			if (strcmp(optarg, "0") == 0)
-				cfg.warmup_s = 0;
-			else
-				ret = lca_cli_seconds(optarg, &cfg.warmup_s);
-			break;
-		case 'T': ret = lca_cli_uint(optarg, 1, 3600000, &cfg.timeout_ms); break;
-		case 'L': cfg.latency = true; break;
-		case 'j':
-			ret = lca_cli_output_path("--json", optarg);
-			cfg.json_path = optarg;
-			break;
-		case 'h':
-			usage(argv[0]);
-			return 1;
-		case 'V':
-			lca_cli_version(NAME);
-			return 1;
-		case ':':
-			fprintf(stderr, NAME ": option '%s' needs a value\n",
-				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
-			return -EINVAL;
-		default:
-			fprintf(stderr, NAME ": unknown option '%s'\n",
-				lca_cli_bad_option(argv, shortopt, sizeof(shortopt)));
-			return -EINVAL;
 		}
-		if (ret < 0) {
-			fprintf(stderr, NAME ": bad value '%s' for --%s\n", optarg, opts[idx].name);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc && cfg.url == NULL)
-		cfg.url = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, NAME ": unexpected argument '%s'\n", argv[optind]);
+	if (len == 0 || len >= sizeof(num))
 		return -EINVAL;
+	memcpy(num, val, len);
+	num[len] = '\0';
+	if (lca_cli_uint(num, 1, opt->max, &v) < 0 || v > opt->max / scale ||
+	    v * scale < opt->min)
+		return -EINVAL;
+	*(uint64_t *)lca_opt_target(opt, conf) = v * scale;
+	return 0;
+}
+
+/* A time as wrk2 reads -d: seconds, or a number with s, m or h after it
+ * (fractions allowed; "0" only where @p opt allows none). */
+static int
+opt_time(void *conf, const struct lca_opt *opt, char *val)
+{
+	size_t len = val != NULL ? strlen(val) : 0;
+	double scale = 1, *out = lca_opt_target(opt, conf);
+	char num[32];
+
+	if (len > 1 && strchr("smh", val[len - 1]) != NULL) {
+		scale = val[len - 1] == 'm' ? 60 : val[len - 1] == 'h' ? 3600 : 1;
+		len--;
 	}
+	if (len == 0 || len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, val, len);
+	num[len] = '\0';
+	if (opt->min == 0 && strcmp(num, "0") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (lca_cli_seconds(num, out) < 0)
+		return -EINVAL;
+	*out *= scale;
+	return 0;
+}
+
+#define AT(field) LCA_OPT_AT(struct ld_conf, field)
+
+/* wrk2's letters where wrk2 has them: -t -c -d -R -L. */
+static const struct lca_opt options[] = {
+	{ "url", 0, LCA_OPT_STRING, AT(url), .metavar = "URL",
+	  .help = "http://HOST[:PORT][/PATH] (or as the last argument)" },
+	{ "rate", 'R', LCA_OPT_CUSTOM, AT(rate), .parse = opt_metric, .min = 1,
+	  .max = 100000000, .metavar = "R",
+	  .help = "open loop: R requests/s over all connections; latency\n"
+		  "from each request's intended send time (corrected for\n"
+		  "coordinated omission); 2k = 2000",
+	  .why = "requests/s, 1 to 100000000; k and M allowed" },
+	{ "closed", 0, LCA_OPT_FLAG, AT(closed),
+	  .help = "closed loop: each connection sends again as soon as\n"
+		  "the answer is in (for saturation; latency from the send)" },
+	{ "connections", 'c', LCA_OPT_CUSTOM, AT(connections), .parse = opt_metric, .min = 1,
+	  .max = 1000000, .metavar = "N",
+	  .help = "connections (default 100), one request out on each",
+	  .why = "1 to 1000000; k allowed" },
+	{ "threads", 't', LCA_OPT_CUSTOM, AT(threads), .parse = opt_metric, .min = 1,
+	  .max = 1024, .metavar = "N", LCA_OPT_GIVEN(struct ld_conf, threads_given),
+	  .help = "load threads (default: as many as --cpus lists, else 2)",
+	  .why = "1 to 1024" },
+	{ "cpus", 0, LCA_OPT_CUSTOM, .parse = opt_cpus, .metavar = "LIST",
+	  .help = "pin thread i to the (i mod n)-th CPU of LIST, e.g. 0,1\n"
+		  "(default: not pinned)",
+	  .why = "a comma-separated list of this machine's CPUs" },
+	{ "duration", 'd', LCA_OPT_CUSTOM, AT(duration_s), .parse = opt_time, .min = 1,
+	  .metavar = "T", .help = "measured time: seconds, or 30s, 2m, 1h (default 10)",
+	  .why = "seconds above 0, or with s, m or h" },
+	{ "warmup", 0, LCA_OPT_CUSTOM, AT(warmup_s), .parse = opt_time, .min = 0,
+	  .metavar = "T", .help = "load before the measured time, not recorded (default 0)",
+	  .why = "seconds, or with s, m or h" },
+	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_ms), .min = 1, .max = 3600000, .metavar = "MS",
+	  .help = "an answer not in after MS from its send: a timeout\n"
+		  "error, and the connection is opened again (default 2000)" },
+	{ "latency", 'L', LCA_OPT_FLAG, AT(latency),
+	  .help = "print the detailed percentile spectrum too" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "write the result as JSON (docs/json.md, lca-load/1)" },
+	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
+	  .help = "write the latency histogram as HdrHistogram's .hgrm\n"
+		  "percentile distribution (values in ms, as wrk2's)" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = NAME, .opts = options, .column = 24,
+	.synopsis = "[options] --rate R|--closed URL",
+	.about = "HTTP/1.1 load with wrk2's semantics, against any server; wrk2's\n"
+		 "-t N -c N -d T -R R [-L] URL is the same command.\n",
+	.footer = "Exit status: 0 after a run (errors are counted, not fatal), 1 when it could\n"
+		  "not run, 2 for a bad argument.\n",
+};
+
+/* What only the whole command line can tell. */
+static int
+check_conf(void)
+{
 	if (cfg.url == NULL) {
 		fprintf(stderr, NAME ": no URL (e.g. http://127.0.0.1:8080/)\n");
 		return -EINVAL;
@@ -601,7 +633,7 @@ parse_args(int argc, char **argv)
 		fprintf(stderr, NAME ": give either --rate R (open loop) or --closed\n");
 		return -EINVAL;
 	}
-	if (!threads_given && cfg.n_cpus > 0)
+	if (!cfg.threads_given && cfg.n_cpus > 0)
 		cfg.threads = cfg.n_cpus;
 	if (cfg.threads > cfg.connections) {
 		fprintf(stderr, NAME ": %" PRIu64 " threads for %" PRIu64
@@ -609,11 +641,31 @@ parse_args(int argc, char **argv)
 			cfg.threads, cfg.connections);
 		return -EINVAL;
 	}
-	if (cfg.rate > 0 && cfg.rate > 1000000000ull) {
-		fprintf(stderr, NAME ": --rate above 1e9/s\n");
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	int rest, ret;
+
+	cfg = (struct ld_conf){ .connections = 100, .threads = 2, .duration_s = 10,
+				.timeout_ms = 2000 };
+	ret = lca_opt_parse(argc, argv, &table, &cfg, &rest);
+	if (ret != 0)
+		return ret;
+	/* After "--" too, as on every other app: "lca-load -- -h". */
+	if (rest < argc && (strcmp(argv[rest], "-h") == 0 || strcmp(argv[rest], "--help") == 0)) {
+		lca_opt_usage(stdout, &table, argv[0]);
+		return LCA_OPT_DONE;
+	}
+	if (rest < argc && cfg.url == NULL)
+		cfg.url = argv[rest++];
+	if (rest < argc) {
+		fprintf(stderr, NAME ": unexpected argument '%s'\n", argv[rest]);
 		return -EINVAL;
 	}
-	return 0;
+	return check_conf();
 }
 
 /* --- the report ------------------------------------------------------------ */
@@ -848,23 +900,16 @@ raise_nofile(void)
 	}
 }
 
-int
-main(int argc, char **argv)
+/* What every connection sends, and the open loop's interval. */
+static int
+prepare_request(void)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
-	struct ld_thread *th;
-	struct ld_conn *conns;
-	struct totals s = { 0 };
-	double cpu0;
-	int ret, gai;
+	int gai = getaddrinfo(cfg.host, cfg.port, &hints, &server);
 
-	ret = parse_args(argc, argv);
-	if (ret != 0)
-		return ret > 0 ? 0 : LCA_EXIT_USAGE;
-	gai = getaddrinfo(cfg.host, cfg.port, &hints, &server);
 	if (gai != 0) {
 		fprintf(stderr, NAME ": cannot resolve %s: %s\n", cfg.host, gai_strerror(gai));
-		return 1;
+		return -EINVAL;
 	}
 	settings = (http_parser_settings){ .on_message_complete = on_message_complete };
 	request_len = (size_t)snprintf(request, sizeof(request),
@@ -872,13 +917,13 @@ main(int argc, char **argv)
 				       cfg.port);
 	if (cfg.rate > 0)
 		interval_ns = (uint64_t)((double)cfg.connections * 1e9 / (double)cfg.rate);
-	th = calloc(cfg.threads, sizeof(*th));
-	conns = calloc(cfg.connections, sizeof(*conns));
-	if (th == NULL || conns == NULL || lca_hdr_init(&s.hist, HIGHEST_NS, 3) < 0) {
-		fprintf(stderr, NAME ": out of memory\n");
-		return 1;
-	}
-	raise_nofile();
+	return 0;
+}
+
+/* wrk2's first lines, and how the latency is measured. */
+static void
+print_banner(void)
+{
 	printf("Running %.2fs test @ %s\n", cfg.duration_s, cfg.url);
 	printf("  %" PRIu64 " threads and %" PRIu64 " connections", cfg.threads, cfg.connections);
 	if (cfg.n_cpus > 0) {
@@ -899,50 +944,62 @@ main(int argc, char **argv)
 	if (cfg.warmup_s > 0)
 		printf("  %.2fs of warm-up first, not recorded\n", cfg.warmup_s);
 	fflush(stdout);
+}
 
-	pthread_barrier_init(&ready, NULL, (unsigned int)cfg.threads + 1);
-	for (unsigned int i = 0, first = 0; i < cfg.threads; i++) {
-		struct ld_thread *t = &th[i];
-		pthread_attr_t attr;
+/* Thread @p i with its share of @p conns, pinned to its CPU of --cpus. */
+static int
+start_thread(struct ld_thread *t, unsigned int i, struct ld_conn *conns, unsigned int *first)
+{
+	pthread_attr_t attr;
+	int ret;
 
-		t->idx = i;
-		t->n_conns = (unsigned int)(cfg.connections / cfg.threads +
-					    (i < cfg.connections % cfg.threads ? 1 : 0));
-		t->first_conn = first;
-		t->conns = conns + first;
-		first += t->n_conns;
-		t->cpu = cfg.n_cpus > 0 ? cfg.cpus[i % cfg.n_cpus] : -1;
-		if (lca_hdr_init(&t->hist, HIGHEST_NS, 3) < 0) {
-			fprintf(stderr, NAME ": out of memory\n");
-			return 1;
-		}
-		pthread_attr_init(&attr);
-		if (t->cpu >= 0) {
-			cpu_set_t set;
-
-			CPU_ZERO(&set);
-			CPU_SET(t->cpu, &set);
-			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		}
-		ret = pthread_create(&t->tid, &attr, thread_main, t);
-		pthread_attr_destroy(&attr);
-		if (ret != 0) {
-			fprintf(stderr, NAME ": cannot start thread %u: %s\n", i, strerror(ret));
-			return 1;
-		}
+	t->idx = i;
+	t->n_conns = (unsigned int)(cfg.connections / cfg.threads +
+				    (i < cfg.connections % cfg.threads ? 1 : 0));
+	t->first_conn = *first;
+	t->conns = conns + *first;
+	*first += t->n_conns;
+	t->cpu = cfg.n_cpus > 0 ? cfg.cpus[i % cfg.n_cpus] : -1;
+	if (lca_hdr_init(&t->hist, HIGHEST_NS, 3) < 0) {
+		fprintf(stderr, NAME ": out of memory\n");
+		return -ENOMEM;
 	}
+	pthread_attr_init(&attr);
+	if (t->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(t->cpu, &set);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	ret = pthread_create(&t->tid, &attr, thread_main, t);
+	pthread_attr_destroy(&attr);
+	if (ret != 0)
+		fprintf(stderr, NAME ": cannot start thread %u: %s\n", i, strerror(ret));
+	return -ret;
+}
+
+/* Every thread connected: the window starts now; sleep through the
+ * warm-up. @return the CPU seconds used when the record starts. */
+static double
+start_window(void)
+{
+	struct timespec ts = { .tv_sec = (time_t)cfg.warmup_s,
+			       .tv_nsec = (long)((cfg.warmup_s - floor(cfg.warmup_s)) * 1e9) };
+
 	pthread_barrier_wait(&ready);
 	t_start = now_ns();
 	t_record = t_start + (uint64_t)(cfg.warmup_s * 1e9);
 	t_end = t_record + (uint64_t)(cfg.duration_s * 1e9);
 	pthread_barrier_wait(&ready);
-	{
-		struct timespec ts = { .tv_sec = (time_t)cfg.warmup_s,
-				       .tv_nsec = (long)((cfg.warmup_s - floor(cfg.warmup_s)) * 1e9) };
+	nanosleep(&ts, NULL);
+	return cpu_seconds();
+}
 
-		nanosleep(&ts, NULL);
-	}
-	cpu0 = cpu_seconds();
+/* Join every thread and add its figures to @p s. */
+static int
+collect(struct ld_thread *th, struct totals *s)
+{
 	for (unsigned int i = 0; i < cfg.threads; i++) {
 		struct ld_thread *t = &th[i];
 
@@ -950,27 +1007,63 @@ main(int argc, char **argv)
 		if (t->setup_err != 0) {
 			fprintf(stderr, NAME ": thread %u could not start: %s\n", i,
 				strerror(-t->setup_err));
-			return 1;
+			return -EIO;
 		}
-		lca_hdr_add(&s.hist, &t->hist);
-		s.sent += t->sent;
-		s.completed += t->completed;
-		s.in_flight += t->in_flight;
-		s.failed += t->failed;
-		s.failed_unanswered += t->failed_unanswered;
-		s.behind += t->behind;
-		s.bytes += t->bytes;
-		s.non2xx += t->non2xx;
-		s.reconnects += t->reconnects;
+		lca_hdr_add(&s->hist, &t->hist);
+		s->sent += t->sent;
+		s->completed += t->completed;
+		s->in_flight += t->in_flight;
+		s->failed += t->failed;
+		s->failed_unanswered += t->failed_unanswered;
+		s->behind += t->behind;
+		s->bytes += t->bytes;
+		s->non2xx += t->non2xx;
+		s->reconnects += t->reconnects;
 		for (int k = 0; k < ERR_N; k++)
-			s.errors[k] += t->errors[k];
+			s->errors[k] += t->errors[k];
 		lca_hdr_free(&t->hist);
 	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ld_thread *th;
+	struct ld_conn *conns;
+	struct totals s = { 0 };
+	unsigned int first = 0;
+	double cpu0;
+	int ret;
+
+	ret = parse_args(argc, argv);
+	if (ret != 0)
+		return ret > 0 ? 0 : LCA_EXIT_USAGE;
+	if (prepare_request() < 0)
+		return 1;
+	th = calloc(cfg.threads, sizeof(*th));
+	conns = calloc(cfg.connections, sizeof(*conns));
+	if (th == NULL || conns == NULL || lca_hdr_init(&s.hist, HIGHEST_NS, 3) < 0) {
+		fprintf(stderr, NAME ": out of memory\n");
+		return 1;
+	}
+	raise_nofile();
+	print_banner();
+	pthread_barrier_init(&ready, NULL, (unsigned int)cfg.threads + 1);
+	for (unsigned int i = 0; i < cfg.threads; i++)
+		if (start_thread(&th[i], i, conns, &first) != 0)
+			return 1;
+	cpu0 = start_window();
+	if (collect(th, &s) != 0)
+		return 1;
 	s.elapsed_s = cfg.duration_s;
 	s.cpu_pct = 100.0 * (cpu_seconds() - cpu0) / cfg.duration_s;
 	print_report(&s);
 	ret = 0;
 	if (cfg.json_path != NULL && write_json(&s, argc, argv) < 0)
+		ret = 1;
+	if (cfg.hgrm_path != NULL &&
+	    lca_hgrm_write(&s.hist, cfg.hgrm_path, LCA_HGRM_TICKS, 1e6, NAME) < 0)
 		ret = 1;
 	print_verdict(&s, ret == 0);
 	lca_hdr_free(&s.hist);

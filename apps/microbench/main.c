@@ -51,33 +51,6 @@ const char *const mb_scenario_names[MB_SCENARIOS] = {
 static json_t *record;
 static struct lca_freq_total freq_total;
 
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL args] -- [options]\n"
-	       "Messages per second through lcactor's send path.\n"
-	       "  --scenario LIST     comma-separated: same-lcore,cross-lcore,many-to-one,idle\n"
-	       "                      (default: all)\n"
-	       "  --messages N        messages per run and per floor round, exactly (default:\n"
-	       "                      each scenario's warm-up run of %u, and pilots until one\n"
-	       "                      lasts 50 ms, set the count that takes 250 ms, its\n"
-	       "                      floor's apart)\n"
-	       "  --runs N            measured runs per scenario (default 5)\n"
-	       "  --burst N           envelopes per alloc/send call, 1..%u (default 32;\n"
-	       "                      1: lca_msg_alloc + lca_send)\n"
-	       "  --batch N           messages a sender sends per turn (default 256, >= burst)\n"
-	       "  --senders N         senders of many-to-one, 1..%u (default 4)\n"
-	       "  --idle N            idle actors of the idle scenario (default 10000)\n"
-	       "  --throughput N      receiver's messages per turn, 1..1024 (default 256)\n"
-	       "  --mailbox-size N    receiver's mailbox, a power of two (default 4096)\n"
-	       "  --mailbox MODE      receiver's mailbox mode: mp, sp, rts, hts (default mp)\n"
-	       "  --timeout SEC       give up on a run after SEC seconds (default 120)\n"
-	       "  --json FILE         also write the results as JSON (docs/json.md)\n"
-	       "  --topology          print the lcores' topology and exit\n"
-	       "  --help              this text\n",
-	       prog, MB_WARMUP_MAX, MB_MAX_BURST, MB_MAX_SENDERS);
-}
-
 static int
 parse_scenarios(const char *arg, bool *want)
 {
@@ -108,61 +81,22 @@ parse_scenarios(const char *arg, bool *want)
 }
 
 static int
-parse_mailbox_size(const char *val, uint64_t *out)
+opt_mailbox_size(void *conf, const struct lca_opt *opt, char *val)
 {
+	uint64_t *out = lca_opt_target(opt, conf);
 	int ret = lca_cli_uint(val, 2, UINT64_C(1) << 24, out);
 
 	return ret == 0 && !rte_is_power_of_2((uint32_t)*out) ? -EINVAL : ret;
 }
 
-/* Each numeric option: its field and range. */
 static int
-parse_number(struct mb_conf *c, const char *name, const char *val)
+opt_scenario(void *conf, const struct lca_opt *opt, char *val)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-		uint64_t min, max;
-	} nums[] = {
-		{ "messages", offsetof(struct mb_conf, messages), 1, UINT64_C(1) << 40 },
-		{ "runs", offsetof(struct mb_conf, runs), 1, MB_MAX_RUNS },
-		{ "burst", offsetof(struct mb_conf, burst), 1, MB_MAX_BURST },
-		{ "batch", offsetof(struct mb_conf, batch), 1, 65536 },
-		{ "senders", offsetof(struct mb_conf, senders), 1, MB_MAX_SENDERS },
-		{ "idle", offsetof(struct mb_conf, idle), 1, 1000000 },
-		{ "throughput", offsetof(struct mb_conf, throughput), 1, 1024 },
-		{ "timeout", offsetof(struct mb_conf, timeout_s), 1, 86400 },
-	};
+	int ret = parse_scenarios(val, ((struct mb_conf *)conf)->want);
 
-	for (unsigned int i = 0; i < RTE_DIM(nums); i++)
-		if (strcmp(name, nums[i].name) == 0)
-			return lca_cli_uint(val, nums[i].min, nums[i].max,
-					    (uint64_t *)((char *)c + nums[i].off));
-	return -EINVAL;
-}
-
-static int
-parse_option(void *conf, const char *name, char *val)
-{
-	struct mb_conf *c = conf;
-	int ret;
-
-	if (strcmp(name, "scenario") == 0)
-		ret = parse_scenarios(val, c->want);
-	else if (strcmp(name, "mailbox-size") == 0)
-		ret = parse_mailbox_size(val, &c->mailbox_size);
-	else if (strcmp(name, "mailbox") == 0)
-		ret = lca_mailbox_mode_parse(val, &c->mailbox_mode);
-	else if (strcmp(name, "json") == 0)
-		ret = lca_cli_output_path("--json", val) == 0 ? (c->json_path = val, 0) : -EINVAL;
-	else
-		ret = parse_number(c, name, val);
-	if (ret == 0 && strcmp(name, "messages") == 0)
-		c->messages_given = true;
+	(void)opt;
 	/* An unknown scenario has been named already. */
-	if (ret < 0 && ret != -ENOENT)
-		fprintf(stderr, PROG ": bad value '%s' for --%s\n", val, name);
-	return ret;
+	return ret == -ENOENT ? LCA_OPT_SAID : ret;
 }
 
 /* What needs every option at once, or EAL's lcores. */
@@ -221,26 +155,53 @@ check_conf(const struct mb_conf *c)
 	return 0;
 }
 
+#define AT(field) LCA_OPT_AT(struct mb_conf, field)
+
+static const struct lca_opt options[] = {
+	{ "scenario", 0, LCA_OPT_CUSTOM, .parse = opt_scenario, .metavar = "LIST",
+	  .help = "comma-separated: same-lcore,cross-lcore,many-to-one,idle\n(default: all)" },
+	{ "messages", 0, LCA_OPT_UINT, AT(messages), .min = 1, .max = UINT64_C(1) << 40,
+	  LCA_OPT_GIVEN(struct mb_conf, messages_given), .metavar = "N",
+	  .help = "messages per run and per floor round, exactly (default:\n"
+		  "each scenario's warm-up run of " RTE_STR(MB_WARMUP_MAX) ", and pilots until one\n"
+		  "lasts 50 ms, set the count that takes 250 ms, its\n"
+		  "floor's apart)" },
+	{ "runs", 0, LCA_OPT_UINT, AT(runs), .min = 1, .max = MB_MAX_RUNS, .metavar = "N",
+	  .help = "measured runs per scenario (default 5)" },
+	{ "burst", 0, LCA_OPT_UINT, AT(burst), .min = 1, .max = MB_MAX_BURST, .metavar = "N",
+	  .help = "envelopes per alloc/send call, 1.." RTE_STR(MB_MAX_BURST) " (default 32;\n"
+		  "1: lca_msg_alloc + lca_send)" },
+	{ "batch", 0, LCA_OPT_UINT, AT(batch), .min = 1, .max = 65536, .metavar = "N",
+	  .help = "messages a sender sends per turn (default 256, >= burst)" },
+	{ "senders", 0, LCA_OPT_UINT, AT(senders), .min = 1, .max = MB_MAX_SENDERS,
+	  .metavar = "N",
+	  .help = "senders of many-to-one, 1.." RTE_STR(MB_MAX_SENDERS) " (default 4)" },
+	{ "idle", 0, LCA_OPT_UINT, AT(idle), .min = 1, .max = 1000000, .metavar = "N",
+	  .help = "idle actors of the idle scenario (default 10000)" },
+	{ "throughput", 0, LCA_OPT_UINT, AT(throughput), .min = 1, .max = 1024, .metavar = "N",
+	  .help = "receiver's messages per turn, 1..1024 (default 256)" },
+	{ "mailbox-size", 0, LCA_OPT_CUSTOM, AT(mailbox_size), .parse = opt_mailbox_size,
+	  .metavar = "N", .help = "receiver's mailbox, a power of two (default 4096)",
+	  .why = "a power of two, 2 to 16777216" },
+	{ "mailbox", 0, LCA_OPT_CUSTOM, AT(mailbox_mode), .parse = lca_app_opt_mailbox,
+	  .metavar = "MODE", .help = "receiver's mailbox mode: mp, sp, rts, hts (default mp)",
+	  .why = "mp, sp, rts or hts" },
+	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = 86400, .metavar = "SEC",
+	  .help = "give up on a run after SEC seconds (default 120)" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "also write the results as JSON (docs/json.md)" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = PROG, .opts = options, .eal = true,
+	.about = "Messages per second through lcactor's send path.\n",
+};
+
 static int
 parse_args(int argc, char **argv, void *conf)
 {
 	struct mb_conf *c = conf;
-	static const struct option opts[] = {
-		{ "scenario", required_argument, NULL, 0 },
-		{ "messages", required_argument, NULL, 0 },
-		{ "runs", required_argument, NULL, 0 },
-		{ "burst", required_argument, NULL, 0 },
-		{ "batch", required_argument, NULL, 0 },
-		{ "senders", required_argument, NULL, 0 },
-		{ "idle", required_argument, NULL, 0 },
-		{ "throughput", required_argument, NULL, 0 },
-		{ "mailbox-size", required_argument, NULL, 0 },
-		{ "mailbox", required_argument, NULL, 0 },
-		{ "timeout", required_argument, NULL, 0 },
-		{ "json", required_argument, NULL, 0 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int ret;
 
 	*c = (struct mb_conf){
@@ -250,7 +211,7 @@ parse_args(int argc, char **argv, void *conf)
 	};
 	for (unsigned int s = 0; s < MB_SCENARIOS; s++)
 		c->want[s] = true;
-	ret = lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
+	ret = lca_opt_parse(argc, argv, &table, c, NULL);
 	return ret != 0 ? ret : check_conf(c);
 }
 
@@ -553,7 +514,7 @@ main(int argc, char **argv)
 {
 	struct mb_conf conf;
 	const struct lca_app app = {
-		.name = PROG, .parse = parse_args, .usage = usage, .run = run, .conf = &conf,
+		.name = PROG, .parse = parse_args, .opts = &table, .run = run, .conf = &conf,
 	};
 
 	return lca_app_main(argc, argv, &app);

@@ -406,20 +406,87 @@ stream_one(void *arg, unsigned int k)
 	return ret;
 }
 
+/* The receiver on @p run->recv_lc, the senders on the main lcore (every
+ * other one on the second lcore for many-to-one). */
+static int
+stream_spawn(const struct mb_conf *c, struct stream *run, unsigned int other)
+{
+	int ret = mb_spawn(receiver_handler, sizeof(struct receiver), run->recv_lc,
+			   (unsigned int)c->mailbox_size, c->mailbox_mode,
+			   (unsigned int)c->throughput, "receiver", &run->recv);
+
+	for (unsigned int i = 0; ret == 0 && i < run->n_senders; i++) {
+		unsigned int lc = run->sc == MB_MANY_TO_ONE && (i % 2) ? other : run->send_lc;
+
+		ret = mb_spawn(sender_handler, sizeof(struct sender), lc, 16, LCA_MAILBOX_MP, 1,
+			       "sender", &run->senders[i]);
+		if (ret == 0) {
+			struct sender *s = lca_actor_state(run->senders[i]);
+
+			s->to = run->recv;
+			s->burst = (unsigned int)c->burst;
+			s->batch = (unsigned int)c->batch;
+		}
+	}
+	return ret;
+}
+
+static void
+stream_describe(const struct mb_conf *c, const struct stream *run)
+{
+	printf("\n== %s: %u sender(s) -> 1 receiver; burst %" PRIu64 ", batch %" PRIu64
+	       ", receiver throughput %" PRIu64 ", mailbox %" PRIu64 " (%s)\n",
+	       run->r->scenario, run->n_senders, c->burst, c->batch, c->throughput,
+	       c->mailbox_size, lca_mailbox_mode_name(c->mailbox_mode));
+	printf("   receiver: actor %u on lcore %u; senders:", run->recv, run->recv_lc);
+	for (unsigned int i = 0; i < run->n_senders; i++)
+		printf(" actor %u on lcore %d%s", run->senders[i], lca_actor_lcore(run->senders[i]),
+		       i + 1 < run->n_senders ? "," : "\n");
+}
+
+/* Warm-up: fault pages in, fill the pool caches; not measured, but its rate
+ * (and its floor's) sets the counts unless --messages did. */
+static int
+stream_calibrate(const struct mb_conf *c, struct stream *run)
+{
+	struct mb_result *r = run->r;
+	int ret = stream_run(c, run, RTE_MIN(c->messages, (uint64_t)MB_WARMUP_MAX), NULL, 0);
+
+	if (ret == 0)
+		ret = floor_of(run, r->warmup_msgs, &r->floor_warmup_ms);
+	r->floor_warmup_msgs = r->warmup_msgs;
+	/* The first warm-up runs cold, and may be over in a tick or two:
+	 * pilots of twice as many until one lasts LCA_WINDOW_PILOT_S give
+	 * the rates. */
+	while (ret == 0 && !c->messages_given && r->warmup_ms < LCA_WINDOW_PILOT_S * 1e3)
+		ret = stream_run(c, run, 2 * r->warmup_msgs, NULL, 0);
+	while (ret == 0 && !c->messages_given && r->floor_warmup_ms < LCA_WINDOW_PILOT_S * 1e3) {
+		r->floor_warmup_msgs *= 2;
+		ret = floor_of(run, r->floor_warmup_msgs, &r->floor_warmup_ms);
+	}
+	if (ret != 0)
+		return ret;
+	r->messages = mb_calibrate(c, r->warmup_msgs, r->warmup_ms);
+	r->floor_messages = mb_calibrate(c, r->floor_warmup_msgs, r->floor_warmup_ms);
+	if (c->messages_given)
+		r->warmup_ms = r->floor_warmup_ms = 0;
+	mb_print_calibration(r);
+	describe_floor(run);
+	printf("   floor: %s; a round of it before each run\n", r->floor_what);
+	return 0;
+}
+
 int
 mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 {
 	unsigned int main_lc = rte_get_main_lcore();
 	unsigned int other = rte_get_next_lcore(main_lc, 1, 0);
-	unsigned int recv_lc = sc == MB_SAME_LCORE ? main_lc : other;
-	unsigned int n_senders = sc == MB_MANY_TO_ONE ? (unsigned int)c->senders : 1;
 	struct lca_actor_stats recv_before, send_before;
 	struct mb_result *r = calloc(1, sizeof(*r));
 	struct stream run = {
-		.c = c, .sc = sc, .n_senders = n_senders, .r = r,
-		.send_lc = main_lc, .recv_lc = recv_lc,
+		.c = c, .sc = sc, .n_senders = sc == MB_MANY_TO_ONE ? (unsigned int)c->senders : 1,
+		.r = r, .send_lc = main_lc, .recv_lc = sc == MB_SAME_LCORE ? main_lc : other,
 	};
-	lca_actor_id_t *senders = run.senders, recv;
 	int ret;
 
 	if (r == NULL)
@@ -429,72 +496,21 @@ mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 	r->calibrated = !c->messages_given;
 	snprintf(r->variant, sizeof(r->variant), "burst %" PRIu64, c->burst);
 	snprintf(r->label, sizeof(r->label), "%s %s", r->scenario, r->variant);
-
-	ret = mb_spawn(receiver_handler, sizeof(struct receiver), recv_lc,
-		    (unsigned int)c->mailbox_size, c->mailbox_mode, (unsigned int)c->throughput,
-		    "receiver", &recv);
-	run.recv = recv;
-	for (unsigned int i = 0; ret == 0 && i < n_senders; i++) {
-		unsigned int lc = sc == MB_MANY_TO_ONE && (i % 2) ? other : main_lc;
-
-		ret = mb_spawn(sender_handler, sizeof(struct sender), lc, 16, LCA_MAILBOX_MP, 1,
-			    "sender", &senders[i]);
-		if (ret == 0) {
-			struct sender *s = lca_actor_state(senders[i]);
-
-			s->to = recv;
-			s->burst = (unsigned int)c->burst;
-			s->batch = (unsigned int)c->batch;
-		}
-	}
-	if (ret < 0)
-		goto out;
-
-	printf("\n== %s: %u sender(s) -> 1 receiver; burst %" PRIu64 ", batch %" PRIu64
-	       ", receiver throughput %" PRIu64 ", mailbox %" PRIu64 " (%s)\n",
-	       r->scenario, n_senders, c->burst, c->batch, c->throughput, c->mailbox_size,
-	       lca_mailbox_mode_name(c->mailbox_mode));
-	printf("   receiver: actor %u on lcore %u; senders:", recv, recv_lc);
-	for (unsigned int i = 0; i < n_senders; i++)
-		printf(" actor %u on lcore %d%s", senders[i], lca_actor_lcore(senders[i]),
-		       i + 1 < n_senders ? "," : "\n");
-
-	/* Warm-up: fault pages in, fill the pool caches; not measured, but
-	 * its rate (and its floor's) sets the counts unless --messages did. */
-	ret = stream_run(c, &run, RTE_MIN(c->messages, (uint64_t)MB_WARMUP_MAX), NULL, 0);
-	if (ret == 0)
-		ret = floor_of(&run, r->warmup_msgs, &r->floor_warmup_ms);
-	r->floor_warmup_msgs = r->warmup_msgs;
-	/* The first warm-up runs cold, and may be over in a tick or two:
-	 * pilots of twice as many until one lasts LCA_WINDOW_PILOT_S give
-	 * the rates. */
-	while (ret == 0 && !c->messages_given && r->warmup_ms < LCA_WINDOW_PILOT_S * 1e3)
-		ret = stream_run(c, &run, 2 * r->warmup_msgs, NULL, 0);
-	while (ret == 0 && !c->messages_given && r->floor_warmup_ms < LCA_WINDOW_PILOT_S * 1e3) {
-		r->floor_warmup_msgs *= 2;
-		ret = floor_of(&run, r->floor_warmup_msgs, &r->floor_warmup_ms);
-	}
+	ret = stream_spawn(c, &run, other);
 	if (ret == 0) {
-		r->messages = mb_calibrate(c, r->warmup_msgs, r->warmup_ms);
-		r->floor_messages = mb_calibrate(c, r->floor_warmup_msgs, r->floor_warmup_ms);
-		if (c->messages_given)
-			r->warmup_ms = r->floor_warmup_ms = 0;
-		mb_print_calibration(r);
-		describe_floor(&run);
-		printf("   floor: %s; a round of it before each run\n", r->floor_what);
+		stream_describe(c, &run);
+		ret = stream_calibrate(c, &run);
 	}
 	if (ret == 0)
-		ret = actor_stats_mark(recv, &recv_before, senders[0], &send_before);
+		ret = actor_stats_mark(run.recv, &recv_before, run.senders[0], &send_before);
 	if (ret == 0)
 		ret = lca_series_run(&r->series, r->label, (unsigned int)c->runs, stream_one, &run);
 	if (ret == 0) {
 		mb_report_series(r);
-		print_actor_costs("receiver", recv, &recv_before);
-		print_actor_costs("sender", senders[0], &send_before);
+		print_actor_costs("receiver", run.recv, &recv_before);
+		print_actor_costs("sender", run.senders[0], &send_before);
 	}
-out:
-	if (r != NULL)
-		lca_series_release(&r->series);
+	lca_series_release(&r->series);
 	free(r);
 	return ret;
 }

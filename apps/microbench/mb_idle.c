@@ -151,21 +151,9 @@ busy_series(const struct mb_conf *c, lca_actor_id_t busy, struct mb_result *r, b
 	return ret;
 }
 
-int
-mb_idle_scenario(const struct mb_conf *c)
+static void
+name_results(const struct mb_conf *c, struct mb_result *alone, struct mb_result *crowd)
 {
-	unsigned int lc = rte_get_main_lcore();
-	struct mb_result *alone = calloc(1, sizeof(*alone));
-	struct mb_result *crowd = calloc(1, sizeof(*crowd));
-	struct lca_lcore_stats st;
-	lca_actor_id_t busy, first_idle = 0, id;
-	uint64_t turns_before;
-	int ret;
-
-	if (alone == NULL || crowd == NULL) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	alone->scenario = crowd->scenario = "idle";
 	alone->messages = crowd->messages = c->messages;
 	alone->calibrated = crowd->calibrated = !c->messages_given;
@@ -173,70 +161,109 @@ mb_idle_scenario(const struct mb_conf *c)
 	snprintf(crowd->variant, sizeof(crowd->variant), "+%" PRIu64 " idle", c->idle);
 	snprintf(alone->label, sizeof(alone->label), "idle alone");
 	snprintf(crowd->label, sizeof(crowd->label), "idle %s", crowd->variant);
+}
 
-	ret = mb_spawn(busy_handler, sizeof(struct busy), lc, (unsigned int)c->mailbox_size,
-		    c->mailbox_mode, (unsigned int)c->throughput, "busy", &busy);
+/* The crowd on lcore @p lc: each idle actor handles one message, then
+ * never again. @p first: the first one's id (the rest follow it). */
+static int
+spawn_crowd(const struct mb_conf *c, unsigned int lc, lca_actor_id_t *first)
+{
+	lca_actor_id_t id;
+	int ret;
+
+	for (uint64_t i = 0; i < c->idle; i++) {
+		ret = mb_spawn(idle_handler, 0, lc, 2, LCA_MAILBOX_MP, 1, "idle", &id);
+		if (ret < 0)
+			return ret;
+		if (i == 0)
+			*first = id;
+	}
+	idle_handled = 0;
+	idle_expected = c->idle;
+	for (uint64_t i = 0; i < c->idle; i++) {
+		ret = mb_inject(*first + (lca_actor_id_t)i);
+		if (ret < 0)
+			return ret;
+	}
+	ret = mb_run_loops(c);
 	if (ret < 0)
-		goto out;
+		return ret;
+	if (idle_handled != c->idle) {
+		fprintf(stderr, PROG ": idle actors handled %" PRIu64 " of %" PRIu64 " messages\n",
+			idle_handled, c->idle);
+		return -EIO;
+	}
+	printf("   %" PRIu64 " idle actors (ids %u..%" PRIu64 ") on lcore %u, each ran once\n",
+	       c->idle, *first, *first + c->idle - 1, lc);
+	return 0;
+}
+
+/* No idle actor may have run during the crowded runs: they had no mail. */
+static int
+check_crowd_quiet(const struct mb_conf *c, lca_actor_id_t first)
+{
+	for (uint64_t i = 0; i < c->idle; i++) {
+		struct lca_actor_stats s;
+
+		lca_actor_stats_get(first + (lca_actor_id_t)i, &s);
+		if (s.turns != 1) {
+			fprintf(stderr, PROG ": idle actor %" PRIu64 " ran %" PRIu64 " turns\n",
+				first + i, s.turns);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/* The busy actor alone, then among the crowd, and the ratio. */
+static int
+alone_then_crowd(const struct mb_conf *c, struct mb_result *alone, struct mb_result *crowd)
+{
+	unsigned int lc = rte_get_main_lcore();
+	struct lca_lcore_stats st;
+	lca_actor_id_t busy, first_idle = 0;
+	uint64_t turns_before;
+	int ret = mb_spawn(busy_handler, sizeof(struct busy), lc, (unsigned int)c->mailbox_size,
+			   c->mailbox_mode, (unsigned int)c->throughput, "busy", &busy);
+
+	if (ret < 0)
+		return ret;
 	printf("\n== idle: busy actor %u on lcore %u forwards a window of %" PRIu64
 	       " messages to itself (throughput %" PRIu64 ", mailbox %" PRIu64 " (%s)); "
 	       "first alone, then among %" PRIu64 " idle actors on the same lcore\n",
 	       busy, lc, RTE_MIN(c->throughput, c->messages), c->throughput, c->mailbox_size,
 	       lca_mailbox_mode_name(c->mailbox_mode), c->idle);
 	ret = busy_series(c, busy, alone, true);
+	if (ret == 0)
+		ret = spawn_crowd(c, lc, &first_idle);
 	if (ret < 0)
-		goto out;
-
-	/* The crowd: each idle actor handles one message, then never again. */
-	for (uint64_t i = 0; i < c->idle; i++) {
-		ret = mb_spawn(idle_handler, 0, lc, 2, LCA_MAILBOX_MP, 1, "idle", &id);
-		if (ret < 0)
-			goto out;
-		if (i == 0)
-			first_idle = id;
-	}
-	idle_handled = 0;
-	idle_expected = c->idle;
-	for (uint64_t i = 0; i < c->idle; i++) {
-		ret = mb_inject(first_idle + (lca_actor_id_t)i);
-		if (ret < 0)
-			goto out;
-	}
-	ret = mb_run_loops(c);
-	if (ret < 0)
-		goto out;
-	if (idle_handled != c->idle) {
-		fprintf(stderr, PROG ": idle actors handled %" PRIu64 " of %" PRIu64 " messages\n",
-			idle_handled, c->idle);
-		ret = -EIO;
-		goto out;
-	}
-	printf("   %" PRIu64 " idle actors (ids %u..%" PRIu64 ") on lcore %u, each ran once\n",
-	       c->idle, first_idle, first_idle + c->idle - 1, lc);
-
+		return ret;
 	lca_lcore_stats_get(lc, &st);
 	turns_before = st.turns;
 	crowd->messages = alone->messages;
 	ret = busy_series(c, busy, crowd, false);
+	if (ret == 0)
+		ret = check_crowd_quiet(c, first_idle);
 	if (ret < 0)
-		goto out;
-	/* No idle actor may have run meanwhile: they had no mail. */
-	for (uint64_t i = 0; i < c->idle; i++) {
-		struct lca_actor_stats s;
-
-		lca_actor_stats_get(first_idle + (lca_actor_id_t)i, &s);
-		if (s.turns != 1) {
-			fprintf(stderr, PROG ": idle actor %" PRIu64 " ran %" PRIu64 " turns\n",
-				first_idle + i, s.turns);
-			ret = -EIO;
-			goto out;
-		}
-	}
+		return ret;
 	lca_lcore_stats_get(lc, &st);
 	printf("   lcore %u ran %" PRIu64 " turns during the crowded runs (all the busy actor's)\n",
 	       lc, st.turns - turns_before);
 	mb_report_idle_ratio(c, alone, crowd);
-out:
+	return 0;
+}
+
+int
+mb_idle_scenario(const struct mb_conf *c)
+{
+	struct mb_result *alone = calloc(1, sizeof(*alone));
+	struct mb_result *crowd = calloc(1, sizeof(*crowd));
+	int ret = -ENOMEM;
+
+	if (alone != NULL && crowd != NULL) {
+		name_results(c, alone, crowd);
+		ret = alone_then_crowd(c, alone, crowd);
+	}
 	if (alone != NULL)
 		lca_series_release(&alone->series);
 	if (crowd != NULL)

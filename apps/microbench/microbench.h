@@ -20,7 +20,7 @@
 #define MB_MAX_SENDERS 64
 #define MB_MAX_BURST 256
 #define MB_MAX_RUNS 1024
-#define MB_WARMUP_MAX 1000000u /* messages of each scenario's unmeasured warm-up run */
+#define MB_WARMUP_MAX 1000000 /* messages of each scenario's unmeasured warm-up run */
 #define MB_CONFIDENCE 0.999
 
 enum mb_scenario {

@@ -49,124 +49,83 @@ struct app_conf {
 /* The second process of --remote, and how this one was started. */
 static struct lca_pair g_pair;
 
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL args] -- [options]\n"
-	       "Akka's random ping with hops on lcactor: a master spreads pings over the\n"
-	       "workers; a worker sends a ping with hops > 0 on, hops - 1, to a random\n"
-	       "worker; at 0 it tells the master. A run ends when the master heard of all.\n"
-	       "  --workers N      workers (default 8)\n"
-	       "  --pings N        initial pings (default 10000)\n"
-	       "  --hops N         hops of each ping (default 100)\n"
-	       "  --runs N         repetitions (default 5)\n"
-	       "  --window-ms N    a run repeats the seed's pings (passes, each counted\n"
-	       "                   exactly) until they took N ms, and its time is the mean\n"
-	       "                   pass; its floor round likewise (default 200; 0: one pass,\n"
-	       "                   the seed's own run of about 15-30 ms here)\n"
-	       "  --seed N         seed of the workers' random streams (default 1)\n"
-	       "  --throughput N   messages an actor handles per turn (default 64)\n"
-	       "  --placement P    round-robin (default), pack, pairs-local, auto (the runtime\n"
-	       "                   moves actors that talk mostly to one peer together)\n"
-	       "  --remote T       seed 001's remote case: half the workers in a second process\n"
-	       "                   (started and stopped by this one; T: memif, af_packet over\n"
-	       "                   a veth pair between two network namespaces (root), or ucx:\n"
-	       "                   UCX active messages over 127.0.0.1, UCX_TLS=shm,tcp), the\n"
-	       "                   master here; a local run with all the workers here comes\n"
-	       "                   first, and the ratio is printed\n"
-	       "  --peer-lcores L  -l of the second process (default 1)\n"
-	       "  --netem          af_packet: tc netem loss, reorder, duplicate 1%% on the veth\n"
-	       "                   (lcactor's injector where the kernel has no netem)\n"
-	       "  --json FILE      write every figure as JSON\n"
-	       "  --topology       print the lcores' topology and exit\n"
-	       "  --help           this text\n",
-	       prog);
-}
-
 static int
-parse_option(void *conf, const char *name, char *val)
+opt_remote(void *conf, const struct lca_opt *opt, char *val)
 {
-	struct app_conf *c = conf;
-	uint64_t v;
-	int ret = 0;
-
-	if (strcmp(name, "workers") == 0) {
-		ret = lca_cli_uint(val, 1, MAX_WORKERS, &v);
-		c->ph.workers = (unsigned int)v;
-	} else if (strcmp(name, "pings") == 0) {
-		ret = lca_cli_uint(val, 1, 1000000, &v);
-		c->ph.pings = (uint32_t)v;
-	} else if (strcmp(name, "hops") == 0) {
-		ret = lca_cli_uint(val, 0, 100000000, &v);
-		c->ph.hops = (uint32_t)v;
-	} else if (strcmp(name, "runs") == 0) {
-		ret = lca_cli_uint(val, 1, MAX_RUNS, &v);
-		c->ph.runs = (unsigned int)v;
-	} else if (strcmp(name, "window-ms") == 0) {
-		ret = lca_cli_uint(val, 0, 3600000, &v);
-		c->ph.window_ms = (unsigned int)v;
-	} else if (strcmp(name, "seed") == 0) {
-		ret = lca_cli_uint(val, 0, UINT64_MAX, &c->ph.seed);
-	} else if (strcmp(name, "throughput") == 0) {
-		ret = lca_cli_uint(val, 1, 1024, &v);
-		c->ph.throughput = (unsigned int)v;
-	} else if (strcmp(name, "placement") == 0) {
-		ret = lca_placement_parse(val, &c->ph.placement);
-	} else if (strcmp(name, "remote") == 0) {
-		if (strcmp(val, "memif") != 0 && strcmp(val, "af_packet") != 0 &&
-		    strcmp(val, "ucx") != 0) {
-			fprintf(stderr, "lca-pinghops: --remote %s: the transports are memif, "
-				"af_packet and ucx\n", val);
-			return -EINVAL;
-		}
-		c->remote = val;
-	} else if (strcmp(name, "netem") == 0 || strcmp(name, "pair-netem-on") == 0) {
-		/* lca_pair.h's: the veth's faults. */
-	} else if (strcmp(name, "pair-peer") == 0) {
-		/* The second process's own argument (lca_pair.h). */
-	} else if (strcmp(name, "peer-lcores") == 0) {
-		c->peer_lcores = val;
-	} else if (strcmp(name, "json") == 0) {
-		if (lca_cli_output_path("--json", val) < 0)
-			return -EINVAL;
-		c->json_path = val;
-	} else {
-		return -EINVAL;
+	(void)opt;
+	if (strcmp(val, "memif") != 0 && strcmp(val, "af_packet") != 0 && strcmp(val, "ucx") != 0) {
+		fprintf(stderr, "lca-pinghops: --remote %s: the transports are memif, "
+			"af_packet and ucx\n", val);
+		return LCA_OPT_SAID;
 	}
-	if (ret < 0) {
-		fprintf(stderr, "lca-pinghops: bad value '%s' for --%s\n", val, name);
-		return -EINVAL;
-	}
+	((struct app_conf *)conf)->remote = val;
 	return 0;
 }
+
+#define AT(field) LCA_OPT_AT(struct app_conf, field)
+
+static const struct lca_opt options[] = {
+	{ "workers", 0, LCA_OPT_UINT, AT(ph.workers), .min = 1, .max = MAX_WORKERS,
+	  .metavar = "N", .help = "workers (default 8)" },
+	{ "pings", 0, LCA_OPT_UINT, AT(ph.pings), .min = 1, .max = 1000000, .metavar = "N",
+	  .help = "initial pings (default 10000)" },
+	{ "hops", 0, LCA_OPT_UINT, AT(ph.hops), .min = 0, .max = 100000000, .metavar = "N",
+	  .help = "hops of each ping (default 100)" },
+	{ "runs", 0, LCA_OPT_UINT, AT(ph.runs), .min = 1, .max = MAX_RUNS, .metavar = "N",
+	  .help = "repetitions (default 5)" },
+	{ "window-ms", 0, LCA_OPT_UINT, AT(ph.window_ms), .min = 0, .max = 3600000,
+	  .metavar = "N",
+	  .help = "a run repeats the seed's pings (passes, each counted\n"
+		  "exactly) until they took N ms, and its time is the mean\n"
+		  "pass; its floor round likewise (default 200; 0: one pass,\n"
+		  "the seed's own run of about 15-30 ms here)" },
+	{ "seed", 0, LCA_OPT_UINT, AT(ph.seed), .min = 0, .max = UINT64_MAX, .metavar = "N",
+	  .help = "seed of the workers' random streams (default 1)" },
+	{ "throughput", 0, LCA_OPT_UINT, AT(ph.throughput), .min = 1, .max = 1024,
+	  .metavar = "N", .help = "messages an actor handles per turn (default 64)" },
+	{ "placement", 0, LCA_OPT_CUSTOM, AT(ph.placement), .parse = lca_app_opt_placement,
+	  .metavar = "P",
+	  .help = "round-robin (default), pack, pairs-local, auto (the runtime\n"
+		  "moves actors that talk mostly to one peer together)",
+	  .why = "round-robin, pack, pairs-local or auto" },
+	{ "remote", 0, LCA_OPT_CUSTOM, .parse = opt_remote, .metavar = "T",
+	  .help = "seed 001's remote case: half the workers in a second process\n"
+		  "(started and stopped by this one; T: memif, af_packet over\n"
+		  "a veth pair between two network namespaces (root), or ucx:\n"
+		  "UCX active messages over 127.0.0.1, UCX_TLS=shm,tcp), the\n"
+		  "master here; a local run with all the workers here comes\n"
+		  "first, and the ratio is printed" },
+	{ "peer-lcores", 0, LCA_OPT_STRING, AT(peer_lcores), .metavar = "L",
+	  .help = "-l of the second process (default 1)" },
+	/* lca_pair.h's: the veth's faults, and the second process's own
+	 * argument; lca_pair reads them. */
+	{ "netem", 0, LCA_OPT_IGNORE, .no_value = true,
+	  .help = "af_packet: tc netem loss, reorder, duplicate 1% on the veth\n"
+		  "(lcactor's injector where the kernel has no netem)" },
+	{ "pair-netem-on", 0, LCA_OPT_IGNORE, .no_value = true, .hidden = true },
+	{ "pair-peer", 0, LCA_OPT_IGNORE, .hidden = true },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "write every figure as JSON" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = "lca-pinghops", .opts = options, .eal = true, .column = 19,
+	.about = "Akka's random ping with hops on lcactor: a master spreads pings over the\n"
+		 "workers; a worker sends a ping with hops > 0 on, hops - 1, to a random\n"
+		 "worker; at 0 it tells the master. A run ends when the master heard of all.\n",
+};
 
 static int
 parse_args(int argc, char **argv, void *conf)
 {
 	struct app_conf *c = conf;
-	static const struct option opts[] = {
-		{ "workers", required_argument, NULL, 0 },
-		{ "pings", required_argument, NULL, 0 },
-		{ "hops", required_argument, NULL, 0 },
-		{ "runs", required_argument, NULL, 0 },
-		{ "window-ms", required_argument, NULL, 0 },
-		{ "seed", required_argument, NULL, 0 },
-		{ "throughput", required_argument, NULL, 0 },
-		{ "placement", required_argument, NULL, 0 },
-		{ "json", required_argument, NULL, 0 },
-		{ "remote", required_argument, NULL, 0 },
-		{ "pair-peer", required_argument, NULL, 0 },
-		{ "netem", no_argument, NULL, 0 },
-		{ "pair-netem-on", no_argument, NULL, 0 },
-		{ "peer-lcores", required_argument, NULL, 0 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+
 	*c = (struct app_conf){
 		.ph = { .workers = 8, .pings = 10000, .hops = 100, .runs = 5, .seed = 1,
 			.throughput = 64, .placement = LCA_PLACE_ROUND_ROBIN, .window_ms = 200 },
 	};
-	return lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
+	return lca_opt_parse(argc, argv, &table, c, NULL);
 }
 
 /* The date as the published run shows it (Java's Date.toString()). */
@@ -829,7 +788,7 @@ main(int argc, char **argv)
 {
 	struct app_conf conf;
 	const struct lca_app app = {
-		.name = "lca-pinghops", .parse = parse_args, .usage = usage, .run = run,
+		.name = "lca-pinghops", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &conf,
 	};
 	int ret;

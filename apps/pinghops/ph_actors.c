@@ -417,21 +417,80 @@ far_ask(struct ph_bench *b, uint32_t type, uint32_t run, uint32_t reply)
 
 /* --- set-up ----------------------------------------------------------------- */
 
+static int
+spawn_one(struct lca_actor_spec *spec, lca_handler_fn h, size_t state, const char *name,
+	  lca_actor_id_t *id)
+{
+	spec->handler = h;
+	spec->state_size = state;
+	spec->name = name;
+	return lca_actor_spawn(spec, id);
+}
+
+/* This node's workers, then its master (node 2: a quitter in its place),
+ * and node 1's collector of node 2's counts. */
+static int
+spawn_actors(struct ph_bench *b)
+{
+	const struct ph_conf *conf = &b->conf;
+	struct lca_actor_spec spec = {
+		.lcore = LCA_LCORE_ANY,
+		.mailbox_size = RTE_MAX(MIN_MAILBOX, rte_align32pow2(conf->pings + 2)),
+		.throughput = conf->throughput,
+	};
+	int ret = 0;
+
+	b->n_local = conf->remote_node == 0 ? conf->workers
+		     : conf->remote_node == 1 ? (conf->workers + 1) / 2
+					       : conf->workers / 2;
+	for (unsigned int i = 0; ret == 0 && i < b->n_local; i++)
+		ret = spawn_one(&spec, worker_handler, sizeof(struct worker), "worker",
+				&b->workers[i]);
+	if (ret == 0 && conf->remote_node == 2)
+		return spawn_one(&spec, quit_handler, 0, "quitter", &b->master);
+	if (ret == 0)
+		ret = spawn_one(&spec, master_handler, sizeof(struct master), "master", &b->master);
+	if (ret == 0 && conf->remote_node == 1)
+		ret = spawn_one(&spec, collect_handler, 0, "collector", &b->collector);
+	return ret;
+}
+
+/* Every worker a ping may go to, in one order on every node: node 1's
+ * workers are 0 .. n1-1 and its master n1; node 2's workers are 0 .. n2-1.
+ * Then the link. */
+static int
+link_nodes(struct ph_bench *b)
+{
+	const struct ph_conf *conf = &b->conf;
+	unsigned int n1 = node1_workers(conf);
+	int ret;
+
+	for (unsigned int i = 0; i < conf->workers; i++) {
+		unsigned int node = i < n1 ? 1 : 2;
+		lca_actor_id_t local = i < n1 ? i : i - n1;
+
+		b->targets[i] = node == conf->remote_node ? b->workers[local]
+							  : lca_remote_ref(node, local);
+	}
+	g_master = conf->remote_node == 1 ? b->master : lca_remote_ref(1, n1);
+	ret = lca_remote_start(conf->remote);
+	if (ret == 0 && conf->remote_node == 2)
+		ret = lca_remote_watch(b->master, lca_remote_ref(1, n1));
+	if (ret != 0)
+		fprintf(stderr, "lca-pinghops: remote link: %s\n", strerror(-ret));
+	b->remote_up = ret == 0;
+	return ret;
+}
+
 int
 ph_bench_create(const struct ph_conf *conf, struct ph_bench **out)
 {
-	unsigned int mailbox = RTE_MAX(MIN_MAILBOX, rte_align32pow2(conf->pings + 2));
 	struct lca_runtime_conf rc = {
 		/* A remote run adds a link actor and a TX actor per lcore. */
 		.max_actors = conf->workers + 2 + (conf->remote_node ? 2 * RTE_MAX_LCORE : 0),
 		.placement = conf->placement,
 		/* Every ping is an envelope in flight; the rest is cache slack. */
 		.msgs_per_node = rte_align32pow2(conf->pings + 8192) - 1,
-	};
-	struct lca_actor_spec spec = {
-		.lcore = LCA_LCORE_ANY,
-		.mailbox_size = mailbox,
-		.throughput = conf->throughput,
 	};
 	struct ph_bench *b = calloc(1, sizeof(*b));
 	int ret;
@@ -448,66 +507,21 @@ ph_bench_create(const struct ph_conf *conf, struct ph_bench **out)
 		return ret;
 	}
 	b->runtime_up = true;
-	b->n_local = conf->remote_node == 0 ? conf->workers
-		     : conf->remote_node == 1 ? (conf->workers + 1) / 2
-					       : conf->workers / 2;
-	spec.handler = worker_handler;
-	spec.state_size = sizeof(struct worker);
-	spec.name = "worker";
-	for (unsigned int i = 0; ret == 0 && i < b->n_local; i++)
-		ret = lca_actor_spawn(&spec, &b->workers[i]);
-	if (ret == 0 && conf->remote_node == 2) {
-		spec.handler = quit_handler;
-		spec.state_size = 0;
-		spec.name = "quitter";
-		ret = lca_actor_spawn(&spec, &b->master);
-	} else if (ret == 0) {
-		spec.handler = master_handler;
-		spec.state_size = sizeof(struct master);
-		spec.name = "master";
-		ret = lca_actor_spawn(&spec, &b->master);
-		if (ret == 0 && conf->remote_node == 1) {
-			spec.handler = collect_handler;
-			spec.state_size = 0;
-			spec.name = "collector";
-			ret = lca_actor_spawn(&spec, &b->collector);
-		}
-	}
-	if (ret < 0) {
+	ret = spawn_actors(b);
+	if (ret < 0)
 		fprintf(stderr, "lca-pinghops: cannot spawn the actors: %s\n", strerror(-ret));
-		ph_bench_destroy(b);
-		return ret;
-	}
-	b->targets = calloc(conf->workers, sizeof(*b->targets));
-	if (b->targets == NULL) {
-		ph_bench_destroy(b);
-		return -ENOMEM;
-	}
-	if (conf->remote_node == 0) {
+	b->targets = ret == 0 ? calloc(conf->workers, sizeof(*b->targets)) : NULL;
+	if (ret == 0 && b->targets == NULL)
+		ret = -ENOMEM;
+	if (ret == 0 && conf->remote_node == 0) {
 		memcpy(b->targets, b->workers, conf->workers * sizeof(*b->targets));
 		g_master = b->master;
-	} else {
-		/* Node 1's workers are 0 .. n1-1 and its master n1; node 2's
-		 * workers are 0 .. n2-1: every node lists all, in that order. */
-		unsigned int n1 = node1_workers(conf);
-
-		for (unsigned int i = 0; i < conf->workers; i++) {
-			unsigned int node = i < n1 ? 1 : 2;
-			lca_actor_id_t local = i < n1 ? i : i - n1;
-
-			b->targets[i] = node == conf->remote_node ? b->workers[local]
-								  : lca_remote_ref(node, local);
-		}
-		g_master = conf->remote_node == 1 ? b->master : lca_remote_ref(1, n1);
-		ret = lca_remote_start(conf->remote);
-		if (ret == 0 && conf->remote_node == 2)
-			ret = lca_remote_watch(b->master, lca_remote_ref(1, n1));
-		if (ret != 0) {
-			fprintf(stderr, "lca-pinghops: remote link: %s\n", strerror(-ret));
-			ph_bench_destroy(b);
-			return ret;
-		}
-		b->remote_up = true;
+	} else if (ret == 0) {
+		ret = link_nodes(b);
+	}
+	if (ret < 0) {
+		ph_bench_destroy(b);
+		return ret;
 	}
 	g_workers = b->targets;
 	g_n_workers = conf->workers;

@@ -45,82 +45,6 @@ static struct pl_conf conf;
 static bool vdev_added;
 static struct pl_lcore lcores_fig[RTE_MAX_LCORE];
 
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL args] -- [options]\n"
-	       "Samza's TestSamzaContainerPerformance (SAMZA-245, seed 004): a stream container\n"
-	       "consumes --messages from --streams x --partitions stream partitions, each with a\n"
-	       "mock consumer that hands over batches of --batch messages; one task per partition\n"
-	       "counts what it processes, by stream. Prints \"the test processes N messages in S s\"\n"
-	       "after a warm-up, per stage and per lcore msg/s, the message accounting (exact: every\n"
-	       "message produced is processed, every stream partition in offset order) and each\n"
-	       "core's clock verdict, for each engine in turn on the same lcores.\n"
-	       "  --source S          mock (default): the mock consumers; port: packets from the\n"
-	       "                      ports EAL created (--vdev net_null0, net_pcap0,rx_pcap=F,\n"
-	       "                      net_memif0, net_ring0, -a NIC): RX -> parse (Ethernet/\n"
-	       "                      IPv4/UDP; the rest is malformed, counted and dropped) ->\n"
-	       "                      count by key (UDP ports) in --partitions stores -> TX\n"
-	       "  --engine LIST       comma-separated, run in this order (default lcactor,plain:\n"
-	       "                      plain is lcactor's floor, run beside it run by run;\n"
-	       "                      --source port: lcactor):\n"
-	       "                        lcactor   sources are loop hooks, tasks are actors with a\n"
-	       "                                  batch handler\n"
-	       "                        eventdev  sources enqueue NEW events (flow = partition,\n"
-	       "                                  atomic) into event_dsw; every lcore's port\n"
-	       "                                  dequeues and counts. Needs EAL --vdev event_dsw0:\n"
-	       "                                  added when the EAL arguments have no event_ vdev\n"
-	       "                        plain     a run-to-completion loop, no actors (SPSC rte_ring\n"
-	       "                                  where a source and its task are on two lcores)\n"
-	       "                        graph     (--source port) DPDK's librte_graph: RX, parse +\n"
-	       "                                  count, TX nodes walked on each lcore\n"
-	       "                        io        (--source port) RX straight to TX, no stage:\n"
-	       "                                  the port's ceiling; every engine prints its share\n"
-	       "  --streams N         input streams (default 1000)\n"
-	       "  --partitions N      partitions of each stream, one task each (default 4)\n"
-	       "  --batch N           messages a mock consumer hands over at once (default 5000)\n"
-	       "  --messages N        messages in all, warm-up included (default 10000000; without\n"
-	       "                      --messages a run repeats them until it measured 200 ms)\n"
-	       "  --warmup-messages N messages processed before the measurement starts\n"
-	       "                      (default a tenth of --messages)\n"
-	       "  --warmup-ms MS      or: warm up for MS milliseconds instead\n"
-	       "  --layout L          local (default): a partition's source on its task's lcore;\n"
-	       "                      cross: on the next lcore, so every message crosses lcores\n"
-	       "  --burst N           most messages a source puts out at once (default 64, max %u)\n"
-	       "  --throughput N      most messages a task takes at once (default 64, max %u)\n"
-	       "  --mailbox N         a task's mailbox, the plain hand-off ring (power of 2,\n"
-	       "                      default 1024)\n"
-	       "  --watermark N       backlog at which a source stops for a partition (default\n"
-	       "                      half the mailbox; eventdev: partitions x N new events)\n"
-	       "  --runs N            runs of each engine, interleaved (default 1)\n"
-	       "  --timeout SEC       give up on a run after SEC seconds (default 120)\n"
-	       "  --json FILE         write every figure as JSON (docs/json.md)\n"
-	       "  --topology          print the lcores' topology and exit\n"
-	       "--source port only (--messages: packets to take in all; --partitions: stores,\n"
-	       "and lcactor's worker actors):\n"
-	       "  --port LIST         RX ports by id, comma-separated (default: every port)\n"
-	       "  --tx-port N         send every counted packet out of port N (default: out of\n"
-	       "                      the port it came in by)\n"
-	       "  --sink S            tx (default): out of a port; drop: free them\n"
-	       "  --rxq N             RX queues a port (default: one per lcore, at most what the\n"
-	       "                      PMD has; at most one per lcore)\n"
-	       "  --mbufs N           mbufs in a port's pool (default: what the rings, caches\n"
-	       "                      and bursts need, plus 8192)\n"
-	       "  --idle P            lcactor's idle policy: spin (default), pause, sleep\n"
-	       "  --duration-ms MS    stop RX after MS (with no --messages: run this long)\n"
-	       "  --null-frames F     udp (default): net_null's pool is written once with UDP\n"
-	       "                      frames, so they parse; zero: left zeroed (all malformed)\n"
-	       "  --keys FILE         write the counts by key of every run (engine run key count)\n"
-	       "  --partition-by P    key (default): lcactor sends a packet to its key's partition,\n"
-	       "                      wherever that is; rxq: to one of the partitions on the\n"
-	       "                      lcore that received it, chosen by key, as RSS keeps a flow\n"
-	       "                      on one queue (plain counts where it receives, always)\n"
-	       "  --help              this text\n"
-	       "Partition p's task runs on the p-th enabled lcore, round-robin. Every lcore polls\n"
-	       "busily: give it no more lcores than CPUs.\n",
-	       prog, PL_MAX_BURST, PL_MAX_BURST);
-}
-
 static int
 parse_engines(char *list)
 {
@@ -156,160 +80,202 @@ parse_engines(char *list)
 }
 
 static int
-parse_option(void *arg, const char *name, char *val)
+opt_engines(void *arg, const struct lca_opt *opt, char *val)
+{
+	(void)arg;
+	(void)opt;
+	return parse_engines(val) < 0 ? LCA_OPT_SAID : 0;
+}
+
+/* --warmup-messages or --warmup-ms, once. */
+static int
+opt_warmup(void *arg, const struct lca_opt *opt, char *val)
 {
 	struct pl_conf *c = arg;
-	uint64_t v = 0;
-	int ret = 0;
+	bool ms = strcmp(opt->name, "warmup-ms") == 0;
 
-	if (strcmp(name, "source") == 0) {
-		if (strcmp(val, "mock") == 0) {
-			c->source = PL_SOURCE_MOCK;
-		} else if (strcmp(val, "port") == 0) {
-			c->source = PL_SOURCE_PORT;
-		} else {
-			ret = -EINVAL;
-		}
-	} else if (strcmp(name, "engine") == 0) {
-		if (parse_engines(val) < 0)
-			return -EINVAL;
-	} else if (strcmp(name, "streams") == 0) {
-		ret = lca_cli_uint(val, 1, PL_MAX_STREAMS, &v);
-		c->streams = (uint32_t)v;
-	} else if (strcmp(name, "partitions") == 0) {
-		ret = lca_cli_uint(val, 1, PL_MAX_PARTITIONS, &v);
-		c->partitions = (uint32_t)v;
-	} else if (strcmp(name, "batch") == 0) {
-		ret = lca_cli_uint(val, 1, UINT32_MAX, &v);
-		c->batch = (uint32_t)v;
-	} else if (strcmp(name, "messages") == 0) {
-		ret = lca_cli_uint(val, 1, UINT64_C(1) << 40, &c->messages);
-		c->messages_given = true;
-	} else if (strcmp(name, "warmup-messages") == 0) {
-		if (c->warmup_given) {
-			fprintf(stderr, APP ": give --warmup-messages or --warmup-ms, not both\n");
-			return -EINVAL;
-		}
-		ret = lca_cli_uint(val, 0, UINT64_C(1) << 40, &c->warmup_messages);
-		c->warmup_given = true;
-	} else if (strcmp(name, "warmup-ms") == 0) {
-		if (c->warmup_given) {
-			fprintf(stderr, APP ": give --warmup-messages or --warmup-ms, not both\n");
-			return -EINVAL;
-		}
-		ret = lca_cli_uint(val, 1, 3600000, &c->warmup_ms);
-		c->warmup_given = true;
-	} else if (strcmp(name, "layout") == 0) {
-		if (strcmp(val, "local") == 0)
-			c->layout = PL_LAYOUT_LOCAL;
-		else if (strcmp(val, "cross") == 0)
-			c->layout = PL_LAYOUT_CROSS;
-		else
-			ret = -EINVAL;
-	} else if (strcmp(name, "burst") == 0) {
-		ret = lca_cli_uint(val, 1, PL_MAX_BURST, &v);
-		c->burst = (unsigned int)v;
-	} else if (strcmp(name, "throughput") == 0) {
-		ret = lca_cli_uint(val, 1, PL_MAX_BURST, &v);
-		c->throughput = (unsigned int)v;
-	} else if (strcmp(name, "mailbox") == 0) {
-		ret = lca_cli_uint(val, 2, 1u << 20, &v);
-		if (ret == 0 && !rte_is_power_of_2((uint32_t)v))
-			ret = -EINVAL;
-		c->mailbox = (unsigned int)v;
-	} else if (strcmp(name, "watermark") == 0) {
-		ret = lca_cli_uint(val, 1, 1u << 20, &v);
-		c->watermark = (unsigned int)v;
-	} else if (strcmp(name, "runs") == 0) {
-		ret = lca_cli_uint(val, 1, PL_MAX_RUNS, &v);
-		c->runs = (unsigned int)v;
-	} else if (strcmp(name, "timeout") == 0) {
-		ret = lca_cli_uint(val, 1, 86400, &c->timeout_s);
-	} else if (strcmp(name, "port") == 0) {
-		char *items[PL_MAX_PORTS];
-		int n = lca_cli_split(val, items, RTE_DIM(items));
-
-		if (n <= 0) {
-			fprintf(stderr, APP ": bad value for --port: a comma-separated list of port "
-					"ids (at most %u)\n", PL_MAX_PORTS);
-			return -EINVAL;
-		}
-		c->n_ports = 0;
-		for (int i = 0; i < n; i++) {
-			int r = lca_port_parse_id(items[i], &c->ports[c->n_ports]);
-
-			if (r < 0) {
-				fprintf(stderr, APP ": --port %s: %s\n", items[i],
-					r == -ENODEV ? "no such port (EAL made the ports listed "
-						       "above)" : "not a port id");
-				return -EINVAL;
-			}
-			for (unsigned int k = 0; k < c->n_ports; k++)
-				if (c->ports[k] == c->ports[c->n_ports]) {
-					fprintf(stderr, APP ": port %s twice in --port\n", items[i]);
-					return -EINVAL;
-				}
-			c->n_ports++;
-		}
-	} else if (strcmp(name, "tx-port") == 0) {
-		uint16_t id;
-
-		if (lca_port_parse_id(val, &id) < 0) {
-			fprintf(stderr, APP ": --tx-port %s: no such port\n", val);
-			return -EINVAL;
-		}
-		c->tx_port = id;
-	} else if (strcmp(name, "sink") == 0) {
-		if (strcmp(val, "tx") == 0)
-			c->sink = PL_SINK_TX;
-		else if (strcmp(val, "drop") == 0)
-			c->sink = PL_SINK_DROP;
-		else
-			ret = -EINVAL;
-	} else if (strcmp(name, "rxq") == 0) {
-		ret = lca_cli_uint(val, 1, 65535, &v);
-		c->rxq = (unsigned int)v;
-	} else if (strcmp(name, "mbufs") == 0) {
-		ret = lca_cli_uint(val, 1, UINT32_MAX, &v);
-		c->mbufs = (unsigned int)v;
-	} else if (strcmp(name, "idle") == 0) {
-		enum lca_idle_policy ip;
-
-		ret = lca_idle_policy_parse(val, &ip);
-		c->idle = (int)ip;
-	} else if (strcmp(name, "duration-ms") == 0) {
-		ret = lca_cli_uint(val, 1, 86400000, &c->duration_ms);
-	} else if (strcmp(name, "null-frames") == 0) {
-		if (strcmp(val, "udp") == 0)
-			c->null_zero = false;
-		else if (strcmp(val, "zero") == 0)
-			c->null_zero = true;
-		else
-			ret = -EINVAL;
-	} else if (strcmp(name, "partition-by") == 0) {
-		if (strcmp(val, "key") == 0)
-			c->partition_rxq = false;
-		else if (strcmp(val, "rxq") == 0)
-			c->partition_rxq = true;
-		else
-			ret = -EINVAL;
-	} else if (strcmp(name, "keys") == 0) {
-		if (lca_cli_output_path("--keys", val) < 0)
-			return -EINVAL;
-		c->keys_path = val;
-	} else if (strcmp(name, "json") == 0) {
-		if (lca_cli_output_path("--json", val) < 0)
-			return -EINVAL;
-		c->json_path = val;
-	} else {
-		return -EINVAL;
+	if (c->warmup_given) {
+		fprintf(stderr, APP ": give --warmup-messages or --warmup-ms, not both\n");
+		return LCA_OPT_SAID;
 	}
-	if (ret < 0) {
-		fprintf(stderr, APP ": bad value '%s' for --%s\n", val, name);
+	c->warmup_given = true;
+	return lca_cli_uint(val, ms ? 1 : 0, ms ? 3600000 : UINT64_C(1) << 40,
+			    ms ? &c->warmup_ms : &c->warmup_messages);
+}
+
+static int
+opt_mailbox(void *arg, const struct lca_opt *opt, char *val)
+{
+	uint64_t v;
+
+	(void)opt;
+	if (lca_cli_uint(val, 2, 1u << 20, &v) < 0 || !rte_is_power_of_2((uint32_t)v))
 		return -EINVAL;
-	}
+	((struct pl_conf *)arg)->mailbox = (unsigned int)v;
 	return 0;
 }
+
+static int
+add_port(struct pl_conf *c, const char *item)
+{
+	int r = lca_port_parse_id(item, &c->ports[c->n_ports]);
+
+	if (r < 0) {
+		fprintf(stderr, APP ": --port %s: %s\n", item,
+			r == -ENODEV ? "no such port (EAL made the ports listed above)" :
+				       "not a port id");
+		return LCA_OPT_SAID;
+	}
+	for (unsigned int k = 0; k < c->n_ports; k++)
+		if (c->ports[k] == c->ports[c->n_ports]) {
+			fprintf(stderr, APP ": port %s twice in --port\n", item);
+			return LCA_OPT_SAID;
+		}
+	c->n_ports++;
+	return 0;
+}
+
+static int
+opt_ports(void *arg, const struct lca_opt *opt, char *val)
+{
+	struct pl_conf *c = arg;
+	char *items[PL_MAX_PORTS];
+	int n = lca_cli_split(val, items, RTE_DIM(items)), ret = 0;
+
+	(void)opt;
+	if (n <= 0) {
+		fprintf(stderr, APP ": bad value for --port: a comma-separated list of port "
+				"ids (at most %u)\n", PL_MAX_PORTS);
+		return LCA_OPT_SAID;
+	}
+	c->n_ports = 0;
+	for (int i = 0; i < n && ret == 0; i++)
+		ret = add_port(c, items[i]);
+	return ret;
+}
+
+static int
+opt_tx_port(void *arg, const struct lca_opt *opt, char *val)
+{
+	uint16_t id;
+
+	(void)opt;
+	if (lca_port_parse_id(val, &id) < 0) {
+		fprintf(stderr, APP ": --tx-port %s: no such port\n", val);
+		return LCA_OPT_SAID;
+	}
+	((struct pl_conf *)arg)->tx_port = id;
+	return 0;
+}
+
+#define AT(field) LCA_OPT_AT(struct pl_conf, field)
+#define CHOICES(...) .choices = (const char *const[]){ __VA_ARGS__, NULL }
+
+static const struct lca_opt options[] = {
+	{ "source", 0, LCA_OPT_ENUM, AT(source), CHOICES("mock", "port"), .metavar = "S",
+	  .help = "mock (default): the mock consumers; port: packets from the\n"
+		  "ports EAL created (--vdev net_null0, net_pcap0,rx_pcap=F,\n"
+		  "net_memif0, net_ring0, -a NIC): RX -> parse (Ethernet/\n"
+		  "IPv4/UDP; the rest is malformed, counted and dropped) ->\n"
+		  "count by key (UDP ports) in --partitions stores -> TX" },
+	{ "engine", 0, LCA_OPT_CUSTOM, .parse = opt_engines, .metavar = "LIST",
+	  .help = "comma-separated, run in this order (default lcactor,plain:\n"
+		  "plain is lcactor's floor, run beside it run by run;\n"
+		  "--source port: lcactor):\n"
+		  "  lcactor   sources are loop hooks, tasks are actors with a\n"
+		  "            batch handler\n"
+		  "  eventdev  sources enqueue NEW events (flow = partition,\n"
+		  "            atomic) into event_dsw; every lcore's port\n"
+		  "            dequeues and counts. Needs EAL --vdev event_dsw0:\n"
+		  "            added when the EAL arguments have no event_ vdev\n"
+		  "  plain     a run-to-completion loop, no actors (SPSC rte_ring\n"
+		  "            where a source and its task are on two lcores)\n"
+		  "  graph     (--source port) DPDK's librte_graph: RX, parse +\n"
+		  "            count, TX nodes walked on each lcore\n"
+		  "  io        (--source port) RX straight to TX, no stage:\n"
+		  "            the port's ceiling; every engine prints its share" },
+	{ "streams", 0, LCA_OPT_UINT, AT(streams), .min = 1, .max = PL_MAX_STREAMS,
+	  .metavar = "N", .help = "input streams (default 1000)" },
+	{ "partitions", 0, LCA_OPT_UINT, AT(partitions), .min = 1, .max = PL_MAX_PARTITIONS,
+	  .metavar = "N", .help = "partitions of each stream, one task each (default 4)" },
+	{ "batch", 0, LCA_OPT_UINT, AT(batch), .min = 1, .max = UINT32_MAX, .metavar = "N",
+	  .help = "messages a mock consumer hands over at once (default 5000)" },
+	{ "messages", 0, LCA_OPT_UINT, AT(messages), .min = 1, .max = UINT64_C(1) << 40,
+	  LCA_OPT_GIVEN(struct pl_conf, messages_given), .metavar = "N",
+	  .help = "messages in all, warm-up included (default 10000000; without\n"
+		  "--messages a run repeats them until it measured 200 ms)" },
+	{ "warmup-messages", 0, LCA_OPT_CUSTOM, .parse = opt_warmup, .metavar = "N",
+	  .help = "messages processed before the measurement starts\n"
+		  "(default a tenth of --messages)" },
+	{ "warmup-ms", 0, LCA_OPT_CUSTOM, .parse = opt_warmup, .metavar = "MS",
+	  .help = "or: warm up for MS milliseconds instead" },
+	{ "layout", 0, LCA_OPT_ENUM, AT(layout), CHOICES("local", "cross"), .metavar = "L",
+	  .help = "local (default): a partition's source on its task's lcore;\n"
+		  "cross: on the next lcore, so every message crosses lcores" },
+	{ "burst", 0, LCA_OPT_UINT, AT(burst), .min = 1, .max = PL_MAX_BURST, .metavar = "N",
+	  .help = "most messages a source puts out at once (default 64, max "
+		  RTE_STR(PL_MAX_BURST) ")" },
+	{ "throughput", 0, LCA_OPT_UINT, AT(throughput), .min = 1, .max = PL_MAX_BURST,
+	  .metavar = "N",
+	  .help = "most messages a task takes at once (default 64, max " RTE_STR(PL_MAX_BURST) ")" },
+	{ "mailbox", 0, LCA_OPT_CUSTOM, .parse = opt_mailbox, .metavar = "N",
+	  .help = "a task's mailbox, the plain hand-off ring (power of 2,\ndefault 1024)",
+	  .why = "a power of two, 2 to 1048576" },
+	{ "watermark", 0, LCA_OPT_UINT, AT(watermark), .min = 1, .max = 1u << 20, .metavar = "N",
+	  .help = "backlog at which a source stops for a partition (default\n"
+		  "half the mailbox; eventdev: partitions x N new events)" },
+	{ "runs", 0, LCA_OPT_UINT, AT(runs), .min = 1, .max = PL_MAX_RUNS, .metavar = "N",
+	  .help = "runs of each engine, interleaved (default 1)" },
+	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = 86400, .metavar = "SEC",
+	  .help = "give up on a run after SEC seconds (default 120)" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "write every figure as JSON (docs/json.md)" },
+	{ "port", 0, LCA_OPT_CUSTOM, .parse = opt_ports, .metavar = "LIST",
+	  .heading = "--source port only (--messages: packets to take in all; --partitions: "
+		     "stores,\nand lcactor's worker actors):",
+	  .help = "RX ports by id, comma-separated (default: every port)" },
+	{ "tx-port", 0, LCA_OPT_CUSTOM, .parse = opt_tx_port, .metavar = "N",
+	  .help = "send every counted packet out of port N (default: out of\n"
+		  "the port it came in by)" },
+	{ "sink", 0, LCA_OPT_ENUM, AT(sink), CHOICES("tx", "drop"), .metavar = "S",
+	  .help = "tx (default): out of a port; drop: free them" },
+	{ "rxq", 0, LCA_OPT_UINT, AT(rxq), .min = 1, .max = 65535, .metavar = "N",
+	  .help = "RX queues a port (default: one per lcore, at most what the\n"
+		  "PMD has; at most one per lcore)" },
+	{ "mbufs", 0, LCA_OPT_UINT, AT(mbufs), .min = 1, .max = UINT32_MAX, .metavar = "N",
+	  .help = "mbufs in a port's pool (default: what the rings, caches\n"
+		  "and bursts need, plus 8192)" },
+	{ "idle", 0, LCA_OPT_CUSTOM, AT(idle), .parse = lca_app_opt_idle, .metavar = "P",
+	  .help = "lcactor's idle policy: spin (default), pause, sleep",
+	  .why = "spin, pause or sleep" },
+	{ "duration-ms", 0, LCA_OPT_UINT, AT(duration_ms), .min = 1, .max = 86400000,
+	  .metavar = "MS", .help = "stop RX after MS (with no --messages: run this long)" },
+	{ "null-frames", 0, LCA_OPT_ENUM, AT(null_zero), CHOICES("udp", "zero"), .metavar = "F",
+	  .help = "udp (default): net_null's pool is written once with UDP\n"
+		  "frames, so they parse; zero: left zeroed (all malformed)" },
+	{ "keys", 0, LCA_OPT_OUTPUT, AT(keys_path), .metavar = "FILE",
+	  .help = "write the counts by key of every run (engine run key count)" },
+	{ "partition-by", 0, LCA_OPT_ENUM, AT(partition_rxq), CHOICES("key", "rxq"),
+	  .metavar = "P",
+	  .help = "key (default): lcactor sends a packet to its key's partition,\n"
+		  "wherever that is; rxq: to one of the partitions on the\n"
+		  "lcore that received it, chosen by key, as RSS keeps a flow\n"
+		  "on one queue (plain counts where it receives, always)" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = APP, .opts = options, .eal = true,
+	.about = "Samza's TestSamzaContainerPerformance (SAMZA-245, seed 004): a stream container\n"
+		 "consumes --messages from --streams x --partitions stream partitions, each with a\n"
+		 "mock consumer that hands over batches of --batch messages; one task per partition\n"
+		 "counts what it processes, by stream. Prints \"the test processes N messages in S s\"\n"
+		 "after a warm-up, per stage and per lcore msg/s, the message accounting (exact: every\n"
+		 "message produced is processed, every stream partition in offset order) and each\n"
+		 "core's clock verdict, for each engine in turn on the same lcores.\n",
+	.footer = "Partition p's task runs on the p-th enabled lcore, round-robin. Every lcore polls\n"
+		  "busily: give it no more lcores than CPUs.\n",
+};
 
 static bool
 has_engine(enum pl_engine e)
@@ -389,36 +355,6 @@ static int
 parse_args(int argc, char **argv, void *arg)
 {
 	struct pl_conf *c = arg;
-	static const struct option opts[] = {
-		{ "source", required_argument, NULL, 0 },
-		{ "engine", required_argument, NULL, 0 },
-		{ "streams", required_argument, NULL, 0 },
-		{ "partitions", required_argument, NULL, 0 },
-		{ "batch", required_argument, NULL, 0 },
-		{ "messages", required_argument, NULL, 0 },
-		{ "warmup-messages", required_argument, NULL, 0 },
-		{ "warmup-ms", required_argument, NULL, 0 },
-		{ "layout", required_argument, NULL, 0 },
-		{ "burst", required_argument, NULL, 0 },
-		{ "throughput", required_argument, NULL, 0 },
-		{ "mailbox", required_argument, NULL, 0 },
-		{ "watermark", required_argument, NULL, 0 },
-		{ "runs", required_argument, NULL, 0 },
-		{ "timeout", required_argument, NULL, 0 },
-		{ "json", required_argument, NULL, 0 },
-		{ "port", required_argument, NULL, 0 },
-		{ "tx-port", required_argument, NULL, 0 },
-		{ "sink", required_argument, NULL, 0 },
-		{ "rxq", required_argument, NULL, 0 },
-		{ "mbufs", required_argument, NULL, 0 },
-		{ "idle", required_argument, NULL, 0 },
-		{ "duration-ms", required_argument, NULL, 0 },
-		{ "null-frames", required_argument, NULL, 0 },
-		{ "partition-by", required_argument, NULL, 0 },
-		{ "keys", required_argument, NULL, 0 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int ret;
 
 	*c = (struct pl_conf){
@@ -438,7 +374,7 @@ parse_args(int argc, char **argv, void *arg)
 		.tx_port = -1,
 		.sink = PL_SINK_TX,
 	};
-	ret = lca_app_getopt(argc, argv, opts, false, parse_option, usage, c);
+	ret = lca_opt_parse(argc, argv, &table, c, NULL);
 	if (ret == 0)
 		ret = check_conf(c);
 	return ret;
@@ -956,7 +892,7 @@ int
 main(int argc, char **argv)
 {
 	const struct lca_app app = {
-		.name = APP, .parse = parse_args, .usage = usage, .run = run, .conf = &conf,
+		.name = APP, .parse = parse_args, .opts = &table, .run = run, .conf = &conf,
 	};
 	char **args = argv;
 	int sep = -1, ret;

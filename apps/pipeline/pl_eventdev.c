@@ -115,13 +115,11 @@ ev_worker(void *arg)
 	return ret;
 }
 
-int
-pl_eventdev_setup(void)
+/* The first event device, if it can run here: no service core, a port
+ * for every lcore. */
+static int
+check_device(struct rte_event_dev_info *info)
 {
-	const struct pl_conf *c = pl.conf;
-	struct rte_event_dev_info info;
-	struct rte_event_dev_config dc;
-	struct rte_event_queue_conf qc;
 	uint32_t service;
 	int ret;
 
@@ -130,31 +128,41 @@ pl_eventdev_setup(void)
 		return -ENODEV;
 	}
 	dev_id = 0;
-	ret = rte_event_dev_info_get(dev_id, &info);
+	ret = rte_event_dev_info_get(dev_id, info);
 	if (ret < 0)
 		return ret;
-	snprintf(driver, sizeof(driver), "%s", info.driver_name);
+	snprintf(driver, sizeof(driver), "%s", info->driver_name);
 	if (rte_event_dev_service_id_get(dev_id, &service) == 0) {
 		fprintf(stderr, "lca-pipeline: eventdev: %s needs a service core to schedule; this "
 				"engine runs the lcores' own ports only: use --vdev event_dsw0\n",
 			driver);
 		return -ENOTSUP;
 	}
-	if (info.max_event_ports < pl.n_lcores) {
+	if (info->max_event_ports < pl.n_lcores) {
 		fprintf(stderr, "lca-pipeline: eventdev: %s has %u ports, not one per lcore (%u)\n",
-			driver, info.max_event_ports, pl.n_lcores);
+			driver, info->max_event_ports, pl.n_lcores);
 		return -ENOTSUP;
 	}
-	dc = (struct rte_event_dev_config){
-		.dequeue_timeout_ns = info.min_dequeue_timeout_ns,
-		.nb_events_limit = info.max_num_events > 0 ? info.max_num_events : 16384,
+	return 0;
+}
+
+/* One atomic queue, one port per lcore. */
+static int
+configure(const struct rte_event_dev_info *info, struct rte_event_dev_config *dc)
+{
+	struct rte_event_queue_conf qc;
+	int ret;
+
+	*dc = (struct rte_event_dev_config){
+		.dequeue_timeout_ns = info->min_dequeue_timeout_ns,
+		.nb_events_limit = info->max_num_events > 0 ? info->max_num_events : 16384,
 		.nb_event_queues = 1,
 		.nb_event_ports = (uint8_t)pl.n_lcores,
-		.nb_event_queue_flows = info.max_event_queue_flows,
-		.nb_event_port_dequeue_depth = info.max_event_port_dequeue_depth,
-		.nb_event_port_enqueue_depth = info.max_event_port_enqueue_depth,
+		.nb_event_queue_flows = info->max_event_queue_flows,
+		.nb_event_port_dequeue_depth = info->max_event_port_dequeue_depth,
+		.nb_event_port_enqueue_depth = info->max_event_port_enqueue_depth,
 	};
-	ret = rte_event_dev_configure(dev_id, &dc);
+	ret = rte_event_dev_configure(dev_id, dc);
 	if (ret < 0) {
 		fprintf(stderr, "lca-pipeline: eventdev: configure: %s\n", strerror(-ret));
 		return ret;
@@ -162,21 +170,28 @@ pl_eventdev_setup(void)
 	configured = true;
 	rte_event_queue_default_conf_get(dev_id, 0, &qc);
 	qc.schedule_type = RTE_SCHED_TYPE_ATOMIC;
-	qc.nb_atomic_flows = RTE_MIN(4096u, dc.nb_event_queue_flows);
+	qc.nb_atomic_flows = RTE_MIN(4096u, dc->nb_event_queue_flows);
 	qc.event_queue_cfg = 0;
 	ret = rte_event_queue_setup(dev_id, 0, &qc);
-	if (ret < 0) {
+	if (ret < 0)
 		fprintf(stderr, "lca-pipeline: eventdev: queue setup: %s\n", strerror(-ret));
-		return ret;
-	}
-	enq_max = RTE_MIN(c->burst, dc.nb_event_port_enqueue_depth);
-	deq_max = RTE_MIN(c->throughput, dc.nb_event_port_dequeue_depth);
+	return ret;
+}
+
+/* Lcore i's port i, linked to the queue; NEW events held back past the
+ * partitions' watermarks. */
+static int
+setup_ports(const struct pl_conf *c, const struct rte_event_dev_config *dc)
+{
+	enq_max = RTE_MIN(c->burst, dc->nb_event_port_enqueue_depth);
+	deq_max = RTE_MIN(c->throughput, dc->nb_event_port_dequeue_depth);
 	for (unsigned int i = 0; i < pl.n_lcores; i++) {
 		struct rte_event_port_conf pc;
 		uint64_t threshold = (uint64_t)c->partitions * c->watermark;
+		int ret;
 
 		rte_event_port_default_conf_get(dev_id, (uint8_t)i, &pc);
-		pc.new_event_threshold = (int32_t)RTE_MIN(threshold, (uint64_t)dc.nb_events_limit);
+		pc.new_event_threshold = (int32_t)RTE_MIN(threshold, (uint64_t)dc->nb_events_limit);
 		pc.dequeue_depth = deq_max;
 		pc.enqueue_depth = enq_max;
 		ret = rte_event_port_setup(dev_id, (uint8_t)i, &pc);
@@ -191,6 +206,23 @@ pl_eventdev_setup(void)
 		}
 		port_of[pl.lcores[i]] = (uint8_t)i;
 	}
+	return 0;
+}
+
+int
+pl_eventdev_setup(void)
+{
+	const struct pl_conf *c = pl.conf;
+	struct rte_event_dev_info info;
+	struct rte_event_dev_config dc;
+	int ret = check_device(&info);
+
+	if (ret == 0)
+		ret = configure(&info, &dc);
+	if (ret == 0)
+		ret = setup_ports(c, &dc);
+	if (ret < 0)
+		return ret;
 	for (uint32_t p = 0; p < c->partitions; p++) {
 		task[p] = pl_task_new(p, c->streams, (int)rte_lcore_to_socket_id(pl.task_lcore[p]));
 		if (task[p] == NULL)

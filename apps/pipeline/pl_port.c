@@ -329,76 +329,73 @@ port_index(uint16_t id)
 	return -1;
 }
 
-static int
-ports_probe(void)
+/* The RX ports: --port's, else every port but --tx-port. */
+static unsigned int
+rx_port_ids(const struct pl_conf *c, uint16_t *ids)
 {
-	const struct pl_conf *c = conf;
-	uint16_t ids[PL_MAX_PORTS + 1], pid;
 	unsigned int n = 0;
+	uint16_t pid;
 
 	if (c->n_ports > 0) {
 		memcpy(ids, c->ports, c->n_ports * sizeof(ids[0]));
-		n = c->n_ports;
-	} else {
-		RTE_ETH_FOREACH_DEV(pid) {
-			if (n == PL_MAX_PORTS)
-				break;
-			if (pid != c->tx_port)
-				ids[n++] = pid;
-		}
+		return c->n_ports;
 	}
-	if (n == 0) {
-		fprintf(stderr, APP ": --source port: no port to read (give EAL --vdev net_null0, "
-				"--vdev net_pcap0,rx_pcap=FILE, ... and --port N)\n");
-		return -ENODEV;
+	RTE_ETH_FOREACH_DEV(pid) {
+		if (n == PL_MAX_PORTS)
+			break;
+		if (pid != c->tx_port)
+			ids[n++] = pid;
 	}
-	n_ports = 0;
-	for (unsigned int i = 0; i < n; i++)
-		ports[n_ports++] = (struct port_info){ .id = ids[i], .rx = true };
-	if (c->tx_port >= 0 && port_index((uint16_t)c->tx_port) < 0)
-		ports[n_ports++] = (struct port_info){ .id = (uint16_t)c->tx_port, .rx = false };
-	for (unsigned int i = 0; i < n_ports; i++) {
-		struct port_info *p = &ports[i];
-		struct rte_eth_dev_info info;
-		unsigned int want = c->rxq ? c->rxq : pl.n_lcores;
-		int ret = rte_eth_dev_info_get(p->id, &info);
+	return n;
+}
 
-		if (ret < 0) {
-			fprintf(stderr, APP ": port %u: no device info: %s\n", p->id, strerror(-ret));
-			return ret;
-		}
-		snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
-		rte_eth_dev_get_name_by_port(p->id, p->name);
-		p->is_null = strcmp(info.driver_name, "net_null") == 0;
-		if (!p->rx) {
-			p->n_rxq = 1;
-		} else if (c->rxq > info.max_rx_queues) {
-			fprintf(stderr, APP ": port %u (%s): --rxq %u: the PMD (%s) allows at most %u "
-					"RX queues\n", p->id, p->name, c->rxq, info.driver_name,
-				info.max_rx_queues);
-			return -EINVAL;
-		} else {
-			p->n_rxq = RTE_MIN(want, (unsigned int)info.max_rx_queues);
-		}
-		p->n_txq = RTE_MIN(pl.n_lcores, (unsigned int)info.max_tx_queues);
-		if (p->n_rxq == 0 || p->n_txq == 0) {
-			fprintf(stderr, APP ": port %u (%s): the PMD (%s) has %u RX and %u TX queues\n",
-				p->id, p->name, info.driver_name, info.max_rx_queues,
-				info.max_tx_queues);
-			return -EINVAL;
-		}
-		p->tx_shared = p->n_txq < pl.n_lcores;
-		for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
-			rte_spinlock_init(&p->txlock[l]);
-		p->rx_desc = DESC;
-		p->tx_desc = DESC;
-		ret = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &p->rx_desc, &p->tx_desc);
-		if (ret < 0) {
-			fprintf(stderr, APP ": port %u: descriptors: %s\n", p->id, strerror(-ret));
-			return ret;
-		}
+/* A port's driver, queues (RX: --rxq or one per lcore, within what the
+ * PMD has) and descriptors. */
+static int
+port_queues(const struct pl_conf *c, struct port_info *p)
+{
+	struct rte_eth_dev_info info;
+	unsigned int want = c->rxq ? c->rxq : pl.n_lcores;
+	int ret = rte_eth_dev_info_get(p->id, &info);
+
+	if (ret < 0) {
+		fprintf(stderr, APP ": port %u: no device info: %s\n", p->id, strerror(-ret));
+		return ret;
 	}
-	/* RX queue q of a port on the q-th lcore; quotas over every RX queue. */
+	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
+	rte_eth_dev_get_name_by_port(p->id, p->name);
+	p->is_null = strcmp(info.driver_name, "net_null") == 0;
+	if (!p->rx) {
+		p->n_rxq = 1;
+	} else if (c->rxq > info.max_rx_queues) {
+		fprintf(stderr, APP ": port %u (%s): --rxq %u: the PMD (%s) allows at most %u "
+				"RX queues\n", p->id, p->name, c->rxq, info.driver_name,
+			info.max_rx_queues);
+		return -EINVAL;
+	} else {
+		p->n_rxq = RTE_MIN(want, (unsigned int)info.max_rx_queues);
+	}
+	p->n_txq = RTE_MIN(pl.n_lcores, (unsigned int)info.max_tx_queues);
+	if (p->n_rxq == 0 || p->n_txq == 0) {
+		fprintf(stderr, APP ": port %u (%s): the PMD (%s) has %u RX and %u TX queues\n",
+			p->id, p->name, info.driver_name, info.max_rx_queues, info.max_tx_queues);
+		return -EINVAL;
+	}
+	p->tx_shared = p->n_txq < pl.n_lcores;
+	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
+		rte_spinlock_init(&p->txlock[l]);
+	p->rx_desc = DESC;
+	p->tx_desc = DESC;
+	ret = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &p->rx_desc, &p->tx_desc);
+	if (ret < 0)
+		fprintf(stderr, APP ": port %u: descriptors: %s\n", p->id, strerror(-ret));
+	return ret;
+}
+
+/* RX queue q of a port on the q-th lcore; quotas over every RX queue. */
+static void
+place_rxqs(const struct pl_conf *c)
+{
 	n_rxqs = 0;
 	for (unsigned int i = 0; i < n_ports; i++)
 		for (unsigned int q = 0; ports[i].rx && q < ports[i].n_rxq; q++)
@@ -410,7 +407,31 @@ ports_probe(void)
 	for (unsigned int k = 0; k < n_rxqs; k++)
 		rxqs[k].quota = quota_total == UINT64_MAX ? UINT64_MAX :
 				quota_total / n_rxqs + (k < quota_total % n_rxqs);
-	return 0;
+}
+
+static int
+ports_probe(void)
+{
+	const struct pl_conf *c = conf;
+	uint16_t ids[PL_MAX_PORTS + 1];
+	unsigned int n = rx_port_ids(c, ids);
+	int ret = 0;
+
+	if (n == 0) {
+		fprintf(stderr, APP ": --source port: no port to read (give EAL --vdev net_null0, "
+				"--vdev net_pcap0,rx_pcap=FILE, ... and --port N)\n");
+		return -ENODEV;
+	}
+	n_ports = 0;
+	for (unsigned int i = 0; i < n; i++)
+		ports[n_ports++] = (struct port_info){ .id = ids[i], .rx = true };
+	if (c->tx_port >= 0 && port_index((uint16_t)c->tx_port) < 0)
+		ports[n_ports++] = (struct port_info){ .id = (uint16_t)c->tx_port, .rx = false };
+	for (unsigned int i = 0; i < n_ports && ret == 0; i++)
+		ret = port_queues(c, &ports[i]);
+	if (ret == 0)
+		place_rxqs(c);
+	return ret;
 }
 
 /* The pool plain and eventdev use: what lca_port computes, the same way. */
@@ -762,31 +783,140 @@ sum_fig(size_t off)
 	return s;
 }
 
+/* An eventdev lcore: its RX queues, and the events RX made that the
+ * device has not taken yet. */
+struct ev_lcore {
+	unsigned int me;
+	struct pl_fig *f;
+	uint8_t port;
+	struct rxq_state *mine[PL_MAX_PORTS];
+	unsigned int n_mine, left; /* queues, and those not done */
+	struct rte_event stash[PL_MAX_BURST];
+	unsigned int st_n, st_head;
+	bool said_done;
+};
+
+static void
+ev_make_events(struct ev_lcore *w, struct rte_mbuf **pkts, unsigned int ok)
+{
+	for (unsigned int k = 0; k < ok; k++) {
+		struct rte_event *e = &w->stash[k];
+
+		e->event = 0;
+		e->flow_id = part_of(pkts[k]->hash.usr);
+		e->op = RTE_EVENT_OP_NEW;
+		e->sched_type = RTE_SCHED_TYPE_ATOMIC;
+		e->queue_id = 0;
+		e->event_type = RTE_EVENT_TYPE_ETHDEV;
+		e->priority = RTE_EVENT_DEV_PRIORITY_NORMAL;
+		e->mbuf = pkts[k];
+	}
+	w->st_n = ok;
+	w->st_head = 0;
+}
+
+/* RX, parsed into NEW events: only when what was refused before is in. */
+static void
+ev_rx(struct ev_lcore *w, uint64_t now)
+{
+	struct rte_mbuf *pkts[PL_MAX_BURST], *bad[PL_MAX_BURST];
+
+	for (unsigned int i = 0; i < w->n_mine && w->st_head == w->st_n; i++) {
+		struct rxq_state *q = w->mine[i];
+		unsigned int nr, ok, nb, want = RTE_MIN(conf->burst, ev_enq);
+
+		if (q->done)
+			continue;
+		if (q->taken >= q->quota || rx_time_up(now)) {
+			q->done = true;
+			w->left--;
+			continue;
+		}
+		if (q->quota - q->taken < want)
+			want = (unsigned int)(q->quota - q->taken);
+		nr = rte_eth_rx_burst(q->port, q->queue, pkts, (uint16_t)want);
+		if (nr == 0)
+			continue;
+		q->taken += nr;
+		fig_add(&w->f->produced, nr);
+		ok = parse_burst(pkts, nr, bad, &nb);
+		if (nb) {
+			rte_pktmbuf_free_bulk(bad, nb);
+			fig_add(&w->f->malformed, nb);
+		}
+		ev_make_events(w, pkts, ok);
+	}
+	if (w->st_head < w->st_n) {
+		uint16_t sent = rte_event_enqueue_new_burst(ev_dev, w->port, w->stash + w->st_head,
+							    (uint16_t)(w->st_n - w->st_head));
+
+		w->st_head += sent;
+		if (w->st_head < w->st_n) {
+			w->f->refused += w->st_n - w->st_head;
+			w->f->held++;
+		}
+	}
+}
+
+/* What the device scheduled to this lcore: counted in its store, sent on. */
+static uint16_t
+ev_count(struct ev_lcore *w)
+{
+	struct rte_mbuf *out[PL_MAX_BURST];
+	struct rte_event ev[PL_MAX_BURST];
+	uint16_t n = rte_event_dequeue_burst(ev_dev, w->port, ev, ev_deq, 0);
+
+	if (n == 0)
+		return 0;
+	for (uint16_t j = 0; j < n; j++) {
+		struct store *s = stores[ev[j].flow_id];
+
+		out[j] = ev[j].mbuf;
+		store_count(s, out[j]->hash.usr);
+		s->processed++;
+	}
+	sink_burst(w->me, w->f, out, n);
+	tx_flush_all(w->me);
+	pl_count(w->f, n, rte_rdtsc());
+	return n;
+}
+
+/* Done when every lcore's RX is, and every packet taken is counted or
+ * dropped as malformed. */
+static bool
+ev_all_done(struct ev_lcore *w)
+{
+	if (w->left == 0 && w->st_head == w->st_n && !w->said_done) {
+		w->said_done = true;
+		__atomic_add_fetch(&lcores_rx_done, 1, __ATOMIC_ACQ_REL);
+	}
+	return w->said_done &&
+	       __atomic_load_n(&lcores_rx_done, __ATOMIC_ACQUIRE) == pl.n_lcores &&
+	       sum_fig(offsetof(struct pl_fig, processed)) +
+			       sum_fig(offsetof(struct pl_fig, malformed)) ==
+		       sum_fig(offsetof(struct pl_fig, produced));
+}
+
 static int
 ev_worker(void *arg)
 {
+	static struct ev_lcore lcs[RTE_MAX_LCORE];
 	unsigned int me = rte_lcore_id();
-	struct pl_fig *f = &pl.lc[me].f;
-	uint8_t port = ev_port_of[me];
-	struct rte_mbuf *pkts[PL_MAX_BURST], *bad[PL_MAX_BURST], *out[PL_MAX_BURST];
-	struct rte_event stash[PL_MAX_BURST], ev[PL_MAX_BURST];
-	unsigned int st_n = 0, st_head = 0, n_mine = 0, left;
-	struct rxq_state *mine[PL_MAX_PORTS];
-	bool said_done = false;
+	struct ev_lcore *w = &lcs[me];
 	int ret = 0;
 
 	(void)arg;
+	*w = (struct ev_lcore){ .me = me, .f = &pl.lc[me].f, .port = ev_port_of[me] };
 	for (unsigned int k = 0; k < n_rxqs; k++)
-		if (rxqs[k].lcore == me && n_mine < PL_MAX_PORTS)
-			mine[n_mine++] = &rxqs[k];
-	left = n_mine;
+		if (rxqs[k].lcore == me && w->n_mine < PL_MAX_PORTS)
+			w->mine[w->n_mine++] = &rxqs[k];
+	w->left = w->n_mine;
 	for (;;) {
 		uint64_t now = rte_rdtsc();
-		uint16_t n;
 
-		f->loops++;
+		w->f->loops++;
 		lca_freq_poll(me, now);
-		pl_warm_check(f, now);
+		pl_warm_check(w->f, now);
 		if (unlikely(lca_eal_stop_requested())) {
 			ret = -EINTR;
 			break;
@@ -795,78 +925,10 @@ ev_worker(void *arg)
 			ret = -ETIMEDOUT;
 			break;
 		}
-		/* RX: only when what was refused before is in. */
-		for (unsigned int i = 0; i < n_mine && st_head == st_n; i++) {
-			struct rxq_state *q = mine[i];
-			unsigned int nr, ok, nb, want = RTE_MIN(conf->burst, ev_enq);
-
-			if (q->done)
-				continue;
-			if (q->taken >= q->quota || rx_time_up(now)) {
-				q->done = true;
-				left--;
-				continue;
-			}
-			if (q->quota - q->taken < want)
-				want = (unsigned int)(q->quota - q->taken);
-			nr = rte_eth_rx_burst(q->port, q->queue, pkts, (uint16_t)want);
-			if (nr == 0)
-				continue;
-			q->taken += nr;
-			fig_add(&f->produced, nr);
-			ok = parse_burst(pkts, nr, bad, &nb);
-			if (nb) {
-				rte_pktmbuf_free_bulk(bad, nb);
-				fig_add(&f->malformed, nb);
-			}
-			for (unsigned int k = 0; k < ok; k++) {
-				struct rte_event *e = &stash[k];
-
-				e->event = 0;
-				e->flow_id = part_of(pkts[k]->hash.usr);
-				e->op = RTE_EVENT_OP_NEW;
-				e->sched_type = RTE_SCHED_TYPE_ATOMIC;
-				e->queue_id = 0;
-				e->event_type = RTE_EVENT_TYPE_ETHDEV;
-				e->priority = RTE_EVENT_DEV_PRIORITY_NORMAL;
-				e->mbuf = pkts[k];
-			}
-			st_n = ok;
-			st_head = 0;
-		}
-		if (st_head < st_n) {
-			uint16_t sent = rte_event_enqueue_new_burst(ev_dev, port, stash + st_head,
-								    (uint16_t)(st_n - st_head));
-
-			st_head += sent;
-			if (st_head < st_n) {
-				f->refused += st_n - st_head;
-				f->held++;
-			}
-		}
-		n = rte_event_dequeue_burst(ev_dev, port, ev, ev_deq, 0);
-		if (n > 0) {
-			for (uint16_t j = 0; j < n; j++) {
-				struct store *s = stores[ev[j].flow_id];
-
-				out[j] = ev[j].mbuf;
-				store_count(s, out[j]->hash.usr);
-				s->processed++;
-			}
-			sink_burst(me, f, out, n);
-			tx_flush_all(me);
-			pl_count(f, n, rte_rdtsc());
+		ev_rx(w, now);
+		if (ev_count(w) > 0)
 			continue;
-		}
-		if (left == 0 && st_head == st_n && !said_done) {
-			said_done = true;
-			__atomic_add_fetch(&lcores_rx_done, 1, __ATOMIC_ACQ_REL);
-		}
-		if (said_done &&
-		    __atomic_load_n(&lcores_rx_done, __ATOMIC_ACQUIRE) == pl.n_lcores &&
-		    sum_fig(offsetof(struct pl_fig, processed)) +
-				    sum_fig(offsetof(struct pl_fig, malformed)) ==
-			    sum_fig(offsetof(struct pl_fig, produced)))
+		if (ev_all_done(w))
 			break;
 	}
 	/* Stopped early: what waits in the device is freed by the drain below. */
@@ -1882,6 +1944,14 @@ capture_up(void)
 	if (rte_pdump_init() == 0) {
 		printf("# Capture: dpdk-dumpcap --file-prefix <this EAL's --file-prefix> -i <port> "
 		       "can attach.\n");
+		/* dumpcap's EAL takes all CPUs, so its main lcore is lcore 0, and
+		 * it frees into its pool's cache of lcore 0 while our lcore 0's
+		 * pdump callback allocates from that same cache: the two race. */
+		if (rte_lcore_is_enabled(0))
+			printf("# Capture: lcore 0 is one of this run's lcores, and DPDK 22.11's "
+			       "dpdk-dumpcap runs as lcore 0 too, sharing its pool's lcore-0 "
+			       "cache with it: give lcore ids from 1 (--lcores '1@0,2@1') for a "
+			       "safe capture (docs/usage.md).\n");
 		return true;
 	}
 	printf("# Capture: none (rte_pdump_init: %s).\n", rte_strerror(rte_errno));
@@ -1902,20 +1972,76 @@ capture_down(bool up)
 #endif
 }
 
-int
-pl_port_main(const struct pl_conf *c, bool vdev_added)
+/* Whether run @p r of engine @p e counted every packet exactly. */
+static bool
+run_exact(const struct pl_conf *c, enum pl_engine e, const struct port_run *r)
+{
+	return r->status == 0 && r->in_flight == 0 && r->port_rx == r->rx &&
+	       (e == PL_ENGINE_IO ? r->keys == 0 : (r->keys > 0) == (r->processed > 0)) &&
+	       r->overflow == 0 && (quota_total == UINT64_MAX || r->rx >= quota_total) &&
+	       (c->sink == PL_SINK_DROP || r->forwarded == r->tx + r->tx_dropped) &&
+	       r->forwarded + r->sink_refused == (c->sink == PL_SINK_TX ? r->processed : 0) &&
+	       (e == PL_ENGINE_LCACTOR || quota_total == UINT64_MAX || r->rx == quota_total);
+}
+
+/* Run @p run of engine @p e under the frequency monitor; its figures,
+ * JSON and keys. @return the run's status; *ok false when inexact. */
+static int
+one_run(const struct pl_conf *c, enum pl_engine e, unsigned int run, struct lca_freq_total *all,
+	FILE *keys, bool *ok)
 {
 	static struct lca_series series;
-	struct lca_freq_total all = { 0 };
-	json_t *root, *placement;
-	FILE *keys = NULL;
-	bool ok = true, capture;
+	struct pl_engine_runs *er = &by_engine[e];
+	struct port_run *r = &run_res;
+	char label[48];
 	int ret;
 
-	conf = c;
-	vdev_was_added = vdev_added;
-	lca_report_machine(stdout);
-	ret = setup();
+	snprintf(label, sizeof(label), "%s run %u", pl_engine_name(e), run + 1);
+	memset(r, 0, sizeof(*r));
+	r->engine = e;
+	fflush(stdout);
+	lca_series_begin(&series, label, 0);
+	ret = e == PL_ENGINE_LCACTOR ? run_lcactor(r) : run_plain_or_eventdev(r);
+	lca_series_end(&series);
+	r->pools_full = r->pools_kept == 0;
+	for (unsigned int k = 0; k < n_ports; k++)
+		r->pools_full &= r->pool_avail[k] == r->pool_size[k];
+	r->exact = run_exact(c, e, r);
+	if (ret == -ETIMEDOUT)
+		fprintf(stderr, APP ": %s not done after %" PRIu64 " s (--timeout)\n", label,
+			c->timeout_s);
+	if (usage_error(ret)) {
+		lca_series_release(&series);
+		teardown();
+		fprintf(stderr, APP ": %s: cannot start the ports (%s): see above\n", label,
+			strerror(-ret));
+		exit(2);
+	}
+	print_run(r, run, &series);
+	lca_freq_total_add(&er->freq, &series);
+	lca_freq_total_add(all, &series);
+	json_array_append_new(er->runs, run_json(r, run, lca_series_freq_json(&series)));
+	lca_series_release(&series);
+	*ok &= r->exact && r->pools_full;
+	if (keys != NULL)
+		keys_write(keys, r, run);
+	if (ret == 0 && r->measured_s > 0) {
+		er->measured_s[er->n] = r->measured_s;
+		er->v[er->n++] = r->pkt_per_s;
+	} else if (ret == 0 && c->duration_ms == 0 && r->processed > 0) {
+		fprintf(stderr, APP ": %s ended before its warm-up did: nothing measured (shorten "
+				"the warm-up)\n", label);
+		*ok = false;
+	}
+	return ret;
+}
+
+/* The ports up, or exit 2 when the command line asked for what cannot be. */
+static int
+ports_up(const struct pl_conf *c, FILE **keys)
+{
+	int ret = setup();
+
 	if (ret < 0) {
 		teardown();
 		if (usage_error(ret)) {
@@ -1926,82 +2052,27 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 		return ret;
 	}
 	print_header();
-	capture = capture_up();
-	placement = print_placement();
-	if (c->keys_path != NULL && (keys = fopen(c->keys_path, "w")) == NULL) {
+	if (c->keys_path != NULL && (*keys = fopen(c->keys_path, "w")) == NULL) {
 		fprintf(stderr, APP ": --keys %s: cannot be written\n", c->keys_path);
 		teardown();
 		exit(2);
 	}
-	for (unsigned int i = 0; i < c->n_engines; i++)
-		by_engine[c->engines[i]].runs = json_array();
-	for (unsigned int run = 0; run < c->runs && ret == 0; run++) {
-		for (unsigned int i = 0; i < c->n_engines && ret == 0; i++) {
-			enum pl_engine e = c->engines[i];
-			struct pl_engine_runs *er = &by_engine[e];
-			struct port_run *r = &run_res;
-			char label[48];
+	return 0;
+}
 
-			snprintf(label, sizeof(label), "%s run %u", pl_engine_name(e), run + 1);
-			memset(r, 0, sizeof(*r));
-			r->engine = e;
-			fflush(stdout);
-			lca_series_begin(&series, label, 0);
-			ret = e == PL_ENGINE_LCACTOR ? run_lcactor(r) : run_plain_or_eventdev(r);
-			lca_series_end(&series);
-			r->pools_full = r->pools_kept == 0;
-			for (unsigned int k = 0; k < n_ports; k++)
-				r->pools_full &= r->pool_avail[k] == r->pool_size[k];
-			r->exact = r->status == 0 && r->in_flight == 0 && r->port_rx == r->rx &&
-				   (e == PL_ENGINE_IO ? r->keys == 0 :
-					(r->keys > 0) == (r->processed > 0)) &&
-				   r->overflow == 0 &&
-				   (quota_total == UINT64_MAX || r->rx >= quota_total) &&
-				   (c->sink == PL_SINK_DROP ||
-				    r->forwarded == r->tx + r->tx_dropped) &&
-				   r->forwarded + r->sink_refused ==
-					   (c->sink == PL_SINK_TX ? r->processed : 0) &&
-				   (e == PL_ENGINE_LCACTOR || quota_total == UINT64_MAX ||
-				    r->rx == quota_total);
-			if (ret == -ETIMEDOUT)
-				fprintf(stderr, APP ": %s not done after %" PRIu64 " s (--timeout)\n",
-					label, c->timeout_s);
-			if (usage_error(ret)) {
-				lca_series_release(&series);
-				teardown();
-				fprintf(stderr, APP ": %s: cannot start the ports (%s): see above\n",
-					label, strerror(-ret));
-				exit(2);
-			}
-			print_run(r, run, &series);
-			lca_freq_total_add(&er->freq, &series);
-			lca_freq_total_add(&all, &series);
-			json_array_append_new(er->runs,
-					      run_json(r, run, lca_series_freq_json(&series)));
-			lca_series_release(&series);
-			ok &= r->exact && r->pools_full;
-			if (keys != NULL)
-				keys_write(keys, r, run);
-			if (ret == 0 && r->measured_s > 0) {
-				er->measured_s[er->n] = r->measured_s;
-				er->v[er->n++] = r->pkt_per_s;
-			}
-			else if (ret == 0 && c->duration_ms == 0 && r->processed > 0) {
-				fprintf(stderr, APP ": %s ended before its warm-up did: nothing "
-						"measured (shorten the warm-up)\n", label);
-				ok = false;
-			}
-		}
-	}
-	if (keys != NULL)
-		fclose(keys);
-	root = lca_result_new(conf_json());
+/* After every run: the side-by-side table, the frequency, the runtime's
+ * counters, the verdict and the record. */
+static int
+report(const struct pl_conf *c, json_t *placement, struct lca_freq_total *all, bool ok, int ret)
+{
+	json_t *root = lca_result_new(conf_json());
+
 	json_object_set_new(root, "placement", placement);
 	if (ret == 0)
 		print_side_by_side(root);
 	printf("\nFrequency over every run:\n");
-	lca_freq_total_print(stdout, "All engines' runs together:", &all);
-	json_object_set_new(root, "frequency", lca_freq_total_json(&all));
+	lca_freq_total_print(stdout, "All engines' runs together:", all);
+	json_object_set_new(root, "frequency", lca_freq_total_json(all));
 	if (has_lcactor_engine()) {
 		printf("\nlcactor's runtime after its last run:\n");
 		lca_report_actors(stdout);
@@ -2017,6 +2088,35 @@ pl_port_main(const struct pl_conf *c, bool vdev_added)
 	if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 		ret = -EIO;
 	json_decref(root);
+	return ret;
+}
+
+int
+pl_port_main(const struct pl_conf *c, bool vdev_added)
+{
+	struct lca_freq_total all = { 0 };
+	json_t *placement;
+	FILE *keys = NULL;
+	bool ok = true, capture;
+	int ret;
+
+	conf = c;
+	vdev_was_added = vdev_added;
+	lca_report_machine(stdout);
+	ret = ports_up(c, &keys);
+	if (ret < 0)
+		return ret;
+	capture = capture_up();
+	placement = print_placement();
+	for (unsigned int i = 0; i < c->n_engines; i++)
+		by_engine[c->engines[i]].runs = json_array();
+	/* Engine after engine within a run, run after run (ABAB). */
+	for (unsigned int run = 0; run < c->runs && ret == 0; run++)
+		for (unsigned int i = 0; i < c->n_engines && ret == 0; i++)
+			ret = one_run(c, c->engines[i], run, &all, keys, &ok);
+	if (keys != NULL)
+		fclose(keys);
+	ret = report(c, placement, &all, ok, ret);
 	for (unsigned int i = 0; i < PL_ENGINE_COUNT; i++) {
 		json_decref(by_engine[i].runs);
 		by_engine[i].runs = NULL;

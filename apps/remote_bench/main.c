@@ -21,12 +21,14 @@
 #include <rte_mbuf.h>
 
 #include "lca_actor.h"
+#include "lca_app.h"
 #include "lca_cli.h"
 #include "lca_eal.h"
 #include "lca_pair.h"
 #include "lca_remote.h"
 #include "lca_report.h"
 #include "lca_result.h"
+#include "lca_hgrm.h"
 #include "lca_series.h"
 #include "lca_topo.h"
 #include "lca_verdict.h"
@@ -53,6 +55,8 @@ struct opts {
 	bool no_floor;
 	bool msgs_given, pings_given; /* else passes / round trips until 200 ms */
 	const char *json_path;
+	const char *hgrm_path;
+	const char *remote; /* lca_pair_prepare() read it first */
 };
 
 static struct opts o = {
@@ -61,6 +65,9 @@ static struct opts o = {
 };
 
 static struct rte_mempool *payload_pool;
+/* --remote: this process's node, and node 2 when this one is node 1. */
+static struct lca_pair pair;
+static struct lca_series series;
 
 struct driver {
 	lca_actor_id_t sink, echo;
@@ -192,6 +199,17 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* --hgrm: one size's round trips, named by the size. */
+static int
+rtt_hgrm(const uint64_t *rtt, unsigned int n, unsigned int size, const char *what)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "%uB%s", size, what);
+	return lca_hgrm_write_cycles(rtt, n, rte_get_tsc_hz(), o.hgrm_path, name,
+				     "lca-remote-bench");
+}
+
 static void
 latency_done(struct driver *d)
 {
@@ -205,6 +223,8 @@ latency_done(struct driver *d)
 	r->p50_us = (double)d->rtt[n / 2] * us;
 	r->p99_us = (double)d->rtt[(uint64_t)n * 99 / 100] * us;
 	r->p999_us = (double)d->rtt[(uint64_t)n * 999 / 1000] * us;
+	if (o.hgrm_path != NULL && rtt_hgrm(d->rtt, n, r->size, "") < 0)
+		d->error = -EIO;
 	printf("  %4u B: RTT p50 %.1f us, p99 %.1f us, p99.9 %.1f us (%u round trips, one at a "
 	       "time)\n",
 	       r->size, r->p50_us, r->p99_us, r->p999_us, n);
@@ -220,167 +240,212 @@ latency_done(struct driver *d)
 	d->pinged = 0;
 }
 
+/* --bulk, after the sizes: 1 MiB messages to the sink while 64 B round
+ * trips run; the GO loop sends the next of each. */
+static bool
+go_bulk(struct driver *d)
+{
+	if (!d->bulk_phase) {
+		d->bulk_phase = true;
+		d->pinged = 0;
+		d->ping_tsc = 0;
+		d->bulk_t0 = rte_rdtsc();
+	}
+	bulk_send(d);
+	if (d->ping_tsc == 0)
+		send_ping(d);
+	return true;
+}
+
+/* Every size done: tell the sink, and stop. @return whether to try again. */
+static bool
+go_quit(struct driver *d)
+{
+	struct lca_msg *q;
+
+	if (lca_msg_alloc(&q) == 0) {
+		q->type = T_QUIT;
+		if (lca_send(d->sink, q) != 0) {
+			lca_msg_free(q);
+			return true;
+		}
+	}
+	d->phase = 2;
+	lca_runtime_stop();
+	return false;
+}
+
+/* Up to BATCH of the size's one-way messages, then its END. */
+static bool
+go_one_way(struct driver *d)
+{
+	if (d->t0 == 0)
+		d->t0 = rte_rdtsc();
+	if (d->sent == 0 && d->pass_t0 == 0)
+		d->pass_t0 = rte_rdtsc();
+	for (unsigned int i = 0; i < BATCH && d->sent <= o.msgs; i++) {
+		struct lca_msg *m;
+		int ret;
+
+		if (d->sent == o.msgs) {
+			if (lca_msg_alloc(&m) != 0)
+				break;
+			m->type = T_END;
+		} else if (make_msg(o.sizes[d->size_i], T_DATA, &m) != 0) {
+			break;
+		}
+		ret = lca_send(d->sink, m);
+		if (ret != 0) {
+			lca_msg_free(m);
+			if (ret != -ENOBUFS) {
+				d->error = ret;
+				lca_runtime_stop();
+				return false;
+			}
+			d->refused++;
+			break;
+		}
+		d->sent++;
+	}
+	return d->sent <= o.msgs;
+}
+
+static bool
+on_go(struct driver *d)
+{
+	if (d->size_i == o.n_sizes && o.bulk && !d->bulk_done)
+		return go_bulk(d);
+	if (d->size_i == o.n_sizes)
+		return go_quit(d);
+	if (d->phase == 0)
+		return go_one_way(d);
+	if (d->phase == 1 && d->ping_tsc == 0) {
+		send_ping(d);
+		return d->ping_tsc == 0;
+	}
+	return false;
+}
+
+/* The sink's count of a one-way pass: another pass while the size's passes
+ * are under the window (--msgs not given), else its round trips. */
+static bool
+on_end_ack(struct driver *d, const struct lca_msg *msg)
+{
+	struct result *r = &d->res[d->size_i];
+	double pass_ms;
+	uint64_t count;
+
+	memcpy(&count, msg->data, sizeof(count));
+	r->size = o.sizes[d->size_i];
+	r->passes++;
+	pass_ms = (double)(rte_rdtsc() - d->pass_t0) * 1e3 / (double)rte_get_tsc_hz();
+	r->ms = (double)(rte_rdtsc() - d->t0) * 1e3 / (double)rte_get_tsc_hz();
+	r->mps = (double)o.msgs * r->passes / r->ms / 1e3;
+	r->sink_count += count;
+	printf("  %4u B: %" PRIu64 " messages one way in %.1f ms: %.2f M msg/s; the sink "
+	       "counted %" PRIu64 "\n",
+	       r->size, o.msgs, pass_ms, (double)o.msgs / pass_ms / 1e3, count);
+	fflush(stdout);
+	if (count != o.msgs)
+		d->error = -EIO;
+	d->pass_t0 = 0;
+	if (d->error == 0 && !o.msgs_given && r->ms < LCA_WINDOW_MIN_S * 1e3) {
+		/* Another pass of --msgs: the default's are over in a tick or two
+		 * on a fast link. */
+		d->sent = 0;
+		return true;
+	}
+	d->phase = 1;
+	d->pinged = 0;
+	d->ping_t0 = rte_rdtsc();
+	send_ping(d);
+	return d->ping_tsc == 0;
+}
+
+/* The --bulk round trips are in: their percentiles and the MB/s. */
+static void
+bulk_done(struct driver *d)
+{
+	double us = 1e6 / (double)rte_get_tsc_hz();
+	double ms = (double)(rte_rdtsc() - d->bulk_t0) * us / 1e3;
+
+	qsort(d->rtt, o.pings, sizeof(*d->rtt), cmp_u64);
+	if (o.hgrm_path != NULL && rtt_hgrm(d->rtt, o.pings, BULK_PING, "-during-bulk") < 0)
+		d->error = -EIO;
+	printf("  %4u B during 1 MiB transfers: RTT p50 %.1f us, p99 %.1f us, "
+	       "p99.9 %.1f us; meanwhile %" PRIu64 " x 1 MiB taken in %.1f ms "
+	       "(%.0f MB/s)\n",
+	       BULK_PING, (double)d->rtt[o.pings / 2] * us,
+	       (double)d->rtt[(uint64_t)o.pings * 99 / 100] * us,
+	       (double)d->rtt[(uint64_t)o.pings * 999 / 1000] * us,
+	       d->bulk_sent, ms, (double)d->bulk_sent * BULK_LEN / ms / 1e3);
+	fflush(stdout);
+	d->bulk_phase = false;
+	d->bulk_done = true;
+	lca_msg_free(bulk_next);
+	bulk_next = NULL;
+}
+
+/* More round trips than --pings, until they took 200 ms: room for them. */
+static int
+grow_rtt(struct driver *d)
+{
+	uint64_t *more;
+
+	if (d->pinged < d->rtt_cap)
+		return 0;
+	more = realloc(d->rtt, 2 * sizeof(*more) * d->rtt_cap);
+	if (more == NULL)
+		return -ENOMEM;
+	d->rtt = more;
+	d->rtt_cap *= 2;
+	return 0;
+}
+
+static bool
+on_pong(struct driver *d)
+{
+	d->rtt[d->pinged++] = rte_rdtsc() - d->ping_tsc;
+	d->ping_tsc = 0;
+	if (d->bulk_phase) {
+		if (d->pinged == o.pings)
+			bulk_done(d);
+		/* The GO loop sends the next ping and the next 1 MiB. */
+		return false;
+	}
+	if (d->pinged >= o.pings && (o.pings_given ||
+	    rte_rdtsc() - d->ping_t0 >= LCA_WINDOW_MIN_S * (double)rte_get_tsc_hz())) {
+		latency_done(d);
+		return true;
+	}
+	if (grow_rtt(d) < 0) {
+		d->error = -ENOMEM;
+		lca_runtime_stop();
+		return false;
+	}
+	send_ping(d);
+	return d->ping_tsc == 0;
+}
+
+/* Node 1's driver: each size one way, then its round trips; the GO it
+ * sends itself keeps it going while a send is refused for room. */
 static void
 driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 {
 	struct driver *d = state;
 	bool again = false;
 
-	switch (msg->type) {
-	case T_GO:
-		if (d->size_i == o.n_sizes && o.bulk && !d->bulk_done) {
-			if (!d->bulk_phase) {
-				d->bulk_phase = true;
-				d->pinged = 0;
-				d->ping_tsc = 0;
-				d->bulk_t0 = rte_rdtsc();
-			}
-			bulk_send(d);
-			if (d->ping_tsc == 0)
-				send_ping(d);
-			again = true;
-			break;
-		}
-		if (d->size_i == o.n_sizes) {
-			struct lca_msg *q;
-
-			if (lca_msg_alloc(&q) == 0) {
-				q->type = T_QUIT;
-				if (lca_send(d->sink, q) != 0) {
-					lca_msg_free(q);
-					again = true;
-					break;
-				}
-			}
-			d->phase = 2;
-			lca_runtime_stop();
-			break;
-		}
-		if (d->phase == 0) {
-			if (d->t0 == 0)
-				d->t0 = rte_rdtsc();
-			if (d->sent == 0 && d->pass_t0 == 0)
-				d->pass_t0 = rte_rdtsc();
-			for (unsigned int i = 0; i < BATCH && d->sent <= o.msgs; i++) {
-				struct lca_msg *m;
-				bool end = d->sent == o.msgs;
-				int ret;
-
-				if (end) {
-					if (lca_msg_alloc(&m) != 0)
-						break;
-					m->type = T_END;
-				} else if (make_msg(o.sizes[d->size_i], T_DATA, &m) != 0) {
-					break;
-				}
-				ret = lca_send(d->sink, m);
-				if (ret != 0) {
-					lca_msg_free(m);
-					if (ret != -ENOBUFS) {
-						d->error = ret;
-						lca_runtime_stop();
-						return;
-					}
-					d->refused++;
-					break;
-				}
-				d->sent++;
-			}
-			again = d->sent <= o.msgs;
-		} else if (d->phase == 1 && d->ping_tsc == 0) {
-			send_ping(d);
-			again = d->ping_tsc == 0;
-		}
-		break;
-	case T_END_ACK: {
-		struct result *r = &d->res[d->size_i];
-		uint64_t count;
-
-		double pass_ms;
-
-		memcpy(&count, msg->data, sizeof(count));
-		r->size = o.sizes[d->size_i];
-		r->passes++;
-		pass_ms = (double)(rte_rdtsc() - d->pass_t0) * 1e3 / (double)rte_get_tsc_hz();
-		r->ms = (double)(rte_rdtsc() - d->t0) * 1e3 / (double)rte_get_tsc_hz();
-		r->mps = (double)o.msgs * r->passes / r->ms / 1e3;
-		r->sink_count += count;
-		printf("  %4u B: %" PRIu64 " messages one way in %.1f ms: %.2f M msg/s; the sink "
-		       "counted %" PRIu64 "\n",
-		       r->size, o.msgs, pass_ms, (double)o.msgs / pass_ms / 1e3, count);
-		fflush(stdout);
-		if (count != o.msgs)
-			d->error = -EIO;
-		d->pass_t0 = 0;
-		if (d->error == 0 && !o.msgs_given && r->ms < LCA_WINDOW_MIN_S * 1e3) {
-			/* Another pass of --msgs: the default's are over in a tick or two
-			 * on a fast link. */
-			d->sent = 0;
-			again = true;
-			break;
-		}
-		d->phase = 1;
-		d->pinged = 0;
-		d->ping_t0 = rte_rdtsc();
-		send_ping(d);
-		again = d->ping_tsc == 0;
-		break;
-	}
-	case T_PONG:
-		d->rtt[d->pinged++] = rte_rdtsc() - d->ping_tsc;
-		d->ping_tsc = 0;
-		if (d->bulk_phase) {
-			if (d->pinged == o.pings) {
-				double us = 1e6 / (double)rte_get_tsc_hz();
-				double ms = (double)(rte_rdtsc() - d->bulk_t0) * us / 1e3;
-
-				qsort(d->rtt, o.pings, sizeof(*d->rtt), cmp_u64);
-				printf("  %4u B during 1 MiB transfers: RTT p50 %.1f us, p99 %.1f us, "
-				       "p99.9 %.1f us; meanwhile %" PRIu64 " x 1 MiB taken in %.1f ms "
-				       "(%.0f MB/s)\n",
-				       BULK_PING, (double)d->rtt[o.pings / 2] * us,
-				       (double)d->rtt[(uint64_t)o.pings * 99 / 100] * us,
-				       (double)d->rtt[(uint64_t)o.pings * 999 / 1000] * us,
-				       d->bulk_sent, ms, (double)d->bulk_sent * BULK_LEN / ms / 1e3);
-				fflush(stdout);
-				d->bulk_phase = false;
-				d->bulk_done = true;
-				lca_msg_free(bulk_next);
-				bulk_next = NULL;
-			}
-			/* The GO loop sends the next ping and the next 1 MiB. */
-			break;
-		}
-		if (d->pinged >= o.pings && (o.pings_given ||
-		    rte_rdtsc() - d->ping_t0 >= LCA_WINDOW_MIN_S * (double)rte_get_tsc_hz())) {
-			latency_done(d);
-			again = true;
-		} else {
-			if (d->pinged == d->rtt_cap) {
-				/* More round trips than --pings, until they took 200 ms. */
-				uint64_t *more = realloc(d->rtt, 2 * sizeof(*more) * d->rtt_cap);
-
-				if (more == NULL) {
-					d->error = -ENOMEM;
-					lca_runtime_stop();
-					break;
-				}
-				d->rtt = more;
-				d->rtt_cap *= 2;
-			}
-			send_ping(d);
-			again = d->ping_tsc == 0;
-		}
-		break;
-	default:
-		break;
-	}
+	if (msg->type == T_GO)
+		again = on_go(d);
+	else if (msg->type == T_END_ACK)
+		again = on_end_ack(d, msg);
+	else if (msg->type == T_PONG)
+		again = on_pong(d);
 	if (again) {
 		msg->type = T_GO;
 		msg->len = 0;
-		if (msg->flags & LCA_MSG_F_MBUF) {
+		if (msg->flags & LCA_MSG_F_MBUF)
 			rte_pktmbuf_free(lca_msg_detach_mbuf(msg));
-		}
 		lca_send(self, msg);
 	}
 }
@@ -438,145 +503,95 @@ watcher_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 	}
 }
 
-static void
-usage(const char *prog)
+static int
+opt_sizes(void *conf, const struct lca_opt *opt, char *val)
 {
-	printf("Usage: %s [EAL args] -- --remote memif|af_packet|ucx|ring [options]\n"
-	       "Actor messages between two processes over a link: one-way msg/s\n"
-	       "and round-trip percentiles per message size. This process is node 1 (the\n"
-	       "driver) and starts node 2 (sink and echo) with --peer-lcores.\n"
-	       "  --remote T       memif (two processes), af_packet (two processes in two\n"
-	       "                   network namespaces joined by a veth pair, made and removed\n"
-	       "                   here; root), ucx (two processes, UCX active messages over\n"
-	       "                   127.0.0.1: UCX_TLS picks UCX's transports, e.g. shm,tcp;\n"
-	       "                   its connection setup needs tcp) or ring (one process,\n"
-	       "                   over a loopback)\n"
-	       "  --netem          af_packet: tc netem loss, reorder and duplicate 1%% on the\n"
-	       "                   veth (or lcactor's injector where the kernel has no netem)\n"
-	       "  --sizes LIST     message sizes in bytes (default 16,64,256; > 40 go in mbufs)\n"
-	       "  --msgs N         one-way messages per size, exactly (default: passes of\n"
-	       "                   2000000 until they took 200 ms)\n"
-	       "  --pings N        round trips per size, exactly (default: 20000, and more\n"
-	       "                   until they took 200 ms)\n"
-	       "  --loss-ppm N     frames node 1 drops on purpose, per million (default 0)\n"
-	       "  --peer-lcores L  -l of node 2 (default 1)\n"
-	       "  --bulk           then 64 B round trips while 1 MiB messages go to the sink\n"
-	       "                   (the large-message lane): their p99, and the MB/s\n"
-	       "  --timeout S      seconds before giving up (default 120)\n"
-	       "  --json FILE      also write the figures as JSON (docs/json.md)\n"
-	       "  --no-floor       do not run the floor (the verdict says so)\n"
-	       "With --remote ucx, the bare UCX floor (lca-ucx-floor, beside this program) runs\n"
-	       "with the same sizes and counts on the same CPUs before node 2 starts and after\n"
-	       "it ends; each figure is printed as a ratio to both rounds.\n",
-	       prog);
+	struct opts *c = conf;
+	char *items[MAX_SIZES];
+	int n = lca_cli_split(val, items, MAX_SIZES);
+
+	(void)opt;
+	if (n <= 0)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		uint64_t v;
+
+		if (lca_cli_uint(items[i], 1, 1024, &v) < 0)
+			return -EINVAL;
+		c->sizes[i] = (unsigned int)v;
+	}
+	c->n_sizes = (unsigned int)n;
+	return 0;
 }
 
+#define AT(field) LCA_OPT_AT(struct opts, field)
+#define GIVEN(field) LCA_OPT_GIVEN(struct opts, field)
+
+static const struct lca_opt options[] = {
+	{ "remote", 0, LCA_OPT_STRING, AT(remote), .metavar = "T",
+	  .help = "memif (two processes), af_packet (two processes in two\n"
+		  "network namespaces joined by a veth pair, made and removed\n"
+		  "here; root), ucx (two processes, UCX active messages over\n"
+		  "127.0.0.1: UCX_TLS picks UCX's transports, e.g. shm,tcp;\n"
+		  "its connection setup needs tcp) or ring (one process,\n"
+		  "over a loopback)" },
+	/* lca_pair.h's: the veth's faults, and node 2's own argument. */
+	{ "netem", 0, LCA_OPT_IGNORE, .no_value = true,
+	  .help = "af_packet: tc netem loss, reorder and duplicate 1% on the\n"
+		  "veth (or lcactor's injector where the kernel has no netem)" },
+	{ "pair-netem-on", 0, LCA_OPT_IGNORE, .no_value = true, .hidden = true },
+	{ "pair-peer", 0, LCA_OPT_IGNORE, .hidden = true },
+	{ "sizes", 0, LCA_OPT_CUSTOM, .parse = opt_sizes, .metavar = "LIST",
+	  .help = "message sizes in bytes (default 16,64,256; > 40 go in mbufs)",
+	  .why = "1 .. 1024 bytes, up to " RTE_STR(MAX_SIZES) },
+	{ "msgs", 0, LCA_OPT_UINT, AT(msgs), .min = 1, .max = UINT64_C(1) << 40,
+	  GIVEN(msgs_given), .metavar = "N",
+	  .help = "one-way messages per size, exactly (default: passes of\n"
+		  "2000000 until they took 200 ms)" },
+	{ "pings", 0, LCA_OPT_UINT, AT(pings), .min = 1, .max = 10000000, GIVEN(pings_given),
+	  .metavar = "N",
+	  .help = "round trips per size, exactly (default: 20000, and more\n"
+		  "until they took 200 ms)" },
+	{ "loss-ppm", 0, LCA_OPT_UINT, AT(loss_ppm), .min = 0, .max = 500000, .metavar = "N",
+	  .help = "frames node 1 drops on purpose, per million (default 0)" },
+	{ "peer-lcores", 0, LCA_OPT_STRING, AT(peer_lcores), .metavar = "L",
+	  .help = "-l of node 2 (default 1)" },
+	{ "bulk", 0, LCA_OPT_FLAG, AT(bulk),
+	  .help = "then 64 B round trips while 1 MiB messages go to the sink\n"
+		  "(the large-message lane): their p99, and the MB/s" },
+	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = UINT32_MAX / 1000,
+	  .metavar = "S", .help = "seconds before giving up (default 120)" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "also write the figures as JSON (docs/json.md)" },
+	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
+	  .help = "each size's round trips as HdrHistogram's .hgrm text (us),\n"
+		  "FILE with the size (\"64B\") before .hgrm" },
+	{ "no-floor", 0, LCA_OPT_FLAG, AT(no_floor),
+	  .help = "do not run the floor (the verdict says so)" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = "lca-remote-bench", .opts = options, .eal = true, .column = 19,
+	.synopsis = "[EAL args] -- --remote memif|af_packet|ucx|ring [options]",
+	.about = "Actor messages between two processes over a link: one-way msg/s\n"
+		 "and round-trip percentiles per message size. This process is node 1 (the\n"
+		 "driver) and starts node 2 (sink and echo) with --peer-lcores.\n",
+	.footer = "With --remote ucx, the bare UCX floor (lca-ucx-floor, beside this program) runs\n"
+		  "with the same sizes and counts on the same CPUs before node 2 starts and after\n"
+		  "it ends; each figure is printed as a ratio to both rounds.\n",
+};
+
 static int
-parse(int argc, char **argv)
+parse_args(int argc, char **argv, void *conf)
 {
-	static const struct option lo[] = {
-		{ "remote", required_argument, NULL, 'r' },
-		{ "pair-peer", required_argument, NULL, 'P' },
-		{ "netem", no_argument, NULL, 'N' },
-		{ "pair-netem-on", no_argument, NULL, 'N' },
-		{ "sizes", required_argument, NULL, 's' },
-		{ "msgs", required_argument, NULL, 'm' },
-		{ "pings", required_argument, NULL, 'p' },
-		{ "loss-ppm", required_argument, NULL, 'l' },
-		{ "peer-lcores", required_argument, NULL, 'L' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "bulk", no_argument, NULL, 'B' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "no-floor", no_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	char *end;
+	int ret = lca_opt_parse(argc, argv, &table, conf, NULL);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-		case 'P':
-		case 'N':
-			break;
-		case 's': {
-			char *save = NULL, *t;
-
-			o.n_sizes = 0;
-			for (t = strtok_r(optarg, ",", &save); t != NULL;
-			     t = strtok_r(NULL, ",", &save)) {
-				unsigned long v = strtoul(t, &end, 10);
-
-				if (*end != '\0' || v == 0 || v > 1024 || o.n_sizes == MAX_SIZES) {
-					fprintf(stderr, "--sizes: '%s' (1 .. 1024 bytes, up to %d)\n",
-						t, MAX_SIZES);
-					return -EINVAL;
-				}
-				o.sizes[o.n_sizes++] = (unsigned int)v;
-			}
-			if (o.n_sizes == 0)
-				return -EINVAL;
-			break;
-		}
-		case 'm':
-			o.msgs_given = true;
-			o.msgs = strtoull(optarg, &end, 10);
-			if (*end != '\0' || o.msgs == 0) {
-				fprintf(stderr, "--msgs: '%s'\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'p':
-			o.pings_given = true;
-			o.pings = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end != '\0' || o.pings == 0 || o.pings > 10000000) {
-				fprintf(stderr, "--pings: '%s'\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'l':
-			o.loss_ppm = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end != '\0' || o.loss_ppm > 500000) {
-				fprintf(stderr, "--loss-ppm: '%s' (0 .. 500000)\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'L':
-			o.peer_lcores = optarg;
-			break;
-		case 'B':
-			o.bulk = true;
-			break;
-		case 'F':
-			o.no_floor = true;
-			break;
-		case 'j':
-			if (lca_cli_output_path("--json", optarg) != 0)
-				return -EINVAL;
-			o.json_path = optarg;
-			break;
-		case 't':
-			o.timeout_s = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end != '\0' || o.timeout_s == 0) {
-				fprintf(stderr, "--timeout: '%s'\n", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'h':
-			usage(argv[0]);
-			exit(0);
-		default:
-			fprintf(stderr, "%s: bad option (see --help)\n", argv[0]);
-			return -EINVAL;
-		}
+	if (ret == 0 && !pair.active) {
+		fprintf(stderr, "lca-remote-bench: needs --remote memif|af_packet|ucx|ring\n");
+		ret = -EINVAL;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
+	return ret;
 }
 
 static int
@@ -699,204 +714,283 @@ floor_conf(const char *transport, struct rb_floor_conf *fc)
 	};
 }
 
+/* What one run holds from its start to its record. */
+struct rb_run {
+	struct lca_remote_conf conf;
+	lca_actor_id_t driver_id;
+	struct driver *d;
+	unsigned int lcore;
+	struct rb_floor_conf fc;
+	struct rb_floor_round fl[2];
+	json_t *record;
+	struct result done[MAX_SIZES]; /* the driver's, kept past the runtime */
+	unsigned int n_done;
+};
+
+static bool
+over_loopback(void)
+{
+	return strcmp(pair.transport, "ring") == 0;
+}
+
+/* The node a message to the sink and the echo goes to. */
+static unsigned int
+far_node(void)
+{
+	return over_loopback() ? 1 : 2;
+}
+
+static bool
+floor_wanted(void)
+{
+	return !pair.is_peer && !o.no_floor && rb_floor_none(pair.transport) == NULL;
+}
+
+/* Node 1: the floor's first round, then node 2. */
+static int
+start_nodes(struct rb_run *r)
+{
+	r->lcore = rte_get_main_lcore();
+	floor_conf(pair.transport, &r->fc);
+	if (floor_wanted()) {
+		/* Before node 2 busy-polls a CPU the floor uses. */
+		printf("Floor, before: lca-ucx-floor on CPUs %d and %d\n", r->fc.cpu[0],
+		       r->fc.cpu[1]);
+		rb_floor_run(&r->fc, &r->fl[0]);
+	}
+	if (pair.is_peer)
+		return 0;
+	/* Start the peer with its own -l (pair.peer_lcores). */
+	lca_pair_set_peer_lcores(&pair, o.peer_lcores);
+	r->record = lca_result_new(conf_json(pair.transport));
+	lca_report_machine(stdout);
+	printf("EAL: %s\n", lca_eal_args());
+	if (strcmp(pair.transport, "memif") == 0)
+		printf("Node 1 on lcores %s, node 2 on lcores %s\n",
+		       pair.self_lcores[0] ? pair.self_lcores : "?", o.peer_lcores);
+	return lca_pair_spawn(&pair);
+}
+
+static int
+runtime_up(void)
+{
+	struct lca_runtime_conf rc = { .msgs_per_node = 131071 };
+
+	payload_pool = rte_pktmbuf_pool_create("bench_payload", 16383, 256, 0,
+					       RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	return payload_pool == NULL ? -ENOMEM : lca_runtime_init(&rc);
+}
+
+/* Node 2's sink and echo (or node 1's own, over a loopback), at known ids;
+ * node 1's driver. */
+static int
+spawn_actors(struct rb_run *r)
+{
+	lca_actor_id_t id;
+	int ret;
+
+	if (pair.is_peer || over_loopback()) {
+		if ((ret = spawn(sink_handler, sizeof(struct sink), r->lcore, &id)) != 0 ||
+		    id != SINK_ID || (ret = spawn(echo_handler, 0, r->lcore, &id)) != 0 ||
+		    id != ECHO_ID) {
+			fprintf(stderr, "sink and echo must be actors 0 and 1 (%d)\n", ret);
+			return ret ? ret : -EINVAL;
+		}
+	}
+	if (pair.is_peer)
+		return 0;
+	ret = spawn(driver_handler, sizeof(struct driver), r->lcore, &r->driver_id);
+	if (ret != 0)
+		return ret;
+	r->d = lca_actor_state(r->driver_id);
+	r->d->rtt_cap = o.pings;
+	r->d->rtt = calloc(o.pings, sizeof(*r->d->rtt));
+	if (r->d->rtt == NULL)
+		return -ENOMEM;
+	r->d->sink = lca_remote_ref(far_node(), SINK_ID);
+	r->d->echo = lca_remote_ref(far_node(), ECHO_ID);
+	return 0;
+}
+
+/* The actors, then the link. */
+static int
+actors_up(struct rb_run *r)
+{
+	int ret;
+
+	lca_pair_conf(&pair, &r->conf);
+	r->conf.connect_ms = 20000;
+	if (!pair.is_peer && o.loss_ppm > 0) {
+		r->conf.inject.loss_ppm = o.loss_ppm;
+		r->conf.inject.seed = 1;
+	}
+	ret = spawn_actors(r);
+	return ret != 0 ? ret : lca_remote_start(&r->conf);
+}
+
+/* Node 2: serve until node 1 goes, then let the last acks leave. */
+static int
+run_peer(struct rb_run *r)
+{
+	lca_actor_id_t w;
+	int ret = spawn(watcher_handler, 0, r->lcore, &w);
+
+	if (ret == 0)
+		ret = lca_remote_watch(w, lca_remote_ref(1, 0));
+	if (ret != 0)
+		return ret;
+	ret = lca_runtime_run(o.timeout_s * 1000);
+	/* The TX actors run in later loops; not after a signal: stop now. */
+	if (!lca_eal_stop_requested()) {
+		lca_runtime_run(20);
+		for (int i = 0; i < 20 && !lca_remote_idle(); i++)
+			lca_runtime_run(10);
+	}
+	return ret == -ETIMEDOUT ? ret : 0;
+}
+
+/* Node 2 starts and connects first: not part of any figure. */
+static int
+wait_connected(void)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < 3000 && ret == 0; i++) {
+		struct lca_remote_link_stats ls;
+
+		if (lca_remote_link_stats_get(far_node(), &ls) == 0 && ls.connected)
+			break;
+		ret = lca_runtime_run(10);
+		ret = ret == -ETIMEDOUT ? 0 : ret;
+	}
+	return ret;
+}
+
+/* The driver's go, and every figure measured under the frequency monitor. */
+static int
+measure(struct rb_run *r)
+{
+	struct lca_msg *go;
+	int ret = lca_msg_alloc(&go);
+
+	if (ret == 0) {
+		go->type = T_GO;
+		ret = lca_send(r->driver_id, go);
+	}
+	if (ret != 0)
+		return ret;
+	lca_series_begin(&series, "remote-bench", 0);
+	ret = lca_runtime_run(o.timeout_s * 1000);
+	lca_series_end(&series);
+	printf("Frequency during the measurements (this process's lcores):\n");
+	lca_series_print_freq(stdout, &series);
+	json_object_set_new(r->record, "frequency", lca_series_freq_json(&series));
+	lca_series_release(&series);
+	return ret;
+}
+
+static int
+run_driver(struct rb_run *r)
+{
+	int ret;
+
+	printf("Remote bench over %s: %" PRIu64 " one-way messages and %u round trips per "
+	       "size%s\n",
+	       pair.transport, o.msgs, o.pings,
+	       o.loss_ppm ? " (with injected loss on node 1's frames)" : "");
+	if (o.loss_ppm)
+		printf("Injected loss: %u ppm of node 1's frames\n", o.loss_ppm);
+	ret = wait_connected();
+	if (ret == 0)
+		ret = measure(r);
+	for (int i = 0; i < 100 && !lca_remote_idle() && !lca_eal_stop_requested(); i++)
+		lca_runtime_run(10);
+	if (ret == 0 && (r->d->error != 0 || r->d->size_i != o.n_sizes))
+		ret = r->d->error ? r->d->error : -EIO;
+	print_links(far_node());
+	if (ret == 0)
+		printf("All messages counted on both sides.\n");
+	else if (ret != -EINTR) /* lca_app_main() says "interrupted" */
+		fprintf(stderr, "remote bench failed: %s\n", strerror(-ret));
+	return ret;
+}
+
+/* Node 1, after its runtime: node 2's exit, the floor's second round, the
+ * record. */
+static int
+finish_node1(struct rb_run *r, int ret)
+{
+	/* After a signal the peer sees node 1 go (or got the signal too): a
+	 * short wait, then it is stopped. */
+	int peer_status = lca_pair_finish(&pair, lca_eal_stop_requested() ? 0 : 5000);
+
+	if (!over_loopback()) {
+		printf("Peer process exited with status %d\n", peer_status);
+		if (ret == 0 && peer_status != 0)
+			ret = -EIO;
+	}
+	if (ret == 0 && floor_wanted()) {
+		printf("Floor, after: lca-ucx-floor on CPUs %d and %d\n", r->fc.cpu[0],
+		       r->fc.cpu[1]);
+		rb_floor_run(&r->fc, &r->fl[1]);
+	}
+	if (r->record != NULL &&
+	    finish(r->record, r->done, r->n_done, &r->fc, r->fl, ret == 0) < 0 && ret == 0)
+		ret = -EIO;
+	return ret;
+}
+
+static int
+run(void *conf)
+{
+	static struct rb_run r;
+	int ret;
+
+	(void)conf;
+	r = (struct rb_run){ .driver_id = LCA_ACTOR_NONE };
+	ret = start_nodes(&r);
+	if (ret != 0)
+		return ret;
+	ret = runtime_up();
+	if (ret == 0) {
+		ret = actors_up(&r);
+		if (ret == 0) {
+			ret = pair.is_peer ? run_peer(&r) : run_driver(&r);
+			lca_remote_stop();
+		}
+		if (r.d != NULL) {
+			r.n_done = RTE_MIN(r.d->size_i, o.n_sizes);
+			memcpy(r.done, r.d->res, sizeof(r.done));
+			free(r.d->rtt);
+		}
+		lca_runtime_cleanup();
+	}
+	if (!pair.is_peer)
+		ret = finish_node1(&r, ret);
+	rte_mempool_free(payload_pool);
+	payload_pool = NULL;
+	return ret;
+}
+
 int
 main(int argc, char **argv)
 {
-	static struct lca_pair pair;
-	struct lca_runtime_conf rc = { 0 };
-	struct lca_remote_conf conf;
-	static struct lca_series series;
-	lca_actor_id_t driver_id = LCA_ACTOR_NONE, id;
-	struct driver *d = NULL;
-	unsigned int lcore = rte_get_main_lcore();
-	int app_argc, ret, peer_status = 0;
-	char **app_argv;
-	struct rb_floor_conf fc;
-	struct rb_floor_round fl[2] = { 0 };
-	json_t *record = NULL;
-	struct result done[MAX_SIZES]; /* the driver's, kept past the runtime */
-	unsigned int n_done = 0;
+	const struct lca_app app = {
+		.name = "lca-remote-bench", .parse = parse_args, .opts = &table, .run = run,
+		.conf = &o,
+	};
+	int ret;
 
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0) {
-			usage(argv[0]);
-			return 0;
-		}
-	ret = lca_pair_prepare(argc, argv, "1", &pair);
-	if (ret == -EPERM)
+	/* --remote: this process's vdev, and node 2's arguments (lca_pair.h). */
+	switch (lca_pair_prepare(argc, argv, "1", &pair)) {
+	case 0:
+		break;
+	case -EPERM:
 		return 77; /* af_packet where namespaces are not allowed: skipped */
-	if (ret != 0)
-		return 2;
-	if (!pair.active) {
-		fprintf(stderr, "%s: needs --remote memif|af_packet|ucx|ring (see --help)\n",
-			argv[0]);
+	default:
 		return 2;
 	}
-	if (lca_eal_init(pair.argc, pair.argv, &app_argc, &app_argv) < 0)
-		return 1;
-	lca_result_context("lca-remote-bench", app_argc, app_argv);
-	ret = parse(app_argc, app_argv);
-	if (ret != 0)
-		goto out_eal;
-	lcore = rte_get_main_lcore();
-	floor_conf(pair.transport, &fc);
-	if (!pair.is_peer && !o.no_floor && rb_floor_none(pair.transport) == NULL) {
-		/* Before node 2 busy-polls a CPU the floor uses. */
-		printf("Floor, before: lca-ucx-floor on CPUs %d and %d\n", fc.cpu[0], fc.cpu[1]);
-		rb_floor_run(&fc, &fl[0]);
-	}
-	if (!pair.is_peer) {
-		/* Start the peer with its own -l (pair.peer_lcores). */
-		lca_pair_set_peer_lcores(&pair, o.peer_lcores);
-		record = lca_result_new(conf_json(pair.transport));
-		lca_report_machine(stdout);
-		printf("EAL: %s\n", lca_eal_args());
-		if (strcmp(pair.transport, "memif") == 0)
-			printf("Node 1 on lcores %s, node 2 on lcores %s%s\n",
-			       pair.self_lcores[0] ? pair.self_lcores : "?", o.peer_lcores,
-			       rte_lcore_count() + 1 > 2 ? "" : "");
-		ret = lca_pair_spawn(&pair);
-		if (ret != 0)
-			goto out_eal;
-	}
-	payload_pool = rte_pktmbuf_pool_create("bench_payload", 16383, 256, 0,
-					       RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
-	rc.msgs_per_node = 131071;
-	ret = payload_pool == NULL ? -ENOMEM : lca_runtime_init(&rc);
-	if (ret != 0)
-		goto out_peer;
-	lca_pair_conf(&pair, &conf);
-	conf.connect_ms = 20000;
-	if (!pair.is_peer && o.loss_ppm > 0) {
-		conf.inject.loss_ppm = o.loss_ppm;
-		conf.inject.seed = 1;
-	}
-	if (pair.is_peer || strcmp(pair.transport, "ring") == 0) {
-		/* Node 2's actors (or node 1's own, over a loopback). */
-		if ((ret = spawn(sink_handler, sizeof(struct sink), lcore, &id)) != 0 ||
-		    id != SINK_ID || (ret = spawn(echo_handler, 0, lcore, &id)) != 0 ||
-		    id != ECHO_ID) {
-			fprintf(stderr, "sink and echo must be actors 0 and 1 (%d)\n", ret);
-			ret = ret ? ret : -EINVAL;
-			goto out_rt;
-		}
-	}
-	if (!pair.is_peer) {
-		ret = spawn(driver_handler, sizeof(struct driver), lcore, &driver_id);
-		if (ret != 0)
-			goto out_rt;
-		d = lca_actor_state(driver_id);
-		d->rtt_cap = o.pings;
-		d->rtt = calloc(o.pings, sizeof(*d->rtt));
-		if (d->rtt == NULL) {
-			ret = -ENOMEM;
-			goto out_rt;
-		}
-		{
-			unsigned int node = strcmp(pair.transport, "ring") == 0 ? 1 : 2;
-
-			d->sink = lca_remote_ref(node, SINK_ID);
-			d->echo = lca_remote_ref(node, ECHO_ID);
-		}
-	}
-	ret = lca_remote_start(&conf);
-	if (ret != 0)
-		goto out_rt;
-	if (pair.is_peer) {
-		lca_actor_id_t w;
-
-		ret = spawn(watcher_handler, 0, lcore, &w);
-		if (ret == 0)
-			ret = lca_remote_watch(w, lca_remote_ref(1, 0));
-		if (ret != 0)
-			goto out_remote;
-		ret = lca_runtime_run(o.timeout_s * 1000);
-		/* Let the last acks leave (the TX actors run in later loops);
-		 * not after a signal: stop now. */
-		if (!lca_eal_stop_requested()) {
-			lca_runtime_run(20);
-			for (int i = 0; i < 20 && !lca_remote_idle(); i++)
-				lca_runtime_run(10);
-		}
-		ret = ret == -ETIMEDOUT ? ret : 0;
-	} else {
-		struct lca_msg *go;
-
-		printf("Remote bench over %s: %" PRIu64 " one-way messages and %u round trips per "
-		       "size%s\n",
-		       pair.transport, o.msgs, o.pings,
-		       o.loss_ppm ? " (with injected loss on node 1's frames)" : "");
-		if (o.loss_ppm)
-			printf("Injected loss: %u ppm of node 1's frames\n", o.loss_ppm);
-		/* Node 2 starts and connects first: not part of any figure. */
-		for (unsigned int i = 0; i < 3000 && ret == 0; i++) {
-			struct lca_remote_link_stats ls;
-
-			if (lca_remote_link_stats_get(strcmp(pair.transport, "ring") == 0 ? 1 : 2,
-						      &ls) == 0 &&
-			    ls.connected)
-				break;
-			ret = lca_runtime_run(10);
-			ret = ret == -ETIMEDOUT ? 0 : ret;
-		}
-		if (ret == 0)
-			ret = lca_msg_alloc(&go);
-		if (ret == 0) {
-			go->type = T_GO;
-			ret = lca_send(driver_id, go);
-		}
-		if (ret == 0) {
-			/* Every figure is measured under the frequency monitor. */
-			lca_series_begin(&series, "remote-bench", 0);
-			ret = lca_runtime_run(o.timeout_s * 1000);
-			lca_series_end(&series);
-			printf("Frequency during the measurements (this process's lcores):\n");
-			lca_series_print_freq(stdout, &series);
-			json_object_set_new(record, "frequency", lca_series_freq_json(&series));
-			lca_series_release(&series);
-		}
-		for (int i = 0; i < 100 && !lca_remote_idle() && !lca_eal_stop_requested(); i++)
-			lca_runtime_run(10);
-		if (ret == 0 && (d->error != 0 || d->size_i != o.n_sizes))
-			ret = d->error ? d->error : -EIO;
-		print_links(strcmp(pair.transport, "ring") == 0 ? 1 : 2);
-		if (ret == 0)
-			printf("All messages counted on both sides.\n");
-		else if (ret == -EINTR)
-			fprintf(stderr, "lca-remote-bench: interrupted\n");
-		else
-			fprintf(stderr, "remote bench failed: %s\n", strerror(-ret));
-	}
-out_remote:
-	lca_remote_stop();
-out_rt:
-	if (d != NULL) {
-		n_done = RTE_MIN(d->size_i, o.n_sizes);
-		memcpy(done, d->res, sizeof(done));
-		free(d->rtt);
-	}
-	lca_runtime_cleanup();
-out_peer:
-	if (!pair.is_peer) {
-		/* After a signal the peer sees node 1 go (or got the signal
-		 * too): a short wait, then it is stopped. */
-		peer_status = lca_pair_finish(&pair, lca_eal_stop_requested() ? 0 : 5000);
-		if (strcmp(pair.transport, "ring") != 0) {
-			printf("Peer process exited with status %d\n", peer_status);
-			if (ret == 0 && peer_status != 0)
-				ret = -EIO;
-		}
-		if (ret == 0 && !o.no_floor && rb_floor_none(pair.transport) == NULL) {
-			printf("Floor, after: lca-ucx-floor on CPUs %d and %d\n", fc.cpu[0],
-			       fc.cpu[1]);
-			rb_floor_run(&fc, &fl[1]);
-		}
-		if (record != NULL && finish(record, done, n_done, &fc, fl, ret == 0) < 0 && ret == 0)
-			ret = -EIO;
-	}
-out_eal:
-	rte_mempool_free(payload_pool);
-	lca_eal_cleanup();
+	ret = lca_app_main(pair.argc, pair.argv, &app);
 	lca_pair_release(&pair);
-	return ret == 0 ? 0 : 1;
+	return ret;
 }

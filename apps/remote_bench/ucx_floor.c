@@ -13,7 +13,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -28,6 +27,13 @@
 
 #include <ucp/api/ucp.h>
 
+#include "lca_cli.h"
+#include "lca_opt.h"
+
+/* DPDK's, for this program that has no DPDK. */
+#define RTE_STR_(x) #x
+#define RTE_STR(x) RTE_STR_(x)
+
 #define PROG "lca-ucx-floor"
 #define MAX_SIZES 8
 #define MAX_SIZE 1024
@@ -36,14 +42,16 @@
 
 enum { AM_DATA = 1, AM_END, AM_END_ACK, AM_PING, AM_PONG, AM_QUIT };
 
-static struct {
+struct floor_opts {
 	unsigned int sizes[MAX_SIZES];
 	unsigned int n_sizes;
 	uint64_t msgs;
 	unsigned int pings;
 	int cpu[2]; /* client, server; -1: not pinned */
 	unsigned int timeout_s;
-} o = { .sizes = { 16, 64, 256 }, .n_sizes = 3, .msgs = 2000000, .pings = 20000,
+};
+
+static struct floor_opts o = { .sizes = { 16, 64, 256 }, .n_sizes = 3, .msgs = 2000000, .pings = 20000,
 	.cpu = { -1, -1 }, .timeout_s = 120 };
 
 /* One side's UCX objects and what its callbacks saw. */
@@ -382,103 +390,55 @@ drive(uint16_t port)
 	return ret;
 }
 
-static void
-usage(void)
-{
-	printf("Usage: " PROG " [options]\n"
-	       "The bare UCX floor of lca-remote-bench --remote ucx: two processes (this one\n"
-	       "starts the second), UCP active messages and nothing else; UCX_TLS picks UCX's\n"
-	       "transports, e.g. shm,tcp (its connection setup needs tcp).\n"
-	       "  --sizes LIST   message sizes in bytes (default 16,64,256; at most %d)\n"
-	       "  --msgs N       one-way messages per size (default 2000000)\n"
-	       "  --pings N      round trips per size (default 20000)\n"
-	       "  --cpus A,B     pin this process to CPU A and the second to CPU B\n"
-	       "  --timeout S    give up on an answer after S seconds (default 120)\n",
-	       MAX_SIZE);
-}
-
+/* --sizes (1..MAX_SIZE bytes, up to MAX_SIZES) or --cpus (exactly two). */
 static int
-parse_uint(const char *s, unsigned long long lo, unsigned long long hi, unsigned long long *v)
+opt_list(void *conf, const struct lca_opt *opt, char *arg)
 {
-	char *end;
+	bool cpus = strcmp(opt->name, "cpus") == 0;
+	char *items[MAX_SIZES];
+	int n = lca_cli_split(arg, items, cpus ? 2 : MAX_SIZES);
 
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return errno == 0 && end != s && *end == '\0' && s[0] != '-' && *v >= lo && *v <= hi ?
-		       0 : -EINVAL;
-}
+	(void)conf;
+	if (n <= 0 || (cpus && n != 2))
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		uint64_t v;
 
-static int
-parse_list(char *arg, bool cpus)
-{
-	unsigned int n = 0, max = cpus ? 2 : MAX_SIZES;
-	char *save = NULL;
-
-	for (char *t = strtok_r(arg, ",", &save); t != NULL; t = strtok_r(NULL, ",", &save)) {
-		unsigned long long v;
-
-		if (n == max || parse_uint(t, cpus ? 0 : 1, cpus ? CPU_SETSIZE - 1 : MAX_SIZE, &v))
+		if (lca_cli_uint(items[i], cpus ? 0 : 1, cpus ? CPU_SETSIZE - 1 : MAX_SIZE, &v) < 0)
 			return -EINVAL;
 		if (cpus)
-			o.cpu[n++] = (int)v;
+			o.cpu[i] = (int)v;
 		else
-			o.sizes[n++] = (unsigned int)v;
+			o.sizes[i] = (unsigned int)v;
 	}
-	if (cpus)
-		return n == 2 ? 0 : -EINVAL;
-	o.n_sizes = n;
-	return n > 0 ? 0 : -EINVAL;
-}
-
-static int
-parse(int argc, char **argv)
-{
-	static const struct option lo[] = {
-		{ "sizes", required_argument, NULL, 's' }, { "msgs", required_argument, NULL, 'm' },
-		{ "pings", required_argument, NULL, 'p' }, { "cpus", required_argument, NULL, 'c' },
-		{ "timeout", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned long long v;
-	int c, bad, idx = 0;
-
-	while ((c = getopt_long(argc, argv, "", lo, &idx)) != -1) {
-		switch (c) {
-		case 's':
-			bad = parse_list(optarg, false);
-			break;
-		case 'c':
-			bad = parse_list(optarg, true);
-			break;
-		case 'm':
-			bad = parse_uint(optarg, 1, 1ull << 40, &v);
-			o.msgs = v;
-			break;
-		case 'p':
-			bad = parse_uint(optarg, 1, 10000000, &v);
-			o.pings = (unsigned int)v;
-			break;
-		case 't':
-			bad = parse_uint(optarg, 1, 86400, &v);
-			o.timeout_s = (unsigned int)v;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		default:
-			return -EINVAL;
-		}
-		if (bad) {
-			fprintf(stderr, PROG ": bad value '%s' for --%s\n", optarg, lo[idx].name);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
+	if (!cpus)
+		o.n_sizes = (unsigned int)n;
 	return 0;
 }
+
+#define AT(field) LCA_OPT_AT(struct floor_opts, field)
+
+static const struct lca_opt options[] = {
+	{ "sizes", 0, LCA_OPT_CUSTOM, .parse = opt_list, .metavar = "LIST",
+	  .help = "message sizes in bytes (default 16,64,256; at most " RTE_STR(MAX_SIZE) ")",
+	  .why = "up to " RTE_STR(MAX_SIZES) " sizes, each 1 to " RTE_STR(MAX_SIZE) },
+	{ "msgs", 0, LCA_OPT_UINT, AT(msgs), .min = 1, .max = 1ull << 40, .metavar = "N",
+	  .help = "one-way messages per size (default 2000000)" },
+	{ "pings", 0, LCA_OPT_UINT, AT(pings), .min = 1, .max = 10000000, .metavar = "N",
+	  .help = "round trips per size (default 20000)" },
+	{ "cpus", 0, LCA_OPT_CUSTOM, .parse = opt_list, .metavar = "A,B",
+	  .help = "pin this process to CPU A and the second to CPU B", .why = "two CPUs, A,B" },
+	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = 86400, .metavar = "S",
+	  .help = "give up on an answer after S seconds (default 120)" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = PROG, .opts = options, .synopsis = "[options]", .column = 17,
+	.about = "The bare UCX floor of lca-remote-bench --remote ucx: two processes (this one\n"
+		 "starts the second), UCP active messages and nothing else; UCX_TLS picks UCX's\n"
+		 "transports, e.g. shm,tcp (its connection setup needs tcp).\n",
+};
 
 static int
 pin(int cpu)
@@ -503,8 +463,9 @@ main(int argc, char **argv)
 	uint16_t port = 0;
 	pid_t child;
 
-	if (parse(argc, argv) != 0)
-		return 2;
+	ret = lca_opt_parse(argc, argv, &table, &o, NULL);
+	if (ret != 0)
+		return ret > 0 ? 0 : 2;
 	if (pipe(fds) != 0)
 		return 1;
 	fflush(stdout);

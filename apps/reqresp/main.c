@@ -23,6 +23,7 @@
 #include "lca_freq_json.h"
 #include "lca_freq_print.h"
 #include "lca_jmh.h"
+#include "lca_jmh_json.h"
 #include "lca_report.h"
 #include "lca_result.h"
 #include "lca_series.h"
@@ -58,7 +59,10 @@ struct app_conf {
 	unsigned int n_dispatchers;
 	enum lca_mailbox_mode mailboxes[MAX_LIST];
 	unsigned int n_mailboxes;
+	enum lca_placement placements[MAX_LIST]; /* affinity sets: each is run */
+	unsigned int n_placements;
 	const char *json_path;
+	const char *jmh_path;
 	bool quiet;
 };
 
@@ -84,43 +88,6 @@ struct set_result {
 	double floor_moved_pct; /* NAN with one round */
 	json_t *floor_json;
 };
-
-static void
-usage(const char *prog)
-{
-	printf("Usage: %s [EAL args] -- [options]\n"
-	       "Akka's 8-actor request-response benchmark on lcactor, reported as JMH does.\n"
-	       "  -i N                measured iterations (default 4)\n"
-	       "  -wi N               warm-up iterations (default 4)\n"
-	       "  -r SECONDS          time of a measured iteration (default 1)\n"
-	       "  -w SECONDS          time of a warm-up iteration (default 1)\n"
-	       "  --invocations N     run N invocations per iteration instead of by time\n"
-	       "  -p throughput=LIST  messages an actor handles per turn (default 1; also\n"
-	       "                      throughPut=); 2 x throughput requests in flight per pair\n"
-	       "  -p dispatcher=LIST  affinity, shared, inline (default affinity,shared);\n"
-	       "                      inline is always measured too, as the ceiling; each\n"
-	       "                      affinity iteration is followed by one of its floor (the\n"
-	       "                      same work, in flight and placement through bare queues,\n"
-	       "                      no runtime), at the lcores its actors are on then\n"
-	       "  -p mailbox=LIST     mp, sp, rts, hts (default mp): the producer side of a\n"
-	       "                      shared actor's mailbox (affinity mailboxes have one)\n"
-	       "  --mailbox MODE      same as -p mailbox=MODE\n"
-	       "  --placement P       round-robin (default), pairs-local, pack, auto (round-robin\n"
-	       "                      first; the runtime then moves chatty actors together)\n"
-	       "  --actors N          actors, even (default 8)\n"
-	       "  --queries N         queries per query actor (default 400000)\n"
-	       "  --users N           users per service's database (default 300000)\n"
-	       "  --seed N            random seed (default 1)\n"
-	       "  --idle POLICY       what an lcore does with nothing to run: spin (default),\n"
-	       "                      pause, or sleep (10 us after 1000 empty loops)\n"
-	       "  --json FILE         write every figure as JSON\n"
-	       "  --quiet             no per-invocation lines\n"
-	       "  --topology          print the lcores' topology and exit\n"
-	       "  --help              this text\n"
-	       "Lists are comma-separated; every combination is run, as JMH does.\n"
-	       "Replies carry a pointer to the service's immutable user record (zero copy).\n",
-	       prog);
-}
 
 static int
 bad_value(const char *opt, const char *value)
@@ -202,88 +169,121 @@ parse_param(struct app_conf *c, char *arg)
 }
 
 static int
-parse_option(void *conf, const char *name, char *val)
+parse_placements(struct app_conf *c, char *list)
+{
+	char *items[MAX_LIST];
+	int k = lca_cli_split(list, items, MAX_LIST);
+
+	for (int i = 0; i < k; i++)
+		if (lca_placement_parse(items[i], &c->placements[i]) < 0)
+			return -EINVAL;
+	if (k <= 0)
+		return -EINVAL;
+	c->n_placements = (unsigned int)k;
+	c->rr.placement = c->placements[0];
+	return 0;
+}
+
+static int
+opt_placements(void *conf, const struct lca_opt *opt, char *val)
+{
+	(void)opt;
+	return parse_placements(conf, val);
+}
+
+static int
+opt_param(void *conf, const struct lca_opt *opt, char *val)
+{
+	(void)opt;
+	return parse_param(conf, val) < 0 ? LCA_OPT_SAID : 0;
+}
+
+static int
+opt_mailbox(void *conf, const struct lca_opt *opt, char *val)
+{
+	struct app_conf *c = conf;
+
+	(void)opt;
+	c->n_mailboxes = 1;
+	return lca_mailbox_mode_parse(val, &c->mailboxes[0]);
+}
+
+static int
+opt_actors(void *conf, const struct lca_opt *opt, char *val)
 {
 	struct app_conf *c = conf;
 	uint64_t v;
 
-	if (strcmp(name, "i") == 0 || strcmp(name, "wi") == 0 ||
-	    strcmp(name, "invocations") == 0) {
-		if (lca_cli_uint(val, strcmp(name, "wi") == 0 ? 0 : 1, MAX_ITER, &v) < 0)
-			return bad_value(name, val);
-		if (name[0] == 'i' && name[1] == '\0')
-			c->iterations = (unsigned int)v;
-		else if (name[0] == 'w')
-			c->warmups = (unsigned int)v;
-		else
-			c->invocations = (unsigned int)v;
-	} else if (strcmp(name, "r") == 0 || strcmp(name, "w") == 0) {
-		double s;
-
-		if (lca_cli_seconds(val, &s) < 0 || s > 3600)
-			return bad_value(name, val);
-		*(name[0] == 'r' ? &c->measure_s : &c->warmup_s) = s;
-	} else if (strcmp(name, "p") == 0) {
-		return parse_param(c, val);
-	} else if (strcmp(name, "mailbox") == 0) {
-		if (lca_mailbox_mode_parse(val, &c->mailboxes[0]) < 0)
-			return bad_value("--mailbox", val);
-		c->n_mailboxes = 1;
-	} else if (strcmp(name, "placement") == 0) {
-		if (lca_placement_parse(val, &c->rr.placement) < 0)
-			return bad_value("--placement", val);
-	} else if (strcmp(name, "actors") == 0) {
-		if (lca_cli_uint(val, 2, 1024, &v) < 0 || v % 2 != 0)
-			return bad_value("--actors (an even number, 2..1024)", val);
-		c->rr.actors = (unsigned int)v;
-	} else if (strcmp(name, "queries") == 0) {
-		if (lca_cli_uint(val, 1, UINT32_MAX, &c->rr.queries) < 0)
-			return bad_value("--queries", val);
-	} else if (strcmp(name, "users") == 0) {
-		if (lca_cli_uint(val, 1, 100000000, &v) < 0)
-			return bad_value("--users", val);
-		c->rr.users = (uint32_t)v;
-	} else if (strcmp(name, "seed") == 0) {
-		if (lca_cli_uint(val, 0, UINT64_MAX, &c->rr.seed) < 0)
-			return bad_value("--seed", val);
-	} else if (strcmp(name, "idle") == 0) {
-		if (lca_idle_policy_parse(val, &c->rr.idle) < 0)
-			return bad_value("--idle (spin, pause or sleep)", val);
-	} else if (strcmp(name, "json") == 0) {
-		if (lca_cli_output_path("--json", val) < 0)
-			return -EINVAL;
-		c->json_path = val;
-	} else if (strcmp(name, "quiet") == 0) {
-		c->quiet = true;
-	} else {
+	(void)opt;
+	if (lca_cli_uint(val, 2, 1024, &v) < 0 || v % 2 != 0)
 		return -EINVAL;
-	}
+	c->rr.actors = (unsigned int)v;
 	return 0;
 }
+
+#define AT(field) LCA_OPT_AT(struct app_conf, field)
+
+static const struct lca_opt options[] = {
+	{ "i", 0, LCA_OPT_UINT, AT(iterations), .min = 1, .max = MAX_ITER, .metavar = "N",
+	  .help = "measured iterations (default 4)" },
+	{ "wi", 0, LCA_OPT_UINT, AT(warmups), .min = 0, .max = MAX_ITER, .metavar = "N",
+	  .help = "warm-up iterations (default 4)" },
+	{ "r", 0, LCA_OPT_DOUBLE, AT(measure_s), .dmin = 0, .dmax = 3600, .metavar = "SECONDS",
+	  .help = "time of a measured iteration (default 1)" },
+	{ "w", 0, LCA_OPT_DOUBLE, AT(warmup_s), .dmin = 0, .dmax = 3600, .metavar = "SECONDS",
+	  .help = "time of a warm-up iteration (default 1)" },
+	{ "invocations", 0, LCA_OPT_UINT, AT(invocations), .min = 1, .max = MAX_ITER,
+	  .metavar = "N", .help = "run N invocations per iteration instead of by time" },
+	{ "p", 0, LCA_OPT_CUSTOM, .parse = opt_param, .metavar = "throughput=LIST",
+	  .help = "messages an actor handles per turn (default 1; also\n"
+		  "throughPut=); 2 x throughput requests in flight per pair" },
+	{ "p", 0, LCA_OPT_MORE, .metavar = "dispatcher=LIST",
+	  .help = "affinity, shared, inline (default affinity,shared);\n"
+		  "inline is always measured too, as the ceiling; each\n"
+		  "affinity iteration is followed by one of its floor (the\n"
+		  "same work, in flight and placement through bare queues,\n"
+		  "no runtime), at the lcores its actors are on then" },
+	{ "p", 0, LCA_OPT_MORE, .metavar = "mailbox=LIST",
+	  .help = "mp, sp, rts, hts (default mp): the producer side of a\n"
+		  "shared actor's mailbox (affinity mailboxes have one)" },
+	{ "mailbox", 0, LCA_OPT_CUSTOM, .parse = opt_mailbox, .metavar = "MODE",
+	  .help = "same as -p mailbox=MODE", .why = "mp, sp, rts or hts" },
+	{ "placement", 0, LCA_OPT_CUSTOM, .parse = opt_placements, .metavar = "LIST",
+	  .help = "round-robin (default), pairs-local, pack, auto (round-robin\n"
+		  "first; the runtime then moves chatty actors together);\n"
+		  "each affinity set runs at each, with its own floor",
+	  .why = "a list of round-robin, pairs-local, pack, auto" },
+	{ "actors", 0, LCA_OPT_CUSTOM, .parse = opt_actors, .metavar = "N",
+	  .help = "actors, even (default 8)", .why = "an even number, 2..1024" },
+	{ "queries", 0, LCA_OPT_UINT, AT(rr.queries), .min = 1, .max = UINT32_MAX,
+	  .metavar = "N", .help = "queries per query actor (default 400000)" },
+	{ "users", 0, LCA_OPT_UINT, AT(rr.users), .min = 1, .max = 100000000, .metavar = "N",
+	  .help = "users per service's database (default 300000)" },
+	{ "seed", 0, LCA_OPT_UINT, AT(rr.seed), .min = 0, .max = UINT64_MAX, .metavar = "N",
+	  .help = "random seed (default 1)" },
+	{ "idle", 0, LCA_OPT_CUSTOM, AT(rr.idle), .parse = lca_app_opt_idle, .metavar = "POLICY",
+	  .help = "what an lcore does with nothing to run: spin (default),\n"
+		  "pause, or sleep (10 us after 1000 empty loops)",
+	  .why = "spin, pause or sleep" },
+	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	  .help = "write every figure as JSON" },
+	{ "jmh-json", 0, LCA_OPT_OUTPUT, AT(jmh_path), .metavar = "FILE",
+	  .help = "write the closing table as JMH's -rf json does" },
+	{ "quiet", 0, LCA_OPT_FLAG, AT(quiet), .help = "no per-invocation lines" },
+	{ NULL },
+};
+
+static const struct lca_opt_table table = {
+	.prog = "lca-reqresp", .opts = options, .single_dash = true, .eal = true,
+	.about = "Akka's 8-actor request-response benchmark on lcactor, reported as JMH does.\n",
+	.footer = "Lists are comma-separated; every combination is run, as JMH does.\n"
+		  "Replies carry a pointer to the service's immutable user record (zero copy).\n",
+};
 
 static int
 parse_args(int argc, char **argv, void *conf)
 {
 	struct app_conf *c = conf;
-	static const struct option opts[] = {
-		{ "i", required_argument, NULL, 0 },
-		{ "wi", required_argument, NULL, 0 },
-		{ "r", required_argument, NULL, 0 },
-		{ "w", required_argument, NULL, 0 },
-		{ "invocations", required_argument, NULL, 0 },
-		{ "p", required_argument, NULL, 0 },
-		{ "mailbox", required_argument, NULL, 0 },
-		{ "placement", required_argument, NULL, 0 },
-		{ "actors", required_argument, NULL, 0 },
-		{ "queries", required_argument, NULL, 0 },
-		{ "users", required_argument, NULL, 0 },
-		{ "seed", required_argument, NULL, 0 },
-		{ "idle", required_argument, NULL, 0 },
-		{ "json", required_argument, NULL, 0 },
-		{ "quiet", no_argument, NULL, 0 },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int ret;
 
 	*c = (struct app_conf){
@@ -293,11 +293,12 @@ parse_args(int argc, char **argv, void *conf)
 		.throughputs = { 1 }, .n_throughputs = 1,
 		.dispatchers = { LCA_DISPATCH_AFFINITY, LCA_DISPATCH_SHARED }, .n_dispatchers = 2,
 		.mailboxes = { LCA_MAILBOX_MP }, .n_mailboxes = 1,
+		.placements = { LCA_PLACE_ROUND_ROBIN }, .n_placements = 1,
 	};
-	ret = lca_app_getopt(argc, argv, opts, true, parse_option, usage, c);
+	ret = lca_opt_parse(argc, argv, &table, c, NULL);
 	if (ret != 0)
 		return ret;
-	if (c->n_dispatchers * c->n_mailboxes * c->n_throughputs + 1 > MAX_SETS) {
+	if (c->n_dispatchers * c->n_mailboxes * c->n_throughputs * c->n_placements + 1 > MAX_SETS) {
 		fprintf(stderr, "lca-reqresp: more than %d parameter sets; run fewer at a time\n",
 			MAX_SETS - 1);
 		return -EINVAL;
@@ -363,6 +364,14 @@ run_iteration(const struct app_conf *c, struct rr_bench *b, bool warmup, bool fl
 	return ret;
 }
 
+/* A set's placement is in its names unless it is round-robin, the
+ * seed's and the default, so that a default run's names stay as they were. */
+static bool
+placement_named(const struct rr_set *s)
+{
+	return s->dispatcher == LCA_DISPATCH_AFFINITY && s->placement != LCA_PLACE_ROUND_ROBIN;
+}
+
 static void
 print_set_header(const struct app_conf *c, const struct rr_set *s)
 {
@@ -371,7 +380,7 @@ print_set_header(const struct app_conf *c, const struct rr_set *s)
 	       rr_dispatcher_name(s->dispatcher), lca_mailbox_mode_name(s->mailbox), s->throughput);
 	printf("# Placement: %s; idle policy: %s; replies carry a pointer to the immutable "
 	       "user record\n",
-	       lca_placement_name(c->rr.placement), lca_idle_policy_name(c->rr.idle));
+	       lca_placement_name(s->placement), lca_idle_policy_name(c->rr.idle));
 	if (c->invocations)
 		printf("# Warmup: %u iterations, %u invocations each\n"
 		       "# Measurement: %u iterations, %u invocations each\n",
@@ -510,20 +519,24 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 {
 	struct measured m = { .c = c, .r = r, .jiters = json_array(),
 			      .jfloor_iters = json_array() };
-	json_t *jmoves = NULL;
+	json_t *jmoves = NULL, *jplace_own = NULL;
+	struct rr_conf rr = c->rr;
 	char label[sizeof(r->label)];
 	int ret;
 
 	print_set_header(c, &r->set);
 	r->has_floor = r->set.dispatcher == LCA_DISPATCH_AFFINITY;
-	ret = rr_bench_create(&c->rr, &r->set, &m.b);
+	rr.placement = r->set.placement;
+	ret = rr_bench_create(&rr, &r->set, &m.b);
 	if (ret < 0)
 		fprintf(stderr, "lca-reqresp: cannot set up %s: %s\n",
 			rr_dispatcher_name(r->set.dispatcher), strerror(-ret));
 	for (unsigned int i = 0; ret == 0 && i < c->warmups; i++)
 		ret = run_pair(&m, true, i);
-	snprintf(label, sizeof(label), "%s %s throughPut %u", rr_dispatcher_name(r->set.dispatcher),
-		 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput);
+	snprintf(label, sizeof(label), "%s %s throughPut %u%s%s",
+		 rr_dispatcher_name(r->set.dispatcher), lca_mailbox_mode_name(r->set.mailbox),
+		 r->set.throughput, placement_named(&r->set) ? " placement " : "",
+		 placement_named(&r->set) ? lca_placement_name(r->set.placement) : "");
 	snprintf(r->label, sizeof(r->label), "%s", label);
 	snprintf(r->floor_label, sizeof(r->floor_label), "floor beside %s", label);
 	if (ret == 0)
@@ -532,13 +545,22 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 	 * --placement auto, where they ended up. */
 	if (ret == 0 && jplace != NULL && json_array_size(jplace) == 0 &&
 	    r->set.dispatcher < RR_DISPATCH_INLINE)
-		rr_print_placement(m.b, c->rr.placement, jplace);
-	if (ret == 0 && c->rr.placement == LCA_PLACE_AUTO && r->has_floor)
+		rr_print_placement(m.b, r->set.placement, jplace);
+	else if (ret == 0 && r->has_floor && r->set.placement != c->placements[0])
+		rr_print_placement(m.b, r->set.placement, jplace_own = json_array());
+	if (ret == 0 && r->set.placement == LCA_PLACE_AUTO && r->has_floor)
 		jmoves = rr_print_moves(m.b);
 	if (ret == 0)
 		set_figures(c, r, &m, jmoves);
 	else
 		json_decref(jmoves);
+	if (r->json != NULL && r->has_floor) {
+		json_object_set_new(r->json, "placement_policy",
+				    json_string(lca_placement_name(r->set.placement)));
+		if (jplace_own != NULL)
+			json_object_set(r->json, "actor_placement", jplace_own);
+	}
+	json_decref(jplace_own);
 	json_decref(m.jiters);
 	json_decref(m.jfloor_iters);
 	rr_bench_destroy(m.b);
@@ -554,56 +576,96 @@ plan_sets(const struct app_conf *c, struct rr_set *sets)
 	unsigned int n = 0;
 
 	sets[n++] = (struct rr_set){ .throughput = 1, .dispatcher = RR_DISPATCH_INLINE,
-				     .mailbox = LCA_MAILBOX_MP };
+				     .mailbox = LCA_MAILBOX_MP, .placement = c->placements[0] };
 	for (unsigned int d = 0; d < c->n_dispatchers; d++) {
+		/* Only affinity actors stay where they are placed. */
+		unsigned int n_places = c->dispatchers[d] == LCA_DISPATCH_AFFINITY ?
+			c->n_placements : 1;
+
 		if (c->dispatchers[d] == RR_DISPATCH_INLINE)
 			continue;
-		for (unsigned int m = 0; m < c->n_mailboxes; m++)
-			for (unsigned int t = 0; t < c->n_throughputs; t++)
-				sets[n++] = (struct rr_set){ .throughput = c->throughputs[t],
-							     .dispatcher = c->dispatchers[d],
-							     .mailbox = c->mailboxes[m] };
+		for (unsigned int p = 0; p < n_places; p++)
+			for (unsigned int m = 0; m < c->n_mailboxes; m++)
+				for (unsigned int t = 0; t < c->n_throughputs; t++)
+					sets[n++] = (struct rr_set){
+						.throughput = c->throughputs[t],
+						.dispatcher = c->dispatchers[d],
+						.mailbox = c->mailboxes[m],
+						.placement = c->placements[p] };
 	}
 	return n;
 }
 
-/* The closing table: each set, and an affinity set's floor right after it. */
-static void
-print_table(struct set_result *res, unsigned int n)
+/* The closing table's rows: each set, and an affinity set's floor right
+ * after it; also the rows of --jmh-json. */
+static const char *const table_params[] = { "dispatcher", "mailbox", "throughPut", "placement" };
+
+static unsigned int
+table_rows(const struct app_conf *c, struct set_result *res, unsigned int n,
+	   struct lca_jmh_row *rows)
 {
-	static const char *const names[] = { "dispatcher", "mailbox", "throughPut" };
-	static struct lca_jmh_row rows[2 * MAX_SETS];
 	unsigned int k = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
-		const struct set_result *r = &res[i];
+		struct set_result *r = &res[i];
 		bool is_inline = r->set.dispatcher == RR_DISPATCH_INLINE;
+		const char *place = r->set.dispatcher == LCA_DISPATCH_AFFINITY ?
+			lca_placement_name(r->set.placement) : "-";
 
-		snprintf(res[i].tp_text, sizeof(res[i].tp_text), "%u", r->set.throughput);
+		snprintf(r->tp_text, sizeof(r->tp_text), "%u", r->set.throughput);
 		rows[k++] = (struct lca_jmh_row){
 			.benchmark = BENCH_NAME,
 			.params = { rr_dispatcher_name(r->set.dispatcher),
 				    is_inline ? "-" : lca_mailbox_mode_name(r->set.mailbox),
-				    is_inline ? "-" : r->tp_text },
+				    is_inline ? "-" : r->tp_text, place },
 			.mode = "thrpt", .stats = r->stats, .unit = "ops/s",
+			.values = r->iter_ops, .n_values = c->iterations,
 		};
 		if (r->has_floor)
 			rows[k++] = (struct lca_jmh_row){
 				.benchmark = BENCH_NAME,
-				.params = { "floor", "-", r->tp_text },
+				.params = { "floor", "-", r->tp_text, place },
 				.mode = "thrpt", .stats = r->floor_stats, .unit = "ops/s",
+				.values = r->floor_ops, .n_values = c->iterations,
 			};
 	}
-	printf("\n");
-	lca_jmh_table(stdout, names, 3, rows, k);
+	return k;
 }
 
 static void
-print_summary(struct set_result *res, unsigned int n)
+print_table(const struct app_conf *c, struct set_result *res, unsigned int n)
+{
+	static struct lca_jmh_row rows[2 * MAX_SETS];
+	unsigned int k = table_rows(c, res, n, rows);
+
+	printf("\n");
+	lca_jmh_table(stdout, table_params, 4, rows, k);
+}
+
+/* --jmh-json: the table's rows as JMH's -rf json writes them. */
+static int
+write_jmh_json(const struct app_conf *c, struct set_result *res, unsigned int n)
+{
+	static struct lca_jmh_row rows[2 * MAX_SETS];
+	unsigned int k = table_rows(c, res, n, rows);
+	char warmup[32], measure[32];
+	const char *fmt = c->invocations == 1 ? "%.0f invocation" :
+			  c->invocations ? "%.0f invocations" : "%g s";
+
+	snprintf(warmup, sizeof(warmup), fmt, c->invocations ? c->invocations : c->warmup_s);
+	snprintf(measure, sizeof(measure), fmt, c->invocations ? c->invocations : c->measure_s);
+	return lca_jmh_json_write(c->jmh_path, &(const struct lca_jmh_run){
+		.prefix = "lcactor.", .threads = 1, .warmups = c->warmups,
+		.iterations = c->iterations, .warmup_time = warmup, .measurement_time = measure,
+	}, table_params, 4, rows, k, "lca-reqresp");
+}
+
+static void
+print_summary(const struct app_conf *c, struct set_result *res, unsigned int n)
 {
 	double ceiling = res[0].stats.mean;
 
-	print_table(res, n);
+	print_table(c, res, n);
 	printf("\n");
 	for (unsigned int i = 1; i < n; i++) {
 		const struct set_result *r = &res[i];
@@ -616,9 +678,10 @@ print_summary(struct set_result *res, unsigned int n)
 			       100.0 * r->ratio_stats.min, 100.0 * r->ratio_stats.max);
 		else
 			printf("floor n/a");
-		printf(" (dispatcher %s, mailbox %s, throughPut %u)\n",
+		printf(" (dispatcher %s, mailbox %s, throughPut %u%s%s)\n",
 		       rr_dispatcher_name(r->set.dispatcher), lca_mailbox_mode_name(r->set.mailbox),
-		       r->set.throughput);
+		       r->set.throughput, placement_named(&r->set) ? ", placement " : "",
+		       placement_named(&r->set) ? lca_placement_name(r->set.placement) : "");
 		json_object_set_new(r->json, "pct_of_inline_row", json_real(pct));
 	}
 }
@@ -637,9 +700,11 @@ add_verdicts(json_t *root, const struct set_result *res, unsigned int n)
 		if (r->set.dispatcher == RR_DISPATCH_INLINE)
 			snprintf(config, sizeof(config), "inline");
 		else
-			snprintf(config, sizeof(config), "%s %s tp=%u",
+			snprintf(config, sizeof(config), "%s %s tp=%u%s%s",
 				 rr_dispatcher_name(r->set.dispatcher),
-				 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput);
+				 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput,
+				 placement_named(&r->set) ? " " : "",
+				 placement_named(&r->set) ? lca_placement_name(r->set.placement) : "");
 		ret = lca_verdict_add(root, &(struct lca_verdict_row){
 			.config = config, .kind = LCA_VERDICT_RATE,
 			.score = r->stats.p50 / 1e6, .ci_half = r->stats.error / 1e6,
@@ -670,9 +735,12 @@ print_freq_reports(struct set_result *res, unsigned int n)
 		char verdict[256];
 
 		lca_series_verdict_text(&res[i].series, verdict, sizeof(verdict));
-		printf("  (dispatcher = %s, mailbox = %s, throughPut = %u): %s\n",
+		printf("  (dispatcher = %s, mailbox = %s, throughPut = %u%s%s): %s\n",
 		       rr_dispatcher_name(res[i].set.dispatcher),
-		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput, verdict);
+		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput,
+		       placement_named(&res[i].set) ? ", placement = " : "",
+		       placement_named(&res[i].set) ?
+			       lca_placement_name(res[i].set.placement) : "", verdict);
 
 		/* A floor was measured in its set's series, round by round. */
 		if (res[i].floor_json != NULL)
@@ -687,13 +755,18 @@ print_freq_reports(struct set_result *res, unsigned int n)
 static json_t *
 conf_json(const struct app_conf *c)
 {
-	return json_pack("{s:s, s:i, s:i, s:f, s:f, s:i, s:i, s:I, s:i, s:s, s:s, s:I, s:s}",
+	json_t *places = json_array(), *conf;
+
+	for (unsigned int i = 0; i < c->n_placements; i++)
+		json_array_append_new(places, json_string(lca_placement_name(c->placements[i])));
+	conf = json_pack("{s:s, s:i, s:i, s:f, s:f, s:i, s:i, s:I, s:i, s:s, s:s, s:I, s:s, s:o}",
 			 "benchmark", "lcactor." BENCH_NAME, "iterations", (int)c->iterations, "warmups", (int)c->warmups, "measure_s",
 			 c->measure_s, "warmup_s", c->warmup_s, "invocations", (int)c->invocations,
 			 "actors", (int)c->rr.actors, "queries", (json_int_t)c->rr.queries, "users",
 			 (int)c->rr.users, "placement", lca_placement_name(c->rr.placement), "idle",
 			 lca_idle_policy_name(c->rr.idle), "seed", (json_int_t)c->rr.seed, "reply",
-			 "pointer to immutable record");
+			 "pointer to immutable record", "placements", places);
+	return conf;
 }
 
 static int
@@ -717,7 +790,7 @@ run(void *conf)
 		printf("\n");
 	}
 	if (ret == 0) {
-		print_summary(res, n);
+		print_summary(c, res, n);
 		json_object_set_new(root, "frequency", print_freq_reports(res, n));
 		printf("\n");
 		lca_report_send_errors(stdout);
@@ -727,6 +800,8 @@ run(void *conf)
 				lca_result_add(root, res[i].floor_json);
 		}
 		ret = add_verdicts(root, res, n);
+		if (ret == 0 && c->jmh_path != NULL)
+			ret = write_jmh_json(c, res, n);
 		if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 			ret = -EIO;
 	}
@@ -741,7 +816,7 @@ main(int argc, char **argv)
 {
 	struct app_conf conf;
 	const struct lca_app app = {
-		.name = "lca-reqresp", .parse = parse_args, .usage = usage, .run = run,
+		.name = "lca-reqresp", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &conf,
 	};
 

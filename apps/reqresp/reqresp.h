@@ -38,6 +38,7 @@ struct rr_set {
 	unsigned int throughput;
 	int dispatcher; /* enum lca_dispatcher or RR_DISPATCH_INLINE */
 	enum lca_mailbox_mode mailbox;
+	enum lca_placement placement; /* where the actors start (auto: and move) */
 };
 
 struct rr_conf {

@@ -9,10 +9,13 @@
  * IRQs may land on it, which other runnable tasks are pinned to it, its SMT
  * siblings and whether they are busy, its governor and the turbo state.
  *
+ * A probe of the machine beside the frequency readers (lca_freq.h); the
+ * apps' words and JSON for it are apps/common/lca_isol_print.h.
  * lca_app_main() prints it at the start of every app, in lines that start
  * with "# isolation:" (one per CPU, then one per problem found, with its
  * fix), and lca_result_write() adds it to the record as "isolation" (see
- * docs/usage.md and docs/json.md).
+ * docs/usage.md and docs/json.md). Inside the tree only: the library does
+ * not export it.
  *
  * Every reader takes a root folder (NULL or "" for this machine) under
  * which proc/ and sys/ are read, so that tests run them on a fake tree.
@@ -20,9 +23,7 @@
 
 #include <sched.h>
 #include <stdbool.h>
-#include <stdio.h>
-
-#include <jansson.h>
+#include <stddef.h>
 
 /** IRQ numbers kept per CPU (the count is of all of them). */
 #define LCA_ISOL_IRQS_MAX 32
@@ -119,42 +120,5 @@ void lca_isol_cpulist_format(const cpu_set_t *set, char *buf, size_t len);
  */
 struct lca_isol_report *lca_isol_read(const struct lca_isol_conf *conf, const unsigned int *lcores,
 				      const int *cpus, unsigned int n);
-
-/**
- * Write the problems of @p r's entry @p i, one per line ("CPU 1 takes IRQs
- * 24, 25: move them with ..."), each ending in '\n', into @p buf.
- *
- * @return
- *   The number of problems (0: @p buf is "").
- */
-unsigned int lca_isol_cpu_warnings(const struct lca_isol_report *r, unsigned int i, char *buf,
-				   size_t len);
-
-/**
- * The problem that concerns every CPU (turbo on), as one line ending in
- * '\n'; "" and 0 when there is none.
- */
-unsigned int lca_isol_global_warnings(const struct lca_isol_report *r, char *buf, size_t len);
-
-/**
- * Print "# isolation: CPU ..." for each entry of @p r, then
- * "# isolation: warning: ..." for each problem.
- */
-void lca_isol_print(FILE *f, const struct lca_isol_report *r);
-
-/** @p r as the record's "isolation" array (docs/json.md). */
-json_t *lca_isol_json(const struct lca_isol_report *r);
-
-/**
- * Read the enabled EAL lcores' CPUs on this machine, print them on @p f and
- * keep their JSON for lca_isol_last_json(). Quiet when EAL is not up.
- *
- * @return
- *   0; a negative errno.
- */
-int lca_isol_print_eal(FILE *f);
-
-/** A new reference to what lca_isol_print_eal() last read; NULL before. */
-json_t *lca_isol_last_json(void);
 
 #endif /* LCA_ISOL_H */

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Ask with a timeout: a request that wants one reply within a time, or a
+ * LCA_TYPE_TIMEOUT notice on the asker's control lane instead (Akka's ask,
+ * Orleans' response timeout).
+ *
+ * Each asker has a table of LCA_ASK_PENDING_MAX slots, made at its first
+ * ask. A request id names its asker (high 32 bits), a sequence number and
+ * its slot (low 6 bits), so a reply finds its slot in one look and a reply
+ * to an ask that is over (timed out, or a slot used again since) does not
+ * match. The timeout is a one-shot timer carrying the notice; whichever of
+ * reply and notice reaches the asker's turn first ends the ask and is
+ * given to the handler, and the other is dropped there: a late reply is
+ * counted, a notice whose cancel lost the race is not (it is no event).
+ *
+ * A table is touched by lca_ask() (the asker's handler, or another thread
+ * asking on its behalf) and by the asker's turns: a spinlock, never
+ * contended in the usual case of a handler that asks.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_malloc.h>
+#include <rte_spinlock.h>
+
+#include "lca_actor_priv.h"
+#include "lca_ask.h"
+#include "lca_timer.h"
+
+#define SLOT_BITS 6
+#define SEQ_MASK ((1u << (32 - SLOT_BITS)) - 1)
+#define REQ_ID_OFF LCA_MSG_INLINE_ASK
+
+_Static_assert(LCA_ASK_PENDING_MAX == 1u << SLOT_BITS, "a slot index fits its bits");
+_Static_assert(REQ_ID_OFF + 8 <= LCA_MSG_INLINE_WITH_DEADLINE, "the id leaves the deadline free");
+_Static_assert(sizeof(struct lca_timeout) <= LCA_MSG_INLINE_ASK, "a notice fits beside its id");
+
+struct ask_slot {
+	uint64_t req_id; /* 0: free */
+	lca_timer_id_t timer;
+};
+
+struct ask_table {
+	rte_spinlock_t lock;
+	uint32_t seq;
+	uint32_t waiting;
+	struct ask_slot slots[LCA_ASK_PENDING_MAX];
+};
+
+bool asks_used;
+
+static struct {
+	struct ask_table **tables; /* by actor id; atomic: made at the first ask */
+	unsigned int max;
+	struct lca_ask_stats st;  /* atomic, all of it */
+} asks;
+
+static void
+count(uint64_t *c)
+{
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+int
+asks_init(unsigned int max_actors)
+{
+	asks.tables = rte_zmalloc("lca_asks", sizeof(*asks.tables) * max_actors, 0);
+	if (asks.tables == NULL)
+		return -ENOMEM;
+	asks.max = max_actors;
+	memset(&asks.st, 0, sizeof(asks.st));
+	return 0;
+}
+
+void
+asks_cleanup(void)
+{
+	for (unsigned int i = 0; asks.tables != NULL && i < asks.max; i++)
+		rte_free(asks.tables[i]);
+	rte_free(asks.tables);
+	asks.tables = NULL;
+	asks.max = 0;
+	__atomic_store_n(&asks_used, false, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+msg_id_read(const struct lca_msg *m)
+{
+	uint64_t id;
+
+	memcpy(&id, &m->data[REQ_ID_OFF], sizeof(id));
+	return id;
+}
+
+static void
+msg_id_write(struct lca_msg *m, uint64_t id)
+{
+	memcpy(&m->data[REQ_ID_OFF], &id, sizeof(id));
+}
+
+uint64_t
+lca_msg_req_id(const struct lca_msg *msg)
+{
+	if (msg == NULL || !(msg->flags & (LCA_MSG_F_ASK | LCA_MSG_F_REPLY)))
+		return 0;
+	return msg_id_read(msg);
+}
+
+static struct ask_table *
+table_of(lca_actor_id_t self)
+{
+	return self < asks.max ? __atomic_load_n(&asks.tables[self], __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* The asker's table, made at its first ask (on its home node). */
+static struct ask_table *
+table_make(lca_actor_id_t self)
+{
+	struct ask_table *t = table_of(self), *expected = NULL;
+	int lcore = lca_actor_lcore(self);
+
+	if (t != NULL)
+		return t;
+	t = rte_zmalloc_socket("lca_ask_table", sizeof(*t), RTE_CACHE_LINE_SIZE,
+			       lcore < 0 ? SOCKET_ID_ANY :
+			       (int)rte_lcore_to_socket_id((unsigned int)lcore));
+	if (t == NULL)
+		return NULL;
+	rte_spinlock_init(&t->lock);
+	if (!__atomic_compare_exchange_n(&asks.tables[self], &expected, t, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		rte_free(t);
+		t = expected;
+	}
+	return t;
+}
+
+/* A free slot of @p t and the id of an ask in it, or 0 when full. */
+static uint64_t
+slot_take(struct ask_table *t, lca_actor_id_t self)
+{
+	uint64_t id = 0;
+
+	rte_spinlock_lock(&t->lock);
+	for (unsigned int s = 0; s < LCA_ASK_PENDING_MAX; s++) {
+		if (t->slots[s].req_id != 0)
+			continue;
+		t->seq = (t->seq + 1) & SEQ_MASK;
+		if (t->seq == 0)
+			t->seq = 1;
+		id = (uint64_t)self << 32 | (uint64_t)t->seq << SLOT_BITS | s;
+		t->slots[s] = (struct ask_slot){ .req_id = id, .timer = LCA_TIMER_NONE };
+		t->waiting++;
+		__atomic_fetch_add(&asks.st.pending, 1, __ATOMIC_RELAXED);
+		break;
+	}
+	rte_spinlock_unlock(&t->lock);
+	return id;
+}
+
+/* End the ask @p id if it is still waiting. @return whether it was, and
+ * its timer in @p timer. */
+static bool
+slot_end(struct ask_table *t, uint64_t id, lca_timer_id_t *timer)
+{
+	struct ask_slot *s = &t->slots[id & (LCA_ASK_PENDING_MAX - 1)];
+	bool waiting;
+
+	rte_spinlock_lock(&t->lock);
+	waiting = s->req_id == id;
+	if (waiting) {
+		*timer = s->timer;
+		s->req_id = 0;
+		t->waiting--;
+		__atomic_fetch_sub(&asks.st.pending, 1, __ATOMIC_RELAXED);
+	}
+	rte_spinlock_unlock(&t->lock);
+	return waiting;
+}
+
+static void
+slot_set_timer(struct ask_table *t, uint64_t id, lca_timer_id_t timer)
+{
+	struct ask_slot *s = &t->slots[id & (LCA_ASK_PENDING_MAX - 1)];
+
+	rte_spinlock_lock(&t->lock);
+	if (s->req_id == id)
+		s->timer = timer;
+	rte_spinlock_unlock(&t->lock);
+}
+
+/* Arm the ask's timeout: its notice to @p from's control lane. */
+static int
+timeout_arm(lca_actor_id_t from, lca_actor_id_t to, const struct lca_msg *msg, uint64_t id,
+	    uint64_t timeout_us, lca_timer_id_t *timer)
+{
+	struct lca_timeout body = { .req_id = id, .target = to, .msg_type = msg->type };
+	struct lca_msg *notice;
+	int ret = lca_msg_alloc(&notice);
+
+	if (ret < 0)
+		return ret;
+	notice->type = LCA_TYPE_TIMEOUT;
+	notice->flags = LCA_MSG_F_REPLY;
+	notice->len = sizeof(body);
+	memcpy(notice->data, &body, sizeof(body));
+	msg_id_write(notice, id);
+	ret = lca_send_after(from, notice, timeout_us, timer);
+	if (ret < 0)
+		lca_msg_free(notice);
+	return ret;
+}
+
+static int
+ask_check(lca_actor_id_t from, lca_actor_id_t to, const struct lca_msg *msg,
+	  uint64_t timeout_us)
+{
+	if (msg == NULL || timeout_us == 0 || from >= LCA_ACTOR_REMOTE_BASE)
+		return -EINVAL;
+	if (asks.tables == NULL)
+		return -ENOTSUP;
+	/* The wire carries neither the flag nor data[24..32) (docs/api.md). */
+	if (to >= LCA_ACTOR_REMOTE_BASE && to != LCA_ACTOR_NONE)
+		return -ENOTSUP;
+	if (msg->len > LCA_MSG_INLINE_ASK)
+		return -EMSGSIZE;
+	if (!lca_actor_alive(from))
+		return lca_actor_lcore(from) < 0 ? -ESRCH : -EPIPE;
+	return 0;
+}
+
+int
+lca_ask(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg, uint64_t timeout_us,
+	uint64_t *req_id)
+{
+	lca_timer_id_t timer = LCA_TIMER_NONE;
+	struct ask_table *t;
+	uint64_t id;
+	int ret = ask_check(from, to, msg, timeout_us);
+
+	if (ret < 0)
+		return ret;
+	t = table_make(from);
+	if (t == NULL)
+		return -ENOMEM;
+	id = slot_take(t, from);
+	if (id == 0) {
+		count(&asks.st.full);
+		return -ENOSPC;
+	}
+	/* Armed before the send: a reply may come back before the send returns
+	 * (an ask on behalf of an actor that runs elsewhere). The timer fires
+	 * on this lcore, after this call. */
+	ret = timeout_arm(from, to, msg, id, timeout_us, &timer);
+	if (ret == 0) {
+		slot_set_timer(t, id, timer);
+		__atomic_store_n(&asks_used, true, __ATOMIC_RELAXED);
+		msg->flags |= LCA_MSG_F_ASK;
+		msg_id_write(msg, id);
+		ret = lca_send_from(from, to, msg);
+		if (ret < 0)
+			msg->flags &= (uint8_t)~LCA_MSG_F_ASK;
+	}
+	if (ret < 0) {
+		if (slot_end(t, id, &timer))
+			lca_timer_cancel(timer);
+		return ret;
+	}
+	count(&asks.st.asked);
+	if (req_id != NULL)
+		*req_id = id;
+	return 0;
+}
+
+int
+lca_ask_reply(const struct lca_msg *request, struct lca_msg *reply)
+{
+	lca_actor_id_t asker;
+	uint64_t id;
+	int ret;
+
+	if (request == NULL || reply == NULL || !(request->flags & LCA_MSG_F_ASK))
+		return -EINVAL;
+	if (reply->len > LCA_MSG_INLINE_ASK)
+		return -EMSGSIZE;
+	/* Read first: @p reply may be @p request's own envelope. */
+	id = msg_id_read(request);
+	asker = request->from;
+	reply->flags = (uint8_t)((reply->flags & ~LCA_MSG_F_ASK) | LCA_MSG_F_REPLY);
+	msg_id_write(reply, id);
+	ret = lca_send(asker, reply);
+	if (ret < 0)
+		reply->flags &= (uint8_t)~LCA_MSG_F_REPLY;
+	return ret;
+}
+
+/* A reply or notice @p m reached @p self: @return whether its handler
+ * gets it. */
+static bool
+reply_arrived(lca_actor_id_t self, struct lca_msg *m)
+{
+	uint64_t id = msg_id_read(m);
+	lca_timer_id_t timer;
+	struct ask_table *t;
+
+	/* Not its own ask: a reply it forwards, or one sent to a proxy. */
+	if ((lca_actor_id_t)(id >> 32) != self)
+		return true;
+	t = table_of(self);
+	if (t != NULL && slot_end(t, id, &timer)) {
+		if (m->type == LCA_TYPE_TIMEOUT) {
+			count(&asks.st.timed_out);
+		} else {
+			/* -ENOENT: it fired meanwhile; its notice is dropped here. */
+			lca_timer_cancel(timer);
+			count(&asks.st.replied);
+		}
+		return true;
+	}
+	if (m->type != LCA_TYPE_TIMEOUT)
+		count(&asks.st.late);
+	lca_msg_free(m);
+	return false;
+}
+
+unsigned int
+asks_filter(lca_actor_id_t self, struct lca_msg **msgs, unsigned int n)
+{
+	unsigned int kept = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (likely(!(msgs[i]->flags & LCA_MSG_F_REPLY)) || reply_arrived(self, msgs[i]))
+			msgs[kept++] = msgs[i];
+	return kept;
+}
+
+void
+asks_actor_stopped(lca_actor_id_t self)
+{
+	lca_timer_id_t timers[LCA_ASK_PENDING_MAX];
+	struct ask_table *t = table_of(self);
+	unsigned int n = 0;
+
+	if (t == NULL)
+		return;
+	rte_spinlock_lock(&t->lock);
+	for (unsigned int s = 0; s < LCA_ASK_PENDING_MAX; s++) {
+		if (t->slots[s].req_id == 0)
+			continue;
+		timers[n++] = t->slots[s].timer;
+		t->slots[s].req_id = 0;
+	}
+	t->waiting = 0;
+	__atomic_fetch_sub(&asks.st.pending, n, __ATOMIC_RELAXED);
+	rte_spinlock_unlock(&t->lock);
+	/* Outside the lock: a cancel waits for a timer firing elsewhere. */
+	for (unsigned int i = 0; i < n; i++)
+		lca_timer_cancel(timers[i]);
+}
+
+void
+lca_ask_stats_get(struct lca_ask_stats *out)
+{
+	if (out == NULL)
+		return;
+	*out = (struct lca_ask_stats){
+		.asked = __atomic_load_n(&asks.st.asked, __ATOMIC_RELAXED),
+		.replied = __atomic_load_n(&asks.st.replied, __ATOMIC_RELAXED),
+		.timed_out = __atomic_load_n(&asks.st.timed_out, __ATOMIC_RELAXED),
+		.late = __atomic_load_n(&asks.st.late, __ATOMIC_RELAXED),
+		.full = __atomic_load_n(&asks.st.full, __ATOMIC_RELAXED),
+		.pending = __atomic_load_n(&asks.st.pending, __ATOMIC_RELAXED),
+	};
+}

@@ -1,0 +1,503 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ethdev transport: reliable channels over ethdev frames
+ * (docs/wire.md), behind the remote part's transport table (rm_eth_ops).
+ *
+ * Every lcore has one channel to each lcore of each peer, and a second one
+ * for messages larger than a frame (the large lane). Frames out are
+ * lca_remote_eth_tx.c's, frames in lca_remote_eth_rx.c's; this file sets
+ * the channels, the link actors and the ports up and down, and runs the
+ * lcore hooks: the poll hook runs the timers (retransmission, heartbeat,
+ * dead peer) and resumes a delivery that waited for a full mailbox; the end
+ * hook closes the open frames and flushes them to the ports.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "lca_eal.h"
+#include "lca_lcore.h"
+#include "lca_remote_eth.h"
+
+#define DEF_WINDOW 256
+#define DEF_RTO_US 50
+#define DEF_RTO_MAX_US 20000
+#define DEF_MTU 1500
+#define CHECK_US 10
+
+struct rm_eth rm_eth;
+
+/* Free what a channel holds; count the unacknowledged messages lost. */
+static void
+chan_clean(struct rm_lcore *rl, struct chan *ch)
+{
+	uint64_t lost = 0;
+
+	if (ch->open != NULL) {
+		lost += ch->open_n;
+		rte_pktmbuf_free(ch->open);
+		ch->open = NULL;
+	}
+	if (ch->big != NULL) {
+		lost++;
+		lca_msg_free(ch->big);
+		ch->big = NULL;
+		rl->n_big--;
+	}
+	rte_pktmbuf_free(ch->asm_head);
+	ch->asm_head = NULL;
+	ch->asm_got = 0;
+	ch->asm_complete = false;
+	for (unsigned int i = 0; i < rm.window; i++) {
+		if (ch->tx[i].m != NULL) {
+			lost += ch->tx[i].n_msgs;
+			rte_pktmbuf_free(ch->tx[i].m);
+			ch->tx[i].m = NULL;
+		}
+		if (ch->rx[i].m != NULL) {
+			rte_pktmbuf_free(ch->rx[i].m);
+			ch->rx[i].m = NULL;
+		}
+	}
+	if (ch->blocked) {
+		ch->blocked = false;
+		rl->n_blocked--;
+	}
+	ch->rto_tsc = 0;
+	ch->acked = ch->sent_seq;
+	rm_count(&ch->st.lost_on_dead, lost);
+	__atomic_store_n(&ch->st.in_flight, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ch->st.dead, 1, __ATOMIC_RELAXED);
+	ch->cleaned = true;
+}
+
+static unsigned int
+hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
+{
+	struct rm_lcore *rl = arg;
+	unsigned int work = 0;
+
+	(void)lcore_id;
+	if (unlikely(rl->n_blocked > 0))
+		for (unsigned int i = 0; i < rl->n_chan && rl->n_blocked > 0; i++)
+			if (rl->chan[i].blocked)
+				work += eth_deliver(rl, &rl->chan[i]);
+	if (unlikely(rl->n_big > 0))
+		for (unsigned int i = rl->n_chan / 2; i < rl->n_chan; i++)
+			if (rl->chan[i].big != NULL &&
+			    !__atomic_load_n(&rm.peers[rl->chan[i].peer].dead, __ATOMIC_RELAXED))
+				work += eth_big_pump(rl, &rl->chan[i]);
+	if (likely(now < rl->next_check))
+		return work;
+	rl->next_check = now + rm_eth.check;
+	for (unsigned int i = 0; i < rl->n_chan; i++) {
+		struct chan *ch = &rl->chan[i];
+		unsigned int p = ch->peer;
+
+		if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED)) {
+			if (!ch->cleaned)
+				chan_clean(rl, ch);
+			continue;
+		}
+		if (ch->rto_tsc != 0 && now >= ch->rto_tsc) {
+			rm_count(&ch->st.timeouts, 1);
+			eth_retransmit(rl, ch, ch->acked + 1, now);
+			ch->rto = RTE_MIN(ch->rto * 2, rm_eth.rto_max);
+			ch->rto_tsc = now + ch->rto;
+			work++;
+		}
+		if (now - ch->last_tx_tsc >= rm.hb) {
+			eth_send_ack(rl, ch, WIRE_F_HEARTBEAT, now);
+			work++;
+		}
+		if (ch->last_rx_tsc != 0 ? now - ch->last_rx_tsc >= rm.dead
+					 : now - rm.start_tsc >= rm.connect)
+			rm_peer_dead(p, ch->last_rx_tsc != 0 ? "no frame within dead_ms"
+							  : "never heard within connect_ms");
+	}
+	return work;
+}
+
+static void
+hook_end(unsigned int lcore_id, void *arg)
+{
+	struct rm_lcore *rl = arg;
+	uint64_t now;
+
+	(void)lcore_id;
+	if (rl->n_dirty > 0) {
+		now = rte_rdtsc();
+		for (unsigned int i = 0; i < rl->n_dirty; i++) {
+			struct chan *ch = rl->dirty[i];
+
+			ch->dirty = false;
+			if (ch->open != NULL)
+				eth_frame_close(rl, ch, now);
+			else if (ch->need_ack || ch->need_nak)
+				eth_send_ack(rl, ch, 0, now);
+		}
+		rl->n_dirty = 0;
+	}
+	for (unsigned int pi = 0; pi < rm_eth.n_ports; pi++) {
+		if (unlikely(rl->port[pi].held != NULL) && rl->port[pi].held_age++ > 0) {
+			eth_tx_add(rl, pi, rl->port[pi].held);
+			rl->port[pi].held = NULL;
+		}
+		/* Tested here: most loops have nothing to send, and the flush
+		 * is a call into another file. */
+		if (rl->port[pi].n > 0)
+			eth_tx_flush(rl, pi);
+	}
+}
+
+/*
+ * A memif pair has the rings the client asks for. A server TX queue beyond
+ * them gets no ring of its own: the PMD leaves its ring offset 0, which is
+ * the client's first C2S ring, so what the server sends there is written
+ * into the ring the client sends on (frames lost, descriptors overwritten:
+ * node 1 on -l 0-1 with a one-lcore peer never ended a run, and once died
+ * of SIGSEGV). Each lcore sends on its own TX queue, so both sides of a
+ * memif port take as many queues as the side with the most lcores (the
+ * extra RX queues go round the lcores). 0 (one a lcore) for any other PMD.
+ */
+static uint16_t
+memif_queues(unsigned int pi)
+{
+	struct rte_eth_dev_info info;
+	unsigned int n = rm.n_lcores;
+
+	if (rte_eth_dev_info_get(rm_eth.port_ids[pi], &info) != 0 || info.driver_name == NULL ||
+	    strcmp(info.driver_name, "net_memif") != 0)
+		return 0;
+	for (unsigned int p = 0; p < rm.n_peers; p++)
+		if (rm_eth.peer_port[p] == pi)
+			n = RTE_MAX(n, rm.peers[p].n.n_lcores);
+	return (uint16_t)n;
+}
+
+static unsigned int
+port_index(uint16_t port_id)
+{
+	for (unsigned int i = 0; i < rm_eth.n_ports; i++)
+		if (rm_eth.port_ids[i] == port_id)
+			return i;
+	rm_eth.port_ids[rm_eth.n_ports] = port_id;
+	return rm_eth.n_ports++;
+}
+
+static void
+lcore_free(struct rm_lcore *rl)
+{
+	if (rl == NULL)
+		return;
+	for (unsigned int i = 0; i < rl->n_chan; i++) {
+		if (rl->chan[i].tx != NULL && rl->chan[i].rx != NULL)
+			chan_clean(rl, &rl->chan[i]);
+		rte_free(rl->chan[i].tx);
+		rte_free(rl->chan[i].rx);
+	}
+	rm_spare_release(&rl->spare);
+	for (unsigned int pi = 0; pi < rm_eth.n_ports; pi++) {
+		if (rl->port[pi].n > 0)
+			rte_pktmbuf_free_bulk(rl->port[pi].q, rl->port[pi].n);
+		rte_pktmbuf_free(rl->port[pi].held);
+	}
+	rte_free(rl->chan);
+	rte_free(rl->dirty);
+	rte_free(rl);
+}
+
+static struct rm_lcore *
+lcore_alloc(unsigned int lcore, unsigned int n_chan)
+{
+	int socket = (int)rte_lcore_to_socket_id(lcore);
+	struct rm_lcore *rl = rte_zmalloc_socket("lca_remote", sizeof(*rl), 0, socket);
+
+	if (rl == NULL)
+		return NULL;
+	rl->lcore = lcore;
+	rl->n_chan = n_chan;
+	rl->chan = rte_zmalloc_socket("lca_remote", sizeof(*rl->chan) * n_chan, 0, socket);
+	rl->dirty = rte_zmalloc_socket("lca_remote", sizeof(*rl->dirty) * n_chan, 0, socket);
+	if (rl->chan == NULL || rl->dirty == NULL) {
+		lcore_free(rl);
+		return NULL;
+	}
+	rl->rng = (rm.conf.inject.seed ? rm.conf.inject.seed : 1) * 0x9e3779b97f4a7c15ull +
+		  lcore;
+	for (unsigned int p = 0; p < rm.n_peers; p++) {
+		const struct rm_peer *pe = &rm.peers[p];
+
+		for (unsigned int k = 0; k < 2u * pe->n.n_lcores; k++) {
+			struct chan *ch = k < pe->n.n_lcores
+						  ? chan_of(rl, p, k)
+						  : lane_large(rl, chan_of(rl, p, k - pe->n.n_lcores));
+			uint16_t pl = pe->n.lcores[k % pe->n.n_lcores];
+
+			ch->peer = p;
+			ch->port = rm_eth.peer_port[p];
+			ch->large = k >= pe->n.n_lcores;
+			ch->peer_lcore = pl;
+			ch->src_udp = (uint16_t)(rm.self.udp_base + lcore);
+			ch->dst_udp = (uint16_t)(pe->n.udp_base + pl);
+			ch->next_seq = 1;
+			ch->credit = rm.window;
+			ch->rcv_next = 1;
+			ch->rto = rm_eth.rto_min;
+			ch->tx = rte_zmalloc_socket("lca_remote", sizeof(*ch->tx) * rm.window, 0,
+						    socket);
+			ch->rx = rte_zmalloc_socket("lca_remote", sizeof(*ch->rx) * rm.window, 0,
+						    socket);
+			if (ch->tx == NULL || ch->rx == NULL) {
+				lcore_free(rl);
+				return NULL;
+			}
+		}
+	}
+	return rl;
+}
+
+static int
+hooks(bool add)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		unsigned int l = rm.lcores[i];
+		struct lca_lcore_hook h = { .poll = hook_poll, .end = hook_end, .arg = rm_eth.lc[l] };
+
+		if (rm_eth.lc[l] == NULL)
+			continue;
+		if (add) {
+			ret = lca_lcore_hook_add(l, &h);
+			if (ret != 0) {
+				LCA_LOG(ERR, "remote: hook on lcore %u: %d\n", l, ret);
+				return ret;
+			}
+		} else {
+			lca_lcore_hook_remove(l, &h);
+		}
+	}
+	return ret;
+}
+
+/* ---- start and stop ---- */
+
+/* Every peer (our own node too in a loopback) needs an ethdev port. */
+static int
+ports_check(void)
+{
+	for (unsigned int p = 0; p < rm.n_peers; p++)
+		if (!rte_eth_dev_is_valid_port(rm.peers[p].n.port_id)) {
+			LCA_LOG(ERR, "remote: node %u: no ethdev port %u\n", rm.peers[p].n.id,
+				rm.peers[p].n.port_id);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* The conf's window, frame and timeouts, or the transport's defaults. */
+static void
+params_set(void)
+{
+	const struct lca_remote_conf *conf = &rm.conf;
+	uint64_t hz = rte_get_tsc_hz();
+
+	rm.window = conf->window ? conf->window : DEF_WINDOW;
+	rm.frame_cap = WIRE_ETH_LEN + (conf->mtu ? conf->mtu : DEF_MTU);
+	rm_eth.rto_min = (conf->rto_us ? conf->rto_us : DEF_RTO_US) * hz / 1000000;
+	rm_eth.rto_max = (conf->rto_max_us ? conf->rto_max_us : DEF_RTO_MAX_US) * hz / 1000000;
+	rm_eth.check = CHECK_US * hz / 1000000;
+}
+
+/* Each lcore's channels: two lanes to every lcore of every peer. */
+static int
+lcores_alloc(void)
+{
+	unsigned int n_chan = 0;
+
+	for (unsigned int p = 0; p < rm.n_peers; p++)
+		n_chan += rm.peers[p].n.n_lcores;
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		unsigned int lcore = rm.lcores[i];
+
+		rm_eth.lc[lcore] = lcore_alloc(lcore, 2 * n_chan);
+		if (rm_eth.lc[lcore] == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* One link actor per lcore, for the frames its port's RX steers to it. */
+static int
+link_actors_spawn(void)
+{
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		unsigned int lcore = rm.lcores[i];
+		struct lca_actor_spec spec = {
+			.batch_handler = eth_link_handler,
+			.lcore = lcore,
+			.mailbox_size = 4096,
+			.throughput = 256,
+			.name = "remote-link",
+			.state_size = sizeof(struct rm_lcore *),
+			.state_init = eth_link_init,
+			.state_arg = rm_eth.lc[lcore],
+		};
+		int ret = lca_actor_spawn(&spec, &rm_eth.link_actor[lcore]);
+
+		if (ret != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Start port @p pi and give each lcore its TX actor and pool. */
+static int
+port_start(unsigned int pi)
+{
+	uint16_t nq = memif_queues(pi);
+	struct lca_port_conf pc = {
+		.port_id = rm_eth.port_ids[pi],
+		.n_rxq = nq,
+		.n_txq = nq,
+		.classify = eth_classify,
+		.burst = rm.conf.burst,
+		.promiscuous = true,
+	};
+	int ret = lca_port_start(&pc, &rm_eth.ports[pi]);
+
+	if (ret != 0) {
+		LCA_LOG(ERR, "remote: port %u: %d\n", rm_eth.port_ids[pi], ret);
+		rm_eth.ports[pi] = NULL;
+		return ret;
+	}
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		struct rm_lcore *rl = rm_eth.lc[rm.lcores[i]];
+
+		rl->port[pi].tx_actor = lca_port_tx_actor(rm_eth.ports[pi], rl->lcore);
+		rl->port[pi].pool = lca_port_mempool(rm_eth.ports[pi]);
+		if (pi == 0)
+			rl->spare.pool = rl->port[0].pool;
+	}
+	return 0;
+}
+
+/* The ports (their classifier needs the link actors); a frame must fit one
+ * mbuf of the first port's pool. */
+static int
+ports_start(void)
+{
+	struct rte_mempool *mp;
+	uint32_t room;
+
+	for (unsigned int pi = 0; pi < rm_eth.n_ports; pi++) {
+		int ret = port_start(pi);
+
+		if (ret != 0)
+			return ret;
+	}
+	mp = lca_port_mempool(rm_eth.ports[0]);
+	room = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM;
+	if (rm.frame_cap > room)
+		rm.frame_cap = room;
+	return 0;
+}
+
+static int
+eth_start(void)
+{
+	int ret;
+
+	/* First, so that a stop after a failure below finds nothing to undo. */
+	rm_eth.n_ports = 0;
+	memset(rm_eth.lc, 0, sizeof(rm_eth.lc));
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		rm_eth.link_actor[i] = LCA_ACTOR_NONE;
+	ret = ports_check();
+	if (ret != 0)
+		return ret;
+	for (unsigned int p = 0; p < rm.n_peers; p++)
+		rm_eth.peer_port[p] = port_index(rm.peers[p].n.port_id);
+	params_set();
+	ret = lcores_alloc();
+	if (ret == 0)
+		ret = link_actors_spawn();
+	if (ret == 0)
+		ret = ports_start();
+	/* Our hooks behind the ports'. */
+	if (ret == 0)
+		ret = hooks(true);
+	if (ret != 0)
+		return ret;
+	rm.start_tsc = rte_rdtsc();
+	for (unsigned int i = 0; i < rm.n_lcores; i++)
+		rm_eth.lc[rm.lcores[i]]->next_check = rm.start_tsc;
+	return 0;
+}
+
+static void
+eth_stop(void)
+{
+	hooks(false);
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		unsigned int l = rm.lcores[i];
+
+		if (rm_eth.link_actor[l] != LCA_ACTOR_NONE) {
+			lca_actor_stop(rm_eth.link_actor[l]);
+			rm_eth.link_actor[l] = LCA_ACTOR_NONE;
+		}
+		lcore_free(rm_eth.lc[l]);
+		rm_eth.lc[l] = NULL;
+	}
+	for (unsigned int pi = 0; pi < rm_eth.n_ports; pi++) {
+		if (rm_eth.ports[pi] != NULL)
+			lca_port_stop(rm_eth.ports[pi]);
+		rm_eth.ports[pi] = NULL;
+	}
+}
+
+static bool
+eth_idle(void)
+{
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		const struct rm_lcore *rl = rm_eth.lc[rm.lcores[i]];
+
+		for (unsigned int c = 0; c < rl->n_chan; c++) {
+			const struct chan *ch = &rl->chan[c];
+
+			if (ch->cleaned)
+				continue;
+			if (__atomic_load_n(&ch->st.in_flight, __ATOMIC_RELAXED) != 0 ||
+			    __atomic_load_n(&ch->open, __ATOMIC_RELAXED) != NULL ||
+			    __atomic_load_n(&ch->big, __ATOMIC_RELAXED) != NULL)
+				return false;
+		}
+	}
+	return true;
+}
+
+static void
+eth_link_stats(unsigned int p, struct lca_remote_link_stats *out)
+{
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		const struct rm_lcore *rl = rm_eth.lc[rm.lcores[i]];
+
+		for (unsigned int k = 0; k < rm.peers[p].n.n_lcores; k++) {
+			rm_stats_add(out, &rl->chan[rm.peers[p].chan_base + k].st);
+			rm_stats_add(out, &rl->chan[rl->n_chan / 2 + rm.peers[p].chan_base + k].st);
+		}
+	}
+}
+
+const struct rm_transport_ops rm_eth_ops = {
+	.start = eth_start,
+	.stop = eth_stop,
+	.send = eth_send,
+	.idle = eth_idle,
+	.link_stats = eth_link_stats,
+};

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_REMOTE_ETH_H
+#define LCA_REMOTE_ETH_H
+
+/* The ethdev frame transport's own (lca_remote_eth.c: set-up, hooks and
+ * timers; lca_remote_eth_tx.c: frames out; lca_remote_eth_rx.c: frames
+ * in): its channels, its lcores and its ports. Nothing else includes it. */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lca_port.h"
+#include "lca_remote_priv.h"
+#include "lca_remote_wire.h"
+
+/* A data frame kept until the peer acknowledges it. */
+struct tx_slot {
+	struct rte_mbuf *m;
+	uint64_t sent_tsc; /* last (re)transmission */
+	uint16_t n_msgs;
+	bool resent;       /* no RTT sample from it (Karn) */
+};
+
+/* A data frame received and not yet delivered whole. */
+struct rx_slot {
+	struct rte_mbuf *m;
+	uint32_t seq;
+	uint16_t rec_off; /* first record's offset in the frame */
+	uint16_t n_msgs;
+};
+
+/* The channel from one local lcore to one lcore of a peer: its TX side
+ * (our frames to it) and its RX side (its frames to us). Only the local
+ * lcore touches it while the loops run. */
+struct chan {
+	unsigned int peer;      /* index into rm.peers */
+	unsigned int port;      /* index into rm_eth.ports */
+	uint16_t peer_lcore;
+	uint16_t src_udp, dst_udp;
+	/* TX */
+	uint32_t next_seq;      /* of the next frame opened */
+	uint32_t sent_seq;      /* highest frame closed and sent */
+	uint32_t acked;         /* every frame <= acked arrived */
+	uint32_t credit;        /* frames <= credit may be sent */
+	struct rte_mbuf *open;  /* frame being filled */
+	uint32_t open_seq;
+	uint16_t open_off;
+	uint16_t open_n;
+	uint64_t rto_tsc;       /* when the oldest unacked frame is resent; 0: none */
+	uint64_t rto;           /* current timeout, cycles */
+	uint64_t srtt, rttvar;  /* RFC 6298 estimates, cycles (0: no sample yet) */
+	uint64_t last_tx_tsc;
+	/* RX */
+	uint32_t rcv_next;      /* lowest frame not yet delivered whole */
+	uint32_t rcv_contig;    /* every frame <= rcv_contig arrived */
+	uint32_t rcv_high;      /* highest frame that arrived */
+	uint16_t head_i;        /* records of frame rcv_next delivered */
+	uint16_t head_off;      /* offset of its next record */
+	uint64_t last_rx_tsc;   /* 0: never heard */
+	uint32_t peer_session;
+	bool need_ack;
+	bool need_nak;
+	bool dirty;             /* on its lcore's list of channels to close */
+	bool blocked;           /* delivery waits for room in a mailbox */
+	bool cleaned;           /* freed after its peer died */
+	bool large;             /* the large-message lane of its pair */
+	/* Large lane, TX: the message being cut into fragments. */
+	struct lca_msg *big;
+	uint32_t big_off, big_total;
+	lca_actor_id_t big_to, big_from;
+	/* Large lane, RX: the message being put together (indirect mbufs into
+	 * the frames, chained: no copy). */
+	struct rte_mbuf *asm_head;
+	struct rte_mbuf *asm_tail;
+	uint32_t asm_got, asm_total;
+	bool asm_complete;
+	struct tx_slot *tx;     /* window entries */
+	struct rx_slot *rx;
+	struct lca_remote_link_stats st;
+};
+
+#define RM_TXQ_MAX 256
+
+/* What one lcore has of the remote part. */
+struct rm_lcore {
+	unsigned int lcore;
+	unsigned int n_chan;        /* both lanes: the large lane of chan[c] is chan[c + n_chan / 2] */
+	struct chan *chan;          /* [peer][peer lcore index], see chan_of() */
+	unsigned int n_big;         /* large-lane channels with a message to cut */
+	unsigned int n_dirty;
+	struct chan **dirty;
+	unsigned int n_blocked;
+	uint64_t next_check;
+	uint64_t rng;
+	struct rm_spare spare;
+	struct {
+		struct rte_mbuf *q[RM_TXQ_MAX];
+		unsigned int n;
+		struct rte_mbuf *held;   /* held back by the reorder injector */
+		unsigned int held_age;
+		lca_actor_id_t tx_actor;
+		struct rte_mempool *pool;
+	} port[LCA_REMOTE_MAX_NODES];
+};
+
+/* The transport's state beside the shared rm: its ports, its lcores and
+ * link actors, its timers. */
+struct rm_eth {
+	unsigned int n_ports;
+	struct lca_port *ports[LCA_REMOTE_MAX_NODES];
+	uint16_t port_ids[LCA_REMOTE_MAX_NODES];
+	unsigned int peer_port[LCA_REMOTE_MAX_NODES]; /* index into ports, by peer */
+	struct rm_lcore *lc[RTE_MAX_LCORE];
+	lca_actor_id_t link_actor[RTE_MAX_LCORE];
+	uint64_t rto_min, rto_max, check;
+};
+
+extern struct rm_eth rm_eth;
+
+static inline struct chan *
+chan_of(struct rm_lcore *rl, unsigned int peer, unsigned int k)
+{
+	return &rl->chan[rm.peers[peer].chan_base + k];
+}
+
+/* The large-message lane of the pair of @p ch (a normal-lane channel). */
+static inline struct chan *
+lane_large(struct rm_lcore *rl, struct chan *ch)
+{
+	return ch + rl->n_chan / 2;
+}
+
+/* Put @p ch on its lcore's list of channels the end hook closes. */
+static inline void
+chan_dirty(struct rm_lcore *rl, struct chan *ch)
+{
+	if (!ch->dirty) {
+		ch->dirty = true;
+		rl->dirty[rl->n_dirty++] = ch;
+	}
+}
+
+/* ---- frames out (lca_remote_eth_tx.c) ---- */
+
+/* Send the lcore's frames queued for port @p pi (once per loop). */
+void eth_tx_flush(struct rm_lcore *rl, unsigned int pi);
+
+/* Queue frame @p m for port @p pi, flushing first when the queue is full. */
+static inline void
+eth_tx_add(struct rm_lcore *rl, unsigned int pi, struct rte_mbuf *m)
+{
+	if (rl->port[pi].n == RM_TXQ_MAX)
+		eth_tx_flush(rl, pi);
+	rl->port[pi].q[rl->port[pi].n++] = m;
+}
+
+/* A frame without data from @p ch: an ack, a NAK or a heartbeat. */
+void eth_send_ack(struct rm_lcore *rl, struct chan *ch, uint8_t flags, uint64_t now);
+
+/* Close the open frame of @p ch: headers, keep it, send it. */
+void eth_frame_close(struct rm_lcore *rl, struct chan *ch, uint64_t now);
+
+/* Resend frame @p seq of @p ch, if it is still kept. */
+void eth_retransmit(struct rm_lcore *rl, struct chan *ch, uint32_t seq, uint64_t now);
+
+/* Cut the large lane's message of @p ch into fragments, as far as its
+ * credit goes; return how many went into frames. */
+unsigned int eth_big_pump(struct rm_lcore *rl, struct chan *ch);
+
+/* The transport's send (rm_transport_ops.send). */
+unsigned int eth_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs,
+		      unsigned int n, int *why);
+
+/* ---- frames in (lca_remote_eth_rx.c) ---- */
+
+/* Deliver what arrived in sequence on @p ch; stop at a full mailbox (the
+ * channel is then blocked until the poll hook calls again). */
+unsigned int eth_deliver(struct rm_lcore *rl, struct chan *ch);
+
+/* The link actor of an lcore: the frames the port's RX steered to it. Its
+ * state is its lcore's struct rm_lcore pointer (eth_link_init). */
+void eth_link_handler(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n);
+void eth_link_init(void *state, void *arg);
+
+/* The ports' classifier: a frame to the link actor of the lcore its UDP
+ * destination port names. */
+void eth_classify(struct rte_mbuf **pkts, lca_actor_id_t *to, unsigned int n, void *arg);
+
+#endif /* LCA_REMOTE_ETH_H */

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The ethdev transport, frames in (docs/wire.md): the port's RX steers each
+ * frame by its UDP destination port to the link actor of that lcore, which
+ * processes the acks and NAKs for its TX side and delivers the data in
+ * sequence, stopping at a full mailbox (the poll hook resumes it).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+
+#include "lca_remote_eth.h"
+
+static void
+acked_upto(struct chan *ch, uint32_t ack, uint32_t credit, uint64_t now)
+{
+	if (seq_lt(ch->acked, ack) && seq_le(ack, ch->sent_seq)) {
+		const struct tx_slot *last = &ch->tx[ack & (rm.window - 1)];
+
+		/* RFC 6298's estimator, sampled from frames sent once (Karn):
+		 * the timeout follows the peer's real turnaround (its loop, its
+		 * scheduling), never below rto_us. */
+		if (!last->resent && last->m != NULL) {
+			uint64_t r = now - last->sent_tsc;
+
+			if (ch->srtt == 0) {
+				ch->srtt = r;
+				ch->rttvar = r / 2;
+			} else {
+				uint64_t dev = r > ch->srtt ? r - ch->srtt : ch->srtt - r;
+
+				ch->rttvar = (3 * ch->rttvar + dev) / 4;
+				ch->srtt = (7 * ch->srtt + r) / 8;
+			}
+		}
+		while (ch->acked != ack) {
+			struct tx_slot *s = &ch->tx[++ch->acked & (rm.window - 1)];
+
+			rte_pktmbuf_free(s->m);
+			s->m = NULL;
+		}
+		ch->rto = ch->srtt + 4 * ch->rttvar;
+		ch->rto = RTE_MAX(ch->rto, rm_eth.rto_min);
+		ch->rto = RTE_MIN(ch->rto, rm_eth.rto_max);
+		ch->rto_tsc = ch->acked == ch->sent_seq ? 0 : now + ch->rto;
+		__atomic_store_n(&ch->st.in_flight, ch->sent_seq - ch->acked, __ATOMIC_RELAXED);
+	}
+	/* A credit never shrinks below what was granted, and never runs past
+	 * the window we can keep. */
+	if (seq_lt(ch->credit, credit) && seq_le(credit, ch->acked + rm.window))
+		ch->credit = credit;
+}
+
+/* Resend @p seq if it is still unacknowledged and was not sent in the last
+ * rto_us: NAKs repeat until a gap fills, and an answer to each would be a
+ * storm. (Not srtt: its samples include the peer's credit waits, and NAKs
+ * then went unanswered until the timeout.) */
+static void
+resend_hole(struct rm_lcore *rl, struct chan *ch, uint32_t seq, uint64_t now)
+{
+	const struct tx_slot *s = &ch->tx[seq & (rm.window - 1)];
+
+	if (seq_lt(ch->acked, seq) && seq_le(seq, ch->sent_seq) && s->m != NULL &&
+	    now - s->sent_tsc >= rm_eth.rto_min)
+		eth_retransmit(rl, ch, seq, now);
+}
+
+/* A NAK: the first missing frame, and the holes its selective ack shows
+ * below the highest frame that arrived. */
+static void
+nak_answer(struct rm_lcore *rl, struct chan *ch, uint32_t nak, uint32_t sack, uint64_t now)
+{
+	resend_hole(rl, ch, nak, now);
+	for (unsigned int i = 0; i < 32 && sack >> i != 0; i++)
+		if (!(sack & (1u << i)))
+			resend_hole(rl, ch, nak + 1 + i, now);
+}
+
+/* What became of a record: delivered, or dropped and counted (the next
+ * one's turn), or it must wait for a mailbox, an envelope or an mbuf. */
+enum rec_fate { REC_DONE, REC_WAIT };
+
+/* Drop the message being put together: a broken sender. */
+static void
+asm_drop(struct chan *ch)
+{
+	rm_count_shared(&rm.st.malformed, 1);
+	rte_pktmbuf_free(ch->asm_head);
+	ch->asm_head = NULL;
+	ch->asm_got = 0;
+}
+
+/* Chain fragment record @p r (@p len bytes, at ch->head_off of frame @p m)
+ * to the message being put together, as an indirect mbuf into the frame:
+ * no copy. Sets ch->asm_complete at its last byte. */
+static enum rec_fate
+frag_add(struct chan *ch, struct rte_mbuf *m, const struct wire_msg *r, uint16_t len)
+{
+	const struct wire_frag *f = (const struct wire_frag *)(r + 1);
+	uint32_t total = rte_be_to_cpu_32(f->total);
+	uint32_t off = rte_be_to_cpu_32(f->offset);
+	struct rte_mbuf *c;
+
+	/* In sequence, fragments come in order: anything else is a broken
+	 * sender. */
+	if (off != ch->asm_got || (ch->asm_head != NULL && total != ch->asm_total)) {
+		asm_drop(ch);
+		return REC_DONE;
+	}
+	c = rte_pktmbuf_clone(m, m->pool);
+	if (c == NULL) {
+		rm_count_shared(&rm.st.no_mbuf, 1);
+		return REC_WAIT;
+	}
+	rte_pktmbuf_adj(c, (uint16_t)(ch->head_off + WIRE_MSG_LEN + WIRE_FRAG_LEN));
+	rte_pktmbuf_trim(c, (uint16_t)(c->pkt_len - (len - WIRE_FRAG_LEN)));
+	if (ch->asm_head == NULL) {
+		ch->asm_head = c;
+		ch->asm_tail = c;
+		ch->asm_total = total;
+	} else if (ch->asm_head->nb_segs == UINT16_MAX) {
+		/* More segments than an mbuf chain holds. */
+		rte_pktmbuf_free(c);
+		asm_drop(ch);
+		return REC_DONE;
+	} else {
+		/* rte_pktmbuf_chain() walks the chain: keep its tail instead. */
+		ch->asm_tail->next = c;
+		ch->asm_tail = c;
+		ch->asm_head->nb_segs++;
+		ch->asm_head->pkt_len += c->pkt_len;
+	}
+	ch->asm_got += len - WIRE_FRAG_LEN;
+	if (ch->asm_got >= ch->asm_total)
+		ch->asm_complete = true;
+	return REC_DONE;
+}
+
+/* A fragment record of the large lane: into the message being put
+ * together, and that message to its actor once it is whole. */
+static enum rec_fate
+frag_deliver(struct chan *ch, struct rte_mbuf *m, const struct wire_msg *r, uint16_t len)
+{
+	struct lca_msg *e;
+	int ret;
+
+	if (!ch->asm_complete) {
+		if (frag_add(ch, m, r, len) == REC_WAIT)
+			return REC_WAIT;
+		if (!ch->asm_complete)
+			return REC_DONE;
+	}
+	if (lca_msg_alloc(&e) != 0)
+		return REC_WAIT;
+	e->ptr = ch->asm_head;
+	e->flags |= LCA_MSG_F_MBUF;
+	ret = rm_rec_send(r, e);
+	if (unlikely(ret == -ENOBUFS || ret == -ENOMEM)) {
+		e->ptr = NULL;
+		e->flags &= (uint8_t)~LCA_MSG_F_MBUF;
+		lca_msg_free(e);
+		return REC_WAIT;
+	}
+	if (ret != 0) {
+		lca_msg_free(e); /* and the message's mbufs */
+		rm_count(&ch->st.undeliverable, 1);
+	} else {
+		rm_count(&ch->st.msgs_delivered, 1);
+	}
+	ch->asm_head = NULL;
+	ch->asm_got = 0;
+	ch->asm_complete = false;
+	return REC_DONE;
+}
+
+/* Every record of frame rcv_next is delivered: free it, on to the next. */
+static void
+frame_done(struct rm_lcore *rl, struct chan *ch, struct rx_slot *s)
+{
+	rte_pktmbuf_free(s->m);
+	s->m = NULL;
+	ch->head_i = 0;
+	ch->rcv_next++;
+	/* The credit grew. */
+	ch->need_ack = true;
+	chan_dirty(rl, ch);
+}
+
+/* Delivery waits: the poll hook resumes it. */
+static void
+chan_block(struct rm_lcore *rl, struct chan *ch)
+{
+	if (!ch->blocked) {
+		ch->blocked = true;
+		rl->n_blocked++;
+		rm_count(&ch->st.held, 1);
+	}
+}
+
+unsigned int
+eth_deliver(struct rm_lcore *rl, struct chan *ch)
+{
+	unsigned int done = 0;
+
+	for (;;) {
+		struct rx_slot *s = &ch->rx[ch->rcv_next & (rm.window - 1)];
+		struct rte_mbuf *m = s->m;
+
+		if (m == NULL || s->seq != ch->rcv_next)
+			break;
+		if (ch->head_i == 0)
+			ch->head_off = s->rec_off;
+		while (ch->head_i < s->n_msgs) {
+			const struct wire_msg *r =
+				rte_pktmbuf_mtod_offset(m, const struct wire_msg *, ch->head_off);
+			uint16_t len = rte_be_to_cpu_16(r->len);
+			bool wait = rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_FRAG
+					    ? frag_deliver(ch, m, r, len) == REC_WAIT
+					    : rm_rec_deliver(r, &rl->spare, m, ch->head_off,
+							     &ch->st) != 0;
+
+			if (wait) {
+				chan_block(rl, ch);
+				return done;
+			}
+			ch->head_i++;
+			ch->head_off = (uint16_t)(ch->head_off + wire_rec_len(len));
+			done++;
+		}
+		frame_done(rl, ch, s);
+	}
+	if (ch->blocked) {
+		ch->blocked = false;
+		rl->n_blocked--;
+	}
+	return done;
+}
+
+static void
+rx_data(struct rm_lcore *rl, struct chan *ch, struct rte_mbuf *m, const struct wire_view *v,
+	uint32_t seq)
+{
+	struct rx_slot *s = &ch->rx[seq & (rm.window - 1)];
+
+	ch->need_ack = true;
+	chan_dirty(rl, ch);
+	if (seq_lt(seq, ch->rcv_next) || (s->m != NULL && s->seq == seq)) {
+		rm_count(&ch->st.duplicates, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!seq_lt(seq, ch->rcv_next + rm.window)) {
+		rm_count(&ch->st.out_of_window, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	s->m = m;
+	s->seq = seq;
+	s->rec_off = (uint16_t)(v->msgs - rte_pktmbuf_mtod(m, const uint8_t *));
+	s->n_msgs = rte_be_to_cpu_16(v->hdr->n_msgs);
+	rm_count(&ch->st.frames_rx, 1);
+	if (seq != ch->rcv_contig + 1)
+		rm_count(&ch->st.reordered, 1);
+	if (seq_lt(ch->rcv_high, seq))
+		ch->rcv_high = seq;
+	for (;;) {
+		const struct rx_slot *n = &ch->rx[(ch->rcv_contig + 1) & (rm.window - 1)];
+
+		if (n->m == NULL || n->seq != ch->rcv_contig + 1)
+			break;
+		ch->rcv_contig++;
+	}
+	/* A gap: ask for its first frame. */
+	ch->need_nak = seq_lt(ch->rcv_contig, ch->rcv_high);
+	if (!ch->blocked)
+		eth_deliver(rl, ch);
+}
+
+static void
+rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
+{
+	struct wire_view v;
+	const struct wire_hdr *h;
+	const struct rm_peer *pe;
+	struct chan *ch = NULL;
+	unsigned int node;
+	uint32_t session;
+	int p;
+
+	if (unlikely(m->nb_segs != 1 ||
+		     wire_decode(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len, &v) != WIRE_OK)) {
+		rm_count_shared(&rm.st.malformed, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	h = v.hdr;
+	if (v.dst_ip != rm.self.ipv4 || rte_be_to_cpu_16(h->dst_node) != rm.self.id ||
+	    v.dst_port != rm.self.udp_base + rl->lcore) {
+		rm_count_shared(&rm.st.not_for_us, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	node = rte_be_to_cpu_16(h->src_node);
+	p = node < LCA_REMOTE_NODE_MAX ? rm.peer_of_node[node] : -1;
+	if (p >= 0) {
+		pe = &rm.peers[p];
+		for (unsigned int k = 0; k < pe->n.n_lcores; k++)
+			if (v.src_port == pe->n.udp_base + pe->n.lcores[k]) {
+				ch = chan_of(rl, (unsigned int)p, k);
+				break;
+			}
+	}
+	if (ch == NULL || v.src_ip != rm.peers[p].n.ipv4) {
+		rm_count_shared(&rm.st.unknown_peer, 1);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (h->flags & WIRE_F_LARGE)
+		ch = lane_large(rl, ch);
+	if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	session = rte_be_to_cpu_32(h->session);
+	if (ch->peer_session == 0) {
+		ch->peer_session = session;
+	} else if (ch->peer_session != session) {
+		/* It restarted: what it had of ours is gone. */
+		rte_pktmbuf_free(m);
+		rm_peer_dead((unsigned int)p, "restarted (new session)");
+		return;
+	}
+	ch->last_rx_tsc = now;
+	if (unlikely(!ch->st.connected))
+		__atomic_store_n(&ch->st.connected, 1, __ATOMIC_RELAXED);
+	if (h->flags & WIRE_F_ACK)
+		acked_upto(ch, rte_be_to_cpu_32(h->ack), rte_be_to_cpu_32(h->credit), now);
+	if (h->flags & WIRE_F_NAK) {
+		uint32_t nak = rte_be_to_cpu_32(h->nak);
+
+		rm_count(&ch->st.naks_rx, 1);
+		nak_answer(rl, ch, nak, rte_be_to_cpu_32(h->sack), now);
+	}
+	if (h->flags & WIRE_F_DATA)
+		rx_data(rl, ch, m, &v, rte_be_to_cpu_32(h->seq));
+	else
+		rte_pktmbuf_free(m);
+}
+
+/* The link actor of an lcore: the frames the port's RX steered to it. */
+void
+eth_link_handler(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n)
+{
+	struct rm_lcore *rl = *(struct rm_lcore **)state;
+	struct rte_mbuf *mbufs[LCA_PORT_BURST_MAX];
+	uint64_t now = rte_rdtsc();
+	unsigned int k;
+
+	(void)self;
+	while (n > 0) {
+		unsigned int c = RTE_MIN(n, (unsigned int)LCA_PORT_BURST_MAX);
+
+		k = lca_msg_to_mbuf_bulk(msgs, mbufs, c);
+		for (unsigned int i = 0; i < k; i++)
+			rx_frame(rl, mbufs[i], now);
+		msgs += c;
+		n -= c;
+	}
+}
+
+/* The link actor's state: its lcore's channels. */
+void
+eth_link_init(void *state, void *arg)
+{
+	*(void **)state = arg;
+}
+
+/* The port's classifier: a frame goes to the link actor of the lcore its
+ * UDP destination port names; anything else to this lcore's, which counts
+ * it. */
+void
+eth_classify(struct rte_mbuf **pkts, lca_actor_id_t *to, unsigned int n, void *arg)
+{
+	lca_actor_id_t here = rm_eth.link_actor[rte_lcore_id()];
+
+	(void)arg;
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *b = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+		unsigned int l;
+
+		to[i] = here;
+		if (pkts[i]->data_len < WIRE_OUTER_LEN || b[12] != 0x08 || b[13] != 0 ||
+		    b[14] != 0x45)
+			continue;
+		l = (unsigned int)((b[36] << 8) | b[37]) - rm.self.udp_base;
+		if (l < RTE_MAX_LCORE && rm_eth.link_actor[l] != LCA_ACTOR_NONE)
+			to[i] = rm_eth.link_actor[l];
+	}
+}

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The UCX transport, in: the worker's active-message handlers. Buffers are
+ * delivered in the order of their numbers, whatever lanes UCX picked; a
+ * buffer whose mailbox is full waits (copied) and holds the channel, and the
+ * credit that goes back says what was delivered.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "lca_eal.h"
+#include "lca_remote_ucx.h"
+
+void
+ux_set_blocked(struct ux_chan *ch, bool blocked)
+{
+	if (blocked == ch->blocked)
+		return;
+	ch->blocked = blocked;
+	if (blocked) {
+		ch->ul->n_blocked++;
+		rm_count(&ch->st.held, 1);
+	} else {
+		ch->ul->n_blocked--;
+	}
+}
+
+/* Deliver the records of buffer rcv_next from head_i on.
+ * @return true when all are delivered; false when a mailbox is full. */
+static bool
+deliver_buf(struct ux_chan *ch, const uint8_t *buf, uint16_t n_msgs)
+{
+	while (ch->head_i < n_msgs) {
+		const struct wire_msg *r = (const struct wire_msg *)(buf + ch->head_off);
+
+		/* UCX's buffer is lent: payloads are copied, never shared. */
+		if (rm_rec_deliver(r, &ch->ul->spare, NULL, 0, &ch->st) != 0)
+			return false;
+		ch->head_i++;
+		ch->head_off += wire_rec_len(rte_be_to_cpu_16(r->len));
+	}
+	return true;
+}
+
+static void
+advance(struct ux_chan *ch)
+{
+	ch->rcv_next++;
+	ch->head_i = 0;
+	ch->head_off = 0;
+	ch->need_credit = true;
+	mark_dirty(ch);
+}
+
+/* Deliver the buffers kept in order, from rcv_next on. */
+unsigned int
+ux_drain(struct ux_chan *ch)
+{
+	unsigned int done = 0;
+
+	for (;;) {
+		struct ux_rx *s = &ch->rx[ch->rcv_next & (rm.window - 1)];
+
+		if (s->buf == NULL)
+			break;
+		if (!deliver_buf(ch, s->buf, s->n_msgs)) {
+			ux_set_blocked(ch, true);
+			return done;
+		}
+		free(s->buf);
+		s->buf = NULL;
+		advance(ch);
+		done++;
+	}
+	ux_set_blocked(ch, false);
+	return done;
+}
+
+/* The channel an active message's header names, on this lcore. */
+static struct ux_chan *
+chan_of_hdr(struct ux_lcore *ul, const void *header, size_t hlen)
+{
+	const struct ux_hdr *h = header;
+	unsigned int node, lcore;
+	const struct rm_peer *pe;
+	int p;
+
+	if (unlikely(rm_ux.stopping))
+		return NULL;
+	if (hlen != sizeof(*h) || rte_be_to_cpu_16(h->dst_lcore) != ul->lcore) {
+		rm_count_shared(&rm.st.malformed, 1);
+		return NULL;
+	}
+	node = rte_be_to_cpu_16(h->src_node);
+	lcore = rte_be_to_cpu_16(h->src_lcore);
+	p = node < LCA_REMOTE_NODE_MAX ? rm.peer_of_node[node] : -1;
+	if (p < 0) {
+		rm_count_shared(&rm.st.unknown_peer, 1);
+		return NULL;
+	}
+	pe = &rm.peers[p];
+	for (unsigned int k = 0; k < pe->n.n_lcores; k++) {
+		struct ux_chan *ch = &ul->chan[pe->chan_base + k];
+		uint32_t session = rte_be_to_cpu_32(h->session);
+
+		if (pe->n.lcores[k] != lcore)
+			continue;
+		if (ch->peer_session == 0) {
+			ch->peer_session = session;
+		} else if (ch->peer_session != session) {
+			/* It restarted: what it had of ours is gone. */
+			rm_peer_dead((unsigned int)p, "restarted (new session)");
+			return NULL;
+		}
+		ch->last_rx_tsc = rte_rdtsc(); /* anything from it says it lives */
+		return ch;
+	}
+	rm_count_shared(&rm.st.unknown_peer, 1);
+	return NULL;
+}
+
+ucs_status_t
+ux_am_data(void *arg, const void *header, size_t hlen, void *data, size_t len,
+	   const ucp_am_recv_param_t *param)
+{
+	struct ux_chan *ch = chan_of_hdr(arg, header, hlen);
+	const struct ux_hdr *h = header;
+	struct ux_rx *s;
+	uint32_t seq;
+	uint16_t n;
+
+	if (ch == NULL || ch->cleaned)
+		return UCS_OK;
+	if (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
+		ch->reply_ep = param->reply_ep;
+	n = rte_be_to_cpu_16(h->n_msgs);
+	seq = rte_be_to_cpu_32(h->seq);
+	/* Sent eager, so never a rendezvous; a buffer that checks out. */
+	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || n == 0 ||
+	    len > rm.frame_cap || wire_records_check(data, (uint32_t)len, n, false) != 0) {
+		rm_count_shared(&rm.st.malformed, 1);
+		return UCS_OK;
+	}
+	if (seq_lt(seq, ch->rcv_next) || ch->rx[seq & (rm.window - 1)].buf != NULL) {
+		rm_count(&ch->st.duplicates, 1);
+		return UCS_OK;
+	}
+	if (seq - ch->rcv_next >= rm.window) {
+		rm_count(&ch->st.out_of_window, 1);
+		return UCS_OK;
+	}
+	rm_count(&ch->st.frames_rx, 1);
+	if (seq == ch->rcv_next) {
+		if (deliver_buf(ch, data, n)) {
+			advance(ch);
+			if (ch->rx[ch->rcv_next & (rm.window - 1)].buf != NULL)
+				ux_drain(ch);
+			return UCS_OK;
+		}
+		ux_set_blocked(ch, true);
+	} else {
+		rm_count(&ch->st.reordered, 1);
+	}
+	/* Not all of it can be delivered now: keep a copy (UCX's buffer is
+	 * only ours during this call). */
+	s = &ch->rx[seq & (rm.window - 1)];
+	s->buf = malloc(len);
+	if (s->buf == NULL) {
+		/* Cannot happen within the window's few MiB; say so if it does. */
+		LCA_LOG(ERR, "remote ucx: no memory for a %zu-byte buffer from node %u\n", len,
+			rm.peers[ch->peer].n.id);
+		rm_peer_dead(ch->peer, "out of memory for received buffers");
+		return UCS_OK;
+	}
+	memcpy(s->buf, data, len);
+	s->len = (uint32_t)len;
+	s->n_msgs = n;
+	return UCS_OK;
+}
+
+/* A large message that cannot be delivered (a transfer that broke):
+ * counted, and the lane moves on so that the sender's next one is taken. */
+static void
+big_rx_drop(struct ux_chan *ch)
+{
+	rm_count(&ch->st.undeliverable, 1);
+	ch->big_rx_seq++;
+	ch->need_big_credit = true;
+	mark_dirty(ch);
+}
+
+/* Let go of a kept descriptor: ours is freed, UCX's released. */
+void
+ux_big_rx_desc_release(struct ux_chan *ch)
+{
+	if (ch->big_rx_desc == NULL)
+		return;
+	if (ch->big_rx_owned)
+		free(ch->big_rx_desc);
+	else
+		ucp_am_data_release(ch->ul->worker, ch->big_rx_desc);
+	ch->big_rx_desc = NULL;
+	ch->big_rx_owned = false;
+}
+
+static void
+big_received(void *request, ucs_status_t status, size_t length, void *user_data)
+{
+	struct ux_chan *ch = user_data;
+
+	ch->big_rx_pending = false;
+	if (status == UCS_OK && length == ch->big_rx->pkt_len) {
+		ch->big_rx_ready = true;
+	} else {
+		/* The transfer broke (the peer failing: the check will say). */
+		rte_pktmbuf_free(ch->big_rx);
+		ch->big_rx = NULL;
+		ch->ul->n_big--;
+		big_rx_drop(ch);
+	}
+	free(ch->big_rx_iov);
+	ch->big_rx_iov = NULL;
+	ucp_request_free(request);
+}
+
+/* Put the large message UCX announced (its data, or a rendezvous
+ * descriptor) into an mbuf chain. @return false when no chain is free now:
+ * the descriptor is kept and this is tried again from the poll hook. */
+static bool
+big_rx_start(struct ux_chan *ch, void *data, size_t len, bool rndv)
+{
+	/* Eager data are copied in now; a rendezvous fills the chain later. */
+	struct rte_mbuf *m = rm_mbuf_copy(&ch->ul->spare, rndv ? NULL : data, (uint32_t)len);
+	unsigned int k = 0;
+
+	if (m == NULL) {
+		rm_count_shared(&rm.st.no_mbuf, 1);
+		return false;
+	}
+	ch->big_rx = m;
+	ch->big_rx_desc = NULL;
+	if (!rndv) {
+		ch->big_rx_ready = true;
+		return true;
+	}
+	ch->big_rx_iov = malloc(sizeof(*ch->big_rx_iov) * m->nb_segs);
+	if (ch->big_rx_iov == NULL) {
+		rte_pktmbuf_free(m);
+		ch->big_rx = NULL;
+		return false;
+	}
+	for (struct rte_mbuf *seg = m; seg != NULL; seg = seg->next)
+		ch->big_rx_iov[k++] = (ucp_dt_iov_t){ .buffer = rte_pktmbuf_mtod(seg, void *),
+						      .length = seg->data_len };
+	{
+		ucp_request_param_t p = {
+			.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+					UCP_OP_ATTR_FIELD_DATATYPE,
+			.cb.recv_am = big_received,
+			.user_data = ch,
+			.datatype = ucp_dt_make_iov(),
+		};
+		ucs_status_ptr_t r = ucp_am_recv_data_nbx(ch->ul->worker, data, ch->big_rx_iov, k,
+							  &p);
+
+		if (UCS_PTR_IS_ERR(r)) {
+			rte_pktmbuf_free(m);
+			free(ch->big_rx_iov);
+			ch->big_rx_iov = NULL;
+			ch->big_rx = NULL;
+			ch->ul->n_big--;
+			big_rx_drop(ch);
+			return true;
+		}
+		if (r == NULL) {
+			free(ch->big_rx_iov);
+			ch->big_rx_iov = NULL;
+			ch->big_rx_ready = true;
+		} else {
+			ch->big_rx_pending = true;
+		}
+	}
+	return true;
+}
+
+/* Give the large message that arrived to its actor; a full mailbox keeps
+ * it for the poll hook. @return 1 when delivered (or counted). */
+static unsigned int
+big_deliver(struct ux_chan *ch)
+{
+	struct wire_msg r = {
+		.to = ch->big_rx_hdr.to,
+		.from = ch->big_rx_hdr.from,
+		.type = ch->big_rx_hdr.type,
+	};
+	struct lca_msg *e;
+	int ret;
+
+	if (!ch->big_rx_ready || lca_msg_alloc(&e) != 0)
+		return 0;
+	e->ptr = ch->big_rx;
+	e->flags |= LCA_MSG_F_MBUF;
+	ret = rm_rec_send(&r, e);
+	if (ret == -ENOBUFS || ret == -ENOMEM) {
+		e->ptr = NULL;
+		e->flags &= (uint8_t)~LCA_MSG_F_MBUF;
+		lca_msg_free(e);
+		return 0;
+	}
+	if (ret != 0) {
+		lca_msg_free(e); /* and the chain */
+		rm_count(&ch->st.undeliverable, 1);
+	} else {
+		rm_count(&ch->st.msgs_delivered, 1);
+	}
+	ch->big_rx = NULL;
+	ch->big_rx_ready = false;
+	ch->big_rx_seq++;
+	ch->ul->n_big--;
+	ch->need_big_credit = true;
+	mark_dirty(ch);
+	return 1;
+}
+
+ucs_status_t
+ux_am_large(void *arg, const void *header, size_t hlen, void *data, size_t len,
+	    const ucp_am_recv_param_t *param)
+{
+	const struct ux_large_hdr *lh = header;
+	struct ux_chan *ch;
+	bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+
+	if (hlen != sizeof(*lh)) {
+		rm_count_shared(&rm.st.malformed, 1);
+		return UCS_OK;
+	}
+	ch = chan_of_hdr(arg, &lh->h, sizeof(lh->h));
+	if (ch == NULL || ch->cleaned)
+		return UCS_OK;
+	if (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
+		ch->reply_ep = param->reply_ep;
+	/* One at a time, in order, of the length it says, within the lane's
+	 * limit: anything else is a broken sender. */
+	if (rte_be_to_cpu_32(lh->h.seq) != ch->big_rx_seq + 1 || ch->big_rx != NULL ||
+	    ch->big_rx_desc != NULL || len != rte_be_to_cpu_32(lh->len) ||
+	    wire_rec_len((uint32_t)RTE_MIN(len, (size_t)UX_LARGE_MAX)) <= rm.frame_cap ||
+	    len > UX_LARGE_MAX) {
+		rm_count_shared(&rm.st.malformed, 1);
+		return UCS_OK;
+	}
+	rm_count(&ch->st.frames_rx, 1);
+	ch->big_rx_hdr = *lh;
+	ch->ul->n_big++;
+	if (big_rx_start(ch, data, len, rndv)) {
+		big_deliver(ch);
+		return UCS_OK;
+	}
+	/* No chain free now: keep UCX's descriptor (or, for bytes only lent
+	 * during this call, a copy) and come back from the poll hook. */
+	ch->big_rx_rndv = rndv;
+	if (rndv || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)) {
+		ch->big_rx_desc = data;
+		ch->big_rx_owned = false;
+		return UCS_INPROGRESS;
+	}
+	ch->big_rx_desc = malloc(len);
+	if (ch->big_rx_desc != NULL) {
+		memcpy(ch->big_rx_desc, data, len);
+		ch->big_rx_owned = true;
+		return UCS_OK;
+	}
+	ch->ul->n_big--;
+	big_rx_drop(ch);
+	return UCS_OK;
+}
+
+ucs_status_t
+ux_am_large_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,
+		   const ucp_am_recv_param_t *param)
+{
+	struct ux_chan *ch = chan_of_hdr(arg, header, hlen);
+
+	(void)data;
+	(void)len;
+	(void)param;
+	if (ch == NULL || ch->cleaned)
+		return UCS_OK;
+	if (ch->big != NULL && rte_be_to_cpu_32(((const struct ux_hdr *)header)->seq) == ch->big_seq) {
+		ch->big_acked = true;
+		ux_big_release(ch);
+	}
+	return UCS_OK;
+}
+
+/* The poll hook's work for the large lane. */
+unsigned int
+ux_big_poll(struct ux_chan *ch)
+{
+	if (ch->big != NULL)
+		ux_big_release(ch);
+	if (ch->big_rx_desc != NULL) {
+		void *desc = ch->big_rx_desc;
+		bool owned = ch->big_rx_owned;
+
+		if (!big_rx_start(ch, desc, rte_be_to_cpu_32(ch->big_rx_hdr.len), ch->big_rx_rndv)) {
+			ch->big_rx_desc = desc; /* still waiting */
+			return 0;
+		}
+		/* A rendezvous descriptor was consumed by the receive. */
+		if (owned)
+			free(desc);
+		else if (!ch->big_rx_rndv)
+			ucp_am_data_release(ch->ul->worker, desc);
+		ch->big_rx_owned = false;
+	}
+	return big_deliver(ch);
+}
+
+void
+ux_send_credit(struct ux_chan *ch)
+{
+	if (ch->reply_ep == NULL)
+		return;
+	hdr_fill(&ch->credit, ch, ch->rcv_next - 1, 0);
+	if (ux_am_send(ch->reply_ep, UX_AM_CREDIT, &ch->credit, NULL, 0, NULL, false) == UCS_OK) {
+		ch->need_credit = false;
+		rm_count(&ch->st.acks_sent, 1);
+	}
+}
+
+ucs_status_t
+ux_am_hello(void *arg, const void *header, size_t hlen, void *data, size_t len,
+	    const ucp_am_recv_param_t *param)
+{
+	struct ux_chan *ch = chan_of_hdr(arg, header, hlen);
+
+	(void)data;
+	(void)len;
+	if (ch == NULL || ch->cleaned)
+		return UCS_OK;
+	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
+		rm_count_shared(&rm.st.malformed, 1);
+		return UCS_OK;
+	}
+	ch->reply_ep = param->reply_ep;
+	ux_send_credit(ch);
+	return UCS_OK;
+}
+
+ucs_status_t
+ux_am_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,
+	     const ucp_am_recv_param_t *param)
+{
+	struct ux_chan *ch = chan_of_hdr(arg, header, hlen);
+	uint32_t seq;
+
+	(void)data;
+	(void)len;
+	(void)param;
+	if (ch == NULL || ch->cleaned)
+		return UCS_OK;
+	seq = rte_be_to_cpu_32(((const struct ux_hdr *)header)->seq);
+	if (!ch->connected) {
+		ch->connected = true;
+		__atomic_store_n(&ch->st.connected, 1, __ATOMIC_RELAXED);
+		mark_dirty(ch); /* what waited for the connection goes now */
+	}
+	if (seq_lt(ch->acked, seq) && seq_le(seq, ch->sent_seq)) {
+		ch->acked = seq;
+		in_flight_set(ch);
+	}
+	return UCS_OK;
+}
