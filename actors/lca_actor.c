@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Actor life cycle, the runtime around it, and one actor's turn. */
+/* The data model: the actor table, an actor's life cycle from spawn to
+ * free, its queries, and one actor's turn. The runtime that puts the
+ * subsystems around it together is lca_runtime.c. */
 #define LCA_LOG_PART lca_logtype_actor
 #include <errno.h>
 #include <stdio.h>
@@ -11,17 +13,19 @@
 
 #include "lca_actor_priv.h"
 #include "lca_ask.h"      /* asks and names: hooks marked "services" */
-#include "lca_registry.h"
+#include "lca_channel.h"
+#include "lca_control.h"
+#include "lca_deadline.h"
 #include "lca_eal.h"
+#include "lca_lane.h"
 #include "lca_mempool.h"
 #include "lca_topo.h"
 #include "lca_trace.h"
 #include "lca_logtypes.h"
+#include "lca_migrate.h"
+#include "lca_registry.h"
+#include "lca_supervise.h"
 
-#define DEFAULT_MAX_ACTORS 16384
-#define DEFAULT_MAX_TIMERS 4096
-#define DEFAULT_MSGS_PER_NODE 65535
-#define DEFAULT_POOL_CACHE 512
 #define MAX_THROUGHPUT ACTOR_THROUGHPUT_MAX
 #define MAX_MAILBOX (1u << 28)
 #define HANDLER_SAMPLE 16 /* a power of two */
@@ -30,7 +34,6 @@ struct actor_table lca_actors;
 struct actor_lcore lca_actor_lcores[RTE_MAX_LCORE + 1];
 
 static struct {
-	bool up;
 	enum lca_placement placement;
 	unsigned int n_lcores;
 	unsigned int lcores[RTE_MAX_LCORE]; /* in spread order */
@@ -68,15 +71,15 @@ mailbox_drain(struct lca_actor *a, struct rte_ring *mb)
 	}
 }
 
-void
+static void
 actor_drain(struct lca_actor *a)
 {
 	struct rte_ring *control = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
 
 	if (control != NULL)
 		mailbox_drain(a, control);
-	if (a->old_mailbox != NULL)
-		mailbox_drain(a, a->old_mailbox);
+	if (a->move.old_mailbox != NULL)
+		mailbox_drain(a, a->move.old_mailbox);
 	mailbox_drain(a, a->mailbox);
 	if (a->pkt_box != NULL)
 		packets_drain(a);
@@ -132,51 +135,36 @@ actor_finish_stop(struct lca_actor *a)
 	actor_tell_watchers(a);
 }
 
-/*
- * The lcore turn function: up to throughput messages of one actor.
- * @return
- *   Whether it wants another turn: the lcore loop keeps an affinity actor
- *   that has mail left; a shared one goes back to the shared queue, where
- *   any lcore may take it.
- */
-static bool
-actor_turn(void *item)
+/* A turn's messages: its control lane's first (it never waits behind the
+ * mailbox), then its mailbox's, up to throughput. @return how many;
+ * @p left says how many stay in the mailbox. */
+static __rte_always_inline unsigned int
+turn_take(struct lca_actor *a, struct lca_msg **msgs, unsigned int *left)
 {
-	struct lca_actor *a = item;
-	struct actor_lcore *here = actor_lcore_here();
-	struct lca_msg *msgs[MAX_THROUGHPUT];
-	struct rte_ring *control;
-	unsigned int n, left;
-	uint64_t start = 0, pkts_before = 0;
-	bool timed, pkts_left = false;
+	struct rte_ring *control = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
+	unsigned int n;
 
-	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
-		actor_finish_stop(a);
-		return actor_unschedule(a);
-	}
-	/* The control lane first: it never waits behind the mailbox. */
-	control = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
 	n = unlikely(control != NULL) ?
 		rte_ring_sc_dequeue_burst(control, (void **)msgs, a->throughput, NULL) : 0;
 	n += rte_ring_sc_dequeue_burst(turn_mailbox(a), (void **)msgs + n, a->throughput - n,
-				       &left);
-	if (n + left > a->mailbox_hwm)
-		a->mailbox_hwm = n + left;
+				       left);
+	if (n + *left > a->mailbox_hwm)
+		a->mailbox_hwm = n + *left;
 	a->received += n;
 	a->turns++;
 	/* services: replies to its asks, late ones dropped */
 	if (unlikely(__atomic_load_n(&asks_used, __ATOMIC_RELAXED)))
 		n = asks_filter(a->id, msgs, n);
+	return n;
+}
 
-	here->self = a;
-	/* Reading the TSC costs as much as a small handler (two reads, ~20 ns
-	 * in a VM), so one turn in HANDLER_SAMPLE is timed. */
-	timed = (a->turns & (HANDLER_SAMPLE - 1)) == 0;
-	if (timed)
-		start = rte_rdtsc();
-	if (unlikely(a->paused))
-		a->paused = 0; /* the backoff timer woke it */
-	lca_trace_handle_begin(a->id, n);
+/* @p msgs[0..n) to the handler, but for those past their deadline.
+ * @return how many it was given. */
+static __rte_always_inline unsigned int
+turn_handle(struct lca_actor *a, struct actor_lcore *here, struct lca_msg **msgs, unsigned int n)
+{
+	unsigned int expired = 0;
+
 	if (a->batch) {
 		for (unsigned int i = 0; i < n; i++)
 			if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE)) {
@@ -187,24 +175,68 @@ actor_turn(void *item)
 			a->handler.batch(a->id, a->state, msgs, n);
 		if (unlikely(here->failed))
 			actor_failed(a, here, NULL);
-	} else {
-		unsigned int expired = 0;
-
-		for (unsigned int i = 0; i < n; i++) {
-			if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE) &&
-			    deadlines_filter(a, msgs + i, 1) == 0) {
-				expired++;
-				continue;
-			}
-			here->current = msgs[i];
-			a->handler.one(a->id, a->state, msgs[i]);
-			if (unlikely(here->failed))
-				actor_failed(a, here, msgs[i]);
-			if (here->current != NULL)
-				lca_msg_free(here->current);
-		}
-		n -= expired;
+		return n;
 	}
+	for (unsigned int i = 0; i < n; i++) {
+		if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE) &&
+		    deadlines_filter(a, msgs + i, 1) == 0) {
+			expired++;
+			continue;
+		}
+		here->current = msgs[i];
+		a->handler.one(a->id, a->state, msgs[i]);
+		if (unlikely(here->failed))
+			actor_failed(a, here, msgs[i]);
+		if (here->current != NULL)
+			lca_msg_free(here->current);
+	}
+	return n - expired;
+}
+
+/* After the handler: whether the actor wants another turn at once (the
+ * lcore loop keeps an affinity actor that has mail left; a shared one
+ * goes back to the shared queue, where any lcore may take it). */
+static __rte_always_inline bool
+turn_end(struct lca_actor *a, bool more)
+{
+	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE))
+		actor_finish_stop(a);
+	else if (unlikely(a->paused))
+		return false; /* its flag stays held: the backoff timer queues it */
+	else if (more) {
+		if (!actor_is_shared(a))
+			return true;
+		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
+		return false;
+	}
+	return actor_unschedule(a);
+}
+
+bool
+actor_turn(void *item)
+{
+	struct lca_actor *a = item;
+	struct actor_lcore *here = actor_lcore_here();
+	struct lca_msg *msgs[MAX_THROUGHPUT];
+	unsigned int n, left;
+	uint64_t start = 0, pkts_before = 0;
+	bool timed, pkts_left = false;
+
+	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
+		actor_finish_stop(a);
+		return actor_unschedule(a);
+	}
+	n = turn_take(a, msgs, &left);
+	here->self = a;
+	/* Reading the TSC costs as much as a small handler (two reads, ~20 ns
+	 * in a VM), so one turn in HANDLER_SAMPLE is timed. */
+	timed = (a->turns & (HANDLER_SAMPLE - 1)) == 0;
+	if (timed)
+		start = rte_rdtsc();
+	if (unlikely(a->paused))
+		a->paused = 0; /* the backoff timer woke it */
+	lca_trace_handle_begin(a->id, n);
+	n = turn_handle(a, here, msgs, n);
 	lca_trace_handle_end(a->id, n);
 	/* Its packets, unless its envelopes stopped or paused it. */
 	if (unlikely(a->pkt_box != NULL) && likely(!a->paused) &&
@@ -222,214 +254,40 @@ actor_turn(void *item)
 	__atomic_store_n(&a->handled, a->handled + n, __ATOMIC_RELAXED);
 	here->current = NULL;
 	here->self = NULL;
-
-	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE))
-		actor_finish_stop(a);
-	else if (unlikely(a->paused))
-		return false; /* its flag stays held: the backoff timer queues it */
-	else if (left > 0 || pkts_left) {
-		if (!actor_is_shared(a))
-			return true;
-		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
-		return false;
-	}
-	return actor_unschedule(a);
-}
-
-/* The actors' part of each loop iteration: deliver what other lcores and
- * threads sent, then run the timers that are due. Also called by the main
- * thread for other lcores between runs: their timers stay theirs. */
-static unsigned int
-runtime_poll(unsigned int lcore_id)
-{
-	unsigned int work = channels_poll(lcore_id);
-
-	if (lcore_id == rte_lcore_id())
-		work += timers_poll(lcore_id);
-	return work;
-}
-
-#ifdef LCA_DEBUG_ENVELOPES
-/* Every envelope starts free and poisoned. */
-static void
-envelope_init_cb(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx)
-{
-	(void)mp;
-	(void)arg;
-	(void)idx;
-	envelope_debug_init(obj);
-}
-#endif
-
-int
-lca_runtime_init(const struct lca_runtime_conf *conf)
-{
-	struct lca_runtime_conf c = conf ? *conf : (struct lca_runtime_conf){ 0 };
-	struct lca_topo_cpu cpus[RTE_MAX_LCORE];
-	unsigned int ids[RTE_MAX_LCORE], order[RTE_MAX_LCORE];
-	struct lca_mempool_conf pool_conf;
-	struct lca_lcore_conf lcore_conf;
-	struct lca_topo *topo = NULL;
-	uint64_t cache_room;
-	int n, ret;
-
-	if (rt.up)
-		return -EEXIST;
-	if ((unsigned int)c.placement > LCA_PLACE_AUTO || c.idle < 0 ||
-	    c.idle > LCA_IDLE_SLEEP)
-		return -EINVAL;
-	c.max_actors = c.max_actors ? c.max_actors : DEFAULT_MAX_ACTORS;
-	c.max_timers = c.max_timers ? c.max_timers : DEFAULT_MAX_TIMERS;
-	c.msgs_per_node = c.msgs_per_node ? c.msgs_per_node : DEFAULT_MSGS_PER_NODE;
-	c.pool_cache = c.pool_cache ? c.pool_cache : DEFAULT_POOL_CACHE;
-
-	/* Placement follows the machine: spread over nodes, then cores. */
-	n = -1;
-	if (lca_topo_load(&topo, NULL) == 0)
-		n = lca_topo_eal_lcores(topo, ids, cpus, RTE_MAX_LCORE);
-	lca_topo_free(topo);
-	if (n > 0) {
-		lca_topo_spread_order(cpus, (unsigned int)n, order);
-		for (int i = 0; i < n; i++)
-			rt.lcores[i] = ids[order[i]];
-	} else {
-		unsigned int lcore_id;
-
-		n = 0;
-		RTE_LCORE_FOREACH(lcore_id)
-			rt.lcores[n++] = lcore_id;
-	}
-	rt.n_lcores = (unsigned int)n;
-	rt.placement = c.placement;
-	rt.placed = 0;
-
-	/* Envelopes freed on an lcore wait in its cache (up to 1.5 x its size)
-	 * where no other lcore can take them: add that room, or a pool sized
-	 * for the messages in flight runs dry on a machine with many lcores. */
-	c.pool_cache = RTE_MIN(c.pool_cache, (unsigned int)RTE_MEMPOOL_CACHE_MAX_SIZE);
-	cache_room = (uint64_t)rte_lcore_count() * c.pool_cache * 3 / 2;
-	if (c.msgs_per_node + cache_room > UINT32_MAX / 2)
-		return -EINVAL;
-	pool_conf = (struct lca_mempool_conf){
-		.elt_size = ENVELOPE_ELT_SIZE,
-		.per_node = c.msgs_per_node + (unsigned int)cache_room,
-		.cache_size = c.pool_cache,
-	};
-	ret = lca_mempool_init(&pool_conf);
-	if (ret < 0)
-		return ret;
-#ifdef LCA_DEBUG_ENVELOPES
-	for (unsigned int i = 0; i < lca_mempool_count(); i++)
-		rte_mempool_obj_iter(lca_mempool_by_index(i), envelope_init_cb, NULL);
-#endif
-
-	lcore_conf = (struct lca_lcore_conf){
-		.turn = actor_turn,
-		.poll = runtime_poll,
-		.max_items = c.max_actors,
-		.idle = (enum lca_idle_policy)c.idle,
-		.idle_sleep_after = c.idle_sleep_after,
-		.idle_sleep_us = c.idle_sleep_us,
-	};
-	ret = lca_lcore_init(&lcore_conf);
-	if (ret < 0) {
-		lca_mempool_cleanup();
-		return ret;
-	}
-
-	lca_actors.actors = rte_zmalloc("lca_actors", sizeof(*lca_actors.actors) * c.max_actors, 0);
-	ret = lca_actors.actors == NULL ? -ENOMEM : channels_init(c.max_actors);
-	if (ret == 0)
-		ret = lanes_init();
-	if (ret == 0)
-		ret = migrations_init();
-	if (ret == 0)
-		ret = timers_init(c.max_timers);
-	if (ret == 0)
-		ret = actor_services_init(c.max_actors); /* services: names, asks */
-	supervision_quiet(false);
-	if (ret == 0)
-		ret = balance_init(&c);
-	if (ret < 0) {
-		balance_cleanup();
-		actor_services_cleanup(); /* services */
-		timers_cleanup();
-		lanes_cleanup();
-		channels_cleanup();
-		rte_free(lca_actors.actors);
-		lca_actors.actors = NULL;
-		lca_lcore_cleanup();
-		lca_mempool_cleanup();
-		return ret;
-	}
-	lca_actors.max = c.max_actors;
-	lca_actors.count = 0;
-	memset(lca_actor_lcores, 0, sizeof(lca_actor_lcores));
-	lca_send_errors_reset();
-	lca_lcore_stats_reset();
-	rt.up = true;
-	telemetry_runtime_up(true);
-	return 0;
-}
-
-int
-lca_runtime_run(unsigned int timeout_ms)
-{
-	if (!rt.up)
-		return -EINVAL;
-	return lca_lcore_run(timeout_ms);
-}
-
-void
-lca_runtime_stop(void)
-{
-	lca_lcore_stop();
+	return turn_end(a, left > 0 || pkts_left);
 }
 
 static void
 actor_free(struct lca_actor *a)
 {
-	struct lca_msg *m;
-
-	/* Held back by a move that had not settled: the runtime is going. */
-	lca_msg_free(a->settle_next);
-	while (a->settle_q != NULL && rte_ring_sc_dequeue(a->settle_q, (void **)&m) == 0)
-		lca_msg_free(m);
-	lca_mempool_free(a->settle_q);
+	migration_release(a);
 	lca_mempool_free(a->control);
 	lca_mempool_free(a->pkt_box);
-	lca_mempool_free(a->old_mailbox);
 	lca_mempool_free(a->mailbox);
 	lca_mempool_free(a->state);
 	lca_mempool_free(a);
 }
 
 int
-lca_runtime_cleanup(void)
+actors_init(unsigned int max_actors, enum lca_placement placement, const unsigned int *lcores,
+	    unsigned int n_lcores)
 {
-	unsigned int lcore_id;
+	lca_actors.actors = rte_zmalloc("lca_actors", sizeof(*lca_actors.actors) * max_actors, 0);
+	if (lca_actors.actors == NULL)
+		return -ENOMEM;
+	lca_actors.max = max_actors;
+	lca_actors.count = 0;
+	memset(lca_actor_lcores, 0, sizeof(lca_actor_lcores));
+	memcpy(rt.lcores, lcores, sizeof(rt.lcores[0]) * n_lcores);
+	rt.n_lcores = n_lcores;
+	rt.placement = placement;
+	rt.placed = 0;
+	return 0;
+}
 
-	if (!rt.up)
-		return 0;
-	/* Freeing what the loops run would pull the queues from under them. */
-	if (lca_lcore_running() || rte_lcore_id() != rte_get_main_lcore()) {
-		LCA_LOG(ERR, "lca_runtime_cleanup: %s; nothing freed\n",
-			lca_lcore_running() ? "the loops are running (lca_runtime_stop() first)" :
-					      "only the main lcore may clean up");
-		return -EBUSY;
-	}
-	telemetry_runtime_up(false);
-	supervision_quiet(true);
-	balance_cleanup();
-	migrations_cleanup();
-	/* Before the actors go: a timer's message is freed, not sent. */
-	timers_cleanup();
-	/* Hand every message still between lcores to its mailbox, so that
-	 * stopping the actors counts it. */
-	RTE_LCORE_FOREACH(lcore_id)
-		channels_poll(lcore_id);
-	lanes_cleanup();
-	channels_cleanup();
+void
+actors_cleanup(void)
+{
 	for (unsigned int i = 0; i < lca_actors.count; i++) {
 		struct lca_actor *a = lca_actors.actors[i];
 
@@ -438,13 +296,10 @@ lca_runtime_cleanup(void)
 		actor_finish_stop(a);
 		actor_free(a);
 	}
-	actor_services_cleanup(); /* services: after the actors' stops */
 	rte_free(lca_actors.actors);
-	memset(&lca_actors, 0, sizeof(lca_actors));
-	lca_lcore_cleanup();
-	lca_mempool_cleanup();
-	rt.up = false;
-	return 0;
+	lca_actors.actors = NULL;
+	lca_actors.max = 0;
+	lca_actors.count = 0;
 }
 
 static int
@@ -494,67 +349,70 @@ check_spec(const struct lca_actor_spec *spec)
 	return 0;
 }
 
-int
-lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
+/* An actor, its mailbox's memory and its state, on @p lcore's node. */
+static struct lca_actor *
+actor_alloc(const struct lca_actor_spec *spec, unsigned int lcore, unsigned int mb)
 {
-	struct lca_actor *a;
-	unsigned int lcore, mb;
-	char name[RTE_RING_NAMESIZE];
-	uint32_t slot;
-	int ret;
+	struct lca_actor *a = lca_mempool_alloc_on_lcore("lca_actor", sizeof(*a), lcore);
 
-	if (!rt.up)
-		return -EINVAL;
-	if (spec == NULL || id == NULL)
-		return -EINVAL;
-	ret = check_spec(spec);
-	if (ret == 0)
-		ret = choose_lcore(spec, &lcore);
-	if (ret < 0)
-		return ret;
-	mb = spec->mailbox_size ? spec->mailbox_size : LCA_MAILBOX_DEFAULT;
-
-	a = lca_mempool_alloc_on_lcore("lca_actor", sizeof(*a), lcore);
 	if (a == NULL)
-		return -ENOMEM;
+		return NULL;
 	a->mailbox = lca_mempool_alloc_on_lcore("lca_mailbox",
 						rte_ring_get_memsize(rte_align32pow2(mb + 1)), lcore);
 	if (spec->state_size > 0)
 		a->state = lca_mempool_alloc_on_lcore("lca_state", spec->state_size, lcore);
 	if (a->mailbox == NULL || (spec->state_size > 0 && a->state == NULL)) {
 		actor_free(a);
-		return -ENOMEM;
+		return NULL;
 	}
+	return a;
+}
 
-	slot = __atomic_fetch_add(&lca_actors.count, 0, __ATOMIC_RELAXED);
+/* The next id: 0, or -ENOSPC when the table is full. */
+static int
+slot_take(uint32_t *slot)
+{
+	*slot = __atomic_fetch_add(&lca_actors.count, 0, __ATOMIC_RELAXED);
 	do {
-		if (slot >= lca_actors.max) {
-			actor_free(a);
+		if (*slot >= lca_actors.max)
 			return -ENOSPC;
-		}
-	} while (!__atomic_compare_exchange_n(&lca_actors.count, &slot, slot + 1, false,
+	} while (!__atomic_compare_exchange_n(&lca_actors.count, slot, *slot + 1, false,
 					      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+	return 0;
+}
+
+/* Its mailbox ring and, for a packet actor, its packet queue. */
+static int
+actor_rings_init(struct lca_actor *a, const struct lca_actor_spec *spec, unsigned int lcore,
+		 uint32_t slot, unsigned int mb)
+{
+	char name[RTE_RING_NAMESIZE];
+	int ret;
+
 	/* Ring names are not registered (rte_ring_init), so they need not be
 	 * unique; there is no memzone per actor, so 10,000s of actors fit. */
 	snprintf(name, sizeof(name), "lca_mb_%u", slot);
 	ret = rte_ring_init(a->mailbox, name, mb, mailbox_flags(spec->mailbox_mode, spec->dispatcher));
-	if (ret < 0) {
-		/* The slot stays empty: lookups of it say "no such actor". */
-		actor_free(a);
+	if (ret < 0)
 		return ret;
-	}
 	if (spec->on_packets != NULL) {
 		a->pkt_box = spsc_ring_on(spec->packet_queue_size ? spec->packet_queue_size :
 					  LCA_PACKET_QUEUE_DEFAULT, lcore, "lca_pk", slot);
-		if (a->pkt_box == NULL) {
-			actor_free(a);
+		if (a->pkt_box == NULL)
 			return -ENOMEM;
-		}
 	}
+	return 0;
+}
+
+/* Everything else of @p spec into @p a, which gets id @p slot. */
+static void
+actor_fill(struct lca_actor *a, const struct lca_actor_spec *spec, unsigned int lcore,
+	   uint32_t slot, unsigned int mb)
+{
 	a->id = slot;
 	a->mailbox_size = mb;
 	a->state_size = spec->state_size;
-	a->fill_old_on = RTE_MAX_LCORE;
+	a->move.fill_old_on = RTE_MAX_LCORE;
 	a->batch = spec->batch_handler != NULL || spec->handler == NULL;
 	if (spec->batch_handler != NULL)
 		a->handler.batch = spec->batch_handler;
@@ -578,6 +436,39 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 		a->sup = *spec->supervision;
 	else
 		a->sup = (struct lca_supervision){ .supervisor = LCA_ACTOR_NONE };
+}
+
+int
+lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
+{
+	struct lca_actor *a;
+	unsigned int lcore, mb;
+	uint32_t slot;
+	int ret;
+
+	if (!lca_actors.up)
+		return -EINVAL;
+	if (spec == NULL || id == NULL)
+		return -EINVAL;
+	ret = check_spec(spec);
+	if (ret == 0)
+		ret = choose_lcore(spec, &lcore);
+	if (ret < 0)
+		return ret;
+	mb = spec->mailbox_size ? spec->mailbox_size : LCA_MAILBOX_DEFAULT;
+	a = actor_alloc(spec, lcore, mb);
+	if (a == NULL)
+		return -ENOMEM;
+	ret = slot_take(&slot);
+	/* After a failure here the slot stays empty: lookups of it say "no
+	 * such actor". */
+	if (ret == 0)
+		ret = actor_rings_init(a, spec, lcore, slot, mb);
+	if (ret < 0) {
+		actor_free(a);
+		return ret;
+	}
+	actor_fill(a, spec, lcore, slot, mb);
 	if (spec->state_init != NULL)
 		spec->state_init(a->state, spec->state_arg);
 	if (a->pkt_box != NULL) {
@@ -593,37 +484,36 @@ lca_actor_spawn(const struct lca_actor_spec *spec, lca_actor_id_t *id)
 }
 
 int
-lca_actor_stop(lca_actor_id_t id)
+actor_stop_begin(struct lca_actor *a)
 {
-	struct lca_actor *a = actor_lookup(id);
 	uint32_t alive = ACTOR_ALIVE;
 
-	if (a == NULL)
-		return -ESRCH;
 	if (!__atomic_compare_exchange_n(&a->life, &alive, ACTOR_STOPPING, false,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return -EALREADY;
-	/* The main lcore alone starts runs, so there, between runs, nothing
-	 * else consumes the queues and the stop can be done at once; messages
-	 * on their way to the actor are pending too: deliver them first. */
-	if (rte_lcore_id() == rte_get_main_lcore() && !lca_lcore_running()) {
-		if (!actor_is_shared(a))
-			channels_poll(a->lcore);
-		actor_finish_stop(a);
-		return 0;
-	}
-	/* Otherwise the lcore that runs it drains it (the mailbox has one
-	 * consumer): at the end of this turn when it stops itself, at its
-	 * next turn otherwise (at the latest in lca_runtime_cleanup). */
+	return 0;
+}
+
+void
+actor_stop_now(struct lca_actor *a)
+{
+	actor_finish_stop(a);
+}
+
+void
+actor_stop_ask(struct lca_actor *a)
+{
+	/* The lcore that runs it drains it (the mailbox has one consumer):
+	 * at the end of this turn when it stops itself, at its next turn
+	 * otherwise (at the latest in lca_runtime_cleanup). */
 	if (actor_lcore_here()->self == a)
-		return 0;
+		return;
 	/* A moving actor's home wakes nothing: the control ring holds the
 	 * stop until the move is over. */
 	if (actor_is_shared(a) || (rte_lcore_id() == a->lcore && !a->moving))
 		actor_wake(a);
 	else
 		ctl_push(a->lcore, a, CTL_STOP);
-	return 0;
 }
 
 bool
@@ -714,13 +604,11 @@ lca_actor_backlog(lca_actor_id_t id)
 lca_actor_id_t
 lca_actor_self(void)
 {
-	struct lca_actor *a = actor_lcore_here()->self;
-
-	return a == NULL ? LCA_ACTOR_NONE : a->id;
+	return actor_self_id();
 }
 
 unsigned int
 lca_actor_count(void)
 {
-	return __atomic_load_n(&lca_actors.count, __ATOMIC_ACQUIRE);
+	return actors_count();
 }

@@ -2,9 +2,14 @@
 #ifndef LCA_ACTOR_PRIV_H
 #define LCA_ACTOR_PRIV_H
 
-/* Internals shared by lca_actor.c (life cycle, turns) and lca_send.c. */
+/* What every part of the actor core shares: the actor, the per-lcore
+ * state of the running handler, the actor table, and the few inline
+ * helpers over them (lookup, wake, ring counts). Each subsystem's own
+ * functions are in its own private header (lca_channel.h, lca_migrate.h,
+ * lca_control.h ...), included by the files that use them. */
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_atomic.h>
@@ -18,12 +23,35 @@
 #include "lca_envelope.h"
 #include "lca_lcore.h"
 #include "lca_mempool.h"
-#include "lca_route.h"
 
 enum actor_life {
 	ACTOR_ALIVE,
 	ACTOR_STOPPING, /* stopped; its lcore has still to drain the mailbox */
 	ACTOR_STOPPED,
+};
+
+/*
+ * A migration of one actor (lca_migrate.c). From the switch to the
+ * hand-over the old home fills old_mailbox with what was sent before the
+ * switch and runs the actor on it; the new home fills mailbox with what was
+ * sent after, without a wake. Then it runs on its new home.
+ */
+struct actor_move {
+	struct rte_ring *old_mailbox; /* NULL but while moving */
+	unsigned int fill_old_on; /* old home until its fences are in; else RTE_MAX_LCORE */
+	unsigned int to;          /* asked for by lca_actor_migrate() */
+	uint32_t migrating;       /* atomic: 1 from the request to the hand-over */
+	unsigned int fences;      /* lcores whose pre-switch messages are all in */
+	uint64_t switch_tsc;
+	uint64_t forwarded;       /* reached a former home after the move, sent on */
+	/* After the hand-over, until every lcore has delivered what it sent
+	 * from its old home: see "settle" in lca_migrate.c. */
+	struct rte_ring *settle_q;   /* its sends meanwhile, by pointer, in order */
+	struct lca_msg *settle_next; /* taken from settle_q, not yet delivered */
+	uint32_t settle_wait;        /* atomic: lcores whose mark is still to come */
+	unsigned int old_home;       /* where the marks come from */
+	unsigned int marks_next;     /* dense index of the next lcore to mark */
+	char why[64];             /* why it was asked to move, for the log */
 };
 
 struct lca_actor {
@@ -38,7 +66,6 @@ struct lca_actor {
 	struct rte_ring *control; /* atomic: the control lane, made at its first
 				   * control message (lca_control.c), or NULL */
 	uint32_t control_wake;    /* atomic: 1 while a CTL_WAKE is queued for it */
-	uint32_t home_epoch;      /* atomic: its moves' switches so far */
 	struct rte_ring *pkt_box; /* its packet queue (on_packets), or NULL: mbuf
 				   * pointers, filled on its home lcore only */
 
@@ -59,6 +86,8 @@ struct lca_actor {
 	uint64_t received;
 	uint64_t handled;
 	uint64_t turns;
+	/* A migration's three flags that a turn or a send reads: here, on
+	 * the turn's line; the rest of a move is in `move`. */
 	uint8_t moving;           /* 1 from a migration's switch to its hand-over */
 	bool handover_pending;    /* fences in while scheduled: at its turn's end */
 	bool batch;               /* handler.batch, which owns what it is given */
@@ -83,30 +112,10 @@ struct lca_actor {
 	uint32_t peer_count;
 	char name[32];
 
-	/* A migration (lca_migrate.c). From the switch to the hand-over the
-	 * old home fills old_mailbox with what was sent before the switch and
-	 * runs the actor on it; the new home fills mailbox with what was sent
-	 * after, without a wake. Then it runs on its new home. */
-	struct rte_ring *old_mailbox __rte_cache_aligned; /* NULL but while moving */
-	unsigned int fill_old_on; /* old home until its fences are in; else RTE_MAX_LCORE */
-	unsigned int migrate_to;  /* asked for by lca_actor_migrate() */
-	uint32_t migrating;       /* atomic: 1 from the request to the hand-over */
-	unsigned int fences;      /* lcores whose pre-switch messages are all in */
-	uint32_t inbox_pushers[2]; /* atomic: threads between reading its home and
-				    * pushing into that home's inbox, by home_epoch
-				    * parity (lca_migrate.c, "hand-over") */
-	uint64_t switch_tsc;
-	uint64_t forwarded;       /* reached a former home after the move, sent on */
-	/* After the hand-over, until every lcore has delivered what it sent
-	 * from its old home: see "settle" in lca_migrate.c. */
-	struct rte_ring *settle_q;   /* its sends meanwhile, by pointer, in order */
-	struct lca_msg *settle_next; /* taken from settle_q, not yet delivered */
-	uint32_t settle_wait;        /* atomic: lcores whose mark is still to come */
-	unsigned int old_home;       /* where the marks come from */
-	unsigned int marks_next;     /* dense index of the next lcore to mark */
+	/* A migration (lca_migrate.c), apart from the flags above. */
+	struct actor_move move __rte_cache_aligned;
 	unsigned int mailbox_size;
 	size_t state_size;
-	char why[64];             /* why it was asked to move, for the log */
 
 	/* Packets (lca_lane.c): what a turn of a packet actor touches
 	 * besides the line above; written by its home lcore. */
@@ -162,6 +171,7 @@ struct actor_table {
 	struct lca_actor **actors;
 	unsigned int max;
 	uint32_t count; /* atomic: ids handed out */
+	bool up;        /* between lca_runtime_init() and its cleanup */
 };
 
 extern struct actor_table lca_actors;
@@ -173,6 +183,22 @@ actor_lcore_here(void)
 	unsigned int id = rte_lcore_id();
 
 	return &lca_actor_lcores[id < RTE_MAX_LCORE ? id : RTE_MAX_LCORE];
+}
+
+/* The running actor's id (lca_actor_self()), or LCA_ACTOR_NONE. */
+static inline lca_actor_id_t
+actor_self_id(void)
+{
+	const struct lca_actor *a = actor_lcore_here()->self;
+
+	return a == NULL ? LCA_ACTOR_NONE : a->id;
+}
+
+/* Ids handed out so far (lca_actor_count()). */
+static inline unsigned int
+actors_count(void)
+{
+	return __atomic_load_n(&lca_actors.count, __ATOMIC_ACQUIRE);
 }
 
 static inline struct lca_actor *
@@ -251,54 +277,6 @@ ring_empty(const struct rte_ring *r)
 	return ring_count(r) == 0;
 }
 
-/* Whether @p a has messages in its control lane. */
-static inline bool
-actor_has_control(const struct lca_actor *a)
-{
-	const struct rte_ring *c = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
-
-	return unlikely(c != NULL) && !ring_empty(c);
-}
-
-/* Control lane (lca_control.c): on the actor's home lcore, a CTL_WAKE. */
-void control_wake(struct lca_actor *a, unsigned int lcore_id);
-/* lca_send_control() on behalf of @p from. */
-int control_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg);
-
-/* Where a message's deadline is (lca_msg_set_deadline()). */
-static inline uint64_t
-msg_deadline(const struct lca_msg *m)
-{
-	uint64_t tsc;
-
-	memcpy(&tsc, &m->data[LCA_MSG_INLINE_WITH_DEADLINE], sizeof(tsc));
-	return tsc;
-}
-
-/* Drop the messages of @p msgs[0..n) that are past their deadline,
- * counted on @p a; the rest close up, in order. @return how many are
- * left. Only called when one of them has a deadline. */
-unsigned int deadlines_filter(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
-
-/* Supervision (lca_supervise.c). After a handler that failed: drop
- * @p msg (NULL for a batch) unless sent or kept, apply the strategy, tell
- * the supervisor. */
-void actor_failed(struct lca_actor *a, struct actor_lcore *here, struct lca_msg *msg);
-/* Tell @p a's watchers it stopped (once). */
-void actor_tell_watchers(struct lca_actor *a);
-/* Between lca_runtime_cleanup()'s start and the next init: no notices
- * (the actors they would go to are being freed). */
-void supervision_quiet(bool quiet);
-
-/* Timers (lca_timer.c). */
-int timers_init(unsigned int max_timers);
-void timers_cleanup(void);
-/* Run this lcore's due timers; @return how many ran. */
-unsigned int timers_poll(unsigned int lcore_id);
-/* Put @p a (paused, its flag held) back in this lcore's run queue in
- * @p delay_us. */
-int timer_wake_after(struct lca_actor *a, uint64_t delay_us);
-
 /* @p msg is the receiver's now: the running handler no longer owns it. */
 static inline void
 message_handed_over(struct lca_msg *msg)
@@ -314,143 +292,41 @@ message_handed_over(struct lca_msg *msg)
 static inline struct rte_ring *
 turn_mailbox(const struct lca_actor *a)
 {
-	return unlikely(a->moving) ? a->old_mailbox : a->mailbox;
+	return unlikely(a->moving) ? a->move.old_mailbox : a->mailbox;
 }
 
-/* Ask for @p a to move to @p lcore (see lca_actor_migrate()); @p why goes
- * into the migration log. */
-int actor_migrate(struct lca_actor *a, unsigned int lcore, const char *why);
-
-/* Free every message waiting in a's mailbox; count them as dropped. */
-void actor_drain(struct lca_actor *a);
-
-
-/* Zero the runtime-wide counters of failed sends (at runtime init). */
-void lca_send_errors_reset(void);
-
-/* Say whether the runtime is up to the telemetry commands (lca_telemetry.c). */
-void telemetry_runtime_up(bool up);
-
-/* Channels between lcores (lca_channel.c). */
-int channels_init(unsigned int max_actors);
-void channels_cleanup(void);
-/* Push @p n messages for affinity actor @p a into its home lcore's inbox,
- * from any thread; returns how many fit. */
-unsigned int inbox_push(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
-/* Work for an lcore's poll that is about one actor, queued from any
- * thread into that lcore's control ring. */
-enum ctl_kind {
-	CTL_STOP,    /* it was stopped from another thread: drain it */
-	CTL_MIGRATE, /* move it to a->migrate_to (its home lcore) */
-	CTL_FENCE,   /* it is moving: send its old home a fence (every other lcore) */
-	CTL_ADOPT,   /* it has moved here: schedule it if it has mail */
-	CTL_HAND_OVER, /* its fences are in here, its old home: hand it over */
-	CTL_MARK,    /* it was handed over from here: mark the channels to the rest */
-	CTL_SETTLED, /* every mark is delivered: send what it sent meanwhile */
-	CTL_WAKE,    /* its control lane has mail, sent from another lcore */
-	CTL_KINDS,
-};
-/* Actors are cache-line aligned: a control entry's low bits are its kind. */
-#define CTL_KIND_MASK 63u
-_Static_assert(CTL_KINDS <= CTL_KIND_MASK + 1, "a kind fits in an actor's low bits");
-/* Queue @p kind for @p a on @p lcore; cannot fail (the ring holds an
- * entry of each kind for every actor, and an actor has at most one of each
- * kind queued on an lcore). */
-void ctl_push(unsigned int lcore, struct lca_actor *a, enum ctl_kind kind);
-/* Copy @p m into the channel from @p src_lcore to @p dst_lcore;
- * 0 or -ENOBUFS. */
-int channel_put_to(unsigned int src_lcore, unsigned int dst_lcore, const struct lca_msg *m);
-/* Whether @p lcore_id has channels to the others: a runtime lcore, whose
- * own thread (loop, hooks, or the main thread between runs) is the one
- * producer of its channels. */
-bool channel_from(unsigned int lcore_id);
-/* Messages in the channel from @p src_lcore to @p dst_lcore; call on
- * @p src_lcore (it reads the producer's own head). */
-unsigned int channel_backlog(unsigned int src_lcore, unsigned int dst_lcore);
-/* Messages waiting in @p lcore_id's inbox. */
-unsigned int inbox_backlog(unsigned int lcore_id);
-/* Lcores with channels between them, and the count. */
-unsigned int channels_lcores(void);
-
-/* Migration (lca_migrate.c): the steps each lcore takes. */
-void migration_request(struct lca_actor *a, unsigned int lcore_id);
-void migration_hand_over(struct lca_actor *a, unsigned int from);
-void migration_try_hand_over(struct lca_actor *a, unsigned int lcore_id, bool inbox_quiet);
-/* Around a push into @p a's home's inbox from a thread that is not its
- * home: begin returns the counter that end takes; read the home between
- * the two. Whether every push begun before @p a's last switch has ended:
- * ask it before looking at the old home's inbox. */
-uint32_t *migration_push_begin(struct lca_actor *a);
-void migration_push_end(uint32_t *pushers);
-bool migration_pushes_ended(const struct lca_actor *a);
-void migration_fence_send(struct lca_actor *a, unsigned int lcore_id);
-void migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id);
-void migration_adopt(struct lca_actor *a, unsigned int lcore_id);
-void migration_marks_send(struct lca_actor *a, unsigned int lcore_id);
-void migration_mark_arrived(struct lca_actor *a);
-void migration_settle(struct lca_actor *a, unsigned int lcore_id);
-unsigned int settle_hold(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
-/* Deliver @p m, a send of a settling actor held back till now, from
- * @p lcore_id by the route its actor would take there: 0, or -ENOBUFS (no
- * room yet: it stays the caller's). A stopped receiver drops it, counted. */
-int settle_deliver(struct lca_msg *m, unsigned int lcore_id);
-/* The dense index of @p lcore_id among the runtime lcores, and back. */
-unsigned int channel_index(unsigned int lcore_id);
-unsigned int channel_lcore(unsigned int index);
-int migrations_init(void);
-void migrations_cleanup(void);
-
-/* Traffic-aware placement (lca_balance.c): the controller on the main
- * lcore's loop. */
-int balance_init(const struct lca_runtime_conf *conf);
-void balance_cleanup(void);
-/* Whether the controller runs, so that senders count who they send to. */
-extern bool balance_watching;
-
-/* An envelope whose bytes crossed in a channel: back to the pool it came
- * from, through this lcore's cache. What it owned (ptr) went with the copy. */
-static inline void
-envelope_recycle(struct lca_msg *m)
-{
-	struct rte_mempool *mp;
-
-	if (!envelope_giving_back(m))
-		return;
-	mp = lca_mempool_by_index(m->pool);
-	envelope_poison(m);
-	rte_mempool_put(mp, m);
-}
-/* The packet lane (lca_lane.c). */
-int lanes_init(void);
-void lanes_cleanup(void);
-/* Deliver what reached @p lcore_id on its lanes and its packet inbox; the
- * end of channels_poll(), once lanes_used. */
-unsigned int lanes_poll(unsigned int lcore_id);
-/* Have every lcore's channels_poll() call lanes_poll() from now on: a
- * packet actor exists. */
-void channels_lanes_on(void);
-/* Packets in the lane from @p src_lcore to @p dst_lcore (call on the
- * source), or in @p dst_lcore's packet inbox when @p src_lcore has no
- * lanes. */
-unsigned int lane_backlog(unsigned int src_lcore, unsigned int dst_lcore);
-/* A turn's packet part: up to throughput packets to on_packets.
- * @return whether packets are left. */
-bool packets_turn(struct lca_actor *a);
-/* Free what @p a's packet queue holds, counted as dropped. */
-void packets_drain(struct lca_actor *a);
-/* An on_packets actor's envelopes when it has no envelope handler. */
-void packets_unhandled(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n);
-/* Whether any packet actor was spawned: until then no lane is polled. */
-extern bool lanes_used;
+/* The actor table and the turn (lca_actor.c), for the composition root
+ * (lca_runtime.c). */
+/* The lcore turn function: up to throughput messages of one actor.
+ * @return whether it wants another turn. */
+bool actor_turn(void *item);
+/* An empty table of @p max_actors, placed by @p placement over @p lcores
+ * (in spread order); actors_cleanup() stops and frees every actor in it. */
+int actors_init(unsigned int max_actors, enum lca_placement placement, const unsigned int *lcores,
+		unsigned int n_lcores);
+void actors_cleanup(void);
+/* lca_actor_stop() in steps: begin (-EALREADY unless alive), then either
+ * now, where nothing else runs it, or ask whoever runs it to. */
+int actor_stop_begin(struct lca_actor *a);
+void actor_stop_now(struct lca_actor *a);
+void actor_stop_ask(struct lca_actor *a);
 
 /* A single-producer, single-consumer ring of @p size entries on
- * @p lcore's node (lca_migrate.c), or NULL. */
-struct rte_ring *spsc_ring_on(unsigned int size, unsigned int lcore, const char *what,
-			      lca_actor_id_t id);
+ * @p lcore's node, or NULL: a packet queue, a moving actor's mailbox. */
+static inline struct rte_ring *
+spsc_ring_on(unsigned int size, unsigned int lcore, const char *what, lca_actor_id_t id)
+{
+	struct rte_ring *r = lca_mempool_alloc_on_lcore(what,
+		rte_ring_get_memsize(rte_align32pow2(size + 1)), lcore);
+	char name[RTE_RING_NAMESIZE];
 
-/* The lcore poll function: deliver what other lcores and threads sent
- * this one. Also called by the main thread
- * for any lcore while the loops are not running. */
-unsigned int channels_poll(unsigned int lcore_id);
+	snprintf(name, sizeof(name), "%s_%u", what, id);
+	if (r != NULL && rte_ring_init(r, name, size,
+				       RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ) < 0) {
+		lca_mempool_free(r);
+		return NULL;
+	}
+	return r;
+}
 
 #endif /* LCA_ACTOR_PRIV_H */

@@ -29,6 +29,7 @@
 
 #include "lca_actor_priv.h"
 #include "lca_balance.h"
+#include "lca_migrate.h"
 
 #define DEFAULT_PERIOD_MS 10
 #define DEFAULT_BALANCE_PCT 25
@@ -141,7 +142,7 @@ actor_load(const struct snapshot *s)
 static unsigned int
 survey(uint64_t *load)
 {
-	unsigned int count = lca_actor_count(), n = 0;
+	unsigned int count = actors_count(), n = 0;
 
 	for (lca_actor_id_t id = 0; id < count; id++) {
 		struct lca_actor *a = actor_lookup(id);
@@ -163,7 +164,7 @@ survey(uint64_t *load)
 		if (!a->pinned &&
 		    cross - s->cross >= MIN_CROSS_SENDS && cross - s->cross >= local - s->local &&
 		    __atomic_load_n(&a->peer_count, __ATOMIC_RELAXED) >= PEER_COUNT_MAX / 2 &&
-		    !__atomic_load_n(&a->migrating, __ATOMIC_ACQUIRE) &&
+		    !__atomic_load_n(&a->move.migrating, __ATOMIC_ACQUIRE) &&
 		    (s->moved_period == 0 || bal.period - s->moved_period > HOLD_PERIODS))
 			bal.cand[n++] = (struct balance_cand){
 				.self = id, .lcore = bal.index_of_lcore[lcore],
@@ -189,7 +190,7 @@ resolve_peers(unsigned int n)
 		struct lca_actor *p = actor_lookup(c->peer);
 		const struct snapshot *ps;
 
-		if (p == NULL || actor_is_shared(p) || __atomic_load_n(&p->migrating, __ATOMIC_ACQUIRE))
+		if (p == NULL || actor_is_shared(p) || __atomic_load_n(&p->move.migrating, __ATOMIC_ACQUIRE))
 			continue;
 		ps = &bal.snap[c->peer];
 		if (ps->moved_period != 0 && bal.period - ps->moved_period <= HOLD_PERIODS)

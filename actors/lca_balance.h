@@ -2,10 +2,20 @@
 #ifndef LCA_BALANCE_H
 #define LCA_BALANCE_H
 
-/* The planner of traffic-aware placement (lca_balance.c), apart from the
- * runtime so that it can be tested on made-up figures. Private. */
+/* Traffic-aware placement (lca_balance.c): the controller the runtime
+ * starts, and its planner, apart from the runtime so that it can be
+ * tested on made-up figures. Private. */
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "lca_actor.h"
+
+/* The controller on the main lcore's loop. */
+int balance_init(const struct lca_runtime_conf *conf);
+void balance_cleanup(void);
+/* Whether the controller runs, so that senders count who they send to. */
+extern bool balance_watching;
 
 /* An actor that sent more across lcores than within, mostly to one peer.
  * Lcores are dense indices (0 .. n_lcores - 1). */

@@ -26,8 +26,11 @@
 #include <rte_ring.h>
 
 #include "lca_actor_priv.h"
+#include "lca_channel.h"
+#include "lca_control.h"
 #include "lca_mempool.h"
 #include "lca_trace.h"
+#include "lca_route.h"
 
 /* The lane of @p a, made on its home's node at the first use. */
 static struct rte_ring *
@@ -97,7 +100,7 @@ control_wake(struct lca_actor *a, unsigned int lcore_id)
 int
 lca_send_control(lca_actor_id_t to, struct lca_msg *msg)
 {
-	return control_send_from(lca_actor_self(), to, msg);
+	return control_send_from(actor_self_id(), to, msg);
 }
 
 int

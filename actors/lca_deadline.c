@@ -13,6 +13,7 @@
 
 #include "lca_actor_priv.h"
 #include "lca_cycles.h"
+#include "lca_deadline.h"
 
 int
 lca_msg_set_deadline(struct lca_msg *msg, uint64_t tsc)

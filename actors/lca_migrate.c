@@ -43,12 +43,23 @@
  * A's inbox (a thread that is not an lcore, a shared actor) and is
  * preempted between reading X's home and its push for as long as the whole
  * hand-over takes: the hand-over also waits until every push that may
- * have read A as the home is in A's inbox (migration_push_begin()).
+ * have read A as the home is in A's inbox ("pushes" below).
+ *
+ * The channel knows of none of this but for two hooks:
+ * migration_on_arrival() for what reaches an lcore that is not its actor's
+ * home (and the fences and marks), and migration_ctl() for the control
+ * entries of a move.
  */
 #define LCA_LOG_PART lca_logtype_migrate
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/membarrier.h>
 
 #include <rte_cycles.h>
 #include <rte_lcore.h>
@@ -56,13 +67,19 @@
 #include <rte_spinlock.h>
 
 #include "lca_actor_priv.h"
+#include "lca_channel.h"
+#include "lca_control.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
 #include "lca_trace.h"
 #include "lca_logtypes.h"
+#include "lca_migrate.h"
 
 #define LOG_SIZE 256 /* a power of two */
 #define SETTLE_MIN 256u /* sends a settling actor can have held back */
+
+static void migration_hand_over(struct lca_actor *a, unsigned int from);
+static void migration_marks_send(struct lca_actor *a, unsigned int lcore_id);
 
 static struct {
 	rte_spinlock_t lock;
@@ -71,9 +88,18 @@ static struct {
 	struct lca_migration entries[LOG_SIZE];
 } log_ring;
 
+RTE_DEFINE_PER_LCORE(struct pusher *, pusher_self);
+bool pushers_asym;
+static struct pusher *pushers; /* atomic: the list's head; it only grows */
+static pthread_key_t pusher_key;
+static pthread_once_t pusher_once = PTHREAD_ONCE_INIT;
+
 int
 migrations_init(void)
 {
+	/* Registered once a process (the channels' bells may have already);
+	 * where the kernel lacks it, each push fences instead. */
+	pushers_asym = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 	rte_spinlock_init(&log_ring.lock);
 	log_ring.count = 0;
 	log_ring.start_tsc = rte_rdtsc();
@@ -94,14 +120,14 @@ log_move(const struct lca_actor *a, unsigned int from, int pages_pct)
 	rte_spinlock_lock(&log_ring.lock);
 	e = &log_ring.entries[log_ring.count++ % LOG_SIZE];
 	*e = (struct lca_migration){
-		.t_s = (double)(a->switch_tsc - log_ring.start_tsc) / (double)rte_get_tsc_hz(),
-		.took_us = (double)(rte_rdtsc() - a->switch_tsc) * 1e6 / (double)rte_get_tsc_hz(),
+		.t_s = (double)(a->move.switch_tsc - log_ring.start_tsc) / (double)rte_get_tsc_hz(),
+		.took_us = (double)(rte_rdtsc() - a->move.switch_tsc) * 1e6 / (double)rte_get_tsc_hz(),
 		.id = a->id,
 		.from = from,
 		.to = a->lcore,
 		.state_on_node_pct = pages_pct,
 	};
-	snprintf(e->why, sizeof(e->why), "%s", a->why);
+	snprintf(e->why, sizeof(e->why), "%s", a->move.why);
 	rte_spinlock_unlock(&log_ring.lock);
 }
 
@@ -139,12 +165,12 @@ actor_migrate(struct lca_actor *a, unsigned int lcore, const char *why)
 	if (__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE) == lcore)
 		return -EALREADY;
 	/* One move at a time: the home lcore clears it at the hand-over. */
-	if (__atomic_exchange_n(&a->migrating, 1, __ATOMIC_ACQ_REL) != 0)
+	if (__atomic_exchange_n(&a->move.migrating, 1, __ATOMIC_ACQ_REL) != 0)
 		return -EBUSY;
-	a->migrate_to = lcore;
-	snprintf(a->why, sizeof(a->why), "%s", why != NULL ? why : "asked");
+	a->move.to = lcore;
+	snprintf(a->move.why, sizeof(a->move.why), "%s", why != NULL ? why : "asked");
 	LCA_LOG(DEBUG, "migrate actor %u: lcore %u to %u asked (%s)\n",
-		a->id, a->lcore, lcore, a->why);
+		a->id, a->lcore, lcore, a->move.why);
 	ctl_push(__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE), a, CTL_MIGRATE);
 	return 0;
 }
@@ -155,67 +181,51 @@ lca_actor_migrate(lca_actor_id_t id, unsigned int lcore)
 	return actor_migrate(actor_lookup(id), lcore, "lca_actor_migrate()");
 }
 
-/* A single-producer, single-consumer ring of @p size entries on
- * @p lcore's node, or NULL. */
-struct rte_ring *
-spsc_ring_on(unsigned int size, unsigned int lcore, const char *what, lca_actor_id_t id)
-{
-	struct rte_ring *r = lca_mempool_alloc_on_lcore(what,
-		rte_ring_get_memsize(rte_align32pow2(size + 1)), lcore);
-	char name[RTE_RING_NAMESIZE];
-
-	snprintf(name, sizeof(name), "%s_%u", what, id);
-	if (r != NULL && rte_ring_init(r, name, size,
-				       RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ) < 0) {
-		lca_mempool_free(r);
-		return NULL;
-	}
-	return r;
-}
-
 /* The switch, on the home lcore between turns: from now on senders reach
  * the new home. Whatever waits in the mailbox stays there, as the old
  * mailbox, and the actor goes on running here on it. */
-void
+static void
 migration_request(struct lca_actor *a, unsigned int lcore_id)
 {
-	unsigned int to = a->migrate_to, lcore;
+	unsigned int to = a->move.to, lcore;
 	struct rte_ring *mb;
 
 	/* Stopped, or already there (a move that ended since it was asked). */
 	if (__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE || to == lcore_id) {
-		__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&a->move.migrating, 0, __ATOMIC_RELEASE);
 		return;
 	}
 	mb = spsc_ring_on(a->mailbox_size, to, "lca_mb", a->id);
-	a->settle_q = spsc_ring_on(RTE_MAX(a->mailbox_size, SETTLE_MIN), to, "lca_settle", a->id);
-	if (mb == NULL || a->settle_q == NULL) {
+	a->move.settle_q = spsc_ring_on(RTE_MAX(a->mailbox_size, SETTLE_MIN), to, "lca_settle", a->id);
+	if (mb == NULL || a->move.settle_q == NULL) {
 		LCA_LOG(ERR, "actor %u stays on lcore %u: no memory for a mailbox on lcore %u\n",
 			a->id, lcore_id, to);
 		lca_mempool_free(mb);
-		lca_mempool_free(a->settle_q);
-		a->settle_q = NULL;
-		__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
+		lca_mempool_free(a->move.settle_q);
+		a->move.settle_q = NULL;
+		__atomic_store_n(&a->move.migrating, 0, __ATOMIC_RELEASE);
 		return;
 	}
-	a->switch_tsc = rte_rdtsc();
-	a->old_mailbox = a->mailbox;
-	a->fill_old_on = lcore_id;
-	a->fences = 0;
+	a->move.switch_tsc = rte_rdtsc();
+	a->move.old_mailbox = a->mailbox;
+	a->move.fill_old_on = lcore_id;
+	a->move.fences = 0;
 	a->moving = 1;
 	a->mailbox = mb;
 	__atomic_store_n(&a->runq, to, __ATOMIC_RELAXED);
 	/* Release: a sender that reads the new home sees the new mailbox and
 	 * that it is moving. */
 	__atomic_store_n(&a->lcore, to, __ATOMIC_RELEASE);
-	/* After the home: a push that sees the new epoch reads the new home. */
-	__atomic_fetch_add(&a->home_epoch, 1, __ATOMIC_SEQ_CST);
+	/* The new home before any pusher's slot is read ("pushes"). */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (pushers_asym)
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 	RTE_LCORE_FOREACH(lcore)
 		if (lcore != lcore_id)
 			ctl_push(lcore, a, CTL_FENCE);
 }
 
-void
+static void
 migration_fence_send(struct lca_actor *a, unsigned int lcore_id)
 {
 	struct lca_msg fence = {
@@ -223,7 +233,7 @@ migration_fence_send(struct lca_actor *a, unsigned int lcore_id)
 	};
 
 	/* Channel full: the fence waits its turn, after what fills it. */
-	if (channel_put_to(lcore_id, a->fill_old_on, &fence) < 0)
+	if (channel_put_to(lcore_id, a->move.fill_old_on, &fence) < 0)
 		ctl_push(lcore_id, a, CTL_FENCE);
 }
 
@@ -256,81 +266,126 @@ move_state(struct lca_actor *a, unsigned int from)
  * the old mailbox. The hand-over waits for this lcore's poll, which drains
  * the inbox first, so what other threads pushed here before the switch
  * goes into the old mailbox too. */
-void
+static void
 migration_fence_arrived(struct lca_actor *a, unsigned int lcore_id)
 {
-	if (++a->fences + 1 < channels_lcores())
+	if (++a->move.fences + 1 < channels_lcores())
 		return;
 	ctl_push(lcore_id, a, CTL_HAND_OVER);
 }
 
 /*
- * A thread's push into the home's inbox reads the home first. Counted by
- * the parity of the epoch it saw, so that the old home can wait for the
- * pushes that may have read it, and only for those: a push that starts
- * after the switch sees the new epoch, reads the new home, and counts on
- * the other side. Every step is sequentially consistent, as is the
- * switch's epoch increment: either the push's second look at the epoch
- * comes after the increment (it starts again, with the new one), or its
- * count comes before migration_pushes_ended() looks.
+ * Pushes. A thread that pushes into X's home's inbox (struct pusher) stores
+ * X into its slot's `to`, then reads X's home, stores the home it read into
+ * `home`, pushes there and clears `to` (release). The switch stores the new
+ * home, then a full barrier on every thread of the process (membarrier(2),
+ * or where the kernel has none a full fence here and in every push); the
+ * old home's hand-over reads the slots after it. That is Dekker's
+ * protocol: either the push's read of the home comes after the barrier,
+ * and it reads the new home, or its store of `to` comes before it, and the
+ * hand-over sees X in the slot, reads `home` (acquire, after `to`: as
+ * unread or as the home this push or a later one read) and waits while it
+ * is unread or the old home. A slot seen free or with another actor (with
+ * acquire) is one whose push into the old home, if any, is in its inbox.
+ * A push that read the new home is not waited for: a thread that keeps
+ * pushing to X does not hold up its hand-over. A flag read once a push
+ * ("is X moving?") would not do: a push preempted between that read and
+ * its push could land in the old home's inbox after the hand-over, behind
+ * the sender's later messages to the new home.
  */
-uint32_t *
-migration_push_begin(struct lca_actor *a)
+static void
+pusher_free(void *slot)
 {
-	for (;;) {
-		uint32_t epoch = __atomic_load_n(&a->home_epoch, __ATOMIC_SEQ_CST);
-		uint32_t *pushers = &a->inbox_pushers[epoch & 1];
+	struct pusher *p = slot;
 
-		__atomic_fetch_add(pushers, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&a->home_epoch, __ATOMIC_SEQ_CST) == epoch)
-			return pushers;
-		__atomic_fetch_sub(pushers, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&p->taken, 0, __ATOMIC_RELEASE);
+}
+
+static void
+pusher_key_make(void)
+{
+	if (pthread_key_create(&pusher_key, pusher_free) != 0)
+		rte_panic("lcactor: no thread key for the inbox's pushers\n");
+}
+
+/* This thread's slot: a free one from a thread that has ended, or a new
+ * one on the list. Never freed: a hand-over may be reading it. */
+struct pusher *
+pusher_register(void)
+{
+	struct pusher *p;
+
+	pthread_once(&pusher_once, pusher_key_make);
+	for (p = __atomic_load_n(&pushers, __ATOMIC_ACQUIRE); p != NULL; p = p->next) {
+		uint32_t free = 0;
+
+		if (__atomic_load_n(&p->taken, __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&p->taken, &free, 1, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			break;
 	}
+	if (p == NULL) {
+		if (posix_memalign((void **)&p, RTE_CACHE_LINE_SIZE, sizeof(*p)) != 0)
+			rte_panic("lcactor: no memory for an inbox pusher's slot\n");
+		*p = (struct pusher){ .home = PUSH_HOME_UNREAD, .taken = 1 };
+		p->next = __atomic_load_n(&pushers, __ATOMIC_RELAXED);
+		while (!__atomic_compare_exchange_n(&pushers, &p->next, p, true, __ATOMIC_RELEASE,
+						    __ATOMIC_RELAXED))
+			;
+	}
+	pthread_setspecific(pusher_key, p);
+	RTE_PER_LCORE(pusher_self) = p;
+	return p;
 }
 
-void
-migration_push_end(uint32_t *pushers)
+/* On @p a's old home @p lcore_id, after its switch: whether every push
+ * that may have read this lcore as its home is in the inbox. */
+static bool
+migration_pushes_ended(const struct lca_actor *a, unsigned int lcore_id)
 {
-	/* Release: whoever sees the count drop sees the push in the ring. */
-	__atomic_fetch_sub(pushers, 1, __ATOMIC_RELEASE);
-}
+	for (const struct pusher *p = __atomic_load_n(&pushers, __ATOMIC_ACQUIRE); p != NULL;
+	     p = p->next) {
+		unsigned int home;
 
-bool
-migration_pushes_ended(const struct lca_actor *a)
-{
-	uint32_t before = __atomic_load_n(&a->home_epoch, __ATOMIC_RELAXED) - 1;
-
-	return __atomic_load_n(&a->inbox_pushers[before & 1], __ATOMIC_SEQ_CST) == 0;
+		if (__atomic_load_n(&p->to, __ATOMIC_ACQUIRE) != a)
+			continue;
+		home = __atomic_load_n(&p->home, __ATOMIC_ACQUIRE);
+		if (home == PUSH_HOME_UNREAD || home == lcore_id)
+			return false;
+	}
+	return true;
 }
 
 /* From this lcore's poll, after its inbox was drained: hand the actor over
  * once it has run out of its old mailbox and the inbox holds nothing
  * more (else try again at the next poll, or at the end of its turn). */
-void
-migration_try_hand_over(struct lca_actor *a, unsigned int lcore_id, bool inbox_quiet)
+static void
+migration_try_hand_over(struct lca_actor *a, unsigned int lcore_id)
 {
 	if (a->scheduled)
 		a->handover_pending = true; /* actor_unschedule() asks again */
-	else if (!inbox_quiet)
+	/* In this order: a push still on its way to the inbox is not in it
+	 * yet. */
+	else if (!migration_pushes_ended(a, lcore_id) || !inbox_quiet(lcore_id))
 		ctl_push(lcore_id, a, CTL_HAND_OVER);
 	else
 		migration_hand_over(a, lcore_id);
 }
 
-void
+static void
 migration_hand_over(struct lca_actor *a, unsigned int from)
 {
 	a->handover_pending = false;
-	a->fill_old_on = RTE_MAX_LCORE;
+	a->move.fill_old_on = RTE_MAX_LCORE;
 	log_move(a, from, move_state(a, from));
 	lca_trace_migrate(a->id, from, a->lcore);
 	LCA_LOG(DEBUG, "migrate actor %u: handed over by lcore %u to %u\n", a->id, from, a->lcore);
 	/* Settling from before the adopt: the new home's ctl ring has the
 	 * adopt before any lcore's "settled". */
 	a->settling = 1;
-	a->old_home = from;
-	a->marks_next = 0;
-	__atomic_store_n(&a->settle_wait, channels_lcores() - 1, __ATOMIC_RELEASE);
+	a->move.old_home = from;
+	a->move.marks_next = 0;
+	__atomic_store_n(&a->move.settle_wait, channels_lcores() - 1, __ATOMIC_RELEASE);
 	ctl_push(a->lcore, a, CTL_ADOPT);
 	migration_marks_send(a, from);
 }
@@ -338,15 +393,15 @@ migration_hand_over(struct lca_actor *a, unsigned int from)
 /* On the old home, after the hand-over: a mark into the channel to every
  * other lcore, behind everything the actor sent from here. In lcore
  * order; a full channel is tried again at the next poll. */
-void
+static void
 migration_marks_send(struct lca_actor *a, unsigned int lcore_id)
 {
 	struct lca_msg mark = {
 		.from = LCA_ACTOR_NONE, .to = a->id, .flags = MSG_F_MARK,
 	};
 
-	for (; a->marks_next < channels_lcores(); a->marks_next++) {
-		unsigned int to = channel_lcore(a->marks_next);
+	for (; a->move.marks_next < channels_lcores(); a->move.marks_next++) {
+		unsigned int to = channel_lcore(a->move.marks_next);
 
 		if (to == lcore_id)
 			continue;
@@ -360,33 +415,33 @@ migration_marks_send(struct lca_actor *a, unsigned int lcore_id)
 /* On any lcore but the old home, delivering in order: everything the
  * old home had sent through its channel to here before the mark is in a
  * mailbox now. The last one tells the new home. */
-void
+static void
 migration_mark_arrived(struct lca_actor *a)
 {
-	if (__atomic_sub_fetch(&a->settle_wait, 1, __ATOMIC_ACQ_REL) == 0)
+	if (__atomic_sub_fetch(&a->move.settle_wait, 1, __ATOMIC_ACQ_REL) == 0)
 		ctl_push(__atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE), a, CTL_SETTLED);
 }
 
 /* On the new home, once every mark is in: what the actor sent meanwhile
  * goes on, in order, by its routes from here; then it sends as usual and
  * may move again. What does not fit yet is tried at the next poll. */
-void
+static void
 migration_settle(struct lca_actor *a, unsigned int lcore_id)
 {
 	for (;;) {
-		if (a->settle_next == NULL &&
-		    rte_ring_sc_dequeue(a->settle_q, (void **)&a->settle_next) != 0)
+		if (a->move.settle_next == NULL &&
+		    rte_ring_sc_dequeue(a->move.settle_q, (void **)&a->move.settle_next) != 0)
 			break;
-		if (settle_deliver(a->settle_next, lcore_id) != 0) {
+		if (deliver_from(a->move.settle_next, lcore_id) != 0) {
 			ctl_push(lcore_id, a, CTL_SETTLED);
 			return;
 		}
-		a->settle_next = NULL;
+		a->move.settle_next = NULL;
 	}
 	a->settling = 0;
-	lca_mempool_free(a->settle_q);
-	a->settle_q = NULL;
-	__atomic_store_n(&a->migrating, 0, __ATOMIC_RELEASE);
+	lca_mempool_free(a->move.settle_q);
+	a->move.settle_q = NULL;
+	__atomic_store_n(&a->move.migrating, 0, __ATOMIC_RELEASE);
 	LCA_LOG(DEBUG, "migrate actor %u: settled on lcore %u, free to move again\n",
 		a->id, lcore_id);
 }
@@ -396,16 +451,16 @@ migration_settle(struct lca_actor *a, unsigned int lcore_id)
 unsigned int
 settle_hold(struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
 {
-	return rte_ring_sp_enqueue_burst(a->settle_q, (void **)msgs, n, NULL);
+	return rte_ring_sp_enqueue_burst(a->move.settle_q, (void **)msgs, n, NULL);
 }
 
 /* On the new home. The old mailbox is empty: the old home handed the actor
  * over once it had run out of it, and nothing goes into it after. */
-void
+static void
 migration_adopt(struct lca_actor *a, unsigned int lcore_id)
 {
-	lca_mempool_free(a->old_mailbox);
-	a->old_mailbox = NULL;
+	lca_mempool_free(a->move.old_mailbox);
+	a->move.old_mailbox = NULL;
 	a->moving = 0;
 	LCA_LOG(DEBUG, "migrate actor %u: adopted by lcore %u\n", a->id, lcore_id);
 	/* Still migrating until it has settled (migration_settle()). */
@@ -415,4 +470,88 @@ migration_adopt(struct lca_actor *a, unsigned int lcore_id)
 		a->scheduled = 1;
 		lca_lcore_schedule(lcore_id, a);
 	}
+}
+
+/*
+ * A run that reached an lcore that is not its actor's home: the actor has
+ * moved. Until the switch's fences are all in, its old home puts what was
+ * sent before the switch into the old mailbox and runs it there; after,
+ * it sends stragglers on to the new home.
+ * @return how many were taken.
+ */
+static unsigned int
+deliver_elsewhere(struct lca_actor *a, struct lca_msg **msgs, unsigned int run,
+		  unsigned int lcore_id, unsigned int home)
+{
+	unsigned int done = 0;
+
+	if (a->move.fill_old_on == lcore_id) {
+		done = rte_ring_enqueue_burst(a->move.old_mailbox, (void **)msgs, run, NULL);
+		if (done > 0 && a->scheduled == 0) {
+			a->scheduled = 1;
+			lca_lcore_schedule(lcore_id, a);
+		}
+		return done;
+	}
+	/* @p home as read once by the caller: read again, it could be this
+	 * lcore by now, which has no channel to itself. */
+	while (done < run && channel_put_to(lcore_id, home, msgs[done]) == 0)
+		envelope_recycle(msgs[done++]);
+	__atomic_fetch_add(&a->move.forwarded, done, __ATOMIC_RELAXED);
+	return done;
+}
+
+unsigned int
+migration_on_arrival(struct lca_actor *a, struct lca_msg **msgs, unsigned int n,
+		     unsigned int lcore_id, unsigned int home)
+{
+	if (likely(!(msgs[0]->flags & MSG_F_CONTROL)))
+		return deliver_elsewhere(a, msgs, n, lcore_id, home);
+	if (msgs[0]->flags & MSG_F_FENCE)
+		migration_fence_arrived(a, lcore_id);
+	else
+		migration_mark_arrived(a);
+	lca_msg_free(msgs[0]);
+	return 1;
+}
+
+void
+migration_ctl(struct lca_actor *a, enum ctl_kind kind, unsigned int lcore_id)
+{
+	switch (kind) {
+	case CTL_MIGRATE:
+		migration_request(a, lcore_id);
+		break;
+	case CTL_FENCE:
+		migration_fence_send(a, lcore_id);
+		break;
+	case CTL_ADOPT:
+		migration_adopt(a, lcore_id);
+		break;
+	case CTL_HAND_OVER:
+		migration_try_hand_over(a, lcore_id);
+		break;
+	case CTL_MARK:
+		migration_marks_send(a, lcore_id);
+		break;
+	case CTL_SETTLED:
+		migration_settle(a, lcore_id);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+migration_release(struct lca_actor *a)
+{
+	struct lca_msg *m;
+
+	/* Held back by a move that had not settled: the runtime is going. */
+	lca_msg_free(a->move.settle_next);
+	while (a->move.settle_q != NULL &&
+	       rte_ring_sc_dequeue(a->move.settle_q, (void **)&m) == 0)
+		lca_msg_free(m);
+	lca_mempool_free(a->move.settle_q);
+	lca_mempool_free(a->move.old_mailbox);
 }

@@ -8,10 +8,15 @@
 #include <rte_mempool.h>
 
 #include "lca_actor_priv.h"
+#include "lca_balance.h"
+#include "lca_channel.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
 #include "lca_trace.h"
 #include "lca_logtypes.h"
+#include "lca_migrate.h"
+#include "lca_route.h"
+#include "lca_send_priv.h"
 
 /* Envelopes (and mbufs) handed back to their pools with one call. */
 #define FREE_CHUNK 64

@@ -19,6 +19,7 @@
 
 #include "lca_actor_priv.h"
 #include "lca_registry.h"
+#include "lca_telemetry_priv.h"
 #include "lca_timer.h"
 
 /* Held by a reply while it reads the runtime, and by the runtime going

@@ -30,11 +30,13 @@
 #include <rte_timer.h>
 
 #include "lca_actor_priv.h"
+#include "lca_control.h"
 #include "lca_cycles.h"
 #include "lca_eal.h"
 #include "lca_timer.h"
 #include "lca_trace.h"
 #include "lca_logtypes.h"
+#include "lca_timer_priv.h"
 
 #define RETRY_MIN_US 10   /* a one-shot's first try again when the lane was full, */
 #define RETRY_MAX_US 1000 /* doubled up to this, so a full lane is no storm */
@@ -275,7 +277,7 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 	s->kind = kind;
 	s->lcore = lcore;
 	s->to = to;
-	s->from = lca_actor_self();
+	s->from = actor_self_id();
 	s->msg = msg;
 	if (tmpl != NULL)
 		s->tmpl = *tmpl;

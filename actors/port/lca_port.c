@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Ports: set-up (queue counts, the mbuf pool, ethdev configuration, the
- * hooks and the TX actors), stop, and counters. The hot path is in
- * lca_port_io.c.
+ * hooks and the TX actors) and stop. The counters and queries are in
+ * lca_port_query.c, the hot path in lca_port_io.c.
  */
 #define LCA_LOG_PART lca_logtype_port
 #include <errno.h>
@@ -144,8 +144,9 @@ runtime_lcores(unsigned int *out)
 /* Everything start made, undone; with @p close (lca_port_stop()), the
  * ethdev is closed too. A start that failed leaves it open, configured or
  * not, so that the app may try again with other values. */
+/* Each lcore's share of the port: its hooks and queue lists. */
 static void
-port_free(struct lca_port *p, bool close)
+port_lcores_free(struct lca_port *p)
 {
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++) {
 		struct port_lcore *pl = p->lcores[l];
@@ -165,65 +166,89 @@ port_free(struct lca_port *p, bool close)
 		rte_free(pl->txqs);
 		rte_free(pl);
 	}
-	if (p->txq != NULL) {
-		for (unsigned int q = 0; q < p->n_txq; q++) {
-			struct port_txq *t = p->txq[q];
+}
 
-			if (t == NULL)
-				continue;
-			/* Its mailbox is freed at once: the loops are not running. */
-			if (t->actor != LCA_ACTOR_NONE)
-				lca_actor_stop(t->actor);
-			if (t->buf != NULL) {
-				if (p->dev_started)
-					port_tx_flush(t);
-				else
-					rte_pktmbuf_free_bulk(t->buf->pkts, t->buf->length);
-				rte_free(t->buf);
-			}
-			rte_free(t);
+/* The TX queues: their actors stopped, what they buffer sent or freed. */
+static void
+port_txqs_free(struct lca_port *p)
+{
+	if (p->txq == NULL)
+		return;
+	for (unsigned int q = 0; q < p->n_txq; q++) {
+		struct port_txq *t = p->txq[q];
+
+		if (t == NULL)
+			continue;
+		/* Its mailbox is freed at once: the loops are not running. */
+		if (t->actor != LCA_ACTOR_NONE)
+			lca_actor_stop(t->actor);
+		if (t->buf != NULL) {
+			if (p->dev_started)
+				port_tx_flush(t);
+			else
+				rte_pktmbuf_free_bulk(t->buf->pkts, t->buf->length);
+			rte_free(t->buf);
 		}
-		rte_free(p->txq);
+		rte_free(t);
 	}
-	if (p->rxq != NULL) {
-		for (unsigned int q = 0; q < p->n_rxq; q++) {
-			struct port_rxq *r = p->rxq[q];
+	rte_free(p->txq);
+}
 
-			if (r == NULL)
-				continue;
-			port_rxq_release(r);
-			rte_free(r->pkts);
-			rte_free(r->to);
-			rte_free(r->msgs);
-			rte_free(r->drops);
-			rte_free(r);
+static void
+port_rxqs_free(struct lca_port *p)
+{
+	if (p->rxq == NULL)
+		return;
+	for (unsigned int q = 0; q < p->n_rxq; q++) {
+		struct port_rxq *r = p->rxq[q];
+
+		if (r == NULL)
+			continue;
+		port_rxq_release(r);
+		rte_free(r->pkts);
+		rte_free(r->to);
+		rte_free(r->msgs);
+		rte_free(r->drops);
+		rte_free(r);
+	}
+	rte_free(p->rxq);
+}
+
+/* Free what the RX queues still hold (a ring PMD keeps it past a stop),
+ * then stop the device. At most a ring's worth a queue: a PMD that makes
+ * packets (net_null) never runs dry. */
+static void
+port_dev_stop(struct lca_port *p)
+{
+	unsigned int drained = 0;
+
+	for (uint16_t q = 0; q < p->n_rxq; q++) {
+		struct rte_mbuf *m[64];
+		unsigned int left = p->rx_desc + RTE_DIM(m);
+		uint16_t n;
+
+		while (left > 0 &&
+		       (n = rte_eth_rx_burst(p->port_id, q, m,
+					     (uint16_t)RTE_MIN(left, RTE_DIM(m)))) > 0) {
+			rte_pktmbuf_free_bulk(m, n);
+			drained += n;
+			left -= n;
 		}
-		rte_free(p->rxq);
 	}
-	if (p->dev_started) {
-		/* What the RX queues still hold (a ring PMD keeps it past a stop).
-		 * At most a ring's worth a queue: a PMD that makes packets
-		 * (net_null) never runs dry. */
-		unsigned int drained = 0;
+	if (drained > 0)
+		LCA_LOG(INFO, "port %u: %u packets left in the RX queues at stop freed\n",
+			p->port_id, drained);
+	rte_eth_dev_stop(p->port_id);
+}
 
-		for (uint16_t q = 0; q < p->n_rxq; q++) {
-			struct rte_mbuf *m[64];
-			unsigned int left = p->rx_desc + RTE_DIM(m);
-			uint16_t n;
-
-			while (left > 0 &&
-			       (n = rte_eth_rx_burst(p->port_id, q, m,
-						     (uint16_t)RTE_MIN(left, RTE_DIM(m)))) > 0) {
-				rte_pktmbuf_free_bulk(m, n);
-				drained += n;
-				left -= n;
-			}
-		}
-		if (drained > 0)
-			LCA_LOG(INFO, "port %u: %u packets left in the RX queues at stop freed\n",
-				p->port_id, drained);
-		rte_eth_dev_stop(p->port_id);
-	}
+static void
+port_free(struct lca_port *p, bool close)
+{
+	port_lcores_free(p);
+	port_txqs_free(p);
+	port_rxqs_free(p);
+	if (p->dev_started)
+		port_dev_stop(p);
 	if (close && p->dev_configured)
 		rte_eth_dev_close(p->port_id);
 	pool_release(p);
@@ -754,100 +779,4 @@ lca_port_tx_actor(const struct lca_port *p, unsigned int lcore)
 	if (p == NULL || lcore >= RTE_MAX_LCORE)
 		return LCA_ACTOR_NONE;
 	return p->tx_of_lcore[lcore];
-}
-
-static void
-add_rxq(struct lca_port_stats *s, const struct port_rxq *r)
-{
-	s->rx += port_read(&r->rx);
-	s->delivered += port_read(&r->delivered);
-	s->dropped_policy += port_read(&r->dropped_policy);
-	s->dropped_dest += port_read(&r->dropped_dest);
-	s->held += port_read(&r->held);
-	s->paused_polls += port_read(&r->paused_polls);
-	s->no_envelope += port_read(&r->no_envelope);
-}
-
-static void
-add_txq(struct lca_port_stats *s, const struct port_txq *t)
-{
-	s->tx += port_read(&t->tx);
-	s->tx_bursts += port_read(&t->tx_bursts);
-	s->tx_dropped += port_read(&t->tx_dropped);
-}
-
-int
-lca_port_stats_get(const struct lca_port *p, struct lca_port_stats *s)
-{
-	struct rte_eth_stats es;
-
-	if (p == NULL || s == NULL)
-		return -EINVAL;
-	memset(s, 0, sizeof(*s));
-	for (unsigned int q = 0; q < p->n_rxq; q++)
-		add_rxq(s, p->rxq[q]);
-	for (unsigned int q = 0; q < p->n_txq; q++)
-		add_txq(s, p->txq[q]);
-	if (rte_eth_stats_get(p->port_id, &es) == 0) {
-		s->imissed = es.imissed;
-		s->ierrors = es.ierrors;
-		s->rx_nombuf = es.rx_nombuf;
-	}
-	return 0;
-}
-
-int
-lca_port_queue_stats_get(const struct lca_port *p, unsigned int queue, struct lca_port_stats *s)
-{
-	if (p == NULL || s == NULL || (queue >= p->n_rxq && queue >= p->n_txq))
-		return -EINVAL;
-	memset(s, 0, sizeof(*s));
-	if (queue < p->n_rxq)
-		add_rxq(s, p->rxq[queue]);
-	if (queue < p->n_txq)
-		add_txq(s, p->txq[queue]);
-	return 0;
-}
-
-int
-lca_port_rx_enable(struct lca_port *p, int queue, bool on)
-{
-	if (p == NULL || queue < -1 || (queue >= 0 && (unsigned int)queue >= p->n_rxq))
-		return -EINVAL;
-	for (unsigned int q = 0; q < p->n_rxq; q++)
-		if (queue < 0 || (unsigned int)queue == q)
-			__atomic_store_n(&p->rxq[q]->rx_off, !on, __ATOMIC_RELAXED);
-	return 0;
-}
-
-uint16_t
-lca_port_id(const struct lca_port *p)
-{
-	return p == NULL ? UINT16_MAX : p->port_id;
-}
-
-unsigned int
-lca_port_rx_queues(const struct lca_port *p)
-{
-	return p == NULL ? 0 : p->n_rxq;
-}
-
-unsigned int
-lca_port_tx_queues(const struct lca_port *p)
-{
-	return p == NULL ? 0 : p->n_txq;
-}
-
-int
-lca_port_rx_lcore(const struct lca_port *p, unsigned int queue)
-{
-	if (p == NULL || queue >= p->n_rxq)
-		return -EINVAL;
-	return (int)p->rxq[queue]->lcore;
-}
-
-struct rte_mempool *
-lca_port_mempool(const struct lca_port *p)
-{
-	return p == NULL ? NULL : p->pool;
 }

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef LCA_LANE_H
+#define LCA_LANE_H
+
+/* The packet lane (lca_lane.c). Private to the actor core. */
+
+#include "lca_actor_priv.h"
+
+int lanes_init(void);
+void lanes_cleanup(void);
+/* Deliver what reached @p lcore_id on its lanes and its packet inbox; the
+ * end of channels_poll(), once lanes_used. */
+unsigned int lanes_poll(unsigned int lcore_id);
+/* Packets in the lane from @p src_lcore to @p dst_lcore (call on the
+ * source), or in @p dst_lcore's packet inbox when @p src_lcore has no
+ * lanes. */
+unsigned int lane_backlog(unsigned int src_lcore, unsigned int dst_lcore);
+/* A turn's packet part: up to throughput packets to on_packets.
+ * @return whether packets are left. */
+bool packets_turn(struct lca_actor *a);
+/* Free what @p a's packet queue holds, counted as dropped. */
+void packets_drain(struct lca_actor *a);
+/* An on_packets actor's envelopes when it has no envelope handler. */
+void packets_unhandled(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n);
+/* Whether any packet actor was spawned: until then no lane is polled. */
+extern bool lanes_used;
+
+#endif /* LCA_LANE_H */
