@@ -1068,6 +1068,110 @@ test_ucx_ask(void **state)
 #endif
 }
 
+/* Names on a remote node (loopback: this node's own name service, over the
+ * wire): a registered name comes back as a remote reference, an unknown one
+ * with -ENOENT, each with its lookup's request id. */
+#define TYPE_NAMES_GO 20
+
+struct name_asker {
+	uint64_t id[2];
+	unsigned int found;
+	unsigned int missing;
+	unsigned int bad;
+	lca_actor_id_t want;
+	int too_long;
+};
+
+static void
+name_asker_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct name_asker *s = state;
+	struct lca_remote_name ans;
+
+	if (msg->type == TYPE_NAMES_GO) {
+		s->too_long = lca_remote_lookup(self, SELF, "a-name-of-twenty-five-b..", ASK_LONG_US,
+						NULL);
+		if (lca_remote_lookup(self, SELF, "svc", ASK_LONG_US, &s->id[0]) != 0 ||
+		    lca_remote_lookup(self, SELF, "nobody", ASK_LONG_US, &s->id[1]) != 0)
+			s->bad++;
+		return;
+	}
+	memcpy(&ans, msg->data, sizeof(ans));
+	if (msg->type != LCA_TYPE_REMOTE_NAME || !(msg->flags & LCA_MSG_F_REPLY) ||
+	    msg->len != sizeof(ans))
+		s->bad++;
+	else if (lca_msg_req_id(msg) == s->id[0] && ans.error == 0 && ans.actor == s->want)
+		s->found++;
+	else if (lca_msg_req_id(msg) == s->id[1] && ans.error == -ENOENT &&
+		 ans.actor == LCA_ACTOR_NONE)
+		s->missing++;
+	else
+		s->bad++;
+}
+
+static bool
+names_answered(void *arg)
+{
+	const struct name_asker *s = arg;
+
+	return s->found + s->missing + s->bad >= 2;
+}
+
+static void
+run_remote_lookup(const struct lca_remote_conf *c)
+{
+	struct lca_ask_stats st;
+	struct name_asker *s;
+	lca_actor_id_t asker, svc;
+
+	svc = lca_test_spawn(count_handler, 0, 1, 64, 1);
+	assert_int_equal(lca_actor_register("svc", svc), 0);
+	asker = lca_test_spawn(name_asker_handler, sizeof(struct name_asker), 0, 64, 8);
+	s = lca_actor_state(asker);
+	s->want = lca_remote_ref(SELF, svc);
+	/* Not started: no node to ask. */
+	assert_int_equal(lca_remote_lookup(asker, SELF, "svc", ASK_LONG_US, NULL), -ESRCH);
+	assert_int_equal(lca_remote_start(c), 0);
+	assert_int_equal(lca_remote_lookup(asker, SELF, "", ASK_LONG_US, NULL), -EINVAL);
+	assert_int_equal(lca_remote_lookup(asker, LCA_REMOTE_NODE_MAX, "svc", ASK_LONG_US, NULL),
+			 -ESRCH);
+	assert_int_equal(lca_send(asker, ask_msg(TYPE_NAMES_GO)), 0);
+	assert_true(lca_test_run_until(names_answered, s, 60));
+	assert_int_equal(s->bad, 0);
+	assert_int_equal(s->found, 1);
+	assert_int_equal(s->missing, 1);
+	assert_int_equal(s->too_long, -ENAMETOOLONG);
+	lca_ask_stats_get(&st);
+	assert_int_equal(st.replied, 2);
+	assert_int_equal(st.pending, 0);
+	assert_int_equal(lca_remote_stop(), 0);
+}
+
+static void
+test_remote_lookup(void **state)
+{
+	struct lca_remote_conf c;
+
+	(void)state;
+	loopback_conf(&c);
+	run_remote_lookup(&c);
+}
+
+static void
+test_ucx_lookup(void **state)
+{
+#ifdef LCA_HAVE_UCX
+	struct lca_remote_conf c;
+
+	(void)state;
+	ucx_conf(&c);
+	run_remote_lookup(&c);
+#else
+	(void)state;
+	lca_test_skip("built without UCX (libucx-dev)");
+#endif
+}
+
 /* A peer that never answers is declared dead: its watchers are told and
  * sends to it fail with -EHOSTDOWN. */
 struct watcher {
@@ -1240,6 +1344,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ucx_large, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_remote_ask, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_ask, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_remote_lookup, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_ucx_lookup, runtime_up, runtime_down),
 	};
 	int ret;
 

@@ -124,6 +124,8 @@ rm_rec_send(const struct wire_msg *r, struct lca_msg *e)
 	e->type = rte_be_to_cpu_32(r->type);
 	if (to >= LCA_ACTOR_REMOTE_BASE)
 		return -ESRCH;
+	if (to == RM_NAMES_LOCAL)
+		to = rm.names;
 	return lca_send_from(rm_from_of(rte_be_to_cpu_32(r->from)), to, e);
 }
 
@@ -373,7 +375,10 @@ lca_remote_start(const struct lca_remote_conf *conf)
 	timers_set(conf);
 	nodes_take(conf);
 	rm.ops = transports[conf->transport].ops;
+	rm.names = LCA_ACTOR_NONE;
 	ret = rm.ops->start();
+	if (ret == 0)
+		ret = rm_names_start();
 	if (ret != 0) {
 		rm.up = true; /* so that stop undoes what was done */
 		lca_remote_stop();
@@ -395,6 +400,7 @@ lca_remote_stop(void)
 	if (lca_lcore_running())
 		return -EBUSY;
 	remote_send_hook = NULL;
+	rm_names_stop();
 	rm.ops->stop();
 	rm.up = false;
 	return 0;

@@ -121,6 +121,7 @@ struct rm_state {
 	rte_spinlock_t watch_lock;
 	unsigned int n_watch;
 	struct rm_watch watch[RM_WATCH_MAX];
+	lca_actor_id_t names;        /* the name service (lca_remote_names.c) */
 };
 
 extern struct rm_state rm;
@@ -226,6 +227,12 @@ rm_wire_from(lca_actor_id_t from)
 		       ? lca_remote_ref(rm.self.id, from)
 		       : from;
 }
+
+/* The name service (lca_remote_names.c): records to RM_NAMES_LOCAL, a
+ * local id no actor has, reach it. */
+#define RM_NAMES_LOCAL LCA_REMOTE_LOCAL_MAX
+int rm_names_start(void);
+void rm_names_stop(void);
 
 /* Telemetry (lca_remote_telemetry.c). */
 void rm_telemetry_register(void);
