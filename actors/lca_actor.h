@@ -813,8 +813,8 @@ struct lca_ask_stats {
  * @param from
  *   The asker: a live local actor, which gets the reply or the timeout.
  * @param to
- *   The actor asked: a local actor (a remote reference is refused, see
- *   the return values).
+ *   The actor asked: a local actor or a remote reference (the wire
+ *   carries the request id, docs/wire.md).
  * @param msg
  *   The request; @p to's from a 0 return on, still the caller's on error.
  * @param timeout_us
@@ -826,8 +826,9 @@ struct lca_ask_stats {
  *   -ESRCH or -EPIPE (@p from or @p to is not an actor, or stopped);
  *   -EMSGSIZE (msg->len above LCA_MSG_INLINE_ASK); -ENOSPC
  *   (LCA_ASK_PENDING_MAX asks of @p from are waiting, counted in `full`,
- *   or the timers are all armed); -ENOTSUP (@p to is a remote reference:
- *   the wire does not carry the request id yet; or the runtime is not up);
+ *   or the timers are all armed); -EMSGSIZE also for an mbuf that needs
+ *   a remote node's large lane (it carries no id); -EHOSTDOWN (@p to's
+ *   node is down); -ENOTSUP (the runtime is not up);
  *   -ENOMEM; -ENOBUFS (the mailbox is full); an error of lca_send_after()
  *   (-EPERM from a thread without an EAL lcore id, -ERANGE).
  */

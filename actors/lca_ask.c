@@ -212,15 +212,11 @@ timeout_arm(lca_actor_id_t from, lca_actor_id_t to, const struct lca_msg *msg, u
 }
 
 static int
-ask_check(lca_actor_id_t from, lca_actor_id_t to, const struct lca_msg *msg,
-	  uint64_t timeout_us)
+ask_check(lca_actor_id_t from, const struct lca_msg *msg, uint64_t timeout_us)
 {
 	if (msg == NULL || timeout_us == 0 || from >= LCA_ACTOR_REMOTE_BASE)
 		return -EINVAL;
 	if (asks.tables == NULL)
-		return -ENOTSUP;
-	/* The wire carries neither the flag nor data[24..32) (docs/api.md). */
-	if (to >= LCA_ACTOR_REMOTE_BASE && to != LCA_ACTOR_NONE)
 		return -ENOTSUP;
 	if (msg->len > LCA_MSG_INLINE_ASK)
 		return -EMSGSIZE;
@@ -236,7 +232,7 @@ lca_ask(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg, uint64_t ti
 	lca_timer_id_t timer = LCA_TIMER_NONE;
 	struct ask_table *t;
 	uint64_t id;
-	int ret = ask_check(from, to, msg, timeout_us);
+	int ret = ask_check(from, msg, timeout_us);
 
 	if (ret < 0)
 		return ret;
@@ -255,7 +251,8 @@ lca_ask(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg, uint64_t ti
 	if (ret == 0) {
 		slot_set_timer(t, id, timer);
 		__atomic_store_n(&asks_used, true, __ATOMIC_RELAXED);
-		msg->flags |= LCA_MSG_F_ASK;
+		/* A reply's envelope asked with again is an ask, not a reply. */
+		msg->flags = (uint8_t)((msg->flags & ~LCA_MSG_F_REPLY) | LCA_MSG_F_ASK);
 		msg_id_write(msg, id);
 		ret = lca_send_from(from, to, msg);
 		if (ret < 0)

@@ -404,6 +404,66 @@ count_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 }
 
 /* Malformed frames put on the wire are counted and dropped: exact counts. */
+/* @p hb, a heartbeat frame, made a data frame of one record: @p rflags
+ * (big-endian 16 bits on the wire) and a payload of @p plen bytes (zeros),
+ * in @p out. @return its length. */
+static uint16_t
+one_record_frame(const uint8_t *hb, uint8_t *out, uint16_t rflags, uint16_t plen)
+{
+	uint16_t rlen = (uint16_t)(16 + ((plen + 3) & ~3)), ip_len = 20 + 8 + 32 + rlen;
+
+	memset(out, 0, 256);
+	memcpy(out, hb, 74);
+	out[16] = (uint8_t)(ip_len >> 8), out[17] = (uint8_t)ip_len;
+	out[24] = out[25] = 0;
+	out[38] = (uint8_t)((ip_len - 20) >> 8), out[39] = (uint8_t)(ip_len - 20);
+	out[43] = 0x03; /* data, ack */
+	out[45] = 1;    /* one message */
+	out[53] = 1;    /* seq 1 */
+	out[74 + 12] = (uint8_t)(plen >> 8), out[74 + 13] = (uint8_t)plen;
+	out[74 + 14] = (uint8_t)(rflags >> 8), out[74 + 15] = (uint8_t)rflags;
+	if (rflags & 0x0002) {
+		/* A fragment: of the large lane, the whole message at offset 0. */
+		out[43] |= 0x10;
+		out[74 + 18] = (uint8_t)((plen - 8) >> 8), out[74 + 19] = (uint8_t)(plen - 8);
+	}
+	return (uint16_t)(14 + ip_len);
+}
+
+/* Records with a request id (0x0004 ask, 0x0008 reply, then 8 bytes): a
+ * well-formed one is accepted by the checker; a cut id, an inline part that
+ * would overlap data[24..32) and an id on a fragment are refused, and the
+ * refused ones, put on the wire, are counted malformed. @return how many
+ * went on the wire. */
+static unsigned int
+id_records_refused(const uint8_t *hb, struct rte_ring *ring, struct rte_mempool *mp)
+{
+	static const struct {
+		uint16_t flags, plen;
+	} bad[] = {
+		{ 0x0004, 4 },           /* an id cut short */
+		{ 0x0008, 0 },           /* no id at all */
+		{ 0x0004, 8 + 25 },      /* inline past LCA_MSG_INLINE_ASK */
+		{ 0x0007, 8 + 8 + 100 }, /* an id on a fragment */
+		{ 0x0010, 8 },           /* an unknown record flag */
+	};
+	uint8_t f[256];
+	uint16_t len;
+
+	len = one_record_frame(hb, f, 0x0004, 8 + 24);
+	assert_int_equal(lca_remote_frame_check(f, len, NULL), 0);
+	len = one_record_frame(hb, f, 0x0009, 8 + 100); /* a reply in an mbuf */
+	assert_int_equal(lca_remote_frame_check(f, len, NULL), 0);
+	len = one_record_frame(hb, f, 0x0003, 8 + 100); /* a fragment without one */
+	assert_int_equal(lca_remote_frame_check(f, len, NULL), 0);
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		len = one_record_frame(hb, f, bad[i].flags, bad[i].plen);
+		assert_int_equal(lca_remote_frame_check(f, len, NULL), -EBADMSG);
+		assert_int_equal(rte_ring_enqueue(ring, raw_frame(mp, f, len)), 0);
+	}
+	return RTE_DIM(bad);
+}
+
 static void
 test_malformed_counted(void **state)
 {
@@ -437,7 +497,7 @@ test_malformed_counted(void **state)
 	good[34] = 7000 >> 8, good[35] = 7000 & 0xff, good[36] = 7000 >> 8,
 	good[37] = 7000 & 0xff;
 	good[39] = 8 + 32;
-	good[42] = 1;    /* version */
+	good[42] = 2;    /* version (2: records may carry a request id) */
 	good[43] = 0x08; /* heartbeat */
 	good[47] = SELF;
 	good[49] = SELF;
@@ -452,7 +512,7 @@ test_malformed_counted(void **state)
 		{ 17, 200 },  /* IP length past the frame */
 		{ 23, 6 },    /* TCP */
 		{ 39, 9 },    /* UDP length */
-		{ 42, 2 },    /* version 2 */
+		{ 42, 1 },    /* version 1 (before request ids) */
 		{ 43, 0x80 }, /* unknown flag */
 		{ 43, 0x01 }, /* data without messages */
 		{ 45, 1 },    /* one message that is not there */
@@ -470,6 +530,7 @@ test_malformed_counted(void **state)
 	/* Too short for any header. */
 	assert_int_equal(rte_ring_enqueue(ring, raw_frame(mp, good, 20)), 0);
 	n_bad++;
+	n_bad += id_records_refused(good, ring, mp);
 	assert_false(lca_test_run(1));
 	assert_int_equal(lca_remote_stats_get(&gs), 0);
 	assert_int_equal(gs.malformed, n_bad);
@@ -751,6 +812,366 @@ test_large_messages(void **state)
 	assert_true(ls.inj_lost > 0);
 }
 
+/* Asks to a remote reference (loopback: this node's other lcore): a reply
+ * in time (inline, and in an mbuf), a timeout, then the late reply to it
+ * dropped and counted; a large-lane ask refused. */
+#define TYPE_ASK_GO 10
+#define TYPE_ASK_ECHO 11    /* answered at once */
+#define TYPE_ASK_HOLD 12    /* kept until a release */
+#define TYPE_ASK_RELEASE 13 /* answer the kept one now */
+#define ASK_MBUF_LEN 300    /* over RM_COPY_MAX: shared out of the frame */
+#define ASK_LONG_US 30000000 /* a timeout that never comes on a loaded machine */
+
+struct asker {
+	lca_actor_id_t peer;
+	struct rte_mempool *mp;
+	uint64_t id[3];
+	unsigned int phase;
+	unsigned int replies_ok;
+	unsigned int timeouts_ok;
+	unsigned int bad;
+	int large_ret;
+};
+
+struct answerer {
+	struct lca_msg *held;
+	unsigned int asks_ok;
+	unsigned int bad;
+};
+
+static void
+answerer_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct answerer *a = state;
+
+	(void)self;
+	if (msg->type != TYPE_ASK_RELEASE &&
+	    (!(msg->flags & LCA_MSG_F_ASK) || lca_msg_req_id(msg) == 0 ||
+	     !lca_remote_is_ref(msg->from))) {
+		a->bad++;
+		return;
+	}
+	switch (msg->type) {
+	case TYPE_ASK_ECHO:
+		for (unsigned int i = 0; !(msg->flags & LCA_MSG_F_MBUF) && i < msg->len; i++)
+			msg->data[i]++;
+		a->asks_ok++;
+		if (lca_reply(msg) != 0)
+			a->bad++;
+		break;
+	case TYPE_ASK_HOLD:
+		a->asks_ok++;
+		lca_msg_keep(msg);
+		a->held = msg;
+		break;
+	case TYPE_ASK_RELEASE:
+		if (a->held == NULL || lca_reply(a->held) != 0)
+			a->bad++;
+		a->held = NULL;
+		break;
+	default:
+		a->bad++;
+	}
+}
+
+static struct lca_msg *
+ask_msg(uint32_t type)
+{
+	struct lca_msg *m = lca_test_msg();
+
+	m->type = type;
+	return m;
+}
+
+static bool
+reply_is(const struct asker *s, const struct lca_msg *msg, uint64_t id)
+{
+	return (msg->flags & LCA_MSG_F_REPLY) && lca_msg_req_id(msg) == id &&
+	       msg->from == s->peer && msg->type == TYPE_ASK_ECHO;
+}
+
+/* Phase 0 to 1: an inline ask of LCA_MSG_INLINE_ASK bytes. */
+static void
+ask_inline(lca_actor_id_t self, struct asker *s)
+{
+	struct lca_msg *m = ask_msg(TYPE_ASK_ECHO);
+
+	m->len = LCA_MSG_INLINE_ASK;
+	for (unsigned int i = 0; i < m->len; i++)
+		m->data[i] = (uint8_t)i;
+	if (lca_ask(self, s->peer, m, ASK_LONG_US, &s->id[0]) != 0)
+		s->bad++;
+}
+
+/* Phase 1 to 2: an ask whose payload is an mbuf. */
+static void
+ask_mbuf(lca_actor_id_t self, struct asker *s)
+{
+	struct lca_msg *m = ask_msg(TYPE_ASK_ECHO);
+	struct rte_mbuf *mb = rte_pktmbuf_alloc(s->mp);
+	uint8_t *b = mb != NULL ? (uint8_t *)rte_pktmbuf_append(mb, ASK_MBUF_LEN) : NULL;
+
+	if (b == NULL) {
+		s->bad++;
+		return;
+	}
+	for (unsigned int i = 0; i < ASK_MBUF_LEN; i++)
+		b[i] = (uint8_t)(i * 3);
+	m->ptr = mb;
+	m->flags |= LCA_MSG_F_MBUF;
+	if (lca_ask(self, s->peer, m, ASK_LONG_US, &s->id[1]) != 0)
+		s->bad++;
+}
+
+static bool
+mbuf_echoed(const struct lca_msg *msg)
+{
+	const struct rte_mbuf *mb = msg->ptr;
+	uint8_t b[ASK_MBUF_LEN];
+	const uint8_t *p;
+
+	if (!(msg->flags & LCA_MSG_F_MBUF) || mb->pkt_len != ASK_MBUF_LEN)
+		return false;
+	p = rte_pktmbuf_read(mb, 0, ASK_MBUF_LEN, b);
+	for (unsigned int i = 0; i < ASK_MBUF_LEN; i++)
+		if (p[i] != (uint8_t)(i * 3))
+			return false;
+	return true;
+}
+
+/* Phase 2 to 3: a large-lane ask is refused; one the answerer holds past
+ * its short timeout. */
+static void
+ask_large_then_hold(lca_actor_id_t self, struct asker *s)
+{
+	struct lca_msg *m = ask_msg(TYPE_ASK_ECHO);
+
+	m->ptr = big_payload(s->mp, 1);
+	m->flags |= LCA_MSG_F_MBUF;
+	s->large_ret = m->ptr == NULL ? -ENOMEM : lca_ask(self, s->peer, m, ASK_LONG_US, NULL);
+	if (s->large_ret != 0)
+		lca_msg_free(m);
+	if (lca_ask(self, s->peer, ask_msg(TYPE_ASK_HOLD), 1000, &s->id[2]) != 0)
+		s->bad++;
+}
+
+static void
+asker_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct asker *s = state;
+
+	if (s->phase == 0 && msg->type == TYPE_ASK_GO) {
+		ask_inline(self, s);
+	} else if (s->phase == 1 && reply_is(s, msg, s->id[0])) {
+		bool same = msg->len == LCA_MSG_INLINE_ASK;
+
+		for (unsigned int i = 0; i < msg->len; i++)
+			same &= msg->data[i] == (uint8_t)(i + 1);
+		s->replies_ok += same;
+		ask_mbuf(self, s);
+	} else if (s->phase == 2 && reply_is(s, msg, s->id[1])) {
+		s->replies_ok += mbuf_echoed(msg);
+		ask_large_then_hold(self, s);
+	} else if (s->phase == 3 && msg->type == LCA_TYPE_TIMEOUT) {
+		struct lca_timeout t;
+
+		memcpy(&t, msg->data, sizeof(t));
+		s->timeouts_ok += lca_msg_req_id(msg) == s->id[2] && t.req_id == s->id[2] &&
+				  t.target == s->peer && t.msg_type == TYPE_ASK_HOLD;
+		if (lca_send_from(self, s->peer, ask_msg(TYPE_ASK_RELEASE)) != 0)
+			s->bad++;
+	} else {
+		/* The late reply never gets here. */
+		s->bad++;
+		return;
+	}
+	s->phase++;
+}
+
+static bool
+late_counted(void *arg)
+{
+	const struct asker *s = arg;
+	struct lca_ask_stats st;
+
+	lca_ask_stats_get(&st);
+	return (s->phase == 4 && st.late == 1) || s->bad > 0;
+}
+
+static void
+run_remote_ask(const struct lca_remote_conf *c)
+{
+	struct lca_remote_link_stats ls;
+	struct lca_remote_stats gs;
+	struct lca_ask_stats st;
+	const struct answerer *a;
+	struct asker *s;
+	lca_actor_id_t asker, answerer;
+	struct rte_mempool *mp;
+
+	mp = rte_pktmbuf_pool_create("remote_ask", 63, 0, 0, 8192 + RTE_PKTMBUF_HEADROOM,
+				     SOCKET_ID_ANY);
+	assert_non_null(mp);
+	answerer = lca_test_spawn(answerer_handler, sizeof(struct answerer), 1, 64, 8);
+	asker = lca_test_spawn(asker_handler, sizeof(struct asker), 0, 64, 8);
+	s = lca_actor_state(asker);
+	s->peer = lca_remote_ref(SELF, answerer);
+	s->mp = mp;
+	assert_int_equal(lca_remote_start(c), 0);
+	assert_int_equal(lca_send(asker, ask_msg(TYPE_ASK_GO)), 0);
+	assert_true(lca_test_run_until(late_counted, s, 60));
+	a = lca_actor_state(answerer);
+	assert_int_equal(s->bad, 0);
+	assert_int_equal(a->bad, 0);
+	assert_int_equal(s->phase, 4);
+	assert_int_equal(s->replies_ok, 2);
+	assert_int_equal(s->timeouts_ok, 1);
+	assert_int_equal(s->large_ret, -EMSGSIZE);
+	assert_int_equal(a->asks_ok, 3);
+	lca_ask_stats_get(&st);
+	assert_int_equal(st.asked, 3);
+	assert_int_equal(st.replied, 2);
+	assert_int_equal(st.timed_out, 1);
+	assert_int_equal(st.late, 1);
+	assert_int_equal(st.pending, 0);
+	assert_int_equal(lca_remote_link_stats_get(SELF, &ls), 0);
+	assert_int_equal(ls.undeliverable, 0);
+	assert_int_equal(lca_remote_stats_get(&gs), 0);
+	assert_int_equal(gs.malformed, 0);
+	assert_int_equal(lca_remote_stop(), 0);
+	assert_int_equal(rte_mempool_avail_count(mp), 63);
+	rte_mempool_free(mp);
+}
+
+static void
+test_remote_ask(void **state)
+{
+	struct lca_remote_conf c;
+
+	(void)state;
+	loopback_conf(&c);
+	run_remote_ask(&c);
+}
+
+static void
+test_ucx_ask(void **state)
+{
+#ifdef LCA_HAVE_UCX
+	struct lca_remote_conf c;
+
+	(void)state;
+	ucx_conf(&c);
+	run_remote_ask(&c);
+#else
+	(void)state;
+	lca_test_skip("built without UCX (libucx-dev)");
+#endif
+}
+
+/* Names on a remote node (loopback: this node's own name service, over the
+ * wire): a registered name comes back as a remote reference, an unknown one
+ * with -ENOENT, each with its lookup's request id. */
+#define TYPE_NAMES_GO 20
+
+struct name_asker {
+	uint64_t id[2];
+	unsigned int found;
+	unsigned int missing;
+	unsigned int bad;
+	lca_actor_id_t want;
+	int too_long;
+};
+
+static void
+name_asker_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct name_asker *s = state;
+	struct lca_remote_name ans;
+
+	if (msg->type == TYPE_NAMES_GO) {
+		s->too_long = lca_remote_lookup(self, SELF, "a-name-of-twenty-five-b..", ASK_LONG_US,
+						NULL);
+		if (lca_remote_lookup(self, SELF, "svc", ASK_LONG_US, &s->id[0]) != 0 ||
+		    lca_remote_lookup(self, SELF, "nobody", ASK_LONG_US, &s->id[1]) != 0)
+			s->bad++;
+		return;
+	}
+	memcpy(&ans, msg->data, sizeof(ans));
+	if (msg->type != LCA_TYPE_REMOTE_NAME || !(msg->flags & LCA_MSG_F_REPLY) ||
+	    msg->len != sizeof(ans))
+		s->bad++;
+	else if (lca_msg_req_id(msg) == s->id[0] && ans.error == 0 && ans.actor == s->want)
+		s->found++;
+	else if (lca_msg_req_id(msg) == s->id[1] && ans.error == -ENOENT &&
+		 ans.actor == LCA_ACTOR_NONE)
+		s->missing++;
+	else
+		s->bad++;
+}
+
+static bool
+names_answered(void *arg)
+{
+	const struct name_asker *s = arg;
+
+	return s->found + s->missing + s->bad >= 2;
+}
+
+static void
+run_remote_lookup(const struct lca_remote_conf *c)
+{
+	struct lca_ask_stats st;
+	struct name_asker *s;
+	lca_actor_id_t asker, svc;
+
+	svc = lca_test_spawn(count_handler, 0, 1, 64, 1);
+	assert_int_equal(lca_actor_register("svc", svc), 0);
+	asker = lca_test_spawn(name_asker_handler, sizeof(struct name_asker), 0, 64, 8);
+	s = lca_actor_state(asker);
+	s->want = lca_remote_ref(SELF, svc);
+	/* Not started: no node to ask. */
+	assert_int_equal(lca_remote_lookup(asker, SELF, "svc", ASK_LONG_US, NULL), -ESRCH);
+	assert_int_equal(lca_remote_start(c), 0);
+	assert_int_equal(lca_remote_lookup(asker, SELF, "", ASK_LONG_US, NULL), -EINVAL);
+	assert_int_equal(lca_remote_lookup(asker, LCA_REMOTE_NODE_MAX, "svc", ASK_LONG_US, NULL),
+			 -ESRCH);
+	assert_int_equal(lca_send(asker, ask_msg(TYPE_NAMES_GO)), 0);
+	assert_true(lca_test_run_until(names_answered, s, 60));
+	assert_int_equal(s->bad, 0);
+	assert_int_equal(s->found, 1);
+	assert_int_equal(s->missing, 1);
+	assert_int_equal(s->too_long, -ENAMETOOLONG);
+	lca_ask_stats_get(&st);
+	assert_int_equal(st.replied, 2);
+	assert_int_equal(st.pending, 0);
+	assert_int_equal(lca_remote_stop(), 0);
+}
+
+static void
+test_remote_lookup(void **state)
+{
+	struct lca_remote_conf c;
+
+	(void)state;
+	loopback_conf(&c);
+	run_remote_lookup(&c);
+}
+
+static void
+test_ucx_lookup(void **state)
+{
+#ifdef LCA_HAVE_UCX
+	struct lca_remote_conf c;
+
+	(void)state;
+	ucx_conf(&c);
+	run_remote_lookup(&c);
+#else
+	(void)state;
+	lca_test_skip("built without UCX (libucx-dev)");
+#endif
+}
+
 /* A peer that never answers is declared dead: its watchers are told and
  * sends to it fail with -EHOSTDOWN. */
 struct watcher {
@@ -921,6 +1342,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ucx_exchange, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_backpressure, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_large, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_remote_ask, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_ucx_ask, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_remote_lookup, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_ucx_lookup, runtime_up, runtime_down),
 	};
 	int ret;
 

@@ -126,34 +126,69 @@ rm_rec_send(const struct wire_msg *r, struct lca_msg *e)
 	e->type = rte_be_to_cpu_32(r->type);
 	if (to >= LCA_ACTOR_REMOTE_BASE)
 		return -ESRCH;
+	if (to == RM_NAMES_LOCAL)
+		to = rm.names;
 	return lca_send_from(rm_from_of(rte_be_to_cpu_32(r->from)), to, e);
+}
+
+/* An ask's or a reply's id in record @p r, back where the core keeps it
+ * (data[24..32) of @p e, the flag). @return the id's bytes before the
+ * payload: WIRE_ID_LEN, or 0 for a record without one. */
+static uint32_t
+rec_id_restore(const struct wire_msg *r, struct lca_msg *e)
+{
+	uint16_t flags = rte_be_to_cpu_16(r->flags);
+	uint64_t id;
+
+	if (!(flags & WIRE_MSG_F_ID))
+		return 0;
+	memcpy(&id, r + 1, sizeof(id));
+	id = rte_be_to_cpu_64(id);
+	memcpy(&e->data[LCA_MSG_INLINE_ASK], &id, sizeof(id));
+	e->flags |= (flags & WIRE_MSG_F_ASK) ? LCA_MSG_F_ASK : 0;
+	e->flags |= (flags & WIRE_MSG_F_REPLY) ? LCA_MSG_F_REPLY : 0;
+	return WIRE_ID_LEN;
+}
+
+/* Record @p r's mbuf payload of @p len bytes from @p at: copied, or shared
+ * with @p frame (which holds it at offset @p off). */
+static struct rte_mbuf *
+rec_mbuf(struct rm_spare *spare, struct rte_mbuf *frame, uint32_t off, const uint8_t *at,
+	 uint32_t len)
+{
+	struct rte_mbuf *c;
+
+	/* A small payload is cheaper copied than shared: an indirect mbuf
+	 * costs two atomics on the frame's refcount and a detach at its free. */
+	if (frame == NULL || len <= RM_COPY_MAX)
+		return rm_mbuf_copy(spare, at, len);
+	c = rte_pktmbuf_clone(frame, frame->pool);
+	if (c != NULL) {
+		rte_pktmbuf_adj(c, (uint16_t)off);
+		rte_pktmbuf_trim(c, (uint16_t)(c->pkt_len - len));
+	}
+	return c;
 }
 
 int
 rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf *frame,
 	       uint32_t off, struct lca_remote_link_stats *st)
 {
-	uint16_t len = rte_be_to_cpu_16(r->len);
+	uint32_t len = rte_be_to_cpu_16(r->len), id_len;
+	const uint8_t *payload;
 	struct lca_msg *e;
 	int ret;
 
 	if (lca_msg_alloc(&e) != 0)
 		return -ENOBUFS;
+	/* The record check left at least the id's bytes in len. */
+	id_len = rec_id_restore(r, e);
+	payload = (const uint8_t *)(r + 1) + id_len;
+	len -= id_len;
 	if (rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_MBUF) {
-		struct rte_mbuf *c;
+		struct rte_mbuf *c = rec_mbuf(spare, frame, off + WIRE_MSG_LEN + id_len,
+					      payload, len);
 
-		/* A small payload is cheaper copied than shared: an indirect
-		 * mbuf costs two atomics on the frame's refcount and a detach
-		 * at its free. */
-		if (frame == NULL || len <= RM_COPY_MAX) {
-			c = rm_mbuf_copy(spare, (const uint8_t *)(r + 1), len);
-		} else {
-			c = rte_pktmbuf_clone(frame, frame->pool);
-			if (c != NULL) {
-				rte_pktmbuf_adj(c, (uint16_t)(off + WIRE_MSG_LEN));
-				rte_pktmbuf_trim(c, (uint16_t)(c->pkt_len - len));
-			}
-		}
 		if (c == NULL) {
 			lca_msg_free(e);
 			rm_count_shared(&rm.st.no_mbuf, 1);
@@ -162,8 +197,8 @@ rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf
 		e->ptr = c;
 		e->flags |= LCA_MSG_F_MBUF;
 	} else {
-		memcpy(e->data, r + 1, len);
-		e->len = len;
+		memcpy(e->data, payload, len);
+		e->len = (uint16_t)len;
 	}
 	ret = rm_rec_send(r, e);
 	if (unlikely(ret != 0)) {
@@ -342,7 +377,10 @@ lca_remote_start(const struct lca_remote_conf *conf)
 	timers_set(conf);
 	nodes_take(conf);
 	rm.ops = transports[conf->transport].ops;
+	rm.names = LCA_ACTOR_NONE;
 	ret = rm.ops->start();
+	if (ret == 0)
+		ret = rm_names_start();
 	if (ret != 0) {
 		rm.up = true; /* so that stop undoes what was done */
 		lca_remote_stop();
@@ -364,6 +402,7 @@ lca_remote_stop(void)
 	if (lca_lcore_running())
 		return -EBUSY;
 	remote_send_hook = NULL;
+	rm_names_stop();
 	rm.ops->stop();
 	rm.up = false;
 	LCA_LOG(DEBUG, "remote: node %u down (lca_remote_stop)\n", rm.self.id);

@@ -91,6 +91,25 @@ extern "C" {
  */
 #define LCA_TYPE_NODE_DOWN (LCA_TYPE_SYSTEM + 16)
 
+/** Bytes of a name lca_remote_lookup() can ask for (without the NUL): the
+ *  request carries it inline beside its request id. */
+#define LCA_REMOTE_NAME_MAX 24
+
+/**
+ * System message type (EXPERIMENTAL): a node's answer to
+ * lca_remote_lookup(), a reply (LCA_MSG_F_REPLY, lca_msg_req_id()) whose
+ * data is a struct lca_remote_name.
+ */
+#define LCA_TYPE_REMOTE_NAME (LCA_TYPE_SYSTEM + 18)
+
+/** The payload of LCA_TYPE_REMOTE_NAME. */
+struct lca_remote_name {
+	lca_actor_id_t actor; /**< The named actor as a remote reference, or
+			       *   LCA_ACTOR_NONE with @p error. */
+	int32_t error;        /**< 0, or lca_actor_lookup()'s error on that
+			       *   node (-ENOENT: no live actor of that name). */
+};
+
 /**
  * A remote reference: actor @p local on node @p node.
  *
@@ -281,6 +300,35 @@ LCA_API int lca_remote_self(void);
  * stop only when its last messages arrived.
  */
 LCA_API bool lca_remote_idle(void);
+
+/**
+ * Look @p name up on node @p node (EXPERIMENTAL): an ask (lca_ask()) to
+ * that node's name service, which the remote part runs on every node.
+ * Within @p timeout_us @p from's handler gets a reply of type
+ * LCA_TYPE_REMOTE_NAME (a struct lca_remote_name: the actor as a remote
+ * reference, or the lookup's error there) with lca_msg_req_id() equal to
+ * *@p req_id; otherwise an LCA_TYPE_TIMEOUT on its control lane. Names are
+ * those of lca_actor_register() on that node; @p node may be this one's
+ * own in a loopback table.
+ *
+ * @param from
+ *   The asker: a live local actor (call it as lca_ask() says).
+ * @param node
+ *   The node asked.
+ * @param name
+ *   At most LCA_REMOTE_NAME_MAX bytes.
+ * @param timeout_us
+ *   How long the answer may take.
+ * @param[out] req_id
+ *   The ask's id; may be NULL.
+ * @return
+ *   0; -EINVAL (NULL or empty @p name, or as lca_ask()); -ENAMETOOLONG
+ *   (@p name over LCA_REMOTE_NAME_MAX); -ESRCH (the remote part not
+ *   started, no such node); -EHOSTDOWN (the node is down); -ENOMEM,
+ *   -ENOBUFS or another error of lca_ask().
+ */
+LCA_API int lca_remote_lookup(lca_actor_id_t from, unsigned int node, const char *name,
+			      uint64_t timeout_us, uint64_t *req_id);
 
 /**
  * Have @p watcher told when the node of remote reference @p target is

@@ -303,7 +303,7 @@ big_put(struct rm_lcore *rl, struct chan *ch, lca_actor_id_t from, lca_actor_id_
 		rm_count(&lane->st.no_credit, 1);
 		return -ENOBUFS;
 	}
-	if (((const struct rte_mbuf *)msg->ptr)->pkt_len > UINT32_MAX / 2)
+	if (((const struct rte_mbuf *)msg->ptr)->pkt_len > UINT32_MAX / 2 || rm_large_refused(msg))
 		return -EMSGSIZE;
 	lca_msg_keep(msg);
 	lane->big = msg;

@@ -121,6 +121,7 @@ struct rm_state {
 	rte_spinlock_t watch_lock;
 	unsigned int n_watch;
 	struct rm_watch watch[RM_WATCH_MAX];
+	lca_actor_id_t names;        /* the name service (lca_remote_names.c) */
 };
 
 extern struct rm_state rm;
@@ -164,16 +165,27 @@ rm_send_done(unsigned int sent, int why, int *err)
  * @return -EINVAL. */
 int rm_payload_refused(lca_actor_id_t to);
 
-/* The payload bytes of @p msg on the wire, or -EINVAL (a ptr payload that
- * is not an mbuf, logged once). */
+/* The payload bytes of @p msg's record on the wire (an ask's or a reply's
+ * id included), or -EINVAL (a ptr payload that is not an mbuf, logged
+ * once), -EMSGSIZE (an ask or a reply whose inline part overlaps its id). */
 static inline int64_t
 rm_payload_len(const struct lca_msg *msg, lca_actor_id_t to)
 {
 	if (msg->flags & LCA_MSG_F_MBUF)
-		return ((const struct rte_mbuf *)msg->ptr)->pkt_len;
+		return wire_id_len(msg) + ((const struct rte_mbuf *)msg->ptr)->pkt_len;
 	if (unlikely(msg->ptr != NULL || msg->len > LCA_MSG_INLINE))
 		return rm_payload_refused(to);
-	return msg->len;
+	if (unlikely(wire_id_len(msg) != 0 && msg->len > LCA_MSG_INLINE_ASK))
+		return -EMSGSIZE;
+	return wire_id_len(msg) + msg->len;
+}
+
+/* The large lanes carry no request id (yet): an ask or a reply whose mbuf
+ * payload needs one is refused before anything is sent. */
+static inline bool
+rm_large_refused(const struct lca_msg *msg)
+{
+	return wire_id_len(msg) != 0;
 }
 
 /* A record's sender as this node names it (a local id for our own node
@@ -215,6 +227,12 @@ rm_wire_from(lca_actor_id_t from)
 		       ? lca_remote_ref(rm.self.id, from)
 		       : from;
 }
+
+/* The name service (lca_remote_names.c): records to RM_NAMES_LOCAL, a
+ * local id no actor has, reach it. */
+#define RM_NAMES_LOCAL LCA_REMOTE_LOCAL_MAX
+int rm_names_start(void);
+void rm_names_stop(void);
 
 /* Telemetry (lca_remote_telemetry.c). */
 void rm_telemetry_register(void);

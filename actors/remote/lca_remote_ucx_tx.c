@@ -161,7 +161,7 @@ big_put(struct ux_chan *ch, lca_actor_id_t from, lca_actor_id_t to, struct lca_m
 	ucp_dt_iov_t *iov;
 	unsigned int k = 0;
 
-	if (mb->pkt_len > UX_LARGE_MAX)
+	if (mb->pkt_len > UX_LARGE_MAX || rm_large_refused(msg))
 		return -EMSGSIZE;
 	if (ch->big != NULL || !ch->connected || ch->failed || ch->ep == NULL) {
 		rm_count(&ch->st.no_credit, 1);

@@ -24,6 +24,17 @@ rd32(const uint8_t *p)
 	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
+/* An ask's or a reply's record of @p plen bytes: its id is all there, its
+ * inline part fits before data[24..32), and it is not a fragment (the
+ * large lane carries no id). */
+static bool
+id_check(uint16_t flags, uint32_t plen)
+{
+	if ((flags & WIRE_MSG_F_FRAG) || plen < WIRE_ID_LEN)
+		return false;
+	return (flags & WIRE_MSG_F_MBUF) || plen - WIRE_ID_LEN <= LCA_MSG_INLINE_ASK;
+}
+
 int
 wire_records_check(const uint8_t *rec, uint32_t left, unsigned int n, bool large)
 {
@@ -38,7 +49,9 @@ wire_records_check(const uint8_t *rec, uint32_t left, unsigned int n, bool large
 		rlen = wire_rec_len(plen);
 		if (rlen > left)
 			return -EBADMSG;
-		if (flags & ~(WIRE_MSG_F_MBUF | WIRE_MSG_F_FRAG))
+		if (flags & ~WIRE_MSG_F_KNOWN)
+			return -EBADMSG;
+		if ((flags & WIRE_MSG_F_ID) && !id_check(flags, plen))
 			return -EBADMSG;
 		/* A fragment: only in the large lane, after its header, within
 		 * the message it says. */
@@ -71,7 +84,8 @@ wire_rec_write(uint8_t *dst, uint32_t to, uint32_t from, const struct lca_msg *m
 {
 	struct wire_msg *r = (struct wire_msg *)dst;
 	const struct rte_mbuf *mb = NULL;
-	uint32_t plen = msg->len;
+	uint8_t *payload = (uint8_t *)(r + 1);
+	uint32_t plen = msg->len, id_len = wire_id_len(msg);
 	uint16_t flags = 0;
 
 	if (msg->flags & LCA_MSG_F_MBUF) {
@@ -79,16 +93,26 @@ wire_rec_write(uint8_t *dst, uint32_t to, uint32_t from, const struct lca_msg *m
 		plen = mb->pkt_len;
 		flags = WIRE_MSG_F_MBUF;
 	}
+	if (id_len != 0) {
+		uint64_t id;
+
+		memcpy(&id, &msg->data[LCA_MSG_INLINE_ASK], sizeof(id));
+		id = rte_cpu_to_be_64(id);
+		memcpy(payload, &id, sizeof(id));
+		payload += WIRE_ID_LEN;
+		flags |= (msg->flags & LCA_MSG_F_ASK) ? WIRE_MSG_F_ASK : 0;
+		flags |= (msg->flags & LCA_MSG_F_REPLY) ? WIRE_MSG_F_REPLY : 0;
+	}
 	r->to = rte_cpu_to_be_32(to);
 	r->from = rte_cpu_to_be_32(from);
 	r->type = rte_cpu_to_be_32(msg->type);
-	r->len = rte_cpu_to_be_16((uint16_t)plen);
+	r->len = rte_cpu_to_be_16((uint16_t)(id_len + plen));
 	r->flags = rte_cpu_to_be_16(flags);
 	if (mb != NULL)
-		rte_memcpy(r + 1, rte_pktmbuf_read(mb, 0, plen, r + 1), plen);
+		rte_memcpy(payload, rte_pktmbuf_read(mb, 0, plen, payload), plen);
 	else
-		rte_memcpy(r + 1, msg->data, plen);
-	return wire_rec_len(plen);
+		rte_memcpy(payload, msg->data, plen);
+	return wire_rec_len(id_len + plen);
 }
 
 enum wire_err

@@ -13,7 +13,10 @@
 
 #include "lca_remote_record.h"
 
-#define WIRE_VERSION 1
+/* 2: records may carry an ask's or a reply's id (WIRE_MSG_F_ID). A
+ * version-1 peer would refuse such a frame and stall its channel on it, so
+ * the two do not talk at all. */
+#define WIRE_VERSION 2
 
 #define WIRE_ETH_LEN 14
 #define WIRE_IP_LEN 20
