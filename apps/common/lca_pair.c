@@ -441,8 +441,14 @@ lca_pair_finish(struct lca_pair *p, unsigned int timeout_ms)
 				waitpid(p->child, &status, 0);
 			}
 			status = -1;
+		} else if (WIFSIGNALED(status)) {
+			/* Said by name: DPDK 22.11's memif can die of SIGSEGV when its
+			 * peer disconnects under a burst (tests/e2e_remote.sh). */
+			fprintf(stderr, "peer process %d died of signal %d (%s)\n", (int)p->child,
+				WTERMSIG(status), strsignal(WTERMSIG(status)));
+			status = -1;
 		} else {
-			status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+			status = WEXITSTATUS(status);
 		}
 		p->child = 0;
 	} else if (!p->is_peer) {
