@@ -37,6 +37,14 @@ on_stop_signal(int sig)
 	__atomic_store_n(&stop_requested, 1, __ATOMIC_RELAXED);
 }
 
+/* SIGINT and SIGTERM both: to @p handler. */
+static void
+stop_signals(void (*handler)(int))
+{
+	signal(SIGINT, handler);
+	signal(SIGTERM, handler);
+}
+
 bool
 lca_eal_stop_requested(void)
 {
@@ -227,8 +235,7 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 	/* Caught from before EAL's init, which takes a while: a signal in it is
 	 * kept for the app's first look, and not lost (a shell's background job
 	 * starts with SIGINT ignored) or fatal before EAL can clean up. */
-	signal(SIGINT, on_stop_signal);
-	signal(SIGTERM, on_stop_signal);
+	stop_signals(on_stop_signal);
 	ret = rte_eal_init(n_eal, eal_argv);
 	/* Said after rte_eal_init(), so that --log-level applies to it. */
 	if (in_memory_replaced)
@@ -245,8 +252,7 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 		int err = rte_errno != 0 ? rte_errno : EIO;
 
 		explain_failure(err);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+		stop_signals(SIG_DFL);
 		free(eal_argv);
 		eal_argv = NULL;
 		return -err;
@@ -311,7 +317,6 @@ lca_eal_cleanup(void)
 	}
 	free(eal_argv);
 	eal_argv = NULL;
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	stop_signals(SIG_DFL);
 	return ret;
 }
