@@ -763,8 +763,12 @@ LCA_API int lca_dispatcher_parse(const char *name, enum lca_dispatcher *out);
  *  data[24..32), so that the deadline's last 8 bytes stay free. */
 #define LCA_MSG_INLINE_ASK 24
 
-/** Asks one actor may have waiting for their reply at once. */
+/** Asks one actor may have waiting for their reply at once, unless
+ *  lca_ask_pending_max_set() gave it more (or fewer). */
 #define LCA_ASK_PENDING_MAX 64
+
+/** The most lca_ask_pending_max_set() allows. */
+#define LCA_ASK_PENDING_LIMIT 4096
 
 /** To an asker's control lane: an ask got no reply in time; data is a
  *  struct lca_timeout, and lca_msg_req_id() gives the ask's id. */
@@ -782,11 +786,13 @@ struct lca_ask_stats {
 	uint64_t asked;     /**< Asks sent. */
 	uint64_t replied;   /**< Replies that came in time, given to the asker. */
 	uint64_t timed_out; /**< LCA_TYPE_TIMEOUT notices given to the asker. */
-	uint64_t late;      /**< Replies that came after their timeout:
-			     *   dropped before the handler. */
-	uint64_t full;      /**< Asks refused with -ENOSPC: LCA_ASK_PENDING_MAX
-			     *   of the asker's were waiting. */
+	uint64_t late;      /**< Replies that came after their ask ended
+			     *   (timed out or cancelled): dropped before
+			     *   the handler. */
+	uint64_t full;      /**< Asks refused with -ENOSPC: as many of the
+			     *   asker's as it may have were waiting. */
 	uint32_t pending;   /**< Asks waiting now. */
+	uint64_t cancelled; /**< Asks ended by lca_ask_cancel(). */
 };
 
 /**
@@ -825,7 +831,8 @@ struct lca_ask_stats {
  *   0; -EINVAL (NULL @p msg, a zero timeout, @p from not a local actor);
  *   -ESRCH or -EPIPE (@p from or @p to is not an actor, or stopped);
  *   -EMSGSIZE (msg->len above LCA_MSG_INLINE_ASK); -ENOSPC
- *   (LCA_ASK_PENDING_MAX asks of @p from are waiting, counted in `full`,
+ *   (LCA_ASK_PENDING_MAX asks of @p from are waiting, or the number
+ *   lca_ask_pending_max_set() gave it, counted in `full`,
  *   or the timers are all armed); -EMSGSIZE also for an mbuf that needs
  *   a remote node's large lane (it carries no id); -EHOSTDOWN (@p to's
  *   node is down); -ENOTSUP (the runtime is not up);
@@ -854,6 +861,34 @@ LCA_API int lca_ask_reply(const struct lca_msg *request, struct lca_msg *reply);
  *   The id; 0 when @p msg is NULL or carries none.
  */
 LCA_API uint64_t lca_msg_req_id(const struct lca_msg *msg);
+
+/**
+ * Let @p asker have up to @p max asks waiting at once, instead of
+ * LCA_ASK_PENDING_MAX: a front end that asks once per open connection
+ * needs one per connection. The table is made now, on @p asker's socket,
+ * rounded up to a power of two; call it before @p asker's first ask (its
+ * init function is the place).
+ *
+ * @return
+ *   0 (also when the table already has that size); -EINVAL (@p max 0 or
+ *   above LCA_ASK_PENDING_LIMIT, a remote reference); -ESRCH (no such
+ *   actor); -EBUSY (@p asker already asked, or was given another size);
+ *   -ENOTSUP (the runtime is not up); -ENOMEM.
+ */
+LCA_API int lca_ask_pending_max_set(lca_actor_id_t asker, unsigned int max);
+
+/**
+ * End the ask @p req_id of @p asker without a reply: neither its reply nor
+ * its LCA_TYPE_TIMEOUT reaches @p asker's handler after this returns 0 (a
+ * reply that comes is dropped and counted `late`). For an asker that no
+ * longer wants the answer: the client that asked has gone. Call it where
+ * lca_ask() may be called.
+ *
+ * @return
+ *   0 (counted `cancelled`); -EINVAL (@p req_id is not one of @p asker's);
+ *   -ENOENT (not waiting: it was answered, timed out or cancelled).
+ */
+LCA_API int lca_ask_cancel(lca_actor_id_t asker, uint64_t req_id);
 
 /** The asks' counters (also in telemetry /lcactor/info as ask_*). */
 LCA_API void lca_ask_stats_get(struct lca_ask_stats *out);

@@ -5,8 +5,9 @@
  * Orleans' response timeout).
  *
  * Each asker has a table of LCA_ASK_PENDING_MAX slots, made at its first
- * ask. A request id names its asker (high 32 bits), a sequence number and
- * its slot (low 6 bits), so a reply finds its slot in one look and a reply
+ * ask, or of as many as lca_ask_pending_max_set() asked for before it. A
+ * request id names its asker (high 32 bits), a sequence number and its
+ * slot (the low log2(slots) bits), so a reply finds its slot in one look and a reply
  * to an ask that is over (timed out, or a slot used again since) does not
  * match. The timeout is a one-shot timer carrying the notice; whichever of
  * reply and notice reaches the asker's turn first ends the ask and is
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_common.h>
 #include <rte_malloc.h>
 #include <rte_spinlock.h>
 
@@ -27,11 +29,10 @@
 #include "lca_ask.h"
 #include "lca_timer.h"
 
-#define SLOT_BITS 6
-#define SEQ_MASK ((1u << (32 - SLOT_BITS)) - 1)
 #define REQ_ID_OFF LCA_MSG_INLINE_ASK
-
-_Static_assert(LCA_ASK_PENDING_MAX == 1u << SLOT_BITS, "a slot index fits its bits");
+/* The most slot bits: 2^20 asks between two uses of one id in one slot. */
+_Static_assert(LCA_ASK_PENDING_LIMIT <= 1u << 12, "a slot index leaves the sequence 20 bits");
+_Static_assert(LCA_ASK_PENDING_MAX <= LCA_ASK_PENDING_LIMIT, "the default is within the limit");
 _Static_assert(REQ_ID_OFF + 8 <= LCA_MSG_INLINE_WITH_DEADLINE, "the id leaves the deadline free");
 _Static_assert(sizeof(struct lca_timeout) <= LCA_MSG_INLINE_ASK, "a notice fits beside its id");
 
@@ -40,11 +41,17 @@ struct ask_slot {
 	lca_timer_id_t timer;
 };
 
+/* An asker's slots, with a stack of the free ones: taking a slot costs
+ * the same with 4096 as with 64. */
 struct ask_table {
 	rte_spinlock_t lock;
 	uint32_t seq;
 	uint32_t waiting;
-	struct ask_slot slots[LCA_ASK_PENDING_MAX];
+	uint32_t mask;       /* slots - 1 */
+	uint32_t slot_bits;  /* log2(slots) */
+	uint32_t n_free;
+	uint16_t *free;      /* n_free indexes of free slots, after slots[] */
+	struct ask_slot slots[];
 };
 
 bool asks_used;
@@ -112,50 +119,110 @@ table_of(lca_actor_id_t self)
 	return self < asks.max ? __atomic_load_n(&asks.tables[self], __ATOMIC_ACQUIRE) : NULL;
 }
 
+/* A table of @p slots (a power of two) on @p self's socket. */
+static struct ask_table *
+table_alloc(lca_actor_id_t self, uint32_t slots)
+{
+	int lcore = lca_actor_lcore(self);
+	size_t size = sizeof(struct ask_table) + slots * sizeof(struct ask_slot) +
+		      slots * sizeof(uint16_t);
+	struct ask_table *t = rte_zmalloc_socket("lca_ask_table", size, RTE_CACHE_LINE_SIZE,
+						  lcore < 0 ? SOCKET_ID_ANY :
+						  (int)rte_lcore_to_socket_id((unsigned int)lcore));
+
+	if (t == NULL)
+		return NULL;
+	rte_spinlock_init(&t->lock);
+	t->mask = slots - 1;
+	t->slot_bits = (uint32_t)rte_bsf32(slots);
+	t->free = (uint16_t *)&t->slots[slots];
+	/* Popped from the top: slot 0 first, as a scan would. */
+	for (uint32_t i = 0; i < slots; i++)
+		t->free[i] = (uint16_t)(slots - 1 - i);
+	t->n_free = slots;
+	return t;
+}
+
+/* Install @p t as @p self's table unless one is there. @return the one in
+ * place (@p t, or the other, @p t freed). */
+static struct ask_table *
+table_install(lca_actor_id_t self, struct ask_table *t)
+{
+	struct ask_table *expected = NULL;
+
+	if (!__atomic_compare_exchange_n(&asks.tables[self], &expected, t, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		rte_free(t);
+		return expected;
+	}
+	return t;
+}
+
 /* The asker's table, made at its first ask (on its home node). */
 static struct ask_table *
 table_make(lca_actor_id_t self)
 {
-	struct ask_table *t = table_of(self), *expected = NULL;
-	int lcore = lca_actor_lcore(self);
+	struct ask_table *t = table_of(self);
 
 	if (t != NULL)
 		return t;
-	t = rte_zmalloc_socket("lca_ask_table", sizeof(*t), RTE_CACHE_LINE_SIZE,
-			       lcore < 0 ? SOCKET_ID_ANY :
-			       (int)rte_lcore_to_socket_id((unsigned int)lcore));
-	if (t == NULL)
-		return NULL;
-	rte_spinlock_init(&t->lock);
-	if (!__atomic_compare_exchange_n(&asks.tables[self], &expected, t, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		rte_free(t);
-		t = expected;
+	t = table_alloc(self, LCA_ASK_PENDING_MAX);
+	return t == NULL ? NULL : table_install(self, t);
+}
+
+int
+lca_ask_pending_max_set(lca_actor_id_t asker, unsigned int max)
+{
+	struct ask_table *t;
+	uint32_t slots;
+
+	if (max == 0 || max > LCA_ASK_PENDING_LIMIT || asker >= LCA_ACTOR_REMOTE_BASE)
+		return -EINVAL;
+	if (asks.tables == NULL)
+		return -ENOTSUP;
+	if (asker >= asks.max || lca_actor_lcore(asker) < 0)
+		return -ESRCH;
+	slots = rte_align32pow2(max);
+	t = table_of(asker);
+	if (t == NULL) {
+		t = table_alloc(asker, slots);
+		if (t == NULL)
+			return -ENOMEM;
+		t = table_install(asker, t);
 	}
-	return t;
+	return t->mask + 1 == slots ? 0 : -EBUSY;
 }
 
 /* A free slot of @p t and the id of an ask in it, or 0 when full. */
 static uint64_t
 slot_take(struct ask_table *t, lca_actor_id_t self)
 {
+	uint32_t seq_mask = (1u << (32 - t->slot_bits)) - 1;
 	uint64_t id = 0;
+	uint32_t s;
 
 	rte_spinlock_lock(&t->lock);
-	for (unsigned int s = 0; s < LCA_ASK_PENDING_MAX; s++) {
-		if (t->slots[s].req_id != 0)
-			continue;
-		t->seq = (t->seq + 1) & SEQ_MASK;
+	if (t->n_free > 0) {
+		s = t->free[--t->n_free];
+		t->seq = (t->seq + 1) & seq_mask;
 		if (t->seq == 0)
 			t->seq = 1;
-		id = (uint64_t)self << 32 | (uint64_t)t->seq << SLOT_BITS | s;
+		id = (uint64_t)self << 32 | (uint64_t)t->seq << t->slot_bits | s;
 		t->slots[s] = (struct ask_slot){ .req_id = id, .timer = LCA_TIMER_NONE };
 		t->waiting++;
 		__atomic_fetch_add(&asks.st.pending, 1, __ATOMIC_RELAXED);
-		break;
 	}
 	rte_spinlock_unlock(&t->lock);
 	return id;
+}
+
+/* Free slot @p s of @p t; under its lock. */
+static void
+slot_free(struct ask_table *t, uint32_t s)
+{
+	t->slots[s].req_id = 0;
+	t->free[t->n_free++] = (uint16_t)s;
+	t->waiting--;
 }
 
 /* End the ask @p id if it is still waiting. @return whether it was, and
@@ -163,15 +230,15 @@ slot_take(struct ask_table *t, lca_actor_id_t self)
 static bool
 slot_end(struct ask_table *t, uint64_t id, lca_timer_id_t *timer)
 {
-	struct ask_slot *s = &t->slots[id & (LCA_ASK_PENDING_MAX - 1)];
+	uint32_t idx = (uint32_t)id & t->mask;
+	struct ask_slot *s = &t->slots[idx];
 	bool waiting;
 
 	rte_spinlock_lock(&t->lock);
 	waiting = s->req_id == id;
 	if (waiting) {
 		*timer = s->timer;
-		s->req_id = 0;
-		t->waiting--;
+		slot_free(t, idx);
 		__atomic_fetch_sub(&asks.st.pending, 1, __ATOMIC_RELAXED);
 	}
 	rte_spinlock_unlock(&t->lock);
@@ -181,7 +248,7 @@ slot_end(struct ask_table *t, uint64_t id, lca_timer_id_t *timer)
 static void
 slot_set_timer(struct ask_table *t, uint64_t id, lca_timer_id_t timer)
 {
-	struct ask_slot *s = &t->slots[id & (LCA_ASK_PENDING_MAX - 1)];
+	struct ask_slot *s = &t->slots[(uint32_t)id & t->mask];
 
 	rte_spinlock_lock(&t->lock);
 	if (s->req_id == id)
@@ -331,28 +398,58 @@ asks_filter(lca_actor_id_t self, struct lca_msg **msgs, unsigned int n)
 	return kept;
 }
 
-void
-asks_actor_stopped(lca_actor_id_t self)
+/* End up to @p max of @p t's waiting asks; their timers in @p timers.
+ * @return how many. */
+static unsigned int
+slots_end_some(struct ask_table *t, lca_timer_id_t *timers, unsigned int max)
 {
-	lca_timer_id_t timers[LCA_ASK_PENDING_MAX];
-	struct ask_table *t = table_of(self);
 	unsigned int n = 0;
 
-	if (t == NULL)
-		return;
 	rte_spinlock_lock(&t->lock);
-	for (unsigned int s = 0; s < LCA_ASK_PENDING_MAX; s++) {
+	for (uint32_t s = 0; s <= t->mask && n < max; s++) {
 		if (t->slots[s].req_id == 0)
 			continue;
 		timers[n++] = t->slots[s].timer;
-		t->slots[s].req_id = 0;
+		slot_free(t, s);
 	}
-	t->waiting = 0;
 	__atomic_fetch_sub(&asks.st.pending, n, __ATOMIC_RELAXED);
 	rte_spinlock_unlock(&t->lock);
-	/* Outside the lock: a cancel waits for a timer firing elsewhere. */
-	for (unsigned int i = 0; i < n; i++)
-		lca_timer_cancel(timers[i]);
+	return n;
+}
+
+void
+asks_actor_stopped(lca_actor_id_t self)
+{
+	lca_timer_id_t timers[64];
+	struct ask_table *t = table_of(self);
+	unsigned int n;
+
+	if (t == NULL)
+		return;
+	/* Cancelled outside the lock: a cancel waits for a timer firing
+	 * elsewhere. */
+	do {
+		n = slots_end_some(t, timers, RTE_DIM(timers));
+		for (unsigned int i = 0; i < n; i++)
+			lca_timer_cancel(timers[i]);
+	} while (n == RTE_DIM(timers));
+}
+
+int
+lca_ask_cancel(lca_actor_id_t asker, uint64_t req_id)
+{
+	lca_timer_id_t timer;
+	struct ask_table *t;
+
+	if (req_id == 0 || (lca_actor_id_t)(req_id >> 32) != asker)
+		return -EINVAL;
+	t = table_of(asker);
+	if (t == NULL || !slot_end(t, req_id, &timer))
+		return -ENOENT;
+	/* -ENOENT: it fired meanwhile; its notice is dropped at the turn. */
+	lca_timer_cancel(timer);
+	count(&asks.st.cancelled);
+	return 0;
 }
 
 void
@@ -366,6 +463,7 @@ lca_ask_stats_get(struct lca_ask_stats *out)
 		.timed_out = __atomic_load_n(&asks.st.timed_out, __ATOMIC_RELAXED),
 		.late = __atomic_load_n(&asks.st.late, __ATOMIC_RELAXED),
 		.full = __atomic_load_n(&asks.st.full, __ATOMIC_RELAXED),
+		.cancelled = __atomic_load_n(&asks.st.cancelled, __ATOMIC_RELAXED),
 		.pending = __atomic_load_n(&asks.st.pending, __ATOMIC_RELAXED),
 	};
 }

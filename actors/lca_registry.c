@@ -319,5 +319,6 @@ asks_fill_info(struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "ask_timed_out", s.timed_out);
 	rte_tel_data_add_dict_u64(d, "ask_late", s.late);
 	rte_tel_data_add_dict_u64(d, "ask_full", s.full);
+	rte_tel_data_add_dict_u64(d, "ask_cancelled", s.cancelled);
 	rte_tel_data_add_dict_u64(d, "ask_pending", s.pending);
 }

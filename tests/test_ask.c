@@ -5,7 +5,9 @@
  * id on the control lane; a reply after that is dropped before the
  * handler and counted; a target known dead is an immediate error with
  * nothing left waiting, and one that stops with the ask in its mailbox
- * leaves the asker its timeout; the pending table is bounded (-ENOSPC).
+ * leaves the asker its timeout; the pending table is bounded (-ENOSPC),
+ * by LCA_ASK_PENDING_MAX or by what lca_ask_pending_max_set() gave; a
+ * cancelled ask brings nothing to the handler.
  * No check depends on how long anything took: timeouts that must not
  * fire are a minute long, those that must are waited for.
  */
@@ -351,6 +353,84 @@ test_pending_is_bounded(void **state)
 	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
+/* lca_ask_pending_max_set(): more than LCA_ASK_PENDING_MAX wait at once,
+ * each with its own id; the bound is the power of two asked for. */
+static void
+test_pending_max_set(void **state)
+{
+	lca_actor_id_t target = lca_test_spawn(sink_handler, 0, 0, 0, 0);
+	uint64_t ids[512];
+	struct lca_msg *m = question(0);
+	struct lca_ask_stats st;
+
+	(void)state;
+	asker_id = lca_test_spawn(asker_handler, sizeof(struct asker), 1, 0, 0);
+	assert_int_equal(lca_ask_pending_max_set(asker_id, 0), -EINVAL);
+	assert_int_equal(lca_ask_pending_max_set(asker_id, LCA_ASK_PENDING_LIMIT + 1), -EINVAL);
+	assert_int_equal(lca_ask_pending_max_set(1000, 300), -ESRCH);
+	assert_int_equal(lca_ask_pending_max_set(asker_id, 300), 0);
+	/* Again with the same size: nothing changes; another size: too late. */
+	assert_int_equal(lca_ask_pending_max_set(asker_id, 512), 0);
+	assert_int_equal(lca_ask_pending_max_set(asker_id, 64), -EBUSY);
+	for (unsigned int i = 0; i < RTE_DIM(ids); i++) {
+		assert_int_equal(lca_ask(asker_id, target, question(i), SOON_US, &ids[i]), 0);
+		for (unsigned int j = 0; j < i; j++)
+			assert_true(ids[j] != ids[i]);
+	}
+	assert_int_equal(lca_ask(asker_id, target, m, SOON_US, NULL), -ENOSPC);
+	lca_ask_stats_get(&st);
+	assert_int_equal(st.full, 1);
+	assert_int_equal(st.pending, RTE_DIM(ids));
+	assert_true(lca_test_run_until(asker_timed_out, (void *)RTE_DIM(ids), 30));
+	assert_int_equal(((struct asker *)lca_actor_state(asker_id))->timeouts, RTE_DIM(ids));
+	assert_nothing_waits();
+	/* Every slot came back. */
+	for (unsigned int i = 0; i < RTE_DIM(ids); i++)
+		assert_int_equal(lca_ask(asker_id, target, question(i), SOON_US, NULL), 0);
+	assert_true(lca_test_run_until(asker_timed_out, (void *)(2 * RTE_DIM(ids)), 30));
+	assert_nothing_waits();
+	lca_msg_free(m);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
+}
+
+/* A cancelled ask: no reply and no timeout reach the asker; the reply
+ * that comes anyway is dropped and counted late. */
+static void
+test_cancel(void **state)
+{
+	lca_actor_id_t target = lca_test_spawn(holder_handler, sizeof(struct holder), 0, 0, 0);
+	lca_actor_id_t other = lca_test_spawn(sink_handler, 0, 0, 0, 0);
+	struct lca_msg *release = lca_test_msg();
+	struct lca_ask_stats st;
+	struct asker *s;
+	uint64_t id = 0;
+
+	(void)state;
+	asker_id = lca_test_spawn(asker_handler, sizeof(struct asker), 1, 0, 0);
+	assert_int_equal(lca_ask(asker_id, target, question(7), NEVER_US, &id), 0);
+	lca_test_run(1); /* the target keeps the question */
+	assert_int_equal(lca_ask_cancel(other, id), -EINVAL);
+	assert_int_equal(lca_ask_cancel(asker_id, 0), -EINVAL);
+	assert_int_equal(lca_ask_cancel(asker_id, id), 0);
+	assert_int_equal(lca_ask_cancel(asker_id, id), -ENOENT);
+	/* The minute-long timer went with it. */
+	assert_nothing_waits();
+	release->type = T_RELEASE;
+	assert_int_equal(lca_send(target, release), 0);
+	assert_true(lca_test_run_until(late_counted, (void *)1, 30));
+	s = lca_actor_state(asker_id);
+	assert_int_equal(s->replies, 0);
+	assert_int_equal(s->timeouts, 0);
+	assert_int_equal(s->other, 0);
+	lca_ask_stats_get(&st);
+	assert_int_equal(st.asked, 1);
+	assert_int_equal(st.cancelled, 1);
+	assert_int_equal(st.late, 1);
+	assert_int_equal(st.replied, 0);
+	assert_int_equal(st.timed_out, 0);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
+}
+
 static void
 test_bad_asks(void **state)
 {
@@ -392,6 +472,9 @@ main(void)
 						lca_test_setup, lca_test_teardown),
 		cmocka_unit_test_setup_teardown(test_pending_is_bounded, lca_test_setup,
 						lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_pending_max_set, lca_test_setup,
+						lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_cancel, lca_test_setup, lca_test_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_asks, lca_test_setup, lca_test_teardown),
 	};
 	int failed;
