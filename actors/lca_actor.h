@@ -779,6 +779,9 @@ struct lca_timeout {
 	uint64_t req_id;       /**< The ask's id, as lca_ask() gave it. */
 	lca_actor_id_t target; /**< Who was asked. */
 	uint32_t msg_type;     /**< The type of the ask. */
+	uint8_t head[8];       /**< The ask's data[0..8) as it was sent: what
+				*   the asker put there to know which of its
+				*   asks this was, with no table of ids. */
 };
 
 /** Counters of the asks, runtime-wide. */

@@ -267,6 +267,7 @@ timeout_arm(lca_actor_id_t from, lca_actor_id_t to, const struct lca_msg *msg, u
 
 	if (ret < 0)
 		return ret;
+	memcpy(body.head, msg->data, sizeof(body.head));
 	notice->type = LCA_TYPE_TIMEOUT;
 	notice->flags = LCA_MSG_F_REPLY;
 	notice->len = sizeof(body);

@@ -12,7 +12,8 @@
 set -u
 httpd=$1
 load=$2
-io=${3:-epoll}
+slow=$3   # lca-httpd-slow: its service holds /user/4242 for a second
+io=${4:-epoll}
 prefix=lca_test_http_$$  # its own: the telemetry socket is per prefix, and other build folders may run this test at the same time
 eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix $prefix --log-level 'lib.*:error')
 fail=0
@@ -34,16 +35,16 @@ if [ "$io" = uring ]; then
 	check "lca-httpd --io uring starts and says so" "[ $rc -eq 0 ] && grep -q '^# io: uring' <<<\"\$out\""
 fi
 
-# The server's counters over telemetry: tel KEY
+# The server's counters over telemetry: tel KEY [COMMAND]
 tel() {
-	python3 - "$prefix" "$1" <<'PY'
+	python3 - "$prefix" "$1" "${2:-/lcactor/http}" <<'PY'
 import json, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 s.settimeout(10)
 s.connect("/var/run/dpdk/%s/dpdk_telemetry.v2" % sys.argv[1])
 s.recv(1024)
-s.send(b"/lcactor/http")
-print(json.loads(s.recv(65536))["/lcactor/http"][sys.argv[2]])
+s.send(sys.argv[3].encode())
+print(json.loads(s.recv(65536))[sys.argv[3]][sys.argv[2]])
 PY
 }
 
@@ -322,6 +323,50 @@ assert c['threads'] == 1 and c['connections'] == 2 and c['rate'] == 50, c
 assert abs(c['duration_s'] - 1.0) < 1e-9 and r['requests'] > 0, (c, r)
 PY"
 
+# /user is an ask to the service actor (lca_ask): with a service that holds
+# /user/4242 for a second, its ask times out into a 504 and the connection
+# goes on; the answer that comes later is dropped and counted by the
+# runtime; a client that goes away while it waits has its ask cancelled.
+slow_eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix ${prefix}_slow --log-level 'lib.*:error')
+"$slow" "${slow_eal[@]}" -- --port 0 --duration 60 --service-timeout 500 --io "$io" >"$tmp/slow.out" 2>&1 &
+spid=$!
+pids+=("$spid")
+check "lca-httpd-slow comes up" "wait_for '$tmp/slow.out' 'ready on port [0-9]+' $spid"
+sport=$(grep -oE 'ready on port [0-9]+' "$tmp/slow.out" | awk '{print $4}')
+out=$(timeout 30 python3 - "$sport" <<'PY' 2>&1
+import socket, struct, sys, time
+port = int(sys.argv[1])
+def answer(s):
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += s.recv(4096)
+    head, _, rest = buf.partition(b"\r\n\r\n")
+    n = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0])
+    while len(rest) < n:
+        rest += s.recv(4096)
+    return head.split(b"\r\n")[0].decode()
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(b"GET /user/4242 HTTP/1.1\r\nHost: x\r\n\r\n")
+print("slow:", answer(s))
+s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+print("after:", answer(s))
+s.close()
+c = socket.create_connection(("127.0.0.1", port), timeout=10)
+c.sendall(b"GET /user/4242 HTTP/1.1\r\nHost: x\r\n\r\n")
+time.sleep(0.02)
+c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+c.close()  # a reset while the ask waits
+time.sleep(2.5)  # both held answers come back, late
+PY
+); rc=$?
+echo "$out" | sed 's/^/# /'
+check "/user whose service does not answer in time: 504, and the connection goes on" "[ $rc -eq 0 ] && grep -q '^slow: HTTP/1.1 504 Gateway Timeout' <<<\"\$out\" && grep -q '^after: HTTP/1.1 200' <<<\"\$out\""
+saved=$prefix
+prefix=${saved}_slow
+check "the ask's timeout, its late answer and a cancelled ask are each counted once" "[ \$(tel user_timed_out) -eq 1 ] && [ \$(tel status_504) -eq 1 ] && [ \$(tel ask_timed_out /lcactor/info) -eq 1 ] && [ \$(tel ask_cancelled /lcactor/info) -eq 1 ] && [ \$(tel ask_late /lcactor/info) -eq 2 ] && [ \$(tel ask_pending /lcactor/info) -eq 0 ]"
+prefix=$saved
+kill -TERM "$spid"; wait "$spid"
+
 # Where io_uring is refused (a seccomp filter answers io_uring_setup with
 # EPERM, as a container's policy may): --io auto takes epoll and says why,
 # --io uring exits 1 and says so, and the uring run of this test SKIPs.
@@ -332,7 +377,7 @@ if [ "$io" = epoll ]; then
 		check "io_uring refused: --io auto takes epoll and says why" "[ $rc -eq 0 ] && grep -q '^# io: auto: io_uring refused (Operation not permitted): epoll instead' <<<\"\$out\" && grep -q '^# io: epoll' <<<\"\$out\""
 		out=$("${nu[@]}" "$httpd" "${eal[@]}" -- --port 0 --duration 1 --io uring 2>&1); rc=$?
 		check "io_uring refused: --io uring exits 1 and names it" "[ $rc -eq 1 ] && grep -q 'io_uring refused on lcore' <<<\"\$out\""
-		out=$("${nu[@]}" bash "$0" "$httpd" "$load" uring 2>&1); rc=$?
+		out=$("${nu[@]}" bash "$0" "$httpd" "$load" "$slow" uring 2>&1); rc=$?
 		check "io_uring refused: the uring run of this test SKIPs (77) and says why" "[ $rc -eq 77 ] && grep -q '^skip - the suite over io_uring' <<<\"\$out\""
 	else
 		skip_check "io_uring refused" "no seccomp filter here (tests/http_no_uring.py)"

@@ -240,6 +240,8 @@ test_timeout(void **state)
 	assert_true(s->timeout.req_id == id);
 	assert_int_equal(s->timeout.target, target);
 	assert_int_equal(s->timeout.msg_type, T_QUESTION);
+	/* It carries the question's first bytes: the value asked. */
+	assert_int_equal(s->timeout.head[0], 7);
 	/* It came on the control lane. */
 	assert_true(s->timeout_flags & LCA_MSG_F_CONTROL);
 	lca_ask_stats_get(&st);

@@ -52,6 +52,7 @@ struct hd_conn {
 	uint8_t state;
 	bool in_req;      /* a request started, not complete */
 	bool pending;     /* waiting for the service's answer; parser paused */
+	uint64_t ask_id;  /* that answer's ask (lca_ask()); 0: none */
 	bool pend_keep;
 	bool pend_head;
 	bool want_close;  /* close once the output is out */

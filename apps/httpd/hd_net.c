@@ -56,7 +56,7 @@ const char *const hd_ctr_names[HD_N] = {
 	[HD_IDLE_CLOSED] = "idle_closed",
 	[HD_USER_ASKED] = "user_asked",
 	[HD_USER_ANSWERED] = "user_answered",
-	[HD_LATE_REPLIES] = "late_replies",
+	[HD_USER_TIMED_OUT] = "user_timed_out",
 	[HD_BYTES_IN] = "bytes_in",
 	[HD_BYTES_OUT] = "bytes_out",
 	[HD_IDLE_WAITS] = "idle_waits",
@@ -69,6 +69,7 @@ const char *const hd_ctr_names[HD_N] = {
 	[HD_ACCEPT_FAILS] = "accept_fails",
 	[HD_DRAIN_IDLE] = "drain_idle_closed",
 	[HD_DRAIN_CUT] = "drain_cut",
+	[HD_S504] = "status_504",
 	[HD_LOG_DROPPED] = "access_log_dropped",
 };
 
@@ -175,6 +176,7 @@ reason(int status)
 	case 431: return "Request Header Fields Too Large";
 	case 501: return "Not Implemented";
 	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
 	default: return "Error";
 	}
 }
@@ -185,7 +187,7 @@ count_status(struct hd_worker *w, int status)
 	static const struct { int status; enum hd_ctr k; } map[] = {
 		{ 200, HD_S200 }, { 400, HD_S400 }, { 404, HD_S404 }, { 405, HD_S405 },
 		{ 408, HD_S408 }, { 413, HD_S413 }, { 414, HD_S414 }, { 431, HD_S431 },
-		{ 501, HD_S501 }, { 503, HD_S503 },
+		{ 501, HD_S501 }, { 503, HD_S503 }, { 504, HD_S504 },
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(map); i++)
@@ -344,6 +346,11 @@ hd_conn_close(struct hd_worker *w, struct hd_conn *c)
 	if (c->state == CONN_FREE)
 		return;
 	busy_set(w, &c->pending, false);
+	if (c->ask_id != 0) {
+		/* Nobody waits for that answer now: the runtime drops it. */
+		lca_ask_cancel(w->actor, c->ask_id);
+		c->ask_id = 0;
+	}
 	busy_set(w, &c->wblocked, false);
 	if (w->uring != NULL)
 		hd_uring_closing(w, c); /* its requests hold the socket open: cancel them */
@@ -742,7 +749,8 @@ parse_id(const char *s, size_t len, uint64_t max, uint64_t *out)
 	return true;
 }
 
-/* Ask the service for a user; false when it cannot be asked. */
+/* Ask the service for a user; false when it cannot be asked. Its answer
+ * or its timeout comes to this lcore's worker actor. */
 static bool
 ask_service(struct hd_worker *w, struct hd_conn *c, uint32_t id)
 {
@@ -753,11 +761,10 @@ ask_service(struct hd_worker *w, struct hd_conn *c, uint32_t id)
 		return false;
 	r = (struct hd_user_req *)m->data;
 	r->conn = (uint32_t)(c - w->conns);
-	r->gen = c->gen;
 	r->id = id;
 	m->type = HD_MSG_USER_REQ;
 	m->len = sizeof(*r);
-	if (lca_send_from(w->actor, service_id, m) != 0) {
+	if (lca_ask(w->actor, service_id, m, cfg.service_timeout_ms * 1000, &c->ask_id) != 0) {
 		lca_msg_free(m);
 		return false;
 	}
@@ -978,40 +985,12 @@ conn_linger_read(struct hd_worker *w, struct hd_conn *c)
 	hd_conn_close(w, c);
 }
 
-/* The service's answer, as a message to this lcore's worker actor. */
+/* The paused answer is out: read on what came behind it. */
 static void
-user_reply(struct hd_worker *w, struct lca_msg *m)
+resume_after_answer(struct hd_worker *w, struct hd_conn *c)
 {
-	const struct hd_user_req *r = (const struct hd_user_req *)m->data;
-	const struct hd_user *u = m->ptr;
-	struct hd_conn *c;
 	uint32_t in_len;
 
-	if (r->conn >= w->n_conns || w->conns[r->conn].gen != r->gen ||
-	    w->conns[r->conn].state != CONN_OPEN || !w->conns[r->conn].pending) {
-		ctr_add(w, HD_LATE_REPLIES, 1);
-		return;
-	}
-	c = &w->conns[r->conn];
-	ctr_add(w, HD_USER_ANSWERED, 1);
-	busy_set(w, &c->pending, false);
-	if (u == NULL) {
-		respond_text(w, c, 404, c->pend_keep, c->pend_head, NULL);
-	} else {
-		char body[256];
-		int n = snprintf(body, sizeof(body),
-				 "{\"id\":%u,\"first\":\"%.5s\",\"last\":\"%.7s\",\"ssn\":%" PRIu64
-				 ",\"friends\":[%u,%u,%u,%u,%u]}\n",
-				 u->id, u->first, u->last, u->ssn, u->friends[0], u->friends[1],
-				 u->friends[2], u->friends[3], u->friends[4]);
-		char *b = respond(w, c, 200, "application/json", (size_t)n, c->pend_keep,
-				  c->pend_head, NULL);
-
-		if (b == NULL)
-			return;
-		if (!c->pend_head)
-			memcpy(b, body, (size_t)n);
-	}
 	if (c->state != CONN_OPEN)
 		return;
 	http_parser_pause(&c->p, 0);
@@ -1033,6 +1012,72 @@ user_reply(struct hd_worker *w, struct lca_msg *m)
 	}
 }
 
+/* The connection whose ask @p m answers or times out. The runtime gives
+ * neither for an ask that is over, and a closing connection cancels its
+ * own: what comes is for an open connection that waits. */
+static struct hd_conn *
+asking_conn(struct hd_worker *w, const struct lca_msg *m, uint32_t conn)
+{
+	struct hd_conn *c = conn < w->n_conns ? &w->conns[conn] : NULL;
+
+	if (c == NULL || c->ask_id != lca_msg_req_id(m)) {
+		RTE_LOG(ERR, USER1, "lca-httpd: an answer to no ask of lcore %u (conn %u)\n",
+			w->lcore, conn);
+		return NULL;
+	}
+	c->ask_id = 0;
+	busy_set(w, &c->pending, false);
+	return c;
+}
+
+/* The service did not answer in time: 504, and the connection goes on. */
+static void
+user_timed_out(struct hd_worker *w, const struct lca_msg *m)
+{
+	const struct lca_timeout *t = (const struct lca_timeout *)m->data;
+	uint32_t conn;
+	struct hd_conn *c;
+
+	memcpy(&conn, t->head, sizeof(conn));
+	c = asking_conn(w, m, conn);
+	if (c == NULL)
+		return;
+	ctr_add(w, HD_USER_TIMED_OUT, 1);
+	respond_text(w, c, 504, c->pend_keep, c->pend_head, NULL);
+	resume_after_answer(w, c);
+}
+
+/* The service's answer, as a message to this lcore's worker actor. */
+static void
+user_reply(struct hd_worker *w, struct lca_msg *m)
+{
+	const struct hd_user_req *r = (const struct hd_user_req *)m->data;
+	const struct hd_user *u = m->ptr;
+	struct hd_conn *c = asking_conn(w, m, r->conn);
+
+	if (c == NULL)
+		return;
+	ctr_add(w, HD_USER_ANSWERED, 1);
+	if (u == NULL) {
+		respond_text(w, c, 404, c->pend_keep, c->pend_head, NULL);
+	} else {
+		char body[256];
+		int n = snprintf(body, sizeof(body),
+				 "{\"id\":%u,\"first\":\"%.5s\",\"last\":\"%.7s\",\"ssn\":%" PRIu64
+				 ",\"friends\":[%u,%u,%u,%u,%u]}\n",
+				 u->id, u->first, u->last, u->ssn, u->friends[0], u->friends[1],
+				 u->friends[2], u->friends[3], u->friends[4]);
+		char *b = respond(w, c, 200, "application/json", (size_t)n, c->pend_keep,
+				  c->pend_head, NULL);
+
+		if (b == NULL)
+			return;
+		if (!c->pend_head)
+			memcpy(b, body, (size_t)n);
+	}
+	resume_after_answer(w, c);
+}
+
 /* --- the worker actor ---------------------------------------------------- */
 
 static void
@@ -1052,6 +1097,9 @@ worker_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
 	}
 	case HD_MSG_USER_REPLY:
 		user_reply(w, m);
+		break;
+	case LCA_TYPE_TIMEOUT:
+		user_timed_out(w, m);
 		break;
 	default:
 		break;
@@ -1674,6 +1722,12 @@ hd_net_start(lca_actor_id_t service)
 		struct lca_lcore_hook hook = { .poll = hook_poll, .end = hook_end, .arg = w };
 
 		ret = lca_actor_spawn(&spec, &w->actor);
+		if (ret < 0)
+			return ret;
+		/* One ask at a time per connection (answers keep their order). */
+		ret = lca_ask_pending_max_set(w->actor,
+					      (unsigned int)RTE_MIN(cfg.max_conns,
+								    (uint64_t)LCA_ASK_PENDING_LIMIT));
 		if (ret < 0)
 			return ret;
 		ret = lca_lcore_hook_add(l, &hook);

@@ -64,6 +64,7 @@ struct hd_conf {
 	uint64_t drain_ms;         /* graceful stop: longest drain */
 	uint64_t body_limit;       /* body bytes: past it 413 */
 	uint64_t request_timeout_ms; /* a started request not complete: 408 */
+	uint64_t service_timeout_ms; /* the service's answer not in: 504 */
 	uint64_t keepalive_ms;     /* an idle connection is closed */
 	uint64_t users;            /* the service's records */
 	uint64_t service_lcore;    /* UINT64_MAX: the last lcore */
@@ -93,7 +94,7 @@ enum hd_ctr {
 	HD_IDLE_CLOSED,    /* keep-alive timeout */
 	HD_USER_ASKED,     /* /user requests sent to the service */
 	HD_USER_ANSWERED,  /* its replies that reached the connection */
-	HD_LATE_REPLIES,   /* replies for a connection closed meanwhile */
+	HD_USER_TIMED_OUT, /* the service's answer not in within --service-timeout: 504 */
 	HD_BYTES_IN,
 	HD_BYTES_OUT,
 	HD_IDLE_WAITS,     /* epoll waits of the idle policy */
@@ -107,15 +108,16 @@ enum hd_ctr {
 	HD_DRAIN_IDLE,     /* idle keep-alive connections closed by a graceful stop */
 	HD_DRAIN_CUT,      /* connections still open at the drain deadline: closed */
 	HD_LOG_DROPPED,    /* access log records dropped: this lcore's ring was full */
+	HD_S504,           /* the service did not answer in time */
 	HD_N
 };
 
 extern const char *const hd_ctr_names[HD_N];
 
-/* What a /user request carries, inline. */
+/* What a /user ask carries, inline. The connection comes first: an ask's
+ * timeout notice gives back its first 8 bytes (struct lca_timeout.head). */
 struct hd_user_req {
 	uint32_t conn;
-	uint32_t gen;
 	uint32_t id;
 };
 

@@ -31,6 +31,7 @@
 #include "lca_report.h"
 #include "lca_result.h"
 #include "lca_rng.h"
+#include "lca_timer.h"
 #include "lca_series.h"
 #include "lca_topo.h"
 #include "lca_verdict.h"
@@ -87,8 +88,48 @@ service_init(void *state, void *arg)
 	s->users = (uint32_t)conf.users;
 }
 
+#ifdef HD_TEST_SLOW_SERVICE
+/* lca-httpd-slow (tests/meson.build): the service holds /user/HD_SLOW_ID
+ * for HD_SLOW_MS before it answers, so that tests/e2e_http.sh sees an ask
+ * time out (504), a late answer and a cancelled ask counted. */
+#define HD_SLOW_ID 4242
+#define HD_SLOW_MS 1000
+#define HD_MSG_SLOW_ANSWER 100 /* service <- itself: answer ptr now */
+
+static bool
+service_slow(lca_actor_id_t self, struct lca_msg *m)
+{
+	const struct hd_user_req *r = (const struct hd_user_req *)m->data;
+	struct lca_msg *later;
+
+	if (m->type == HD_MSG_SLOW_ANSWER) {
+		struct lca_msg *held = m->ptr;
+		int home = lca_actor_lcore(held->from);
+
+		held->type = HD_MSG_USER_REPLY;
+		held->ptr = NULL;
+		if (lca_reply(held) != 0)
+			lca_msg_free(held);
+		else if (home >= 0)
+			hd_net_wake((unsigned int)home); /* its turn drops it, counted */
+		return true;
+	}
+	if (r->id != HD_SLOW_ID || lca_msg_alloc(&later) != 0)
+		return false;
+	lca_msg_keep(m);
+	later->type = HD_MSG_SLOW_ANSWER;
+	later->ptr = m;
+	if (lca_send_after(self, later, HD_SLOW_MS * 1000, NULL) != 0) {
+		lca_msg_free(later);
+		return false;
+	}
+	return true;
+}
+#endif
+
 /* A request from a connection's worker: the same envelope goes back with
- * the record (immutable, read on the worker's lcore) or NULL. */
+ * the record (immutable, read on the worker's lcore) or NULL, as the
+ * answer to the worker's ask. */
 static void
 service_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
 {
@@ -96,6 +137,10 @@ service_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
 	const struct hd_user_req *r = (const struct hd_user_req *)m->data;
 	int home = lca_actor_lcore(m->from);
 
+#ifdef HD_TEST_SLOW_SERVICE
+	if (service_slow(self, m))
+		return;
+#endif
 	(void)self;
 	s->answered++;
 	if (r->id < s->users) {
@@ -106,7 +151,7 @@ service_handler(lca_actor_id_t self, void *state, struct lca_msg *m)
 	}
 	m->type = HD_MSG_USER_REPLY;
 	if (lca_reply(m) != 0)
-		return; /* counted by the runtime; the connection's scan times it out */
+		return; /* counted by the runtime; the asker gets its timeout */
 	if (home >= 0 && (unsigned int)home != rte_lcore_id())
 		hd_net_wake((unsigned int)home);
 }
@@ -231,6 +276,8 @@ static const struct lca_opt options[] = {
 	  .help = "bytes of request body; past it: 413 (default 1048576)" },
 	{ "request-timeout", 0, UINT(1, 3600000), AT(request_timeout_ms), .metavar = "MS",
 	  .help = "a request begun and not complete after MS: 408\n(default 10000)" },
+	{ "service-timeout", 0, UINT(1, 3600000), AT(service_timeout_ms), .metavar = "MS",
+	  .help = "the service's answer to a /user request not in after\nMS: 504 (default 1000)" },
 	{ "keepalive-timeout", 0, UINT(1, 3600000), AT(keepalive_ms), .metavar = "MS",
 	  .help = "an idle connection is closed after MS (default 60000)" },
 	{ "users", 0, UINT(1, 1u << 24), AT(users), .metavar = "N",
@@ -274,7 +321,7 @@ parse_args(int argc, char **argv, void *arg)
 		.max_conns = 16384, .header_limit = 32768, .body_limit = 1048576,
 		.request_line_limit = 8192, .header_line_limit = 8192, .max_headers = 100,
 		.drain_ms = 5000,
-		.request_timeout_ms = 10000, .keepalive_ms = 60000, .users = 10000,
+		.request_timeout_ms = 10000, .service_timeout_ms = 1000, .keepalive_ms = 60000, .users = 10000,
 		.service_lcore = UINT64_MAX, .backlog = 4096,
 	};
 	ret = lca_opt_parse(argc, argv, &table, c, NULL);
@@ -364,11 +411,11 @@ print_config(lca_actor_id_t service)
 			       : "");
 	printf("# limits: request line %" PRIu64 " B (414), header line %" PRIu64
 	       " B, headers %" PRIu64 " B or %" PRIu64 " lines (431), body %" PRIu64
-	       " B (413), request %" PRIu64 " ms (408), keep-alive %" PRIu64 " ms, %" PRIu64
+	       " B (413), request %" PRIu64 " ms (408), service %" PRIu64 " ms (504), keep-alive %" PRIu64 " ms, %" PRIu64
 	       " connections per lcore (503 past it and at the fd limit)\n",
 	       conf.request_line_limit, conf.header_line_limit, conf.header_limit,
-	       conf.max_headers, conf.body_limit, conf.request_timeout_ms, conf.keepalive_ms,
-	       conf.max_conns);
+	       conf.max_headers, conf.body_limit, conf.request_timeout_ms, conf.service_timeout_ms,
+	       conf.keepalive_ms, conf.max_conns);
 	if (conf.max_inflight > 0)
 		printf("# shedding: 503 + Retry-After above %" PRIu64 " connections in flight\n",
 		       conf.max_inflight);
@@ -442,7 +489,8 @@ finish(lca_actor_id_t service, const struct lca_series *s, bool ok)
 		(json_int_t)conf.idle_after, "idle_wait_us", (json_int_t)conf.idle_wait_us,
 		"max_conns", (json_int_t)conf.max_conns, "header_limit",
 		(json_int_t)conf.header_limit, "body_limit", (json_int_t)conf.body_limit,
-		"request_timeout_ms", (json_int_t)conf.request_timeout_ms, "keepalive_ms",
+		"request_timeout_ms", (json_int_t)conf.request_timeout_ms, "service_timeout_ms",
+		(json_int_t)conf.service_timeout_ms, "keepalive_ms",
 		(json_int_t)conf.keepalive_ms, "users", (json_int_t)conf.users, "service_lcore",
 		(json_int_t)conf.service_lcore, "duration_s", (json_int_t)conf.duration_s));
 	json_t *place = json_object_get(rec, "placement");
@@ -529,6 +577,10 @@ run(void *arg)
 	struct hd_conf *c = arg;
 	/* The hooks wait in epoll when idle; the runtime itself spins. */
 	struct lca_runtime_conf rconf = { .idle = LCA_IDLE_SPIN };
+	/* Each waiting /user ask holds a timer: one per connection that can
+	 * wait (hd_net_start() bounds each lcore's asks), and the default's
+	 * room besides. */
+	uint64_t asks = RTE_MIN(conf.max_conns, (uint64_t)LCA_ASK_PENDING_LIMIT);
 	static struct lca_series series;
 	lca_actor_id_t service = LCA_ACTOR_NONE;
 	struct lca_actor_spec sspec = {
@@ -547,6 +599,7 @@ run(void *arg)
 		fprintf(stderr, NAME ": cannot raise RLIMIT_NOFILE: %s\n", strerror(-ret));
 		return ret;
 	}
+	rconf.max_timers = (unsigned int)(asks * rte_lcore_count() + 4096);
 	ret = lca_runtime_init(&rconf);
 	if (ret < 0)
 		return ret;
