@@ -135,6 +135,21 @@ actor_finish_stop(struct lca_actor *a)
 	actor_tell_watchers(a);
 }
 
+/* A turn took @p n messages, @p left stay: count them, and drop the late
+ * replies to its asks. @return how many the handler gets. */
+static __rte_always_inline unsigned int
+turn_count(struct lca_actor *a, struct lca_msg **msgs, unsigned int n, unsigned int left)
+{
+	if (n + left > a->mailbox_hwm)
+		a->mailbox_hwm = n + left;
+	a->received += n;
+	a->turns++;
+	/* services: replies to its asks, late ones dropped */
+	if (unlikely(__atomic_load_n(&asks_used, __ATOMIC_RELAXED)))
+		n = asks_filter(a->id, msgs, n);
+	return n;
+}
+
 /* A turn's messages: its control lane's first (it never waits behind the
  * mailbox), then its mailbox's, up to throughput. @return how many;
  * @p left says how many stay in the mailbox. */
@@ -148,14 +163,7 @@ turn_take(struct lca_actor *a, struct lca_msg **msgs, unsigned int *left)
 		rte_ring_sc_dequeue_burst(control, (void **)msgs, a->throughput, NULL) : 0;
 	n += rte_ring_sc_dequeue_burst(turn_mailbox(a), (void **)msgs + n, a->throughput - n,
 				       left);
-	if (n + *left > a->mailbox_hwm)
-		a->mailbox_hwm = n + *left;
-	a->received += n;
-	a->turns++;
-	/* services: replies to its asks, late ones dropped */
-	if (unlikely(__atomic_load_n(&asks_used, __ATOMIC_RELAXED)))
-		n = asks_filter(a->id, msgs, n);
-	return n;
+	return turn_count(a, msgs, n, *left);
 }
 
 /* @p msgs[0..n) to the handler, but for those past their deadline.
@@ -212,21 +220,15 @@ turn_end(struct lca_actor *a, bool more)
 	return actor_unschedule(a);
 }
 
-bool
-actor_turn(void *item)
+/* The handler's part of a turn on @p msgs[0..n), however they came: its
+ * envelopes, then its packets, timed one turn in HANDLER_SAMPLE.
+ * @return whether packets are left. */
+static __rte_always_inline bool
+turn_run(struct lca_actor *a, struct actor_lcore *here, struct lca_msg **msgs, unsigned int n)
 {
-	struct lca_actor *a = item;
-	struct actor_lcore *here = actor_lcore_here();
-	struct lca_msg *msgs[MAX_THROUGHPUT];
-	unsigned int n, left;
 	uint64_t start = 0, pkts_before = 0;
 	bool timed, pkts_left = false;
 
-	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
-		actor_finish_stop(a);
-		return actor_unschedule(a);
-	}
-	n = turn_take(a, msgs, &left);
 	here->self = a;
 	/* Reading the TSC costs as much as a small handler (two reads, ~20 ns
 	 * in a VM), so one turn in HANDLER_SAMPLE is timed. */
@@ -254,7 +256,46 @@ actor_turn(void *item)
 	__atomic_store_n(&a->handled, a->handled + n, __ATOMIC_RELAXED);
 	here->current = NULL;
 	here->self = NULL;
+	return pkts_left;
+}
+
+bool
+actor_turn(void *item)
+{
+	struct lca_actor *a = item;
+	struct actor_lcore *here = actor_lcore_here();
+	struct lca_msg *msgs[MAX_THROUGHPUT];
+	unsigned int n, left;
+	bool pkts_left;
+
+	if (unlikely(__atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
+		actor_finish_stop(a);
+		return actor_unschedule(a);
+	}
+	n = turn_take(a, msgs, &left);
+	pkts_left = turn_run(a, here, msgs, n);
 	return turn_end(a, left > 0 || pkts_left);
+}
+
+bool
+actor_can_take_direct(const struct lca_actor *a, unsigned int n)
+{
+	return a->scheduled == 0 && n <= a->throughput && !actor_is_shared(a) && !a->moving &&
+	       a->pkt_box == NULL && !actor_has_control(a) && ring_empty(a->mailbox) &&
+	       actor_lcore_here()->self == NULL && lca_lcore_running();
+}
+
+void
+actor_turn_direct(struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
+{
+	/* Held for the turn, as the run queue's turns hold it: a send to
+	 * itself meanwhile queues nothing, and a backoff keeps it. */
+	a->scheduled = 1;
+	n = turn_count(a, msgs, n, 0);
+	turn_run(a, actor_lcore_here(), msgs, n);
+	/* Mail it sent itself: it goes on from the run queue. */
+	if (turn_end(a, false))
+		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
 }
 
 static void

@@ -300,6 +300,17 @@ turn_mailbox(const struct lca_actor *a)
 /* The lcore turn function: up to throughput messages of one actor.
  * @return whether it wants another turn. */
 bool actor_turn(void *item);
+/* Whether @p a can take @p n messages straight from the channel being
+ * drained by its home lcore's own thread, with no mailbox: an affinity
+ * actor neither queued nor running, with nothing in its mailbox, control
+ * lane or packet queue (so nothing it got before waits), not called from a
+ * handler, and in a run (between runs the main thread polls for the other
+ * lcores, and nothing runs). */
+bool actor_can_take_direct(const struct lca_actor *a, unsigned int n);
+/* A turn of @p a on @p msgs[0..n) (actor_can_take_direct() said yes): run
+ * to completion during the drain, as Seastar's smp queue and DPDK's graph
+ * walk do, with what a turn from its mailbox does. */
+void actor_turn_direct(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
 /* An empty table of @p max_actors, placed by @p placement over @p lcores
  * (in spread order); actors_cleanup() stops and frees every actor in it. */
 int actors_init(unsigned int max_actors, enum lca_placement placement, const unsigned int *lcores,

@@ -180,10 +180,15 @@ deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id)
 		return run;
 	}
 	home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
-	if (unlikely(home != lcore_id))
+	if (unlikely(home != lcore_id)) {
 		done = migration_on_arrival(a, msgs, run, lcore_id, home);
-	else if ((done = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, run, NULL)) > 0)
+	} else if (likely(lcore_id == rte_lcore_id()) && likely(actor_can_take_direct(a, run))) {
+		/* Nothing of its waits and it is idle: no mailbox, no queue. */
+		actor_turn_direct(a, msgs, run);
+		return run;
+	} else if ((done = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, run, NULL)) > 0) {
 		actor_wake(a);
+	}
 	if (unlikely(done < run))
 		__atomic_fetch_add(&a->deferred, 1, __ATOMIC_RELAXED);
 	return done;

@@ -350,7 +350,8 @@ run_loop(void *arg)
 		unsigned int n;
 		uint64_t now;
 
-		work += hooks_poll(hs, lcore_id, prev);
+		/* The poll may have run handlers that read the clock. */
+		work += hooks_poll(hs, lcore_id, work > 0 ? rte_rdtsc() : prev);
 		n = run_items(c, &again, items);
 		if (steal_in_use())
 			c->stats.steals += steal_balance(lcore_id, n + work == 0);

@@ -98,7 +98,10 @@ struct lca_lcore_conf {
  * @param lcore_id
  *   The calling lcore.
  * @param now_tsc
- *   rte_rdtsc() at the start of the iteration.
+ *   rte_rdtsc() at the start of the iteration, or after the loop's poll
+ *   function when that did work: never earlier than a time a handler run
+ *   by that poll took (the runtime runs handlers there, straight from a
+ *   channel), so `now_tsc - then` does not wrap.
  * @param arg
  *   As given in struct lca_lcore_hook.
  * @return
