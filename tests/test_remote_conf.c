@@ -209,7 +209,7 @@ test_required_keys(void **state)
 			      "[node 2]\nmac = 02:00:00:00:00:02\nip = 10.0.0.2\nudp_base = 7100\n",
 			      &c),
 			 -EINVAL);
-	assert_true(logged("[node 2]", "no lcores", NULL));
+	assert_true(logged("[node 2]", "no lcores", "a peer", NULL));
 	assert_int_equal(load(NODE1 NODE2, &c), -EINVAL);
 	assert_true(logged("needs self = N", NULL));
 	assert_int_equal(load("self = 3\n" NODE1 NODE2, &c), -EINVAL);
@@ -242,6 +242,9 @@ test_unknown_key(void **state)
 	assert_true(logged("top level", "heartbeat", "no such key", NULL));
 	assert_int_equal(load("self = 1\n" NODE1 NODE2 "speed = 9\n", &c), -EINVAL);
 	assert_true(logged("[node 2]", "speed", "no such key", NULL));
+	/* After a section, a top-level key is that section's, and unknown. */
+	assert_int_equal(load("self = 1\n" NODE1 NODE2 "window = 8\n", &c), -EINVAL);
+	assert_true(logged("[node 2]", "window", "go before the first section", NULL));
 	assert_int_equal(load("self = 1\n" NODE1 NODE2 "[nodes 3]\n", &c), -EINVAL);
 	assert_true(logged("[nodes 3]", "only [node N]", NULL));
 	assert_int_equal(load("self = 1\n" NODE1 NODE2 "[GLOBAL]\nwindow = 8\n", &c), -EINVAL);
@@ -313,6 +316,11 @@ test_bad_nodes(void **state)
 			      &c),
 			 -EINVAL);
 	assert_true(logged("[node 2] twice", NULL));
+	text[0] = '\0';
+	for (unsigned int i = 0; i <= 16; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "[node %u]\n", i);
+	assert_int_equal(load(text, &c), -EINVAL);
+	assert_true(logged("more than 16 nodes", NULL));
 	assert_int_equal(load("self = 1\n" NODE1 "[node 2047]\n", &c), -EINVAL);
 	assert_true(logged("[node 2047]", "node id", "not in 0 .. 2046", NULL));
 	assert_int_equal(load("self = 1\n" NODE1 "[node x]\n", &c), -EINVAL);

@@ -41,7 +41,9 @@ struct rc_ctx {
 	LCA_LOG(ERR, "remote: node table %s, %s, %s: " fmt "\n", (x)->path, (x)->where, key,    \
 		##__VA_ARGS__)
 
-/* The keys of a [node N] section. */
+/* The keys of a [node N] section, in the order of their bits below. */
+static const char *const rc_node_keys[] = { "mac", "ip", "udp_base", "port", "lcores" };
+
 enum {
 	RC_K_MAC = 1u << 0,
 	RC_K_IP = 1u << 1,
@@ -249,15 +251,15 @@ static int
 rc_node_key(const struct rc_ctx *x, struct lca_remote_node *n, uint32_t *seen, const char *k,
 	    const char *v)
 {
-	static const char *const names[] = { "mac", "ip", "udp_base", "port", "lcores" };
 	unsigned long num;
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < RTE_DIM(names) && strcmp(k, names[i]) != 0; i++)
+	for (i = 0; i < RTE_DIM(rc_node_keys) && strcmp(k, rc_node_keys[i]) != 0; i++)
 		;
-	if (i == RTE_DIM(names)) {
-		RC_ERR(x, k, "no such key in a node section (mac, ip, udp_base, port, lcores)");
+	if (i == RTE_DIM(rc_node_keys)) {
+		RC_ERR(x, k, "no such key in a node section (mac, ip, udp_base, port, lcores; "
+			     "the top level's keys go before the first section)");
 		return -EINVAL;
 	}
 	if (*seen & (1u << i)) {
@@ -389,7 +391,6 @@ rc_check(const struct rc_ctx *x)
 	/* ethdev frames carry both nodes' MAC and IPv4 and UDP ports; UCX
 	 * listens and connects on ip:udp_base + L. */
 	uint32_t need = ucx ? RC_K_IP | RC_K_UDP : RC_K_MAC | RC_K_IP | RC_K_UDP;
-	static const char *const names[] = { "mac", "ip", "udp_base", "port", "lcores" };
 
 	if (!x->have_self || c->n_nodes == 0) {
 		LCA_LOG(ERR, "remote: node table %s: needs self = N and a [node N] section each\n",
@@ -405,13 +406,19 @@ rc_check(const struct rc_ctx *x)
 		 * own peer. */
 		if (n->id != c->self || c->loopback)
 			want |= RC_K_LCORES;
-		for (unsigned int k = 0; k < RTE_DIM(names); k++)
-			if ((want & ~x->seen[i]) & (1u << k)) {
+		for (unsigned int k = 0; k < RTE_DIM(rc_node_keys); k++) {
+			if (!((want & ~x->seen[i]) & (1u << k)))
+				continue;
+			if ((1u << k) == RC_K_LCORES)
+				LCA_LOG(ERR, "remote: node table %s, [node %u]: no lcores (a peer's "
+					     "lcores take its frames)\n",
+					x->path, n->id);
+			else
 				LCA_LOG(ERR, "remote: node table %s, [node %u]: no %s (needed with "
 					     "transport = %s)\n",
-					x->path, n->id, names[k], ucx ? "ucx" : "ethdev");
-				return -EINVAL;
-			}
+					x->path, n->id, rc_node_keys[k], ucx ? "ucx" : "ethdev");
+			return -EINVAL;
+		}
 	}
 	if (!self) {
 		LCA_LOG(ERR, "remote: node table %s: self = %u, and no [node %u] section\n",
