@@ -1250,7 +1250,7 @@ write_file(const char *path, const char *text)
 static void
 test_conf_file(void **state)
 {
-	struct lca_remote_conf c;
+	struct lca_remote_conf c, good;
 	char path[] = "/tmp/lca_remote_conf_XXXXXX";
 	int fd = mkstemp(path);
 
@@ -1289,6 +1289,24 @@ test_conf_file(void **state)
 	c.nodes[0].n_lcores = 1;
 	assert_int_equal(lca_remote_start(&c), -EINVAL);
 	assert_int_equal(lca_remote_self(), -ESRCH);
+	/* This node alone and not its own peer: a refusal that says so, not
+	 * the transport's -ENOMEM for a start with no channel. */
+	loopback_conf(&good);
+	c = good;
+	c.loopback = false;
+	assert_int_equal(lca_remote_start(&c), -EINVAL);
+	assert_int_equal(lca_remote_self(), -ESRCH);
+	/* No address: refused, never started as 00:00:00:00:00:00 or 0.0.0.0. */
+	c = good;
+	memset(c.nodes[0].mac, 0, sizeof(c.nodes[0].mac));
+	assert_int_equal(lca_remote_start(&c), -EINVAL);
+	c = good;
+	c.nodes[0].ipv4 = 0;
+	assert_int_equal(lca_remote_start(&c), -EINVAL);
+	assert_int_equal(lca_remote_self(), -ESRCH);
+	/* The same conf whole starts: the refusals above were for their cause. */
+	assert_int_equal(lca_remote_start(&good), 0);
+	assert_int_equal(lca_remote_stop(), 0);
 }
 
 static void

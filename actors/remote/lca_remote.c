@@ -255,10 +255,48 @@ rm_peer_dead(unsigned int p, const char *why)
 	watchers_tell(p);
 }
 
+/* Node @p i of @p c: what its transport needs of it. */
+static int
+node_check(const struct lca_remote_conf *c, unsigned int i)
+{
+	static const uint8_t no_mac[6];
+	const struct lca_remote_node *n = &c->nodes[i];
+
+	if (n->id >= LCA_REMOTE_NODE_MAX) {
+		LCA_LOG(ERR, "remote: node id %u (0 .. %u)\n", n->id, LCA_REMOTE_NODE_MAX - 1);
+		return -EINVAL;
+	}
+	for (unsigned int j = 0; j < i; j++)
+		if (c->nodes[j].id == n->id) {
+			LCA_LOG(ERR, "remote: node %u twice in the table\n", n->id);
+			return -EINVAL;
+		}
+	if (n->udp_base == 0 || n->n_lcores > LCA_REMOTE_MAX_LCORES) {
+		LCA_LOG(ERR, "remote: node %u: udp_base %u, %u lcores\n", n->id, n->udp_base,
+			n->n_lcores);
+		return -EINVAL;
+	}
+	if ((n->id != c->self || c->loopback) && n->n_lcores == 0) {
+		LCA_LOG(ERR, "remote: node %u lists no lcores\n", n->id);
+		return -EINVAL;
+	}
+	/* Frames to 0.0.0.0 or from 00:00:00:00:00:00 reach nobody: a node
+	 * without its addresses is refused rather than started mute. */
+	if (n->ipv4 == 0 ||
+	    (c->transport == LCA_REMOTE_ETHDEV && memcmp(n->mac, no_mac, sizeof(no_mac)) == 0)) {
+		LCA_LOG(ERR, "remote: node %u has no %s (needed over %s)\n", n->id,
+			n->ipv4 == 0 ? "ipv4 address" : "MAC address",
+			transports[c->transport].name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int
 conf_check(const struct lca_remote_conf *c)
 {
 	bool self = false;
+	int ret;
 
 	if ((unsigned int)c->transport >= RTE_DIM(transports)) {
 		LCA_LOG(ERR, "remote: transport %d (ethdev %d or ucx %d)\n", (int)c->transport,
@@ -279,32 +317,20 @@ conf_check(const struct lca_remote_conf *c)
 		return -EINVAL;
 	}
 	for (unsigned int i = 0; i < c->n_nodes; i++) {
-		const struct lca_remote_node *n = &c->nodes[i];
-
-		if (n->id >= LCA_REMOTE_NODE_MAX) {
-			LCA_LOG(ERR, "remote: node id %u (0 .. %u)\n", n->id,
-				LCA_REMOTE_NODE_MAX - 1);
-			return -EINVAL;
-		}
-		for (unsigned int j = 0; j < i; j++)
-			if (c->nodes[j].id == n->id) {
-				LCA_LOG(ERR, "remote: node %u twice in the table\n", n->id);
-				return -EINVAL;
-			}
-		if (n->id == c->self)
-			self = true;
-		if (n->udp_base == 0 || n->n_lcores > LCA_REMOTE_MAX_LCORES) {
-			LCA_LOG(ERR, "remote: node %u: udp_base %u, %u lcores\n", n->id,
-				n->udp_base, n->n_lcores);
-			return -EINVAL;
-		}
-		if ((n->id != c->self || c->loopback) && n->n_lcores == 0) {
-			LCA_LOG(ERR, "remote: node %u lists no lcores\n", n->id);
-			return -EINVAL;
-		}
+		ret = node_check(c, i);
+		if (ret != 0)
+			return ret;
+		self |= c->nodes[i].id == c->self;
 	}
 	if (!self) {
 		LCA_LOG(ERR, "remote: this node (%u) is not in the table\n", c->self);
+		return -EINVAL;
+	}
+	/* Else each transport's start allocates channels for no peer, and
+	 * fails with a bare -ENOMEM. */
+	if (c->n_nodes == 1 && !c->loopback) {
+		LCA_LOG(ERR, "remote: node %u has no peer: the table lists only this node (add "
+			     "a node for each peer, or set loopback)\n", c->self);
 		return -EINVAL;
 	}
 	return 0;

@@ -253,15 +253,21 @@ struct lca_remote_stats {
 };
 
 /**
- * Fill @p conf from a node table file (INI; docs/wire.md, "Node table"):
- * `self = N`, optional `loopback`, `window`, `rto_us`, `rto_max_us`,
- * `heartbeat_ms`, `dead_ms`, `connect_ms`, `mtu`, `transport` (`ethdev` or
- * `ucx`), and a `[node N]` section
- * per node with `mac`, `ip`, `udp_base`, `port` and `lcores` (a
- * comma-separated list). '#' and ';' start comments.
+ * Fill @p conf from a node table file (INI, read by DPDK's rte_cfgfile;
+ * docs/wire.md, "Node table"): `self = N`, optional `loopback`, `window`,
+ * `rto_us`, `rto_max_us`, `heartbeat_ms`, `dead_ms`, `connect_ms`, `mtu`,
+ * `transport` (`ethdev` or `ucx`), and a `[node N]` section per node with
+ * `mac`, `ip`, `udp_base`, `port` and `lcores` (a comma-separated list).
+ * '#' and ';' start comments. Numbers are decimal (a leading zero too; 0x
+ * is refused). Each node needs what its transport uses (ethdev: `mac`,
+ * `ip`, `udp_base`; ucx: `ip`, `udp_base`), each peer its `lcores`; a
+ * table needs a peer (or `loopback`). Unknown keys and sections, and keys
+ * or nodes given twice, are errors.
  *
  * @return
- *   0; -ENOENT (no such file); -EINVAL (a bad line, logged with its number).
+ *   0; -ENOENT (no such file, or another errno of fopen()); -EINVAL (a bad
+ *   or missing value, logged with its section and key; a line rte_cfgfile
+ *   cannot read, logged with its number); -ENOMEM.
  */
 LCA_API int lca_remote_conf_load(const char *path, struct lca_remote_conf *conf);
 

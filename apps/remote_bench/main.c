@@ -908,6 +908,9 @@ run_driver(struct rb_run *r)
 	if (ret == 0 && (r->d->error != 0 || r->d->size_i != o.n_sizes))
 		ret = r->d->error ? r->d->error : -EIO;
 	print_links(far_node());
+	rb_counts_print(far_node());
+	if (r->record != NULL)
+		json_object_set_new(r->record, "link_counts", rb_counts_json(far_node()));
 	if (ret == 0)
 		printf("All messages counted on both sides.\n");
 	else if (ret != -EINTR) /* lca_app_main() says "interrupted" */

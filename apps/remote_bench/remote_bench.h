@@ -5,7 +5,8 @@
 /*
  * lca-remote-bench: main.c runs the runtime's measurement between two
  * processes; rb_floor.c runs the bare floor beside it (lca-ucx-floor for
- * --remote ucx) and judges the one against the other.
+ * --remote ucx) and judges the one against the other; rb_counts.c reports
+ * the link's drop and refusal counts.
  */
 
 #include <stdbool.h>
@@ -56,5 +57,14 @@ int rb_floor_run(const struct rb_floor_conf *fc, struct rb_floor_round *out);
  * result's "floor" in @p results and add the verdict rows to @p record. */
 void rb_floor_judge(json_t *record, json_t *results, const struct rb_floor_conf *fc,
 		    const struct result *res, const struct rb_floor_round *fl);
+
+/* Print one line of every drop and refusal count of the link to node
+ * @p peer and of no link; 0, or -1 when the remote part is not up. */
+int rb_counts_print(unsigned int peer);
+
+/* Every counter of the link to node @p peer and of no link, for the
+ * record's "link_counts" (docs/json.md); NULL when the remote part is not
+ * up. */
+json_t *rb_counts_json(unsigned int peer);
 
 #endif /* REMOTE_BENCH_H */
