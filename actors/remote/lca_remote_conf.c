@@ -105,6 +105,9 @@ top_key(struct lca_remote_conf *c, const char *k, char *v)
 	} else if (strcmp(k, "rto_max_us") == 0) {
 		ret = num(v, 10000000, &x);
 		c->rto_max_us = (unsigned int)x;
+	} else if (strcmp(k, "max_retransmits") == 0) {
+		ret = num(v, 1000000, &x);
+		c->max_retransmits = (unsigned int)x;
 	} else if (strcmp(k, "heartbeat_ms") == 0) {
 		ret = num(v, 3600000, &x);
 		c->heartbeat_ms = (unsigned int)x;
