@@ -99,7 +99,7 @@ retry_exhausted(struct chan *ch, uint64_t now)
  * timeout: resend it, or give up. Giving up takes both max_retransmits
  * timeouts and dead_ms without the ack moving, as Linux turns tcp_retries2
  * into a time (retransmits_timed_out()): a count alone would give up on a
- * peer that is only slow within 25 ms of 50 us timeouts, a time alone on
+ * peer that is only slow 26 ms into 50 us timeouts, a time alone on
  * one our own lcore, descheduled, never resent to. A channel that never
  * heard its peer resends without limit: the peer may not have started, and
  * connect_ms bounds the wait. @return whether the peer was declared down.
