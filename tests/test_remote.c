@@ -1492,7 +1492,7 @@ test_retry_exhausted(void **state)
 {
 	struct lca_remote_conf c;
 	char path[] = "/tmp/lca_remote_conf_XXXXXX";
-	int fd = mkstemp(path);
+	int fd;
 
 	(void)state;
 	/* The defaults: 8 timeouts, then dead_ms without an ack. */
@@ -1500,6 +1500,7 @@ test_retry_exhausted(void **state)
 	never_acked(&c, 8);
 	/* Timeouts of 300 ms: 4 of them outlast dead_ms, and the count
 	 * decides; the limit from a node table. */
+	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
 	write_file(path, "self = 1\nmax_retransmits = 4\n[node 1]\nmac = 02:00:00:00:00:01\n"
