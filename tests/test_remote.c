@@ -232,6 +232,10 @@ run_exchange(const struct lca_remote_conf *c, struct lca_remote_link_stats *ls)
 	assert_int_equal(ls->in_flight, 0);
 	assert_int_equal(ls->lost_on_dead, 0);
 	assert_int_equal(ls->dead, 0);
+	/* Duplicated and reordered frames bring old acks: no protocol error. */
+	assert_int_equal(ls->ack_beyond_sent, 0);
+	assert_int_equal(ls->credit_beyond_window, 0);
+	assert_int_equal(ls->retry_exhausted, 0);
 	/* Every first transmission of a data frame arrived once, or was
 	 * retransmitted. */
 	assert_true(ls->frames_rx <= ls->frames_sent);
@@ -1247,6 +1251,362 @@ write_file(const char *path, const char *text)
 	fclose(f);
 }
 
+/* ---- A fake peer: node FAKE, reached through our port, whose frames
+ * come back to us not ours; the test writes the frames it sends us. ---- */
+#define FAKE 9
+#define FAKE_SESSION 0x5e55105u
+#define FAKE_MSGS 5 /* messages a step sends: one frame */
+
+struct fake {
+	struct rte_mempool *mp;
+	struct rte_ring *ring;
+	lca_actor_id_t watcher;
+	lca_actor_id_t target; /* on its lcore 1: our lcore 0's channel to it */
+	uint32_t ack;          /* what its heartbeats acknowledge */
+	FILE *log;             /* rte_log's lines while the test runs */
+};
+
+static struct fake fk;
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* A frame without data from FAKE's lcore 1 to our lcore 0, of its session:
+ * @p flags, @p ack and @p credit, @p n times, on the wire. */
+static void
+fake_frame(uint8_t flags, uint32_t ack, uint32_t credit, unsigned int n)
+{
+	uint8_t f[74];
+
+	memset(f, 0, sizeof(f));
+	f[0] = 2, f[5] = SELF;
+	f[12] = 0x08, f[14] = 0x45, f[17] = 20 + 8 + 32, f[23] = 17;
+	f[26] = 10, f[29] = FAKE, f[30] = 10, f[33] = SELF;
+	f[34] = 7001 >> 8, f[35] = 7001 & 0xff, f[36] = 7000 >> 8, f[37] = 7000 & 0xff;
+	f[39] = 8 + 32;
+	f[42] = 2, f[43] = flags, f[47] = FAKE, f[49] = SELF;
+	put32(f + 54, ack);
+	put32(f + 58, credit);
+	put32(f + 66, FAKE_SESSION);
+	assert_int_equal(lca_remote_frame_check(f, sizeof(f), NULL), 0);
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(rte_ring_enqueue(fk.ring, raw_frame(fk.mp, f, sizeof(f))), 0);
+}
+
+/* A heartbeat of FAKE that acknowledges fk.ack (and grants its credit). */
+static void
+fake_beat(void)
+{
+	fake_frame(0x0a, fk.ack, fk.ack + 256, 1);
+}
+
+/* SELF and FAKE on one new net_ring port; FAKE's channels never heard are
+ * given all the time the tests take. */
+static void
+fake_conf(struct lca_remote_conf *c)
+{
+	loopback_conf(c);
+	c->loopback = false;
+	c->n_nodes = 2;
+	c->nodes[1] = c->nodes[0];
+	c->nodes[1].id = FAKE;
+	c->nodes[1].ipv4 = 0x0a000000 | FAKE;
+	c->connect_ms = 600000;
+}
+
+static struct lca_remote_link_stats
+fake_stats(void)
+{
+	struct lca_remote_link_stats ls;
+
+	assert_int_equal(lca_remote_link_stats_get(FAKE, &ls), 0);
+	return ls;
+}
+
+static bool
+fake_connected(void *arg)
+{
+	(void)arg;
+	fake_beat();
+	return fake_stats().connected == 1;
+}
+
+/* Start with @p c, a watcher of FAKE, FAKE heard from once, rte_log's
+ * lines into fk.log. */
+static void
+fake_start(const struct lca_remote_conf *c)
+{
+	static unsigned int n;
+	char name[RTE_MEMPOOL_NAMESIZE], rname[RTE_RING_NAMESIZE];
+
+	memset(&fk, 0, sizeof(fk));
+	fk.watcher = lca_test_spawn(watcher_handler, sizeof(struct watcher), 0, 64, 1);
+	fk.target = lca_remote_ref(FAKE, 1);
+	assert_int_equal(lca_remote_start(c), 0);
+	assert_int_equal(lca_remote_watch(fk.watcher, fk.target), 0);
+	snprintf(name, sizeof(name), "remote_fake%u", n++);
+	fk.mp = rte_pktmbuf_pool_create(name, 511, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	assert_non_null(fk.mp);
+	snprintf(rname, sizeof(rname), "ETH_RXTX0_%s", port_name);
+	fk.ring = rte_ring_lookup(rname);
+	assert_non_null(fk.ring);
+	fk.log = tmpfile();
+	assert_non_null(fk.log);
+	assert_int_equal(rte_openlog_stream(fk.log), 0);
+	assert_true(lca_test_run_until(fake_connected, NULL, 30));
+}
+
+/* How many lines of the log have @p s; the log goes to stderr too. */
+static unsigned int
+fake_log_count(const char *s)
+{
+	char line[512];
+	unsigned int n = 0;
+
+	fflush(fk.log);
+	rewind(fk.log);
+	while (fgets(line, sizeof(line), fk.log) != NULL)
+		n += strstr(line, s) != NULL;
+	return n;
+}
+
+/* Stop, check that every frame we wrote was freed, give the log back. */
+static void
+fake_stop(void)
+{
+	char line[512];
+	void *obj;
+
+	/* What is on its way, processed; then our own frames left on the
+	 * ring (theirs to free). */
+	lca_runtime_run(100);
+	assert_int_equal(lca_remote_stop(), 0);
+	while (rte_ring_dequeue(fk.ring, &obj) == 0)
+		rte_pktmbuf_free(obj);
+	assert_int_equal(rte_mempool_avail_count(fk.mp), 511);
+	rte_mempool_free(fk.mp);
+	rte_openlog_stream(NULL);
+	rewind(fk.log);
+	while (fgets(line, sizeof(line), fk.log) != NULL)
+		fputs(line, stderr);
+	fclose(fk.log);
+}
+
+/* FAKE_MSGS messages from lcore 0 (this thread) to FAKE: one frame. */
+static void
+fake_send(void)
+{
+	for (unsigned int i = 0; i < FAKE_MSGS; i++) {
+		struct lca_msg *m = lca_test_msg();
+
+		m->type = TYPE_DATA;
+		assert_int_equal(lca_send(fk.target, m), 0);
+	}
+}
+
+static bool
+fake_sent(void *arg)
+{
+	const uint64_t *frames = arg;
+	struct lca_remote_link_stats ls;
+
+	fake_beat();
+	ls = fake_stats();
+	return ls.frames_sent == *frames;
+}
+
+static bool
+fake_acked(void *arg)
+{
+	(void)arg;
+	fake_beat();
+	return fake_stats().in_flight == 0;
+}
+
+/* FAKE down, and our lcore 0's channel to it freed. */
+static bool
+fake_down(void *arg)
+{
+	const struct watcher *w = lca_actor_state(fk.watcher);
+
+	(void)arg;
+	fake_beat();
+	return !lca_remote_node_up(FAKE) && fake_stats().lost_on_dead > 0 && w->downs > 0;
+}
+
+/* FAKE's watcher told once, sends to it refused, nothing else failed. */
+static void
+fake_down_checked(void)
+{
+	const struct watcher *w = lca_actor_state(fk.watcher);
+	struct lca_msg *m = lca_test_msg();
+
+	assert_int_equal(w->downs, 1);
+	assert_int_equal(w->who, fk.target);
+	assert_int_equal(lca_send(fk.target, m), -EHOSTDOWN);
+	lca_msg_free(m);
+}
+
+/* A peer that answers (its heartbeats keep coming) and never acks: the
+ * link is declared down after max_retransmits timeouts and dead_ms, and
+ * the frame's messages counted lost. */
+static void
+never_acked(const struct lca_remote_conf *c, unsigned int max)
+{
+	struct lca_remote_link_stats ls;
+	uint64_t one = 1;
+
+	fake_start(c);
+	fake_send();
+	assert_true(lca_test_run_until(fake_sent, &one, 30));
+	assert_true(lca_test_run_until(fake_down, NULL, 60));
+	ls = fake_stats();
+	assert_int_equal(ls.retry_exhausted, 1);
+	assert_int_equal(ls.msgs_sent, FAKE_MSGS);
+	assert_int_equal(ls.frames_sent, 1);
+	assert_int_equal(ls.lost_on_dead, FAKE_MSGS);
+	assert_int_equal(ls.in_flight, 0);
+	assert_int_equal(ls.dead, 1);
+	assert_int_equal(ls.naks_rx, 0);
+	assert_int_equal(ls.timeouts, ls.retransmits);
+	if (c->rto_us == 0)
+		/* 8 timeouts take 25 ms: the rest of dead_ms resent too. */
+		assert_true(ls.retransmits > max);
+	else
+		assert_int_equal(ls.retransmits, max);
+	assert_int_equal(ls.ack_beyond_sent, 0);
+	assert_int_equal(ls.credit_beyond_window, 0);
+	fake_down_checked();
+	assert_int_equal(fake_log_count("node 9, lcore 0 to its lcore 1: frame 1 resent on "), 1);
+	assert_int_equal(fake_log_count("(last acked 0, frames in flight 1): link down"), 1);
+	assert_int_equal(fake_log_count("node 9 is dead: retransmissions exhausted"), 1);
+	fake_stop();
+}
+
+static void
+test_retry_exhausted(void **state)
+{
+	struct lca_remote_conf c;
+	char path[] = "/tmp/lca_remote_conf_XXXXXX";
+	int fd;
+
+	(void)state;
+	/* The defaults: 8 timeouts, then dead_ms without an ack. */
+	fake_conf(&c);
+	never_acked(&c, 8);
+	/* Timeouts of 300 ms: 4 of them outlast dead_ms, and the count
+	 * decides; the limit from a node table. */
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	write_file(path, "self = 1\nmax_retransmits = 4\n[node 1]\nmac = 02:00:00:00:00:01\n"
+			 "ip = 10.0.0.1\nudp_base = 7000\nport = 0\nlcores = 0\n");
+	assert_int_equal(lca_remote_conf_load(path, &c), 0);
+	unlink(path);
+	assert_int_equal(c.max_retransmits, 4);
+	fake_conf(&c);
+	c.max_retransmits = 4;
+	c.rto_us = 300000;
+	c.rto_max_us = 300000;
+	never_acked(&c, 4);
+}
+
+/* An ack past the last frame sent, in a flood: one protocol error counted
+ * and logged, the session reset (the peer down, its frame's messages
+ * counted lost), the rest of the flood dropped with the dead session. A
+ * credit past ack + window: the same. */
+static void
+test_ack_beyond_sent(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_link_stats ls;
+	uint64_t frames = 1;
+
+	(void)state;
+	fake_conf(&c);
+	c.dead_ms = 10000;
+	fake_start(&c);
+	fake_send();
+	assert_true(lca_test_run_until(fake_sent, &frames, 30));
+	fake_frame(0x02, 2, 2 + 256, 100);
+	assert_true(lca_test_run_until(fake_down, NULL, 30));
+	ls = fake_stats();
+	assert_int_equal(ls.ack_beyond_sent, 1);
+	assert_int_equal(ls.credit_beyond_window, 0);
+	assert_int_equal(ls.retry_exhausted, 0);
+	assert_int_equal(ls.lost_on_dead, FAKE_MSGS);
+	fake_down_checked();
+	assert_int_equal(fake_log_count("protocol error: ack 2 past 1 (ack 2, last frame sent 1,"), 1);
+	assert_int_equal(fake_log_count("protocol error"), 2); /* and the node's death */
+	fake_stop();
+
+	fake_conf(&c);
+	c.dead_ms = 10000;
+	fake_start(&c);
+	fake_send();
+	assert_true(lca_test_run_until(fake_sent, &frames, 30));
+	fake_send();
+	frames = 2;
+	assert_true(lca_test_run_until(fake_sent, &frames, 30));
+	/* Frame 1 acknowledged, and a credit one past what it may grant. */
+	fake_frame(0x02, 1, 1 + 256 + 1, 1);
+	assert_true(lca_test_run_until(fake_down, NULL, 30));
+	ls = fake_stats();
+	assert_int_equal(ls.credit_beyond_window, 1);
+	assert_int_equal(ls.ack_beyond_sent, 0);
+	assert_int_equal(ls.lost_on_dead, FAKE_MSGS);
+	fake_down_checked();
+	assert_int_equal(fake_log_count("protocol error: credit 258 past 257"), 1);
+	fake_stop();
+}
+
+/* Acks already had, old ones and their old credits: harmless. */
+static void
+test_old_acks(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_link_stats ls;
+	const struct watcher *w;
+	uint64_t frames = 1;
+
+	(void)state;
+	fake_conf(&c);
+	c.dead_ms = 10000;
+	fake_start(&c);
+	fake_send();
+	assert_true(lca_test_run_until(fake_sent, &frames, 30));
+	fk.ack = 1;
+	assert_true(lca_test_run_until(fake_acked, NULL, 30));
+	fake_send();
+	frames = 2;
+	assert_true(lca_test_run_until(fake_sent, &frames, 30));
+	/* Frame 1 again, frame 0, each with the credit it came with; then
+	 * frame 2, behind them on the ring. */
+	fake_frame(0x02, 1, 1 + 256, 3);
+	fake_frame(0x02, 0, 256, 3);
+	fake_frame(0x0a, 1, 1 + 256, 3);
+	fk.ack = 2;
+	assert_true(lca_test_run_until(fake_acked, NULL, 30));
+	ls = fake_stats();
+	assert_int_equal(ls.msgs_sent, 2 * FAKE_MSGS);
+	assert_int_equal(ls.frames_sent, 2);
+	assert_int_equal(ls.ack_beyond_sent, 0);
+	assert_int_equal(ls.credit_beyond_window, 0);
+	assert_int_equal(ls.retry_exhausted, 0);
+	assert_int_equal(ls.lost_on_dead, 0);
+	assert_int_equal(ls.dead, 0);
+	assert_int_equal(ls.no_credit, 0);
+	assert_true(lca_remote_node_up(FAKE));
+	w = lca_actor_state(fk.watcher);
+	assert_int_equal(w->downs, 0);
+	assert_int_equal(fake_log_count("protocol error"), 0);
+	fake_stop();
+}
+
 static void
 test_conf_file(void **state)
 {
@@ -1357,6 +1717,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_bad_port, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_large_messages, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_dead_peer, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_retry_exhausted, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_ack_beyond_sent, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_old_acks, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_exchange, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_backpressure, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_large, runtime_up, runtime_down),

@@ -198,6 +198,12 @@ struct lca_remote_conf {
 	unsigned int rto_us;  /**< First retransmission timeout (0: 50 us); it
 			       *   doubles at each timeout, up to rto_max_us. */
 	unsigned int rto_max_us; /**< (0: 20000 us). */
+	unsigned int max_retransmits; /**< A channel whose oldest unacknowledged
+				       *   frame was resent this many times on its
+				       *   timeout, and whose ack has not moved for
+				       *   dead_ms, declares its peer down (0: 8;
+				       *   ethdev only; a channel that never heard
+				       *   its peer is bounded by connect_ms). */
 	unsigned int heartbeat_ms; /**< A channel with nothing to send says it is
 				    *   alive this often (0: 10 ms). */
 	unsigned int dead_ms; /**< A peer not heard from for this long, after it was
@@ -231,6 +237,14 @@ struct lca_remote_link_stats {
 	uint64_t no_credit;      /**< Sends refused for want of credit (-ENOBUFS). */
 	uint64_t held;           /**< Times delivery waited for a full mailbox. */
 	uint64_t lost_on_dead;   /**< Messages in unacknowledged frames when the peer died. */
+	uint64_t retry_exhausted; /**< Times a channel gave up on its oldest frame
+				   *   (lca_remote_conf.max_retransmits): the peer
+				   *   was declared down. */
+	uint64_t ack_beyond_sent; /**< Frames whose ack named a frame never sent: a
+				   *   protocol error, the peer declared down. */
+	uint64_t credit_beyond_window; /**< Frames whose credit ran past ack +
+					*   window: a protocol error, the peer
+					*   declared down. */
 	uint64_t inj_lost;       /**< Frames the injector dropped. */
 	uint64_t inj_dup;        /**< Frames the injector duplicated. */
 	uint64_t inj_reordered;  /**< Frames the injector held back. */
@@ -255,7 +269,7 @@ struct lca_remote_stats {
 /**
  * Fill @p conf from a node table file (INI, read by DPDK's rte_cfgfile;
  * docs/wire.md, "Node table"): `self = N`, optional `loopback`, `window`,
- * `rto_us`, `rto_max_us`, `heartbeat_ms`, `dead_ms`, `connect_ms`, `mtu`,
+ * `rto_us`, `rto_max_us`, `max_retransmits`, `heartbeat_ms`, `dead_ms`, `connect_ms`, `mtu`,
  * `transport` (`ethdev` or `ucx`), and a `[node N]` section per node with
  * `mac`, `ip`, `udp_base`, `port` and `lcores` (a comma-separated list).
  * '#' and ';' start comments. Numbers are decimal (a leading zero too; 0x

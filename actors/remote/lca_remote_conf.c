@@ -188,6 +188,7 @@ static const struct rc_uint {
 	{ "window", offsetof(struct lca_remote_conf, window), 4096 },
 	{ "rto_us", offsetof(struct lca_remote_conf, rto_us), 10000000 },
 	{ "rto_max_us", offsetof(struct lca_remote_conf, rto_max_us), 10000000 },
+	{ "max_retransmits", offsetof(struct lca_remote_conf, max_retransmits), 1000000 },
 	{ "heartbeat_ms", offsetof(struct lca_remote_conf, heartbeat_ms), 3600000 },
 	{ "dead_ms", offsetof(struct lca_remote_conf, dead_ms), 3600000 },
 	{ "connect_ms", offsetof(struct lca_remote_conf, connect_ms), 3600000 },
@@ -242,7 +243,7 @@ rc_top_key(struct rc_ctx *x, const char *k, const char *v)
 		return ret;
 	}
 	RC_ERR(x, k, "no such key at the top level (self, loopback, transport, window, rto_us, "
-		     "rto_max_us, heartbeat_ms, dead_ms, connect_ms, mtu)");
+		     "rto_max_us, max_retransmits, heartbeat_ms, dead_ms, connect_ms, mtu)");
 	return -EINVAL;
 }
 

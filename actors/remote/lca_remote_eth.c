@@ -29,6 +29,7 @@
 #define DEF_RTO_US 50
 #define DEF_RTO_MAX_US 20000
 #define DEF_MTU 1500
+#define DEF_MAX_RTX 8
 #define CHECK_US 10
 
 struct rm_eth rm_eth;
@@ -77,6 +78,51 @@ chan_clean(struct rm_lcore *rl, struct chan *ch)
 	ch->cleaned = true;
 }
 
+/* Channel @p ch gave up on its oldest frame: say which and how far it got,
+ * count it, and end the session as a silent peer's ends. */
+static void
+retry_exhausted(struct chan *ch, uint64_t now)
+{
+	unsigned int p = ch->peer;
+
+	rm_count(&ch->st.retry_exhausted, 1);
+	LCA_LOG(ERR, "remote: node %u, lcore %u to its lcore %u%s: frame %u resent on %u timeouts,"
+		" no ack for %" PRIu64 " ms (last acked %u, frames in flight %u): link down\n",
+		rm.peers[p].n.id, rte_lcore_id(), ch->peer_lcore, ch->large ? " (large lane)" : "",
+		ch->acked + 1, ch->n_rtx, (now - ch->progress_tsc) * 1000 / rte_get_tsc_hz(),
+		ch->acked, ch->sent_seq - ch->acked);
+	rm_peer_dead(p, "retransmissions exhausted (max_retransmits)");
+}
+
+/*
+ * The oldest unacknowledged frame of @p ch was not acknowledged within the
+ * timeout: resend it, or give up. Giving up takes both max_retransmits
+ * timeouts and dead_ms without the ack moving, as Linux turns tcp_retries2
+ * into a time (retransmits_timed_out()): a count alone would give up on a
+ * peer that is only slow 26 ms into 50 us timeouts, a time alone on
+ * one our own lcore, descheduled, never resent to. A channel that never
+ * heard its peer resends without limit: the peer may not have started, and
+ * connect_ms bounds the wait. @return whether the peer was declared down.
+ */
+static bool
+rto_expired(struct rm_lcore *rl, struct chan *ch, uint64_t now)
+{
+	if (ch->last_rx_tsc != 0 && ch->n_rtx >= rm_eth.max_rtx &&
+	    now - ch->progress_tsc >= rm.dead) {
+		retry_exhausted(ch, now);
+		return true;
+	}
+	rm_count(&ch->st.timeouts, 1);
+	LCA_LOG(DEBUG, "remote: node %u lcore %u: no ack in %" PRIu64 " us, resending from seq %u\n",
+		rm.peers[ch->peer].n.id, rte_lcore_id(), ch->rto * 1000000 / rte_get_tsc_hz(),
+		ch->acked + 1);
+	eth_retransmit(rl, ch, ch->acked + 1, now);
+	ch->n_rtx++;
+	ch->rto = RTE_MIN(ch->rto * 2, rm_eth.rto_max);
+	ch->rto_tsc = now + ch->rto;
+	return false;
+}
+
 static unsigned int
 hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 {
@@ -106,14 +152,9 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 			continue;
 		}
 		if (ch->rto_tsc != 0 && now >= ch->rto_tsc) {
-			rm_count(&ch->st.timeouts, 1);
-			LCA_LOG(DEBUG, "remote: node %u lcore %u: no ack in %" PRIu64
-				" us, resending from seq %u\n", rm.peers[p].n.id, rte_lcore_id(),
-				ch->rto * 1000000 / rte_get_tsc_hz(), ch->acked + 1);
-			eth_retransmit(rl, ch, ch->acked + 1, now);
-			ch->rto = RTE_MIN(ch->rto * 2, rm_eth.rto_max);
-			ch->rto_tsc = now + ch->rto;
 			work++;
+			if (rto_expired(rl, ch, now))
+				continue;
 		}
 		if (now - ch->last_tx_tsc >= rm.hb) {
 			eth_send_ack(rl, ch, WIRE_F_HEARTBEAT, now);
@@ -317,6 +358,7 @@ params_set(void)
 	rm_eth.rto_min = (conf->rto_us ? conf->rto_us : DEF_RTO_US) * hz / 1000000;
 	rm_eth.rto_max = (conf->rto_max_us ? conf->rto_max_us : DEF_RTO_MAX_US) * hz / 1000000;
 	rm_eth.check = CHECK_US * hz / 1000000;
+	rm_eth.max_rtx = conf->max_retransmits ? conf->max_retransmits : DEF_MAX_RTX;
 }
 
 /* Each lcore's channels: two lanes to every lcore of every peer. */
@@ -420,6 +462,8 @@ eth_start(void)
 
 	/* First, so that a stop after a failure below finds nothing to undo. */
 	rm_eth.n_ports = 0;
+	rm_eth.proto_log_next = 0;
+	rm_eth.proto_log_quiet = 0;
 	memset(rm_eth.lc, 0, sizeof(rm_eth.lc));
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
 		rm_eth.link_actor[i] = LCA_ACTOR_NONE;

@@ -49,6 +49,8 @@ struct chan {
 	uint64_t rto_tsc;       /* when the oldest unacked frame is resent; 0: none */
 	uint64_t rto;           /* current timeout, cycles */
 	uint64_t srtt, rttvar;  /* RFC 6298 estimates, cycles (0: no sample yet) */
+	uint64_t progress_tsc;  /* the ack last moved (or the wait began) */
+	uint32_t n_rtx;         /* timeouts of the oldest frame since then */
 	uint64_t last_tx_tsc;
 	/* RX */
 	uint32_t rcv_next;      /* lowest frame not yet delivered whole */
@@ -113,6 +115,9 @@ struct rm_eth {
 	struct rm_lcore *lc[RTE_MAX_LCORE];
 	lca_actor_id_t link_actor[RTE_MAX_LCORE];
 	uint64_t rto_min, rto_max, check;
+	unsigned int max_rtx;   /* conf.max_retransmits or its default */
+	uint64_t proto_log_next; /* TSC before which protocol errors are not logged */
+	uint64_t proto_log_quiet; /* those not logged since the last line */
 };
 
 extern struct rm_eth rm_eth;

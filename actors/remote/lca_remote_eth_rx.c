@@ -5,18 +5,63 @@
  * processes the acks and NAKs for its TX side and delivers the data in
  * sequence, stopping at a full mailbox (the poll hook resumes it).
  */
+#define LCA_LOG_PART lca_logtype_remote
 #include <errno.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_cycles.h>
 #include <rte_mbuf.h>
 
+#include "lca_eal.h"
+#include "lca_logtypes.h"
 #include "lca_remote_eth.h"
 
+/* What acked_upto() found in a frame's ack and credit. */
+enum ack_fate { ACK_OK, ACK_BEYOND_SENT, CREDIT_BEYOND_WINDOW };
+
+/*
+ * A frame broke the channel protocol (docs/wire.md, "Protocol errors"): a
+ * peer that says it got frames we never sent, or lets us send past what
+ * it can keep, cannot be trusted with the frames in flight. Count it, log
+ * it, and reset the session: the peer is declared down. One line a second
+ * at most, all lcores together: a flood of forged frames must not flood
+ * the log.
+ */
 static void
+proto_error(struct chan *ch, enum ack_fate f, uint32_t ack, uint32_t credit, uint64_t now)
+{
+	uint64_t next = __atomic_load_n(&rm_eth.proto_log_next, __ATOMIC_RELAXED);
+
+	rm_count(f == ACK_BEYOND_SENT ? &ch->st.ack_beyond_sent : &ch->st.credit_beyond_window, 1);
+	if (now >= next && __atomic_compare_exchange_n(&rm_eth.proto_log_next, &next,
+						       now + rte_get_tsc_hz(), false,
+						       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		LCA_LOG(ERR, "remote: node %u, lcore %u from its lcore %u%s: protocol error: %s %u"
+			" past %u (ack %u, last frame sent %u, window %u); session reset"
+			" (%" PRIu64 " more not logged)\n",
+			rm.peers[ch->peer].n.id, rte_lcore_id(), ch->peer_lcore,
+			ch->large ? " (large lane)" : "", f == ACK_BEYOND_SENT ? "ack" : "credit",
+			f == ACK_BEYOND_SENT ? ack : credit,
+			f == ACK_BEYOND_SENT ? ch->sent_seq : ch->acked + rm.window, ack,
+			ch->sent_seq, rm.window,
+			__atomic_exchange_n(&rm_eth.proto_log_quiet, 0, __ATOMIC_RELAXED));
+	} else {
+		__atomic_fetch_add(&rm_eth.proto_log_quiet, 1, __ATOMIC_RELAXED);
+	}
+	rm_peer_dead(ch->peer, f == ACK_BEYOND_SENT ? "protocol error (ack past what was sent)"
+						    : "protocol error (credit past the window)");
+}
+
+static enum ack_fate
 acked_upto(struct chan *ch, uint32_t ack, uint32_t credit, uint64_t now)
 {
-	if (seq_lt(ch->acked, ack) && seq_le(ack, ch->sent_seq)) {
+	/* A cumulative ack below ours is an old frame's (a retransmission
+	 * carries its first ack): harmless. One past the last frame sent
+	 * acknowledges what never left. */
+	if (unlikely(seq_lt(ch->sent_seq, ack)))
+		return ACK_BEYOND_SENT;
+	if (seq_lt(ch->acked, ack)) {
 		const struct tx_slot *last = &ch->tx[ack & (rm.window - 1)];
 
 		/* RFC 6298's estimator, sampled from frames sent once (Karn):
@@ -45,12 +90,18 @@ acked_upto(struct chan *ch, uint32_t ack, uint32_t credit, uint64_t now)
 		ch->rto = RTE_MAX(ch->rto, rm_eth.rto_min);
 		ch->rto = RTE_MIN(ch->rto, rm_eth.rto_max);
 		ch->rto_tsc = ch->acked == ch->sent_seq ? 0 : now + ch->rto;
+		ch->progress_tsc = now;
+		ch->n_rtx = 0;
 		__atomic_store_n(&ch->st.in_flight, ch->sent_seq - ch->acked, __ATOMIC_RELAXED);
 	}
-	/* A credit never shrinks below what was granted, and never runs past
-	 * the window we can keep. */
-	if (seq_lt(ch->credit, credit) && seq_le(credit, ch->acked + rm.window))
+	/* The peer grants delivered + window, and delivered <= its ack <=
+	 * ours: a credit past acked + window is a peer with another window or
+	 * a broken one. A credit below the one granted is an old frame's. */
+	if (unlikely(seq_lt(ch->acked + rm.window, credit)))
+		return CREDIT_BEYOND_WINDOW;
+	if (seq_lt(ch->credit, credit))
 		ch->credit = credit;
+	return ACK_OK;
 }
 
 /* Resend @p seq if it is still unacknowledged and was not sent in the last
@@ -278,6 +329,36 @@ rx_data(struct rm_lcore *rl, struct chan *ch, struct rte_mbuf *m, const struct w
 		eth_deliver(rl, ch);
 }
 
+/* What a frame of the session says for our TX side of @p ch: the peer is
+ * alive, its ack and credit, its NAK. @return false on a protocol error
+ * (the session is reset: drop the frame). */
+static bool
+rx_ctrl(struct rm_lcore *rl, struct chan *ch, const struct wire_hdr *h, uint64_t now)
+{
+	if (unlikely(ch->last_rx_tsc == 0)) {
+		/* Retries count from the first frame heard: the peer may
+		 * have started after our first frames. */
+		ch->progress_tsc = now;
+		ch->n_rtx = 0;
+		__atomic_store_n(&ch->st.connected, 1, __ATOMIC_RELAXED);
+	}
+	ch->last_rx_tsc = now;
+	if (h->flags & WIRE_F_ACK) {
+		uint32_t ack = rte_be_to_cpu_32(h->ack), credit = rte_be_to_cpu_32(h->credit);
+		enum ack_fate f = acked_upto(ch, ack, credit, now);
+
+		if (unlikely(f != ACK_OK)) {
+			proto_error(ch, f, ack, credit, now);
+			return false;
+		}
+	}
+	if (h->flags & WIRE_F_NAK) {
+		rm_count(&ch->st.naks_rx, 1);
+		nak_answer(rl, ch, rte_be_to_cpu_32(h->nak), rte_be_to_cpu_32(h->sack), now);
+	}
+	return true;
+}
+
 static void
 rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 {
@@ -332,16 +413,9 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 		rm_peer_dead((unsigned int)p, "restarted (new session)");
 		return;
 	}
-	ch->last_rx_tsc = now;
-	if (unlikely(!ch->st.connected))
-		__atomic_store_n(&ch->st.connected, 1, __ATOMIC_RELAXED);
-	if (h->flags & WIRE_F_ACK)
-		acked_upto(ch, rte_be_to_cpu_32(h->ack), rte_be_to_cpu_32(h->credit), now);
-	if (h->flags & WIRE_F_NAK) {
-		uint32_t nak = rte_be_to_cpu_32(h->nak);
-
-		rm_count(&ch->st.naks_rx, 1);
-		nak_answer(rl, ch, nak, rte_be_to_cpu_32(h->sack), now);
+	if (!rx_ctrl(rl, ch, h, now)) {
+		rte_pktmbuf_free(m);
+		return;
 	}
 	if (h->flags & WIRE_F_DATA)
 		rx_data(rl, ch, m, &v, rte_be_to_cpu_32(h->seq));

@@ -185,8 +185,12 @@ eth_frame_close(struct rm_lcore *rl, struct chan *ch, uint64_t now)
 	s->n_msgs = ch->open_n;
 	ch->sent_seq = ch->open_seq;
 	ch->open = NULL;
-	if (ch->rto_tsc == 0)
+	if (ch->rto_tsc == 0) {
+		/* Nothing was in flight: the wait for an ack starts now. */
 		ch->rto_tsc = now + ch->rto;
+		ch->progress_tsc = now;
+		ch->n_rtx = 0;
+	}
 	rm_count(&ch->st.frames_sent, 1);
 	__atomic_store_n(&ch->st.in_flight, ch->sent_seq - ch->acked, __ATOMIC_RELAXED);
 	/* The TX's reference; the slot keeps ours. */

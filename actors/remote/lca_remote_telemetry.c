@@ -28,6 +28,9 @@ fill_link(struct rte_tel_data *d, const struct lca_remote_link_stats *s)
 	U64(d, *s, no_credit);
 	U64(d, *s, held);
 	U64(d, *s, lost_on_dead);
+	U64(d, *s, retry_exhausted);
+	U64(d, *s, ack_beyond_sent);
+	U64(d, *s, credit_beyond_window);
 	U64(d, *s, inj_lost);
 	U64(d, *s, inj_dup);
 	U64(d, *s, inj_reordered);
