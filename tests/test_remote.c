@@ -1504,7 +1504,9 @@ test_retry_exhausted(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	write_file(path, "self = 1\nmax_retransmits = 4\n[node 1]\nmac = 02:00:00:00:00:01\n"
-			 "ip = 10.0.0.1\nudp_base = 7000\nport = 0\nlcores = 0\n");
+			 "ip = 10.0.0.1\nudp_base = 7000\nport = 0\nlcores = 0\n"
+			 "[node 9]\nmac = 02:00:00:00:00:09\nip = 10.0.0.9\nudp_base = 7000\n"
+			 "lcores = 0,1\n");
 	assert_int_equal(lca_remote_conf_load(path, &c), 0);
 	unlink(path);
 	assert_int_equal(c.max_retransmits, 4);
