@@ -280,7 +280,9 @@ actor_turn(void *item)
 bool
 actor_can_take_direct(const struct lca_actor *a, unsigned int n)
 {
-	return a->scheduled == 0 && n <= a->throughput && !actor_is_shared(a) && !a->moving &&
+	/* `moving` first: while it moves, its old home owns `scheduled` (as
+	 * in actor_wake()). */
+	return !a->moving && a->scheduled == 0 && n <= a->throughput && !actor_is_shared(a) &&
 	       a->pkt_box == NULL && !actor_has_control(a) && ring_empty(a->mailbox) &&
 	       actor_lcore_here()->self == NULL && lca_lcore_running();
 }
