@@ -63,6 +63,17 @@ check "remote-bench over memif: the verdict says where its floor is, the record 
 	"[ \$(grep -cE '^(16|64|256) B one way over memif: [0-9.e+]+ M msg/s  no floor: the bare memif floor is dpdk-testpmd' <<<\"\$out\") -eq 3 ] && tail -1 <<<\"\$out\" | grep -q '^record: none'"
 [ $fail -eq 0 ] || echo "$out" | tail -30
 
+# A key on both nodes (--auth): every frame tagged, the large lane's too,
+# through 2% loss: every message counted, no frame refused for its tag.
+out=$("$bench" "${eal[@]}" --file-prefix lca_test_rba -- --remote memif --peer-lcores 1 \
+	--msgs 50000 --pings 300 --sizes 64 --loss-ppm 20000 --bulk --auth --timeout 60 2>&1); rc=$?
+known_memif_crash "$rc" "$out" && rc=0
+check "remote-bench --auth (a key on both nodes, 2% loss, 1 MiB messages) exits 0, every message counted" \
+	"[ $rc -eq 0 ] && grep -q 'the sink counted 50000\$' <<<\"\$out\" && grep -q '^All messages counted' <<<\"\$out\""
+check "remote-bench --auth: tags on the wire (8 bytes of each 1514), none refused, nothing malformed" \
+	"[ \$(grep -c 'up over ethdev: .* frame 1506 bytes' <<<\"\$out\") -eq 2 ] && grep -qE '; of no link: [0-9]+ not-for-us, 0 unknown-peer, 0 malformed, .*, 0 bad-tag\$' <<<\"\$out\""
+[ $fail -eq 0 ] || echo "$out" | tail -30
+
 # 2% of node 1's frames dropped on purpose, then 64 B round trips while
 # 1 MiB messages cross in the large lane: still exactly once.
 out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbl -- --remote memif --peer-lcores 1 \

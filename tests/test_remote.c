@@ -1917,6 +1917,36 @@ test_key_one_side(void **state)
 	}
 }
 
+static bool duplicates_are(void *arg);
+
+/* Without a key, the trust model's warning holds: a frame with the sniffed
+ * session and the next number is taken, and the real frame of that number
+ * is then a duplicate (docs/wire.md, "Trust model"). */
+static void
+test_forged_without_key(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_stats gs;
+	uint8_t f[FAKE_FRAME_MAX];
+	uint64_t n = 1, want[2];
+	lca_actor_id_t sink;
+
+	(void)state;
+	fake_conf(&c);
+	sink = lca_test_spawn(counter_handler, sizeof(uint64_t), 0, 64, 8);
+	fake_start(&c);
+	want[0] = 2, want[1] = sink;
+	fake_put(f, fake_build(f, 0x03, 1, 0, 256, FAKE_SESSION, 2, sink)); /* forged */
+	assert_true(lca_test_run_until(got_is, want, 30));
+	fake_put(f, fake_build(f, 0x03, 1, 0, 256, FAKE_SESSION, 3, sink)); /* the real one */
+	assert_true(lca_test_run_until(duplicates_are, &n, 30));
+	assert_int_equal(fake_stats().msgs_delivered, 2);
+	assert_int_equal(*(const uint64_t *)lca_actor_state(sink), 2);
+	assert_int_equal(lca_remote_stats_get(&gs), 0);
+	assert_int_equal(gs.bad_tag, 0);
+	fake_stop();
+}
+
 static bool
 out_of_window_is(void *arg)
 {
@@ -2087,6 +2117,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_key_forged, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_key_one_side, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_seq_outside_window, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_forged_without_key, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_exchange, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_backpressure, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_large, runtime_up, runtime_down),
