@@ -397,7 +397,9 @@ LCA_API int lca_remote_stats_get(struct lca_remote_stats *out);
 /**
  * Decode one frame (Ethernet, IPv4, UDP, channel header, messages) and
  * check every length in it, without touching any state: what the receive
- * path runs first, and what the fuzz target drives.
+ * path runs first, and what the fuzz target drives. A frame with flag TAG
+ * ends in its 8-byte tag, which is located, not checked (that takes the
+ * key: the receive path checks it next).
  *
  * @param buf
  *   The frame's bytes.
