@@ -15,6 +15,7 @@ packages=(
 	libhttp-parser-dev        # lca-httpd and lca-load parse HTTP with it (not by hand)
 	liburing-dev              # lca-httpd --io uring (optional: without it, epoll only)
 	libucx-dev                # the remote part's UCX transport (UCP active messages)
+	libsodium-dev             # the ethdev transport's frame tags (key in the node table)
 	valgrind                  # leak check of the smoke app in `make test`
 	iproute2                  # e2e_remote: ip netns and veth for af_packet (tc netem where the kernel has it)
 	clang                     # -Dfuzz=true: the remote frame decoder under libFuzzer (optional build)

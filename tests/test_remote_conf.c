@@ -174,6 +174,49 @@ test_decimal_only(void **state)
 	assert_true(logged("[node 2]", "udp_base", "'0' is not in 1 ..", NULL));
 }
 
+#define KEY64 "000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F"
+
+/* The frame key: 64 hex digits, else refused naming the key and never
+ * echoing it (it is a secret). */
+static void
+test_key(void **state)
+{
+	struct lca_remote_conf c;
+
+	(void)state;
+	assert_int_equal(load("self = 1\n" NODE1 NODE2, &c), 0);
+	assert_false(c.has_key);
+	assert_int_equal(load("self = 1\nkey = " KEY64 " ; shared by both nodes\n" NODE1 NODE2, &c),
+			 0);
+	assert_true(c.has_key);
+	for (unsigned int i = 0; i < LCA_REMOTE_KEY_LEN; i++)
+		assert_int_equal(c.key[i], i);
+	/* One digit short, one too many. */
+	assert_int_equal(load("self = 1\nkey = 000102030405060708090a0b0c0d0e0f10111213141516171819"
+			      "1a1b1c1d1e1\n" NODE1 NODE2,
+			      &c),
+			 -EINVAL);
+	assert_true(logged("top level", "key", "63 characters: the key is 64 hex digits", NULL));
+	assert_false(logged("0001020304", NULL));
+	assert_int_equal(load("self = 1\nkey = " KEY64 "0\n" NODE1 NODE2, &c), -EINVAL);
+	assert_true(logged("key", "65 characters", NULL));
+	/* Not hex. */
+	assert_int_equal(load("self = 1\nkey = 000102030405060708090a0b0c0d0e0f101112131415161718"
+			      "191a1b1c1d1e1g\n" NODE1 NODE2,
+			      &c),
+			 -EINVAL);
+	assert_true(logged("top level", "key", "character 64 is not a hex digit", NULL));
+	assert_false(logged("1e1g", NULL));
+	assert_int_equal(load("self = 1\nkey = 0x0102030405060708090a0b0c0d0e0f101112131415161718191a"
+			      "1b1c1d1e1f\n" NODE1 NODE2,
+			      &c),
+			 -EINVAL);
+	assert_true(logged("key", "character 2 is not a hex digit", NULL));
+	/* Only in the top level. */
+	assert_int_equal(load("self = 1\n" NODE1 NODE2 "key = " KEY64 "\n", &c), -EINVAL);
+	assert_true(logged("[node 2]", "key", "no such key in a node section", NULL));
+}
+
 /* Each transport's keys are required on every node, named when missing. */
 static void
 test_required_keys(void **state)
@@ -361,6 +404,7 @@ main(void)
 		cmocka_unit_test(test_required_keys), cmocka_unit_test(test_no_peer),
 		cmocka_unit_test(test_unknown_key), cmocka_unit_test(test_bad_addresses),
 		cmocka_unit_test(test_bad_nodes),   cmocka_unit_test(test_no_file),
+		cmocka_unit_test(test_key),
 	};
 	int ret = cmocka_run_group_tests(tests, NULL, NULL);
 

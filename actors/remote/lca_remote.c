@@ -303,6 +303,11 @@ conf_check(const struct lca_remote_conf *c)
 			LCA_REMOTE_ETHDEV, LCA_REMOTE_UCX);
 		return -EINVAL;
 	}
+	if (c->has_key && c->transport == LCA_REMOTE_UCX) {
+		LCA_LOG(ERR, "remote: key: the UCX transport does not authenticate its messages "
+			     "(the key is for transport = ethdev)\n");
+		return -EINVAL;
+	}
 	if (c->n_nodes == 0 || c->n_nodes > LCA_REMOTE_MAX_NODES) {
 		LCA_LOG(ERR, "remote: %u nodes (1 .. %u)\n", c->n_nodes, LCA_REMOTE_MAX_NODES);
 		return -EINVAL;
@@ -525,5 +530,6 @@ lca_remote_stats_get(struct lca_remote_stats *out)
 	out->no_mbuf = __atomic_load_n(&rm.st.no_mbuf, __ATOMIC_RELAXED);
 	out->tx_refused = __atomic_load_n(&rm.st.tx_refused, __ATOMIC_RELAXED);
 	out->tx_no_envelope = __atomic_load_n(&rm.st.tx_no_envelope, __ATOMIC_RELAXED);
+	out->bad_tag = __atomic_load_n(&rm.st.bad_tag, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -78,6 +78,8 @@ extern "C" {
 #define LCA_REMOTE_NODE_MAX 2047u
 /** Most nodes in a node table (this one included). */
 #define LCA_REMOTE_MAX_NODES 16
+/** Bytes of lca_remote_conf.key (a node table gives them as 64 hex digits). */
+#define LCA_REMOTE_KEY_LEN 32
 /** Most lcores a node may list. */
 #define LCA_REMOTE_MAX_LCORES 16
 
@@ -217,6 +219,14 @@ struct lca_remote_conf {
 	struct lca_remote_inject inject; /**< Faults on transmission (zero: none;
 					  *   ethdev only). */
 	enum lca_remote_transport transport; /**< (0: LCA_REMOTE_ETHDEV). */
+	bool has_key;         /**< Authenticate frames with key (ethdev only):
+			       *   every frame carries a tag that the receiver
+			       *   checks before it reads any field, and a frame
+			       *   whose tag is wrong or missing is counted in
+			       *   lca_remote_stats.bad_tag and dropped. Both
+			       *   nodes need the same key (docs/wire.md, "Trust
+			       *   model"). */
+	uint8_t key[LCA_REMOTE_KEY_LEN]; /**< With has_key: the shared secret. */
 };
 
 /** Counters of a link (one peer node; lca_remote_link_stats_get() sums its channels). */
@@ -264,13 +274,17 @@ struct lca_remote_stats {
 	uint64_t tx_refused;     /**< Frames the TX actors refused (full mailbox):
 				  *   data frames go again on their timeout. */
 	uint64_t tx_no_envelope; /**< Frames not sent for want of envelopes (idem). */
+	uint64_t bad_tag;        /**< Frames whose tag was wrong, or missing on a
+				  *   node with a key, or present on one without:
+				  *   dropped before any field was read. */
 };
 
 /**
  * Fill @p conf from a node table file (INI, read by DPDK's rte_cfgfile;
  * docs/wire.md, "Node table"): `self = N`, optional `loopback`, `window`,
  * `rto_us`, `rto_max_us`, `max_retransmits`, `heartbeat_ms`, `dead_ms`, `connect_ms`, `mtu`,
- * `transport` (`ethdev` or `ucx`), and a `[node N]` section per node with
+ * `transport` (`ethdev` or `ucx`), `key` (64 hex digits: authenticated frames,
+ * ethdev only), and a `[node N]` section per node with
  * `mac`, `ip`, `udp_base`, `port` and `lcores` (a comma-separated list).
  * '#' and ';' start comments. Numbers are decimal (a leading zero too; 0x
  * is refused). Each node needs what its transport uses (ethdev: `mac`,
@@ -383,7 +397,9 @@ LCA_API int lca_remote_stats_get(struct lca_remote_stats *out);
 /**
  * Decode one frame (Ethernet, IPv4, UDP, channel header, messages) and
  * check every length in it, without touching any state: what the receive
- * path runs first, and what the fuzz target drives.
+ * path runs first, and what the fuzz target drives. A frame with flag TAG
+ * ends in its 8-byte tag, which is located, not checked (that takes the
+ * key: the receive path checks it next).
  *
  * @param buf
  *   The frame's bytes.

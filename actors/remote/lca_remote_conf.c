@@ -209,6 +209,32 @@ rc_bool(const struct rc_ctx *x, const char *key, const char *v, bool *out)
 	return 0;
 }
 
+/* The frame key: exactly 64 hex digits (32 bytes), nothing else; the
+ * value is never logged (it is a secret). */
+static int
+rc_key(const struct rc_ctx *x, const char *v, struct lca_remote_conf *c)
+{
+	size_t n = strlen(v);
+
+	if (n != 2 * LCA_REMOTE_KEY_LEN) {
+		RC_ERR(x, "key", "%zu characters: the key is %u hex digits (%u bytes)", n,
+		       2 * LCA_REMOTE_KEY_LEN, LCA_REMOTE_KEY_LEN);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < LCA_REMOTE_KEY_LEN; i++) {
+		char b[3] = { v[2 * i], v[2 * i + 1], '\0' };
+
+		if (!isxdigit((unsigned char)b[0]) || !isxdigit((unsigned char)b[1])) {
+			RC_ERR(x, "key", "character %u is not a hex digit (0-9, a-f)",
+			       isxdigit((unsigned char)b[0]) ? 2 * i + 2 : 2 * i + 1);
+			return -EINVAL;
+		}
+		c->key[i] = (uint8_t)strtoul(b, NULL, 16);
+	}
+	c->has_key = true;
+	return 0;
+}
+
 static int
 rc_top_key(struct rc_ctx *x, const char *k, const char *v)
 {
@@ -218,6 +244,8 @@ rc_top_key(struct rc_ctx *x, const char *k, const char *v)
 
 	if (strcmp(k, "loopback") == 0)
 		return rc_bool(x, k, v, &c->loopback);
+	if (strcmp(k, "key") == 0)
+		return rc_key(x, v, c);
 	if (strcmp(k, "transport") == 0) {
 		if (strcmp(v, "ethdev") == 0)
 			c->transport = LCA_REMOTE_ETHDEV;
@@ -242,8 +270,8 @@ rc_top_key(struct rc_ctx *x, const char *k, const char *v)
 		*(unsigned int *)((char *)c + rc_uints[i].off) = (unsigned int)n;
 		return ret;
 	}
-	RC_ERR(x, k, "no such key at the top level (self, loopback, transport, window, rto_us, "
-		     "rto_max_us, max_retransmits, heartbeat_ms, dead_ms, connect_ms, mtu)");
+	RC_ERR(x, k, "no such key at the top level (self, loopback, transport, key, window, "
+		     "rto_us, rto_max_us, max_retransmits, heartbeat_ms, dead_ms, connect_ms, mtu)");
 	return -EINVAL;
 }
 

@@ -354,7 +354,8 @@ params_set(void)
 	uint64_t hz = rte_get_tsc_hz();
 
 	rm.window = conf->window ? conf->window : DEF_WINDOW;
-	rm.frame_cap = WIRE_ETH_LEN + (conf->mtu ? conf->mtu : DEF_MTU);
+	/* With a key, the tag's bytes are the frame's last. */
+	rm.frame_cap = WIRE_ETH_LEN + (conf->mtu ? conf->mtu : DEF_MTU) - rm_eth.tag_len;
 	rm_eth.rto_min = (conf->rto_us ? conf->rto_us : DEF_RTO_US) * hz / 1000000;
 	rm_eth.rto_max = (conf->rto_max_us ? conf->rto_max_us : DEF_RTO_MAX_US) * hz / 1000000;
 	rm_eth.check = CHECK_US * hz / 1000000;
@@ -450,8 +451,8 @@ ports_start(void)
 	}
 	mp = lca_port_mempool(rm_eth.ports[0]);
 	room = rte_pktmbuf_data_room_size(mp) - RTE_PKTMBUF_HEADROOM;
-	if (rm.frame_cap > room)
-		rm.frame_cap = room;
+	if (rm.frame_cap > room - rm_eth.tag_len)
+		rm.frame_cap = room - rm_eth.tag_len;
 	return 0;
 }
 
@@ -472,6 +473,11 @@ eth_start(void)
 		return ret;
 	for (unsigned int p = 0; p < rm.n_peers; p++)
 		rm_eth.peer_port[p] = port_index(rm.peers[p].n.port_id);
+	rm_eth.tag_log_next = 0;
+	rm_eth.tag_log_quiet = 0;
+	ret = eth_auth_init(&rm.conf);
+	if (ret != 0)
+		return ret;
 	params_set();
 	ret = lcores_alloc();
 	if (ret == 0)
@@ -508,6 +514,7 @@ eth_stop(void)
 			lca_port_stop(rm_eth.ports[pi]);
 		rm_eth.ports[pi] = NULL;
 	}
+	eth_auth_fini();
 }
 
 static bool

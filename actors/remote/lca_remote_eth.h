@@ -118,9 +118,38 @@ struct rm_eth {
 	unsigned int max_rtx;   /* conf.max_retransmits or its default */
 	uint64_t proto_log_next; /* TSC before which protocol errors are not logged */
 	uint64_t proto_log_quiet; /* those not logged since the last line */
+	uint32_t tag_len;        /* WIRE_TAG_LEN with a key, else 0 */
+	uint8_t tag_key[16];     /* SipHash-2-4's, derived from conf.key */
+	uint64_t tag_log_next;   /* TSC before which bad tags are not logged */
+	uint64_t tag_log_quiet;  /* those not logged since the last line */
 };
 
 extern struct rm_eth rm_eth;
+
+/* ---- authenticated frames (lca_remote_auth.c) ---- */
+
+/* Derive the tag key from conf.key (no key: untagged frames). */
+int eth_auth_init(const struct lca_remote_conf *conf);
+
+/* Forget the tag key. */
+void eth_auth_fini(void);
+
+/* Write the tag of the @p len bytes at @p buf at buf + len. */
+void eth_tag_write(uint8_t *buf, uint32_t len);
+
+/* Check the tag of decoded frame @p buf; a refusal is counted (bad_tag)
+ * and logged. @return true for a frame the channel may read. */
+bool eth_tag_check(const uint8_t *buf, const struct wire_view *v, uint64_t now);
+
+/* Before any field of a decoded frame is read: without a key, an untagged
+ * frame passes at the cost of one test. */
+static inline bool
+eth_tag_ok(const uint8_t *buf, const struct wire_view *v, uint64_t now)
+{
+	if (likely(rm_eth.tag_len == 0 && v->tag == NULL))
+		return true;
+	return eth_tag_check(buf, v, now);
+}
 
 static inline struct chan *
 chan_of(struct rm_lcore *rl, unsigned int peer, unsigned int k)

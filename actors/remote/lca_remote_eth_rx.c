@@ -376,6 +376,11 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 		rte_pktmbuf_free(m);
 		return;
 	}
+	/* Lengths only so far: the tag before any field means anything. */
+	if (unlikely(!eth_tag_ok(rte_pktmbuf_mtod(m, const uint8_t *), &v, now))) {
+		rte_pktmbuf_free(m);
+		return;
+	}
 	h = v.hdr;
 	if (v.dst_ip != rm.self.ipv4 || rte_be_to_cpu_16(h->dst_node) != rm.self.id ||
 	    v.dst_port != rm.self.udp_base + rl->lcore) {

@@ -133,7 +133,8 @@ hdr_write(struct chan *ch, uint8_t *buf, uint32_t udp_payload, uint8_t flags, ui
 	if (ch->need_nak)
 		flags |= WIRE_F_NAK;
 	h->version = WIRE_VERSION;
-	h->flags = flags | WIRE_F_ACK | (ch->large ? WIRE_F_LARGE : 0);
+	h->flags = flags | WIRE_F_ACK | (ch->large ? WIRE_F_LARGE : 0) |
+		   (rm_eth.tag_len != 0 ? WIRE_F_TAG : 0);
 	h->n_msgs = rte_cpu_to_be_16(n_msgs);
 	h->src_node = rte_cpu_to_be_16(rm.self.id);
 	h->dst_node = rte_cpu_to_be_16(p->n.id);
@@ -161,8 +162,10 @@ eth_send_ack(struct rm_lcore *rl, struct chan *ch, uint8_t flags, uint64_t now)
 		return;
 	}
 	buf = rte_pktmbuf_mtod(m, uint8_t *);
-	hdr_write(ch, buf, WIRE_HDR_LEN, flags, 0, 0);
-	m->data_len = WIRE_OUTER_LEN + WIRE_HDR_LEN;
+	hdr_write(ch, buf, WIRE_HDR_LEN + rm_eth.tag_len, flags, 0, 0);
+	m->data_len = (uint16_t)(WIRE_OUTER_LEN + WIRE_HDR_LEN + rm_eth.tag_len);
+	if (rm_eth.tag_len != 0)
+		eth_tag_write(buf, WIRE_OUTER_LEN + WIRE_HDR_LEN);
 	m->pkt_len = m->data_len;
 	rm_count(&ch->st.acks_sent, 1);
 	tx_frame(rl, ch, m, now);
@@ -175,10 +178,14 @@ eth_frame_close(struct rm_lcore *rl, struct chan *ch, uint64_t now)
 	struct rte_mbuf *m = ch->open;
 	struct tx_slot *s = &ch->tx[ch->open_seq & (rm.window - 1)];
 
-	hdr_write(ch, rte_pktmbuf_mtod(m, uint8_t *), ch->open_off - WIRE_OUTER_LEN, WIRE_F_DATA,
-		  ch->open_seq, ch->open_n);
-	m->data_len = ch->open_off;
-	m->pkt_len = ch->open_off;
+	hdr_write(ch, rte_pktmbuf_mtod(m, uint8_t *), ch->open_off - WIRE_OUTER_LEN + rm_eth.tag_len,
+		  WIRE_F_DATA, ch->open_seq, ch->open_n);
+	/* Last: the tag covers the headers just written. frame_cap left it
+	 * room. */
+	if (rm_eth.tag_len != 0)
+		eth_tag_write(rte_pktmbuf_mtod(m, uint8_t *), ch->open_off);
+	m->data_len = (uint16_t)(ch->open_off + rm_eth.tag_len);
+	m->pkt_len = m->data_len;
 	s->m = m;
 	s->sent_tsc = now;
 	s->resent = false;

@@ -158,6 +158,14 @@ wire_decode(const uint8_t *buf, uint32_t len, struct wire_view *v)
 		return WIRE_RECORDS_BAD;
 	if ((h->flags & WIRE_F_DATA) && rd32((const uint8_t *)&h->seq) == 0)
 		return WIRE_RECORDS_BAD;
+	/* The tag is the datagram's last bytes: the records end before it. */
+	v->tag = NULL;
+	if (h->flags & WIRE_F_TAG) {
+		if (left < WIRE_TAG_LEN)
+			return WIRE_RECORDS_BAD;
+		left -= WIRE_TAG_LEN;
+		v->tag = rec + left;
+	}
 	v->hdr = h;
 	v->msgs = rec;
 	if (wire_records_check(rec, left, n, (h->flags & WIRE_F_LARGE) != 0) != 0)

@@ -29,7 +29,13 @@
 #define WIRE_F_NAK 0x04       /* nak names the first missing frame */
 #define WIRE_F_HEARTBEAT 0x08 /* sent because the channel was quiet */
 #define WIRE_F_LARGE 0x10     /* of the large-message lane (its own seq, ack, credit) */
-#define WIRE_F_KNOWN (WIRE_F_DATA | WIRE_F_ACK | WIRE_F_NAK | WIRE_F_HEARTBEAT | WIRE_F_LARGE)
+#define WIRE_F_TAG 0x20       /* a WIRE_TAG_LEN-byte tag follows the last record */
+#define WIRE_F_KNOWN                                                                               \
+	(WIRE_F_DATA | WIRE_F_ACK | WIRE_F_NAK | WIRE_F_HEARTBEAT | WIRE_F_LARGE | WIRE_F_TAG)
+
+/* The tag of a keyed node's frames (docs/wire.md, "Trust model"): SipHash-2-4
+ * of every byte before it, the Ethernet header on. */
+#define WIRE_TAG_LEN 8
 
 struct wire_hdr {
 	uint8_t version;
@@ -58,6 +64,9 @@ struct wire_view {
 	uint32_t src_ip, dst_ip;   /* host order */
 	uint16_t src_port, dst_port; /* host order */
 	const uint8_t *src_mac;
+	const uint8_t *tag;    /* with WIRE_F_TAG: the tag, after the last record
+				* (the frame's bytes before it are what it covers);
+				* else NULL */
 };
 
 /* Why a frame was refused (counted, see struct lca_remote_stats). */

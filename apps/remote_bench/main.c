@@ -53,6 +53,7 @@ struct opts {
 	const char *peer_lcores;
 	bool bulk;
 	bool no_floor;
+	bool auth;
 	bool msgs_given, pings_given; /* else passes / round trips until 200 ms */
 	const char *json_path;
 	const char *hgrm_path;
@@ -566,6 +567,9 @@ static const struct lca_opt options[] = {
 	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
 	  .help = "each size's round trips as HdrHistogram's .hgrm text (us),\n"
 		  "FILE with the size (\"64B\") before .hgrm" },
+	{ "auth", 0, LCA_OPT_FLAG, AT(auth),
+	  .help = "authenticated frames: the same fixed key on both nodes\n"
+		  "(what a tag costs; docs/wire.md, \"Trust model\")" },
 	{ "no-floor", 0, LCA_OPT_FLAG, AT(no_floor),
 	  .help = "do not run the floor (the verdict says so)" },
 	{ NULL },
@@ -820,6 +824,13 @@ actors_up(struct rb_run *r)
 
 	lca_pair_conf(&pair, &r->conf);
 	r->conf.connect_ms = 20000;
+	if (o.auth) {
+		/* A benchmark's key, the same on both nodes (each gets the
+		 * same arguments): never a deployment's. */
+		r->conf.has_key = true;
+		for (unsigned int i = 0; i < LCA_REMOTE_KEY_LEN; i++)
+			r->conf.key[i] = (uint8_t)(0xa5 ^ i);
+	}
 	if (!pair.is_peer && o.loss_ppm > 0) {
 		r->conf.inject.loss_ppm = o.loss_ppm;
 		r->conf.inject.seed = 1;

@@ -55,6 +55,7 @@ static const struct rb_count node_counts[] = {
 	RB_NODE(no_mbuf, "no-mbuf"),
 	RB_NODE(tx_refused, "TX refused"),
 	RB_NODE(tx_no_envelope, "TX without envelope"),
+	RB_NODE(bad_tag, "bad-tag"),
 };
 
 static uint64_t
