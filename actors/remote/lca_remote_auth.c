@@ -79,17 +79,12 @@ tag_why(const struct wire_view *v)
 static void
 tag_log(const struct wire_view *v, uint64_t now)
 {
-	uint64_t next = __atomic_load_n(&rm_eth.tag_log_next, __ATOMIC_RELAXED);
+	uint64_t quiet;
 
-	if (now >= next && __atomic_compare_exchange_n(&rm_eth.tag_log_next, &next,
-						       now + rte_get_tsc_hz(), false,
-						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	if (rm_log_allowed(&rm_eth.tag_log, now, &quiet))
 		LCA_LOG(ERR, "remote: bad tag: %s (src_node %u by its header; dropped, counted in"
 			" bad_tag; %" PRIu64 " more not logged)\n",
-			tag_why(v), rte_be_to_cpu_16(v->hdr->src_node),
-			__atomic_exchange_n(&rm_eth.tag_log_quiet, 0, __ATOMIC_RELAXED));
-	else
-		__atomic_fetch_add(&rm_eth.tag_log_quiet, 1, __ATOMIC_RELAXED);
+			tag_why(v), rte_be_to_cpu_16(v->hdr->src_node), quiet);
 }
 
 bool

@@ -463,8 +463,7 @@ eth_start(void)
 
 	/* First, so that a stop after a failure below finds nothing to undo. */
 	rm_eth.n_ports = 0;
-	rm_eth.proto_log_next = 0;
-	rm_eth.proto_log_quiet = 0;
+	rm_eth.proto_log = (struct rm_log_limit){ 0 };
 	memset(rm_eth.lc, 0, sizeof(rm_eth.lc));
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
 		rm_eth.link_actor[i] = LCA_ACTOR_NONE;
@@ -473,8 +472,7 @@ eth_start(void)
 		return ret;
 	for (unsigned int p = 0; p < rm.n_peers; p++)
 		rm_eth.peer_port[p] = port_index(rm.peers[p].n.port_id);
-	rm_eth.tag_log_next = 0;
-	rm_eth.tag_log_quiet = 0;
+	rm_eth.tag_log = (struct rm_log_limit){ 0 };
 	ret = eth_auth_init(&rm.conf);
 	if (ret != 0)
 		return ret;

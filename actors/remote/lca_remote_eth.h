@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
+
 #include "lca_port.h"
 #include "lca_remote_priv.h"
 #include "lca_remote_wire.h"
@@ -107,6 +109,29 @@ struct rm_lcore {
 
 /* The transport's state beside the shared rm: its ports, its lcores and
  * link actors, its timers. */
+/* A log line a second at most, all lcores together: a flood of forged
+ * frames must not flood the log. */
+struct rm_log_limit {
+	uint64_t next;  /* TSC before which nothing is logged (atomic) */
+	uint64_t quiet; /* events not logged since the last line (atomic) */
+};
+
+/* Whether an event at @p now gets its line; if so, @p *quiet says how many
+ * went unlogged before it, else this one is counted among them. */
+static inline bool
+rm_log_allowed(struct rm_log_limit *l, uint64_t now, uint64_t *quiet)
+{
+	uint64_t next = __atomic_load_n(&l->next, __ATOMIC_RELAXED);
+
+	if (now >= next && __atomic_compare_exchange_n(&l->next, &next, now + rte_get_tsc_hz(),
+						       false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		*quiet = __atomic_exchange_n(&l->quiet, 0, __ATOMIC_RELAXED);
+		return true;
+	}
+	__atomic_fetch_add(&l->quiet, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
 struct rm_eth {
 	unsigned int n_ports;
 	struct lca_port *ports[LCA_REMOTE_MAX_NODES];
@@ -116,12 +141,10 @@ struct rm_eth {
 	lca_actor_id_t link_actor[RTE_MAX_LCORE];
 	uint64_t rto_min, rto_max, check;
 	unsigned int max_rtx;   /* conf.max_retransmits or its default */
-	uint64_t proto_log_next; /* TSC before which protocol errors are not logged */
-	uint64_t proto_log_quiet; /* those not logged since the last line */
+	struct rm_log_limit proto_log; /* protocol errors */
 	uint32_t tag_len;        /* WIRE_TAG_LEN with a key, else 0 */
 	uint8_t tag_key[16];     /* SipHash-2-4's, derived from conf.key */
-	uint64_t tag_log_next;   /* TSC before which bad tags are not logged */
-	uint64_t tag_log_quiet;  /* those not logged since the last line */
+	struct rm_log_limit tag_log; /* bad tags */
 };
 
 extern struct rm_eth rm_eth;

@@ -24,19 +24,15 @@ enum ack_fate { ACK_OK, ACK_BEYOND_SENT, CREDIT_BEYOND_WINDOW };
  * A frame broke the channel protocol (docs/wire.md, "Protocol errors"): a
  * peer that says it got frames we never sent, or lets us send past what
  * it can keep, cannot be trusted with the frames in flight. Count it, log
- * it, and reset the session: the peer is declared down. One line a second
- * at most, all lcores together: a flood of forged frames must not flood
- * the log.
+ * it (rm_log_allowed()), and reset the session: the peer is declared down.
  */
 static void
 proto_error(struct chan *ch, enum ack_fate f, uint32_t ack, uint32_t credit, uint64_t now)
 {
-	uint64_t next = __atomic_load_n(&rm_eth.proto_log_next, __ATOMIC_RELAXED);
+	uint64_t quiet;
 
 	rm_count(f == ACK_BEYOND_SENT ? &ch->st.ack_beyond_sent : &ch->st.credit_beyond_window, 1);
-	if (now >= next && __atomic_compare_exchange_n(&rm_eth.proto_log_next, &next,
-						       now + rte_get_tsc_hz(), false,
-						       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+	if (rm_log_allowed(&rm_eth.proto_log, now, &quiet))
 		LCA_LOG(ERR, "remote: node %u, lcore %u from its lcore %u%s: protocol error: %s %u"
 			" past %u (ack %u, last frame sent %u, window %u); session reset"
 			" (%" PRIu64 " more not logged)\n",
@@ -44,11 +40,7 @@ proto_error(struct chan *ch, enum ack_fate f, uint32_t ack, uint32_t credit, uin
 			ch->large ? " (large lane)" : "", f == ACK_BEYOND_SENT ? "ack" : "credit",
 			f == ACK_BEYOND_SENT ? ack : credit,
 			f == ACK_BEYOND_SENT ? ch->sent_seq : ch->acked + rm.window, ack,
-			ch->sent_seq, rm.window,
-			__atomic_exchange_n(&rm_eth.proto_log_quiet, 0, __ATOMIC_RELAXED));
-	} else {
-		__atomic_fetch_add(&rm_eth.proto_log_quiet, 1, __ATOMIC_RELAXED);
-	}
+			ch->sent_seq, rm.window, quiet);
 	rm_peer_dead(ch->peer, f == ACK_BEYOND_SENT ? "protocol error (ack past what was sent)"
 						    : "protocol error (credit past the window)");
 }

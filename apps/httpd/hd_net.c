@@ -1725,9 +1725,7 @@ hd_net_start(lca_actor_id_t service)
 		if (ret < 0)
 			return ret;
 		/* One ask at a time per connection (answers keep their order). */
-		ret = lca_ask_pending_max_set(w->actor,
-					      (unsigned int)RTE_MIN(cfg.max_conns,
-								    (uint64_t)LCA_ASK_PENDING_LIMIT));
+		ret = lca_ask_pending_max_set(w->actor, hd_asks_per_lcore(&cfg));
 		if (ret < 0)
 			return ret;
 		ret = lca_lcore_hook_add(l, &hook);

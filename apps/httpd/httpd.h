@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rte_common.h>
+
 #include "lca_actor.h"
 
 /* Message types. */
@@ -113,6 +115,14 @@ enum hd_ctr {
 };
 
 extern const char *const hd_ctr_names[HD_N];
+
+/* Asks one lcore's worker may have waiting: one per connection that can
+ * wait for the service, up to the runtime's bound. */
+static inline unsigned int
+hd_asks_per_lcore(const struct hd_conf *c)
+{
+	return (unsigned int)RTE_MIN(c->max_conns, (uint64_t)LCA_ASK_PENDING_LIMIT);
+}
 
 /* What a /user ask carries, inline. The connection comes first: an ask's
  * timeout notice gives back its first 8 bytes (struct lca_timeout.head). */

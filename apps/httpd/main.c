@@ -580,7 +580,6 @@ run(void *arg)
 	/* Each waiting /user ask holds a timer: one per connection that can
 	 * wait (hd_net_start() bounds each lcore's asks), and the default's
 	 * room besides. */
-	uint64_t asks = RTE_MIN(conf.max_conns, (uint64_t)LCA_ASK_PENDING_LIMIT);
 	static struct lca_series series;
 	lca_actor_id_t service = LCA_ACTOR_NONE;
 	struct lca_actor_spec sspec = {
@@ -599,7 +598,7 @@ run(void *arg)
 		fprintf(stderr, NAME ": cannot raise RLIMIT_NOFILE: %s\n", strerror(-ret));
 		return ret;
 	}
-	rconf.max_timers = (unsigned int)(asks * rte_lcore_count() + 4096);
+	rconf.max_timers = hd_asks_per_lcore(&conf) * rte_lcore_count() + 4096;
 	ret = lca_runtime_init(&rconf);
 	if (ret < 0)
 		return ret;
