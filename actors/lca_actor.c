@@ -221,10 +221,12 @@ turn_end(struct lca_actor *a, bool more)
 }
 
 /* The handler's part of a turn on @p msgs[0..n), however they came: its
- * envelopes, then its packets, timed one turn in HANDLER_SAMPLE.
+ * envelopes, then its packets (@p pkts[0..n_pkts) when given, else its
+ * packet queue's), timed one turn in HANDLER_SAMPLE.
  * @return whether packets are left. */
 static __rte_always_inline bool
-turn_run(struct lca_actor *a, struct actor_lcore *here, struct lca_msg **msgs, unsigned int n)
+turn_run(struct lca_actor *a, struct actor_lcore *here, struct lca_msg **msgs, unsigned int n,
+	 struct rte_mbuf **pkts, unsigned int n_pkts)
 {
 	uint64_t start = 0, pkts_before = 0;
 	bool timed, pkts_left = false;
@@ -244,9 +246,15 @@ turn_run(struct lca_actor *a, struct actor_lcore *here, struct lca_msg **msgs, u
 	if (unlikely(a->pkt_box != NULL) && likely(!a->paused) &&
 	    __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) == ACTOR_ALIVE) {
 		pkts_before = a->pkts_handled;
-		pkts_left = packets_turn(a);
+		if (pkts != NULL)
+			packets_handle(a, pkts, n_pkts);
+		else
+			pkts_left = packets_turn(a);
 		if (unlikely(here->failed))
 			actor_failed(a, here, NULL);
+	} else if (unlikely(pkts != NULL)) {
+		/* Stopped since the sender looked: as its queue's would be. */
+		packets_drop(a, pkts, n_pkts);
 	}
 	if (timed) {
 		a->handler_cycles += rte_rdtsc() - start;
@@ -273,18 +281,34 @@ actor_turn(void *item)
 		return actor_unschedule(a);
 	}
 	n = turn_take(a, msgs, &left);
-	pkts_left = turn_run(a, here, msgs, n);
+	pkts_left = turn_run(a, here, msgs, n, NULL, 0);
 	return turn_end(a, left > 0 || pkts_left);
+}
+
+/* What a direct turn needs but for the packet queue: see
+ * actor_can_take_direct(). */
+static __rte_always_inline bool
+idle_for_direct(const struct lca_actor *a, unsigned int n)
+{
+	/* `moving` first: while it moves, its old home owns `scheduled` (as
+	 * in actor_wake()). */
+	return !a->moving && a->scheduled == 0 && n <= a->throughput && !actor_is_shared(a) &&
+	       !actor_has_control(a) && ring_empty(a->mailbox) &&
+	       actor_lcore_here()->self == NULL && lca_lcore_running();
 }
 
 bool
 actor_can_take_direct(const struct lca_actor *a, unsigned int n)
 {
-	/* `moving` first: while it moves, its old home owns `scheduled` (as
-	 * in actor_wake()). */
-	return !a->moving && a->scheduled == 0 && n <= a->throughput && !actor_is_shared(a) &&
-	       a->pkt_box == NULL && !actor_has_control(a) && ring_empty(a->mailbox) &&
-	       actor_lcore_here()->self == NULL && lca_lcore_running();
+	return a->pkt_box == NULL && idle_for_direct(a, n);
+}
+
+/* After a direct turn: mail it sent itself goes on from the run queue. */
+static __rte_always_inline void
+direct_end(struct lca_actor *a)
+{
+	if (turn_end(a, false))
+		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
 }
 
 void
@@ -294,10 +318,20 @@ actor_turn_direct(struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
 	 * itself meanwhile queues nothing, and a backoff keeps it. */
 	a->scheduled = 1;
 	n = turn_count(a, msgs, n, 0);
-	turn_run(a, actor_lcore_here(), msgs, n);
-	/* Mail it sent itself: it goes on from the run queue. */
-	if (turn_end(a, false))
-		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
+	turn_run(a, actor_lcore_here(), msgs, n, NULL, 0);
+	direct_end(a);
+}
+
+bool
+actor_packets_direct(struct lca_actor *a, struct rte_mbuf **pkts, unsigned int n)
+{
+	if (!ring_empty(a->pkt_box) || !idle_for_direct(a, n))
+		return false;
+	a->scheduled = 1; /* as in actor_turn_direct() */
+	a->turns++;
+	turn_run(a, actor_lcore_here(), NULL, 0, pkts, n);
+	direct_end(a);
+	return true;
 }
 
 static void
@@ -636,9 +670,11 @@ lca_actor_backlog(lca_actor_id_t id)
 		return (int)n;
 	home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
 	if (a->pkt_box != NULL)
-		n += ring_count(a->pkt_box) + lane_backlog(here, home);
+		n += ring_count(a->pkt_box);
 	if (here == home)
 		return (int)n;
+	if (a->pkt_box != NULL)
+		n += lane_backlog(here, home);
 	if (channel_from(here))
 		return (int)(n + channel_backlog(here, home));
 	return (int)(n + inbox_backlog(home));

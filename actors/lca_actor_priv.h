@@ -311,6 +311,11 @@ bool actor_can_take_direct(const struct lca_actor *a, unsigned int n);
  * to completion during the drain, as Seastar's smp queue and DPDK's graph
  * walk do, with what a turn from its mailbox does. */
 void actor_turn_direct(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
+/* The same for a packet actor and @p n packets, from its lcore's own RX
+ * hook or lane drain, with nothing in its packet queue either: a turn of
+ * @p a on @p pkts[0..n) with no packet queue between, when it can take
+ * one. @return whether it took them (else they are still the caller's). */
+bool actor_packets_direct(struct lca_actor *a, struct rte_mbuf **pkts, unsigned int n);
 /* An empty table of @p max_actors, placed by @p placement over @p lcores
  * (in spread order); actors_cleanup() stops and frees every actor in it. */
 int actors_init(unsigned int max_actors, enum lca_placement placement, const unsigned int *lcores,

@@ -172,10 +172,8 @@ lanes_init(void)
 	return 0;
 }
 
-/* Packets that reached @p a after it stopped (or at teardown): freed,
- * counted by whichever lcore drops them. */
-static void
-pkts_drop(struct lca_actor *a, struct rte_mbuf **pkts, unsigned int n)
+void
+packets_drop(struct lca_actor *a, struct rte_mbuf **pkts, unsigned int n)
 {
 	if (a != NULL) {
 		__atomic_fetch_add(&a->dropped_on_stop, n, __ATOMIC_RELAXED);
@@ -188,7 +186,7 @@ static void
 pkts_drop_each(struct rte_mbuf **pkts, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
-		pkts_drop(actor_lookup(lca_pkt_meta(pkts[i])->to), &pkts[i], 1);
+		packets_drop(actor_lookup(lca_pkt_meta(pkts[i])->to), &pkts[i], 1);
 }
 
 static void
@@ -253,9 +251,11 @@ deliver_run(struct rte_mbuf **pkts, unsigned int n, int off)
 	while (run < n && lca_pkt_meta_at(pkts[run], off)->to == to)
 		run++;
 	if (unlikely(a == NULL || __atomic_load_n(&a->life, __ATOMIC_ACQUIRE) != ACTOR_ALIVE)) {
-		pkts_drop(a, pkts, run);
+		packets_drop(a, pkts, run);
 		return run;
 	}
+	if (actor_packets_direct(a, pkts, run))
+		return run;
 	done = rte_ring_sp_enqueue_burst(a->pkt_box, (void **)pkts, run, NULL);
 	if (likely(done > 0))
 		actor_wake(a);
@@ -365,6 +365,10 @@ send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n, bool typ
 	home = __atomic_load_n(&a->lcore, __ATOMIC_RELAXED); /* pinned: never changes */
 	shared_sender = self != NULL && actor_is_shared(self);
 	if (likely(!shared_sender && me == home)) {
+		/* From its lcore's own hook, to an idle actor: run to
+		 * completion, no packet queue between. */
+		if (likely(actor_packets_direct(a, pkts, n)))
+			return (int)n;
 		sent = rte_ring_sp_enqueue_burst(a->pkt_box, (void **)pkts, n, NULL);
 		if (sent > 0)
 			actor_wake(a);
@@ -401,11 +405,8 @@ packets_turn(struct lca_actor *a)
 	unsigned int n, left;
 
 	n = rte_ring_sc_dequeue_burst(a->pkt_box, (void **)pkts, a->throughput, &left);
-	if (n > 0) {
-		a->on_packets(a->id, a->state, pkts, (uint16_t)n);
-		/* One writer; stats and telemetry read it from elsewhere. */
-		__atomic_store_n(&a->pkts_handled, a->pkts_handled + n, __ATOMIC_RELAXED);
-	}
+	if (n > 0)
+		packets_handle(a, pkts, n);
 	return left > 0;
 }
 
@@ -416,7 +417,7 @@ packets_drain(struct lca_actor *a)
 	unsigned int n;
 
 	while ((n = rte_ring_sc_dequeue_burst(a->pkt_box, (void **)pkts, LANE_BURST, NULL)) > 0)
-		pkts_drop(a, pkts, n);
+		packets_drop(a, pkts, n);
 }
 
 void

@@ -18,6 +18,17 @@ unsigned int lane_backlog(unsigned int src_lcore, unsigned int dst_lcore);
 /* A turn's packet part: up to throughput packets to on_packets.
  * @return whether packets are left. */
 bool packets_turn(struct lca_actor *a);
+/* @p pkts[0..n) to @p a's on_packets, counted. */
+static inline void
+packets_handle(struct lca_actor *a, struct rte_mbuf **pkts, unsigned int n)
+{
+	a->on_packets(a->id, a->state, pkts, (uint16_t)n);
+	/* One writer; stats and telemetry read it from elsewhere. */
+	__atomic_store_n(&a->pkts_handled, a->pkts_handled + n, __ATOMIC_RELAXED);
+}
+/* Packets that reached @p a after it stopped (or at teardown): freed,
+ * counted by whichever lcore drops them (@p a may be NULL). */
+void packets_drop(struct lca_actor *a, struct rte_mbuf **pkts, unsigned int n);
 /* Free what @p a's packet queue holds, counted as dropped. */
 void packets_drain(struct lca_actor *a);
 /* An on_packets actor's envelopes when it has no envelope handler. */

@@ -209,6 +209,8 @@ port_rxqs_free(struct lca_port *p)
 		rte_free(r->to);
 		rte_free(r->msgs);
 		rte_free(r->drops);
+		rte_free(r->grouped);
+		rte_free(r->grouped_to);
 		rte_free(r);
 	}
 	rte_free(p->rxq);
@@ -490,10 +492,15 @@ rxqs_create(struct lca_port *p, const struct lca_port_conf *conf, const unsigned
 		r->dest = conf->dest;
 		r->paused_on = LCA_ACTOR_NONE;
 		r->pkts = rte_zmalloc_socket(NULL, p->burst * sizeof(r->pkts[0]), 0, socket);
-		r->to = rte_zmalloc_socket(NULL, p->burst * sizeof(r->to[0]), 0, socket);
+		/* One more: the stash's end mark (port_rx_poll()). */
+		r->to = rte_zmalloc_socket(NULL, (p->burst + 1) * sizeof(r->to[0]), 0, socket);
 		r->msgs = rte_zmalloc_socket(NULL, p->burst * sizeof(r->msgs[0]), 0, socket);
 		r->drops = rte_zmalloc_socket(NULL, p->burst * sizeof(r->drops[0]), 0, socket);
-		if (r->pkts == NULL || r->to == NULL || r->msgs == NULL || r->drops == NULL)
+		r->grouped = rte_zmalloc_socket(NULL, p->burst * sizeof(r->grouped[0]), 0, socket);
+		r->grouped_to = rte_zmalloc_socket(NULL, (p->burst + 1) * sizeof(r->grouped_to[0]),
+						   0, socket);
+		if (r->pkts == NULL || r->to == NULL || r->msgs == NULL || r->drops == NULL ||
+		    r->grouped == NULL || r->grouped_to == NULL)
 			return -ENOMEM;
 		pl->rxqs[pl->n_rxq++] = r;
 	}

@@ -9,11 +9,12 @@
  *   2. a stash left from before: send it first; while some is left, take
  *      no new packets (counted);
  *   3. rte_eth_rx_burst(), classify in bulk, free what the policy drops,
- *      wrap the rest into envelopes in one pool operation and send each run
- *      of consecutive packets for one actor with one lca_send_burst().
- *      What an actor refuses stays in the stash, in order, and the queue
- *      pauses on that actor; an actor whose backlog passed the watermark
- *      after a run pauses the queue too.
+ *      group the rest by destination (each one's packets together, in
+ *      their order: rx_group()) and send each group with one call: on the
+ *      packet lane, or wrapped into envelopes in one pool operation for an
+ *      actor that takes messages. What an actor refuses stays in the
+ *      stash, in order, and the queue pauses on that actor; an actor whose
+ *      backlog passed the watermark after a send pauses the queue too.
  * So the NIC's ring fills and the NIC counts imissed, instead of the
  * runtime dropping, and every packet taken is in one of rx's terms.
  */
@@ -87,8 +88,10 @@ rx_push(struct port_rxq *q)
 		unsigned int run = q->classify != NULL ? 1 : q->n - q->head;
 		int sent, backlog;
 
-		while (q->head + run < q->n && q->to[q->head + run] == to)
-			run++;
+		/* to[n] is LCA_ACTOR_NONE, never a destination: the end. */
+		if (q->classify != NULL)
+			while (q->to[q->head + run] == to)
+				run++;
 		sent = rx_send_run(q, to, q->pkts + q->head, run);
 		if (sent == -ENOMEM) {
 			/* No envelopes: keep the packets, try at the next poll. */
@@ -127,6 +130,107 @@ rx_push(struct port_rxq *q)
 	}
 	set_held(q);
 	return sent_total;
+}
+
+/* Slots of rx_group()'s table, by an actor id's low bits. */
+#define RX_GROUPS 16
+#define RX_DROPPED UINT8_MAX
+
+/* The kept packets of @p group[0..n), in place and in their order. */
+static void
+rx_compact(struct port_rxq *q, const uint8_t *group, unsigned int n)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		if (group[i] != RX_DROPPED) {
+			q->pkts[k] = q->pkts[i];
+			q->to[k++] = q->to[i];
+		}
+}
+
+/* rx_group()'s work where it is needed: drops out, and destinations
+ * grouped unless they already are or two share a slot (then in order). */
+static unsigned int
+rx_group_slow(struct port_rxq *q, unsigned int n, unsigned int *n_dropped)
+{
+	lca_actor_id_t dst[RX_GROUPS], prev = LCA_ACTOR_NONE;
+	unsigned int at[RX_GROUPS], used = 0, groups = 0, runs = 0, dropped = 0;
+	uint8_t group[LCA_PORT_BURST_MAX];
+	bool shared_slot = false;
+
+	for (unsigned int i = 0; i < n; i++) {
+		lca_actor_id_t to = q->to[i];
+		unsigned int g = to & (RX_GROUPS - 1);
+
+		if (unlikely(to == LCA_ACTOR_NONE)) {
+			q->drops[dropped++] = q->pkts[i];
+			group[i] = RX_DROPPED;
+			continue;
+		}
+		if (!(used & 1u << g)) {
+			used |= 1u << g;
+			dst[g] = to;
+			at[g] = 0;
+			groups++;
+		}
+		shared_slot |= dst[g] != to;
+		runs += to != prev;
+		prev = to;
+		group[i] = (uint8_t)g;
+		at[g]++;
+	}
+	*n_dropped = dropped;
+	if (runs == groups || shared_slot) {
+		if (dropped > 0)
+			rx_compact(q, group, n);
+		return n - dropped;
+	}
+	for (unsigned int g = 0, start = 0; g < RX_GROUPS; g++)
+		if (used & 1u << g) {
+			unsigned int c = at[g];
+
+			at[g] = start;
+			start += c;
+		}
+	for (unsigned int i = 0; i < n; i++)
+		if (group[i] != RX_DROPPED) {
+			unsigned int slot = at[group[i]]++;
+
+			q->grouped[slot] = q->pkts[i];
+			q->grouped_to[slot] = dst[group[i]];
+		}
+	RTE_SWAP(q->pkts, q->grouped);
+	RTE_SWAP(q->to, q->grouped_to);
+	return n - dropped;
+}
+
+/*
+ * Keep what the classifier did not drop (drops[] takes the rest), each
+ * destination's packets together and in their order. A classifier that
+ * hashes flows onto D actors leaves a burst in runs of one or two; grouped,
+ * it costs D sends (and D turns) instead of one a run. Order to each
+ * destination is the queue's order; across destinations none is promised.
+ * @return the packets kept, in pkts[0..kept) and to[].
+ */
+static unsigned int
+rx_group(struct port_rxq *q, unsigned int n, unsigned int *n_dropped)
+{
+	lca_actor_id_t prev = q->to[0];
+	unsigned int runs = 1, none = q->to[0] == LCA_ACTOR_NONE;
+
+	/* The common cases in one cheap pass: nothing dropped, and runs of
+	 * four packets or more on average, where a send a run costs less
+	 * than grouping would. */
+	for (unsigned int i = 1; i < n; i++) {
+		runs += q->to[i] != prev;
+		none += q->to[i] == LCA_ACTOR_NONE;
+		prev = q->to[i];
+	}
+	*n_dropped = 0;
+	if (none == 0 && runs * 4 <= n)
+		return n;
+	return rx_group_slow(q, n, n_dropped);
 }
 
 unsigned int
@@ -173,15 +277,8 @@ port_rx_poll(struct port_rxq *q)
 	for (unsigned int i = 0; i < n; i++)
 		lca_pkt_meta_at(q->pkts[i], off)->type = 0;
 	q->classify(q->pkts, q->to, n, q->classify_arg);
-	for (unsigned int i = 0; i < n; i++) {
-		if (q->to[i] == LCA_ACTOR_NONE) {
-			q->drops[dropped++] = q->pkts[i];
-		} else {
-			q->pkts[kept] = q->pkts[i];
-			q->to[kept] = q->to[i];
-			kept++;
-		}
-	}
+	kept = rx_group(q, n, &dropped);
+	q->to[kept] = LCA_ACTOR_NONE;
 	if (dropped > 0) {
 		rte_pktmbuf_free_bulk(q->drops, dropped);
 		port_count(&q->dropped_policy, dropped);

@@ -55,6 +55,10 @@ struct port_rxq {
 	lca_actor_id_t *to;
 	struct lca_msg **msgs;
 	struct rte_mbuf **drops;
+	/* Where rx_group() puts a burst grouped by destination; then swapped
+	 * with pkts and to. */
+	struct rte_mbuf **grouped;
+	lca_actor_id_t *grouped_to;
 	/* Counters (port_count / port_read). */
 	uint64_t rx;
 	uint64_t delivered;
