@@ -701,7 +701,10 @@ lca_pkt_meta_at(struct rte_mbuf *m, int offset)
 /**
  * Send @p n packets to @p to on the packet lane: as mbuf pointers, in one
  * burst, no envelope. On the receiver's lcore they go straight into its
- * packet queue; from another runtime lcore's thread (a handler of an
+ * packet queue, or, sent from a loop hook there (no handler running) to an
+ * idle receiver with nothing queued, to its on_packets before this call
+ * returns (run to completion: such a hook must not be in the middle of
+ * state that handler reaches); from another runtime lcore's thread (a handler of an
  * affinity actor, a loop hook such as a port's RX) through that lcore
  * pair's single-producer lane (8 bytes a packet); from any other thread,
  * or a shared actor's handler, through the receiver lcore's packet inbox.
