@@ -38,15 +38,6 @@
 #include "pl_sink.h"
 #include "pl_stages.h"
 
-static bool
-has_lcactor_engine(void)
-{
-	for (unsigned int i = 0; i < pp.conf->n_engines; i++)
-		if (pp.conf->engines[i] == PL_ENGINE_LCACTOR)
-			return true;
-	return false;
-}
-
 static struct port_run run_res;
 
 void
@@ -120,30 +111,16 @@ pl_port_collect(struct port_run *r)
 }
 
 
-static struct pl_engine_runs by_engine[PL_ENGINE_COUNT];
-
-static void
-print_side_by_side(json_t *root)
-{
-	char what[256];
-	int o = snprintf(what, sizeof(what), "ports");
-
-	for (unsigned int i = 0; i < pp.n_ports && o < (int)sizeof(what); i++)
-		o += snprintf(what + o, sizeof(what) - (size_t)o, "%s%u (%s)", i ? "," : " ",
-			      pp.ports[i].id, pp.ports[i].driver);
-	pl_report_side_by_side(root, pp.conf, by_engine, what, "pkt/s");
-}
-
-/* The verdict: a row per engine, lcactor's against plain run by run. */
-static int
-add_verdicts(json_t *root)
-{
-	return pl_report_verdicts(root, pp.conf, by_engine, "M pkt/s");
-}
+static struct port_run run_res;
+static FILE *keys;      /* --keys */
+static bool capture;    /* dpdk-dumpcap's channel is up */
 
 static void
 teardown(void)
 {
+	if (keys != NULL)
+		fclose(keys);
+	keys = NULL;
 	pl_port_lca_teardown();
 	for (unsigned int e = 0; e < pp.conf->n_engines; e++) {
 		if (pp.conf->engines[e] == PL_ENGINE_EVENTDEV)
@@ -168,27 +145,15 @@ teardown(void)
 	}
 }
 
-static void
-src_noop(void)
-{
-}
-
-static const struct pl_source pl_source_port = {
-	.name = "port",
-	.reset = src_noop,
-	.teardown = src_noop,
-};
-
 static int
 setup(void)
 {
+	static struct pl_lcore figs[RTE_MAX_LCORE];
 	unsigned int lc;
 	int ret;
 
-	static struct pl_lcore figs[RTE_MAX_LCORE];
-
 	pl.conf = pp.conf;
-	pl.src = &pl_source_port;
+	pl.feed = NULL;
 	pl.lc = figs;
 	pl.n_lcores = 0;
 	RTE_LCORE_FOREACH(lc)
@@ -254,64 +219,47 @@ run_exact(const struct pl_conf *c, enum pl_engine e, const struct port_run *r)
 	       (e == PL_ENGINE_LCACTOR || pp.quota_total == UINT64_MAX || r->rx == pp.quota_total);
 }
 
-/* Run @p run of engine @p e under the frequency monitor; its figures,
- * JSON and keys. @return the run's status; *ok false when inexact. */
+/* Run engine @p e once; its figures, exactness and keys. */
 static int
-one_run(const struct pl_conf *c, enum pl_engine e, unsigned int run, struct lca_freq_total *all,
-	FILE *keys, bool *ok)
+port_run(enum pl_engine e, unsigned int run, unsigned int pass, struct pl_outcome *o)
 {
-	static struct lca_series series;
-	struct pl_engine_runs *er = &by_engine[e];
+	const struct pl_conf *c = pp.conf;
 	struct port_run *r = &run_res;
-	char label[48];
 	int ret;
 
-	snprintf(label, sizeof(label), "%s run %u", pl_engine_name(e), run + 1);
+	(void)pass;
 	memset(r, 0, sizeof(*r));
 	r->engine = e;
-	fflush(stdout);
-	lca_series_begin(&series, label, 0);
 	ret = e == PL_ENGINE_LCACTOR ? pl_port_lca_run(r) : pl_port_run_rtc(r);
-	lca_series_end(&series);
 	r->pools_full = r->pools_kept == 0;
 	for (unsigned int k = 0; k < pp.n_ports; k++)
 		r->pools_full &= r->pool_avail[k] == r->pool_size[k];
 	r->exact = run_exact(c, e, r);
-	if (ret == -ETIMEDOUT)
-		fprintf(stderr, APP ": %s not done after %" PRIu64 " s (--timeout)\n", label,
-			c->timeout_s);
 	if (usage_error(ret)) {
-		lca_series_release(&series);
+		pl_driver_abort();
 		teardown();
-		fprintf(stderr, APP ": %s: cannot start the ports (%s): see above\n", label,
-			strerror(-ret));
+		fprintf(stderr, APP ": %s run %u: cannot start the ports (%s): see above\n",
+			pl_engine_name(e), run + 1, strerror(-ret));
 		exit(2);
 	}
-	pl_port_print_run(r, run, &series);
-	lca_freq_total_add(&er->freq, &series);
-	lca_freq_total_add(all, &series);
-	json_array_append_new(er->runs, pl_port_run_json(r, run, lca_series_freq_json(&series)));
-	lca_series_release(&series);
-	*ok &= r->exact && r->pools_full;
 	if (keys != NULL)
 		pl_port_keys_write(keys, r, run);
-	if (ret == 0 && r->measured_s > 0) {
-		er->measured_s[er->n] = r->measured_s;
-		er->v[er->n++] = r->pkt_per_s;
-	} else if (ret == 0 && c->duration_ms == 0 && r->processed > 0) {
-		fprintf(stderr, APP ": %s ended before its warm-up did: nothing measured (shorten "
-				"the warm-up)\n", label);
-		*ok = false;
-	}
+	o->status = ret;
+	o->exact = r->exact && r->pools_full;
+	o->measured = r->measured;
+	o->measured_s = r->measured_s;
+	o->warm_missed = r->measured_s <= 0 && c->duration_ms == 0 && r->processed > 0;
 	return ret;
 }
 
 /* The ports up, or exit 2 when the command line asked for what cannot be. */
 static int
-ports_up(const struct pl_conf *c, FILE **keys)
+port_setup(const struct pl_conf *c)
 {
-	int ret = setup();
+	int ret;
 
+	pp.conf = c;
+	ret = setup();
 	if (ret < 0) {
 		teardown();
 		if (usage_error(ret)) {
@@ -319,79 +267,92 @@ ports_up(const struct pl_conf *c, FILE **keys)
 					"above\n", strerror(-ret));
 			exit(2);
 		}
-		return ret;
 	}
-	pl_port_print_header();
-	if (c->keys_path != NULL && (*keys = fopen(c->keys_path, "w")) == NULL) {
+	return ret;
+}
+
+/* After the header: --keys, and capture for the whole run. */
+static int
+port_start(const struct pl_conf *c)
+{
+	if (c->keys_path != NULL && (keys = fopen(c->keys_path, "w")) == NULL) {
 		fprintf(stderr, APP ": --keys %s: cannot be written\n", c->keys_path);
 		teardown();
 		exit(2);
 	}
+	capture = pl_port_capture_up();
 	return 0;
 }
 
-/* After every run: the side-by-side table, the frequency, the runtime's
- * counters, the verdict and the record. */
-static int
-report(const struct pl_conf *c, json_t *placement, struct lca_freq_total *all, bool ok, int ret)
+static void
+port_teardown(void)
 {
-	json_t *root = lca_result_new(pl_port_conf_json());
-
-	json_object_set_new(root, "placement", placement);
-	if (ret == 0)
-		print_side_by_side(root);
-	printf("\nFrequency over every run:\n");
-	lca_freq_total_print(stdout, "All engines' runs together:", all);
-	json_object_set_new(root, "frequency", lca_freq_total_json(all));
-	if (has_lcactor_engine()) {
-		printf("\nlcactor's runtime after its last run:\n");
-		lca_report_actors(stdout);
-		lca_report_lcores(stdout);
-		lca_report_send_errors(stdout);
-	}
-	if (ret == 0 && !ok) {
-		fprintf(stderr, APP ": the packet accounting is not exact, or mbufs are out\n");
-		ret = -EIO;
-	}
-	if (ret == 0 && add_verdicts(root) < 0)
-		ret = -ENOMEM;
-	if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
-		ret = -EIO;
-	json_decref(root);
-	return ret;
-}
-
-int
-pl_port_main(const struct pl_conf *c, bool vdev_added)
-{
-	struct lca_freq_total all = { 0 };
-	json_t *placement;
-	FILE *keys = NULL;
-	bool ok = true, capture;
-	int ret;
-
-	pp.conf = c;
-	pp.vdev_added = vdev_added;
-	lca_report_machine(stdout);
-	ret = ports_up(c, &keys);
-	if (ret < 0)
-		return ret;
-	capture = pl_port_capture_up();
-	placement = pl_port_print_placement();
-	for (unsigned int i = 0; i < c->n_engines; i++)
-		by_engine[c->engines[i]].runs = json_array();
-	/* Engine after engine within a run, run after run (ABAB). */
-	for (unsigned int run = 0; run < c->runs && ret == 0; run++)
-		for (unsigned int i = 0; i < c->n_engines && ret == 0; i++)
-			ret = one_run(c, c->engines[i], run, &all, keys, &ok);
-	if (keys != NULL)
-		fclose(keys);
-	ret = report(c, placement, &all, ok, ret);
-	for (unsigned int i = 0; i < PL_ENGINE_COUNT; i++) {
-		json_decref(by_engine[i].runs);
-		by_engine[i].runs = NULL;
-	}
 	teardown();
 	pl_port_capture_down(capture);
-	return ret;
+	capture = false;
 }
+
+static void
+port_header(const struct pl_conf *c)
+{
+	(void)c;
+	pl_port_print_header();
+}
+
+static json_t *
+port_placement(const struct pl_conf *c)
+{
+	(void)c;
+	return pl_port_print_placement();
+}
+
+static void
+port_print_run(unsigned int run, unsigned int pass)
+{
+	(void)pass;
+	pl_port_print_run(&run_res, run);
+}
+
+static json_t *
+port_run_json(unsigned int run, unsigned int pass)
+{
+	(void)pass;
+	return pl_port_run_json(&run_res, run);
+}
+
+static json_t *
+port_conf_json(const struct pl_conf *c)
+{
+	(void)c;
+	return pl_port_conf_json();
+}
+
+/* The ports and their drivers, for the side-by-side table. */
+static void
+port_what(const struct pl_conf *c, char *what, size_t len)
+{
+	int o = snprintf(what, len, "ports");
+
+	(void)c;
+	for (unsigned int i = 0; i < pp.n_ports && o < (int)len; i++)
+		o += snprintf(what + o, len - (size_t)o, "%s%u (%s)", i ? "," : " ",
+			      pp.ports[i].id, pp.ports[i].driver);
+}
+
+const struct pl_source pl_source_port = {
+	.name = "port",
+	.unit = "pkt/s",
+	.unit_m = "M pkt/s",
+	.not_exact = "the packet accounting is not exact, or mbufs are out",
+	.passes = false,
+	.setup = port_setup,
+	.print_header = port_header,
+	.start = port_start,
+	.placement = port_placement,
+	.run = port_run,
+	.print_run = port_print_run,
+	.run_json = port_run_json,
+	.conf_json = port_conf_json,
+	.what = port_what,
+	.teardown = port_teardown,
+};

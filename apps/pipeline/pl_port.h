@@ -70,7 +70,6 @@ struct pl_port_state {
 	unsigned int n_rxqs;
 	uint64_t quota_total;   /* packets a run takes; UINT64_MAX: --duration-ms */
 	uint64_t t_rx_end;      /* TSC after which RX stops (--duration-ms), or 0 */
-	bool vdev_added;        /* EAL's --vdev event_dsw0 was added */
 	struct store *stores[PL_MAX_PARTITIONS]; /* lcactor, eventdev: by partition */
 	struct store *lstores[RTE_MAX_LCORE];    /* plain, graph: by lcore */
 	int worker_ret[RTE_MAX_LCORE];
@@ -240,8 +239,10 @@ uint32_t pl_port_lca_worker(uint32_t p);
 
 void pl_port_print_header(void);
 json_t *pl_port_print_placement(void);
-void pl_port_print_run(const struct port_run *r, unsigned int run, const struct lca_series *s);
-json_t *pl_port_run_json(const struct port_run *r, unsigned int run, json_t *freq);
+/** Run @p r printed (the driver prints its clock after it). */
+void pl_port_print_run(const struct port_run *r, unsigned int run);
+/** Run @p r as JSON (the driver adds its "frequency"). */
+json_t *pl_port_run_json(const struct port_run *r, unsigned int run);
 json_t *pl_port_conf_json(void);
 /** The counts by key of run @p r, summed over the stores, into --keys. */
 int pl_port_keys_write(FILE *out, const struct port_run *r, unsigned int run);

@@ -17,43 +17,6 @@
 #include "pl_port.h"
 #include "pl_stages.h"
 
-static const char *
-engine_what(enum pl_engine e)
-{
-	switch (e) {
-	case PL_ENGINE_LCACTOR:
-		return "lca_port RX hooks classify by flow onto the packet lane; worker actors "
-		       "(on_packets) count and lca_port_tx_burst()";
-	case PL_ENGINE_EVENTDEV:
-		return "each lcore's rx_burst enqueues NEW events (flow = partition, atomic); "
-		       "each lcore's port dequeues, counts, transmits";
-	case PL_ENGINE_PLAIN:
-		return "rx_burst -> parse -> count -> tx_burst on each lcore, no actors";
-	case PL_ENGINE_GRAPH:
-		return "librte_graph on each lcore: an RX source node -> parse + count node -> TX "
-		       "node (malformed -> drop node)";
-	case PL_ENGINE_IO:
-		return "rx_burst -> tx_burst on each lcore, no stage: the port's ceiling";
-	default:
-		return "";
-	}
-}
-
-static const char *
-grouped(uint64_t v, char *buf, size_t len)
-{
-	char digits[32];
-	int n = snprintf(digits, sizeof(digits), "%" PRIu64, v), o = 0;
-
-	for (int i = 0; i < n && o + 2 < (int)len; i++) {
-		if (i > 0 && (n - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
 static bool
 has_lcactor_engine(void)
 {
@@ -102,7 +65,7 @@ pl_port_print_header(void)
 	printf("# Load average before the run: %.2f %.2f %.2f on %ld CPUs%s\n", load[0], load[1],
 	       load[2], sysconf(_SC_NPROCESSORS_ONLN),
 	       load[0] > 0.5 ? " (other jobs share the machine: the figures are theirs too)" : "");
-	if (pp.vdev_added)
+	if (pl.vdev_added)
 		printf("# EAL: added --vdev event_dsw0 for --engine eventdev.\n");
 	for (unsigned int i = 0; i < pp.n_ports; i++) {
 		const struct port_info *p = &pp.ports[i];
@@ -178,17 +141,18 @@ pl_port_print_placement(void)
 }
 
 void
-pl_port_print_run(const struct port_run *r, unsigned int run, const struct lca_series *s)
+pl_port_print_run(const struct port_run *r, unsigned int run)
 {
 	const char *name = pl_engine_name(r->engine);
-	char verdict[320], a[32];
+	char a[32];
 
-	printf("\n== %s, run %u of %u: %s ==\n", name, run + 1, pp.conf->runs, engine_what(r->engine));
+	printf("\n== %s, run %u of %u: %s ==\n", name, run + 1, pp.conf->runs,
+	       pl_engine_what(PL_SOURCE_PORT, r->engine));
 	if (r->measured_s > 0)
 		printf("%s: after the warm-up (~%.3fs), %" PRIu64 " packets counted in %.3fs "
 		       "(%.3fs-%.3fs): ~%s packets/sec\n", name, r->warm_s, r->measured,
 		       r->measured_s, r->warm_s, r->end_s,
-		       grouped((uint64_t)(r->pkt_per_s + 0.5), a, sizeof(a)));
+		       pl_grouped((uint64_t)(r->pkt_per_s + 0.5), a, sizeof(a)));
 	else
 		printf("%s: nothing measured: the run ended (%s) before the warm-up did%s\n", name,
 		       r->status == 0 ? "done" : strerror(-r->status),
@@ -244,13 +208,10 @@ pl_port_print_run(const struct port_run *r, unsigned int run, const struct lca_s
 		printf("  packet lane: the workers took %" PRIu64 " packets in on_packets and %"
 		       PRIu64 " envelopes\n", r->lane_packets, r->worker_envelopes);
 	}
-	lca_series_verdict_text(s, verdict, sizeof(verdict));
-	printf("  clock: %s\n", verdict);
-	lca_series_print_freq(stdout, s);
 }
 
 json_t *
-pl_port_run_json(const struct port_run *r, unsigned int run, json_t *freq)
+pl_port_run_json(const struct port_run *r, unsigned int run)
 {
 	json_t *lcs = json_array(), *o;
 
@@ -269,7 +230,7 @@ pl_port_run_json(const struct port_run *r, unsigned int run, json_t *freq)
 			r->busy_known ? r->busy_pct[lc] : 100.0));
 	}
 	o = json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-			 "s:f, s:f, s:f, s:f, s:f, s:b, s:b, s:o, s:o}",
+			 "s:f, s:f, s:f, s:f, s:f, s:b, s:b, s:o}",
 			 "run", (int)run + 1, "status",
 			 r->status == 0 ? "done" : strerror(-r->status), "rx", (json_int_t)r->rx,
 			 "port_rx", (json_int_t)r->port_rx, "processed",
@@ -280,7 +241,7 @@ pl_port_run_json(const struct port_run *r, unsigned int run, json_t *freq)
 			 "keys", (json_int_t)r->keys, "measured", (json_int_t)r->measured,
 			 "warmup_s", r->warm_s, "end_s", r->end_s, "measured_s", r->measured_s,
 			 "msg_per_s", r->pkt_per_s, "rx_per_s", r->rx_per_s, "exact", r->exact,
-			 "pools_full", r->pools_full, "lcores", lcs, "frequency", freq);
+			 "pools_full", r->pools_full, "lcores", lcs);
 	if (o != NULL && r->engine == PL_ENGINE_LCACTOR) {
 		json_object_set_new(o, "lane_packets", json_integer((json_int_t)r->lane_packets));
 		json_object_set_new(o, "worker_envelopes",
@@ -314,7 +275,7 @@ pl_port_conf_json(void)
 			 "idle", lca_idle_policy_name((enum lca_idle_policy)pp.conf->idle),
 			 "null_frames", pp.conf->null_zero ? "zero" : "udp", "partition_by",
 			 pp.conf->partition_rxq ? "rxq" : "key", "tx_port", pp.conf->tx_port,
-			 "eventdev_vdev_added", pp.vdev_added, "runs", (int)pp.conf->runs);
+			 "eventdev_vdev_added", pl.vdev_added, "runs", (int)pp.conf->runs);
 }
 
 /* The counts by key of a run, summed over the stores, into --keys. */
