@@ -18,13 +18,14 @@
  *             DPDK event device (event_dsw), every lcore's port dequeues
  *             and counts.
  *
- * A source is a pluggable stage (struct pl_source): the mock one here; the
+ * A source is a pluggable stage (struct pl_feed): the mock one here; the
  * port one (pl_port.c, pl_port.h) runs the same engines over ethdev ports,
  * and two more: graph (librte_graph) and io (RX to TX, the port's
  * ceiling). Both sources end with one report (pl_report.c).
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -115,12 +116,13 @@ struct pl_rec {
 };
 
 /**
- * A source: what feeds one partition. peek() makes up to @p max records
- * starting at what was committed, without taking them; commit() takes the
- * first @p n of them (those a send accepted); the rest are made again next
- * time, so a refused send loses nothing.
+ * The mock source's feed: what feeds one partition, as the mock engines
+ * take it. peek() makes up to @p max records starting at what was
+ * committed, without taking them; commit() takes the first @p n of them
+ * (those a send accepted); the rest are made again next time, so a
+ * refused send loses nothing.
  */
-struct pl_source {
+struct pl_feed {
 	const char *name;
 	/** Set up every partition's state; @return 0 or a negative errno. */
 	int (*setup)(const struct pl_conf *c, const unsigned int *src_lcore);
@@ -139,7 +141,7 @@ struct pl_source {
 	void (*teardown)(void);
 };
 
-extern const struct pl_source pl_source_mock;
+extern const struct pl_feed pl_feed_mock;
 
 /** What a run of one lcore did; written by that lcore only while it runs. */
 struct pl_fig {
@@ -195,7 +197,7 @@ struct pl_task {
 /** The shared state of a run. */
 struct pl_ctx {
 	const struct pl_conf *conf;
-	const struct pl_source *src;
+	const struct pl_feed *feed;          /**< The mock source's feed; NULL for port. */
 	unsigned int n_lcores;
 	unsigned int lcores[RTE_MAX_LCORE]; /**< Enabled lcores, main first as EAL lists them. */
 	unsigned int src_lcore[PL_MAX_PARTITIONS];
@@ -210,6 +212,7 @@ struct pl_ctx {
 	unsigned int lcores_done;           /**< Lcores done (atomic). */
 	unsigned int lcores_busy;           /**< Lcores with messages to count. */
 	uint64_t deadline;                  /**< TSC of --timeout. */
+	bool vdev_added;                    /**< EAL's --vdev event_dsw0 was added. */
 };
 
 extern struct pl_ctx pl;
@@ -323,8 +326,67 @@ const char *pl_eventdev_driver(void);
 /** The ports' new-event threshold, once set up. */
 unsigned int pl_eventdev_threshold(void);
 
-/** --source port: every engine's run, printed and recorded (pl_port.c). */
-int pl_port_main(const struct pl_conf *c, bool vdev_added);
+/** What the driver needs of one run (one pass) of one engine, whatever the source. */
+struct pl_outcome {
+	int status;       /**< What the run returned: 0 or a negative errno. */
+	bool exact;       /**< Counted exactly (port: and every mbuf back in its pool). */
+	bool warm_missed; /**< It ended before its warm-up did: nothing measured, an error. */
+	uint64_t measured; /**< Counted after the warm-up. */
+	double measured_s; /**< Over this long. */
+};
+
+/**
+ * A source of lca-pipeline's runs: what the driver (pl_driver.c) calls to
+ * run each engine over it, print it and record it. One call a run or less,
+ * none a message: the engines' loops stay the source's own.
+ */
+struct pl_source {
+	const char *name;      /**< --source's value, e.g. "mock". */
+	const char *unit;      /**< The rate's unit: "msg/s", "pkt/s". */
+	const char *unit_m;    /**< Divided by 1e6, for the verdict: "M msg/s". */
+	const char *not_exact; /**< The error when a run was not exact. */
+	/** Without --messages, a run repeats passes of them until it measured 200 ms. */
+	bool passes;
+	/** Before the header: ports, placement, state. @return 0 or a negative errno. */
+	int (*setup)(const struct pl_conf *c);
+	void (*print_header)(const struct pl_conf *c);
+	/** After the header: the engines, files, capture. On error the driver tears down. */
+	int (*start)(const struct pl_conf *c);
+	/** The placement, printed; @return it as JSON (the actors' places). */
+	json_t *(*placement)(const struct pl_conf *c);
+	/** Run engine @p e once (pass @p pass of run @p run) into @p o; @return o->status. */
+	int (*run)(enum pl_engine e, unsigned int run, unsigned int pass, struct pl_outcome *o);
+	/** The run just made, printed, and as JSON (the driver adds its "frequency"). */
+	void (*print_run)(unsigned int run, unsigned int pass);
+	json_t *(*run_json)(unsigned int run, unsigned int pass);
+	/** The settings, the record's "conf". */
+	json_t *(*conf_json)(const struct pl_conf *c);
+	/** What the runs took, for the side-by-side table, into @p buf. */
+	void (*what)(const struct pl_conf *c, char *buf, size_t len);
+	/** Printed under the side-by-side table, or NULL. */
+	const char *note;
+	void (*teardown)(void);
+};
+
+extern const struct pl_source pl_source_mock;
+extern const struct pl_source pl_source_port;
+
+/**
+ * Every engine's runs over @p src (ABAB: engine after engine within a run,
+ * run after run), each under its frequency series, then the report: the
+ * side-by-side table, the frequency over every run, lcactor's runtime, the
+ * verdict and the record (pl_driver.c). @return 0 or a negative errno.
+ */
+int pl_driver_main(const struct pl_conf *c, const struct pl_source *src, bool vdev_added);
+
+/** For a source's run() that must exit(): ends the run's frequency series first. */
+void pl_driver_abort(void);
+
+/** What engine @p e is, over --source @p s, for its runs' headings. */
+const char *pl_engine_what(enum pl_source_kind s, enum pl_engine e);
+
+/** 12345678 as "12,345,678", the seed's way of writing rates. */
+const char *pl_grouped(uint64_t v, char *buf, size_t len);
 
 /** Every run of one engine, for the report (pl_report.c). */
 struct pl_engine_runs {

@@ -71,7 +71,7 @@ ev_worker(void *arg)
 		}
 		for (unsigned int i = 0; i < l->n_src && left > 0; i++) {
 			uint32_t p = l->src_part[i];
-			unsigned int k = pl.src->peek(p, recs, enq_max);
+			unsigned int k = pl.feed->peek(p, recs, enq_max);
 			uint16_t sent;
 
 			if (k == 0)
@@ -87,7 +87,7 @@ ev_worker(void *arg)
 				ev[j].u64 = (uint64_t)recs[j].stream << EV_OFFSET_BITS | recs[j].offset;
 			}
 			sent = rte_event_enqueue_new_burst(dev_id, port, ev, (uint16_t)k);
-			pl.src->commit(p, sent);
+			pl.feed->commit(p, sent);
 			f->produced += sent;
 			left -= sent;
 			if (sent < k) {

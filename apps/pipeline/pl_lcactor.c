@@ -54,7 +54,7 @@ src_poll(unsigned int lcore_id, uint64_t now, void *arg)
 		unsigned int n, sent, max = c->burst;
 		int backlog, err;
 
-		if (pl.src->remaining(p) == 0)
+		if (pl.feed->remaining(p) == 0)
 			continue;
 		backlog = lca_actor_backlog(to);
 		if (backlog < 0 || (unsigned int)backlog >= c->watermark) {
@@ -63,7 +63,7 @@ src_poll(unsigned int lcore_id, uint64_t now, void *arg)
 		}
 		if (c->watermark - (unsigned int)backlog < max)
 			max = c->watermark - (unsigned int)backlog;
-		n = pl.src->peek(p, recs, max);
+		n = pl.feed->peek(p, recs, max);
 		if (lca_msg_alloc_bulk(msgs, n) != 0) {
 			f->pool_empty++;
 			continue;
@@ -79,7 +79,7 @@ src_poll(unsigned int lcore_id, uint64_t now, void *arg)
 			lca_msg_free_bulk(msgs + sent, n - sent);
 			f->refused += n - sent;
 		}
-		pl.src->commit(p, sent);
+		pl.feed->commit(p, sent);
 		f->produced += sent;
 		work += sent;
 	}

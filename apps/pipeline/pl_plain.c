@@ -49,7 +49,7 @@ source_pass(struct pl_fig *f, uint32_t p, unsigned int *counted)
 	struct pl_rec recs[PL_MAX_BURST];
 	unsigned int n, sent, max = c->burst;
 
-	if (pl.src->remaining(p) == 0)
+	if (pl.feed->remaining(p) == 0)
 		return 0;
 	if (ring[p] != NULL) {
 		unsigned int backlog = rte_ring_count(ring[p]);
@@ -61,7 +61,7 @@ source_pass(struct pl_fig *f, uint32_t p, unsigned int *counted)
 		if (c->watermark - backlog < max)
 			max = c->watermark - backlog;
 	}
-	n = pl.src->peek(p, recs, max);
+	n = pl.feed->peek(p, recs, max);
 	if (rte_mempool_get_bulk(pool, objs, n) != 0) {
 		f->pool_empty++;
 		return 0;
@@ -80,7 +80,7 @@ source_pass(struct pl_fig *f, uint32_t p, unsigned int *counted)
 			f->refused += n - sent;
 		}
 	}
-	pl.src->commit(p, sent);
+	pl.feed->commit(p, sent);
 	f->produced += sent;
 	return sent;
 }

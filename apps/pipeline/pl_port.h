@@ -4,21 +4,139 @@
 
 /**
  * @file
- * The stages of --source port that every run-to-completion engine (plain,
- * io, graph) is built from (pl_port.c), so each engine is its loop and
- * nothing else: the figures, the accounting and the TX path are the same
- * code for all of them.
+ * --source port inside: its ports and RX queues, the state of its runs,
+ * and what its files share. The files, by concern:
+ *
+ * - pl_stages.h     parse, partition, count by key (static inline: per packet);
+ * - pl_port_src.c   ports, queues, pools, RX queues and quotas, capture;
+ * - pl_sink.h/.c    TX buffers and the sink (--sink tx or drop);
+ * - pl_port_rtc.c   plain and io (run to completion), graph's launch;
+ * - pl_port_ev.c    eventdev's workers;
+ * - pl_port_lca.c   lcactor on the packet lane;
+ * - pl_port_report.c the header, placement, each run printed and as JSON;
+ * - pl_port.c       a run of an engine, its figures and exactness.
+ *
+ * Every engine takes its RX through pl_port_rx() and sends through the
+ * sink, so the figures, the accounting and the TX path are the same code
+ * for all of them.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_spinlock.h>
 
+#include "lca_eal.h"
 #include "pipeline.h"
 
+#define APP "lca-pipeline"
+
 /** An RX queue of a run: its port, its lcore, its quota. */
-struct rxq_state;
+struct rxq_state {
+	uint16_t port;       /* ethdev id */
+	uint16_t queue;
+	unsigned int pidx;   /* index in pp.ports[] */
+	unsigned int lcore;
+	uint64_t quota;
+	uint64_t taken;      /* its lcore's */
+	bool done;           /* atomic: RX off on it */
+} __rte_cache_aligned;
+
+/** A port of the runs: RX (in --port) or TX only (--tx-port). */
+struct port_info {
+	uint16_t id;
+	bool rx;             /* in --port */
+	bool is_null;        /* net_null: frames written into the pool */
+	unsigned int n_rxq, n_txq;
+	uint16_t rx_desc, tx_desc;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	char driver[32];
+	struct lca_port *lp;          /* lcactor, while it runs */
+	struct rte_mempool *pool;     /* plain, eventdev */
+	rte_spinlock_t txlock[RTE_MAX_LCORE]; /* TX queue q shared by lcores (plain, eventdev) */
+	bool tx_shared;
+};
+
+struct store;
+struct txbuf;
+
+/** The state of --source port, set up once for every run. */
+struct pl_port_state {
+	const struct pl_conf *conf;
+	unsigned int n_ports;
+	unsigned int n_rxqs;
+	uint64_t quota_total;   /* packets a run takes; UINT64_MAX: --duration-ms */
+	uint64_t t_rx_end;      /* TSC after which RX stops (--duration-ms), or 0 */
+	struct store *stores[PL_MAX_PARTITIONS]; /* lcactor, eventdev: by partition */
+	struct store *lstores[RTE_MAX_LCORE];    /* plain, graph: by lcore */
+	int worker_ret[RTE_MAX_LCORE];
+	struct txbuf *txbufs[RTE_MAX_LCORE][PL_MAX_PORTS + 1];
+	struct port_info ports[PL_MAX_PORTS + 1];
+	struct rxq_state rxqs[PL_MAX_PORTS * RTE_MAX_LCORE];
+};
+
+extern struct pl_port_state pp;
+
+/** What a run of one engine did, summed over its lcores. */
+struct port_run {
+	enum pl_engine engine;
+	int status;
+	struct pl_fig lc[RTE_MAX_LCORE];
+	uint64_t rx, processed, malformed, forwarded, tx, tx_dropped, sink_refused, in_flight;
+	uint64_t overflow, keys, port_rx; /* port_rx: lca_port's or the ethdev's count */
+	uint64_t lane_packets, worker_envelopes; /* lcactor: what its workers took, each way */
+	uint64_t measured, rx_measured, tx_measured;
+	double warm_s, end_s, measured_s, pkt_per_s, rx_per_s, tx_per_s;
+	double busy_pct[RTE_MAX_LCORE];
+	bool busy_known;
+	uint64_t pool_avail[PL_MAX_PORTS + 1], pool_size[PL_MAX_PORTS + 1];
+	unsigned int pools_kept;
+	bool exact, pools_full;
+};
+
+/** A figure of @p f's own lcore, readable by the others while it runs. */
+static inline void
+fig_add(uint64_t *c, uint64_t n)
+{
+	__atomic_store_n(c, *c + n, __ATOMIC_RELAXED);
+}
+
+/** Sum of the figure at @p off of every lcore's struct pl_fig. */
+static inline uint64_t
+pl_port_sum_fig(size_t off)
+{
+	uint64_t s = 0;
+
+	for (unsigned int i = 0; i < pl.n_lcores; i++)
+		s += __atomic_load_n((uint64_t *)((char *)&pl.lc[pl.lcores[i]].f + off),
+				     __ATOMIC_RELAXED);
+	return s;
+}
+
+static inline bool
+rx_time_up(uint64_t now)
+{
+	return pp.t_rx_end != 0 && now >= pp.t_rx_end;
+}
+
+static inline int
+port_index(uint16_t id)
+{
+	for (unsigned int i = 0; i < pp.n_ports; i++)
+		if (pp.ports[i].id == id)
+			return (int)i;
+	return -1;
+}
+
+/** plain and graph count in a store of each lcore; io counts nothing. */
+static inline bool
+lcore_stores(enum pl_engine e)
+{
+	return e == PL_ENGINE_PLAIN || e == PL_ENGINE_GRAPH;
+}
 
 /** The RX queues @p lcore polls, into @p mine (PL_MAX_PORTS at most). */
 unsigned int pl_port_rxqs_of(unsigned int lcore, struct rxq_state **mine);
@@ -30,8 +148,39 @@ unsigned int pl_port_rxqs_of(unsigned int lcore, struct rxq_state **mine);
  *
  * @return the packets taken (0: none, or done).
  */
-unsigned int pl_port_rx(struct rxq_state *q, uint64_t now, struct pl_fig *f,
-			struct rte_mbuf **pkts, bool *ended);
+static inline unsigned int
+pl_port_rx(struct rxq_state *q, uint64_t now, struct pl_fig *f, struct rte_mbuf **pkts,
+	   bool *ended)
+{
+	unsigned int n, want = pp.conf->burst;
+
+	*ended = false;
+	if (q->done)
+		return 0;
+	if (q->taken >= q->quota || rx_time_up(now)) {
+		q->done = true;
+		*ended = true;
+		return 0;
+	}
+	if (q->quota - q->taken < want)
+		want = (unsigned int)(q->quota - q->taken);
+	n = rte_eth_rx_burst(q->port, q->queue, pkts, (uint16_t)want);
+	q->taken += n;
+	if (n)
+		fig_add(&f->produced, n);
+	return n;
+}
+
+/** Stop requested (-EINTR) or --timeout passed (-ETIMEDOUT); else 0. */
+static inline int
+pl_port_should_stop(uint64_t now)
+{
+	if (unlikely(lca_eal_stop_requested()))
+		return -EINTR;
+	if (unlikely(now > pl.deadline))
+		return -ETIMEDOUT;
+	return 0;
+}
 
 /**
  * Parse a burst and count each valid packet by key in @p lcore's store;
@@ -49,8 +198,54 @@ void pl_port_sink(unsigned int lcore, struct pl_fig *f, struct rte_mbuf **pkts, 
 /** Send what @p lcore's TX buffers hold. */
 void pl_port_tx_flush(unsigned int lcore);
 
-/** Stop requested (-EINTR) or --timeout passed (-ETIMEDOUT); else 0. */
-int pl_port_should_stop(uint64_t now);
+/* The source (pl_port_src.c). */
+
+/** The ports, their queues and the RX queues' quotas. @return 0 or a negative errno. */
+int pl_port_probe(void);
+/** plain, eventdev: a pool for @p p like the one lca_port makes. */
+int pl_port_pool(struct port_info *p);
+/** plain, eventdev: configure and start @p p with its own pool. */
+int pl_port_dev_up(struct port_info *p);
+/** net_null's frames: a UDP frame in every mbuf of the pool (rte_mempool_obj_iter()). */
+void pl_null_fill(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx);
+/** --partition-by rxq's table, once the tasks are placed. */
+void pl_port_local_parts_make(void);
+/** dpdk-dumpcap's channel, when EAL has one. @return whether it is up. */
+bool pl_port_capture_up(void);
+void pl_port_capture_down(bool up);
+
+/* Runs (pl_port.c, pl_port_rtc.c, pl_port_ev.c, pl_port_lca.c). */
+
+/** Reset the stores, the RX queues and the run's clock before a run. */
+void pl_port_runs_reset(void);
+/** Sum the lcores' figures and the stores into @p r. */
+void pl_port_collect(struct port_run *r);
+/** plain, io, graph, eventdev: the ports up with their own pools, one run. */
+int pl_port_run_rtc(struct port_run *r);
+
+int pl_port_ev_setup(void);
+int pl_port_ev_worker(void *arg);
+/** After an interrupted run: free what waits in the event device. */
+void pl_port_ev_drain(void);
+void pl_port_ev_reset(void);
+
+int pl_port_lca_setup(void);
+int pl_port_lca_run(struct port_run *r);
+void pl_port_lca_teardown(void);
+/** Partition @p p's worker actor, or LCA_ACTOR_NONE before they are spawned. */
+uint32_t pl_port_lca_worker(uint32_t p);
+
+/* The report (pl_port_report.c). */
+
+void pl_port_print_header(void);
+json_t *pl_port_print_placement(void);
+/** Run @p r printed (the driver prints its clock after it). */
+void pl_port_print_run(const struct port_run *r, unsigned int run);
+/** Run @p r as JSON (the driver adds its "frequency"). */
+json_t *pl_port_run_json(const struct port_run *r, unsigned int run);
+json_t *pl_port_conf_json(void);
+/** The counts by key of run @p r, summed over the stores, into --keys. */
+int pl_port_keys_write(FILE *out, const struct port_run *r, unsigned int run);
 
 /* The graph engine (pl_graph.c). */
 

@@ -59,7 +59,8 @@ pl_run_reset(void)
 
 	for (unsigned int i = 0; i < pl.n_lcores; i++)
 		memset(&pl.lc[pl.lcores[i]].f, 0, sizeof(struct pl_fig));
-	pl.src->reset();
+	if (pl.feed != NULL)
+		pl.feed->reset();
 	pl.warm = 0;
 	pl.t_warm = 0;
 	pl.lcores_done = 0;
@@ -124,7 +125,7 @@ pl_run_collect(struct pl_result *r, struct pl_task *const *tasks)
 		if (r->status != 0)
 			continue;
 		for (uint32_t s = 0; s < c->streams; s++)
-			r->count_errors += t->counts[s] != pl.src->expected(p, s);
+			r->count_errors += t->counts[s] != pl.feed->expected(p, s);
 	}
 	if (task_sum != r->processed)
 		r->count_errors++;

@@ -138,7 +138,7 @@ mock_polls(void)
 	return polls;
 }
 
-const struct pl_source pl_source_mock = {
+const struct pl_feed pl_feed_mock = {
 	.name = "mock",
 	.setup = mock_setup,
 	.reset = mock_reset,
