@@ -1913,6 +1913,58 @@ test_key_one_side(void **state)
 						      : "bad tag: a tagged frame, and this node "
 							"has no key") >= 1);
 		assert_true(fake_log_count("(src_node 9 by its header") >= 1);
+		/* The death names what was missing. */
+		assert_int_equal(fake_log_count("node 9 is dead: never heard within connect_ms: "), 1);
+		assert_int_equal(fake_log_count("frames failed their tag (a different key"), 1);
+		fake_stop();
+	}
+}
+
+static bool
+node_down(void *arg)
+{
+	return !lca_remote_node_up(*(const unsigned int *)arg);
+}
+
+/*
+ * A peer never heard: connect_ms's line says what was missing. With the
+ * link up and our own frames coming back (not ours), "frames came, none
+ * from it"; with the port's link down (read every 100 ms: logged and
+ * counted when it goes and when it comes back), "no link".
+ */
+static void
+test_never_heard_why(void **state)
+{
+	static unsigned int fake = FAKE;
+	struct lca_remote_conf c;
+	struct lca_remote_stats gs;
+
+	(void)state;
+	for (unsigned int link_down = 0; link_down < 2; link_down++) {
+		fake_conf(&c);
+		c.connect_ms = 400;
+		fake_start_unheard(&c);
+		if (link_down)
+			assert_int_equal(rte_eth_dev_set_link_down(c.nodes[0].port_id), 0);
+		assert_true(lca_test_run_until(node_down, &fake, 30));
+		assert_int_equal(fake_stats().connected, 0);
+		assert_int_equal(lca_remote_stats_get(&gs), 0);
+		assert_int_equal(gs.links_down, link_down);
+		assert_int_equal(gs.link_downs, link_down);
+		assert_int_equal(fake_log_count("): link down"), link_down);
+		assert_int_equal(fake_log_count("node 9 is dead: never heard within connect_ms: "), 1);
+		if (link_down) {
+			assert_int_equal(fake_log_count("connect_ms: no link (port"), 1);
+			assert_int_equal(rte_eth_dev_set_link_up(c.nodes[0].port_id), 0);
+			assert_false(lca_test_run(1)); /* 10 reads of the link */
+			assert_int_equal(lca_remote_stats_get(&gs), 0);
+			assert_int_equal(gs.links_down, 0);
+			assert_int_equal(gs.link_downs, 1);
+			assert_int_equal(fake_log_count("): link up"), 1);
+		} else {
+			assert_true(gs.not_for_us > 0);
+			assert_int_equal(fake_log_count("connect_ms: frames came ("), 1);
+		}
 		fake_stop();
 	}
 }
@@ -2116,6 +2168,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_key_clean_wire, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_key_forged, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_key_one_side, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_never_heard_why, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_seq_outside_window, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_forged_without_key, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_exchange, runtime_up, runtime_down),

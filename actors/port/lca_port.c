@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
@@ -633,6 +636,86 @@ pdump_start(void)
 	pdump_up = true;
 }
 
+/*
+ * A memif client (memif's default role) connects once, at its start: to a
+ * server that is not there yet its start fails, and a server whose device
+ * is not started yet refuses it, after which the PMD never tries again.
+ */
+static bool
+is_memif_client(const struct lca_port *p)
+{
+	struct rte_eth_dev_info info;
+	const struct rte_devargs *da;
+
+	if (strcmp(p->driver, "net_memif") != 0 || rte_eth_dev_info_get(p->port_id, &info) != 0 ||
+	    info.device == NULL)
+		return false;
+	da = rte_dev_devargs(info.device);
+	return da == NULL || da->args == NULL || strstr(da->args, "role=server") == NULL;
+}
+
+/* Whether the link of @p p comes up within @p ms (read every 10 ms). */
+static bool
+link_up_within(const struct lca_port *p, unsigned int ms)
+{
+	for (unsigned int t = 0;; t += 10) {
+		struct rte_eth_link link;
+
+		if (rte_eth_link_get_nowait(p->port_id, &link) == 0 &&
+		    link.link_status == RTE_ETH_LINK_UP)
+			return true;
+		if (t >= ms)
+			return false;
+		rte_delay_us_sleep(10 * 1000);
+	}
+}
+
+/*
+ * rte_eth_dev_start(), tried again for up to @p wait_ms while it fails, or,
+ * for a memif client, while its link does not come up within a second of
+ * the start (stopped and started again: the PMD connects only at a start).
+ * So either process of a memif pair may be started first. The wait is said
+ * once a second, so that a peer never started shows before the deadline.
+ */
+static int
+dev_start(const struct lca_port *p, unsigned int wait_ms)
+{
+	const unsigned int link_ms = 1000, step_ms = 100;
+	bool client = wait_ms > 0 && is_memif_client(p);
+	unsigned int waited_ms = 0, said_ms = 0;
+	int ret;
+
+	for (;;) {
+		ret = rte_eth_dev_start(p->port_id);
+		if (ret == 0 && (!client || link_up_within(p, link_ms)))
+			break;
+		if (ret == 0) {
+			waited_ms += link_ms;
+			rte_eth_dev_stop(p->port_id);
+			ret = -ENOTCONN;
+		}
+		if (waited_ms >= wait_ms) {
+			LCA_LOG(ERR, "port %u (%s, %s): %s%s\n", p->port_id, p->name, p->driver,
+				ret == -ENOTCONN ? "no link (is its memif server started?)" :
+				"start failed: ", ret == -ENOTCONN ? "" : rte_strerror(-ret));
+			return ret;
+		}
+		if (waited_ms == 0 || waited_ms - said_ms >= 1000) {
+			said_ms = waited_ms;
+			LCA_LOG(WARNING, "port %u (%s, %s): %s%s: waiting for its peer, %u of %u ms\n",
+				p->port_id, p->name, p->driver,
+				ret == -ENOTCONN ? "no link yet" : "cannot start yet: ",
+				ret == -ENOTCONN ? "" : rte_strerror(-ret), waited_ms, wait_ms);
+		}
+		rte_delay_us_sleep(step_ms * 1000);
+		waited_ms += step_ms;
+	}
+	if (waited_ms > 0)
+		LCA_LOG(INFO, "port %u (%s, %s): started, link up, after %u ms of waiting\n",
+			p->port_id, p->name, p->driver, waited_ms);
+	return 0;
+}
+
 static int
 port_setup(struct lca_port *p, const struct lca_port_conf *conf)
 {
@@ -690,11 +773,9 @@ port_setup(struct lca_port *p, const struct lca_port_conf *conf)
 	ret = tx_actors_spawn(p, lcores, n_lcores);
 	if (ret < 0)
 		return ret;
-	ret = rte_eth_dev_start(p->port_id);
-	if (ret < 0) {
-		LCA_LOG(ERR, "port %u: start failed: %s\n", p->port_id, rte_strerror(-ret));
+	ret = dev_start(p, conf->start_wait_ms);
+	if (ret < 0)
 		return ret;
-	}
 	p->dev_started = true;
 	ret = hooks_add(p);
 	if (ret < 0)

@@ -148,6 +148,15 @@ struct lca_port_conf {
 				*   polled): a port to transmit on. n_rxq,
 				*   rx_lcores and classify must be 0/NULL and
 				*   dest is not used. */
+	unsigned int start_wait_ms; /**< When rte_eth_dev_start() fails, or a memif
+				     *   client's link is not up a second after it,
+				     *   start again for this long, saying so once
+				     *   a second (0: fail at once, and do not wait
+				     *   for a link). For a device whose peer may
+				     *   not be there yet: a memif client started
+				     *   before its server, or before the server's
+				     *   device started (which refuses it).
+				     *   Failing: its error, or -ENOTCONN. */
 };
 
 /**

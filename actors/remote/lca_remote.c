@@ -255,6 +255,19 @@ rm_peer_dead(unsigned int p, const char *why)
 	watchers_tell(p);
 }
 
+void
+rm_peer_heard(unsigned int p, uint32_t session)
+{
+	uint32_t no = 0;
+
+	if (!__atomic_compare_exchange_n(&rm.peers[p].heard, &no, 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return;
+	LCA_LOG(INFO, "remote: link to node %u up: its first frame (session %08x) came %" PRIu64
+		" ms after our start\n", rm.peers[p].n.id, session,
+		(rte_rdtsc() - rm.start_tsc) * 1000 / rte_get_tsc_hz());
+}
+
 /* Node @p i of @p c: what its transport needs of it. */
 static int
 node_check(const struct lca_remote_conf *c, unsigned int i)
@@ -381,6 +394,7 @@ nodes_take(const struct lca_remote_conf *conf)
 		pe->n = n->id == conf->self ? rm.self : *n;
 		pe->chan_base = n_chan;
 		pe->dead = 0;
+		pe->heard = 0;
 		n_chan += pe->n.n_lcores;
 		rm.peer_of_node[n->id] = (int16_t)rm.n_peers;
 		rm.n_peers++;
@@ -420,7 +434,8 @@ lca_remote_start(const struct lca_remote_conf *conf)
 	rm_telemetry_register();
 	remote_send_hook = rm.ops->send;
 	rm.up = true;
-	LCA_LOG(INFO, "remote: node %u up over %s: %u peers, window %u, frame %u bytes\n",
+	LCA_LOG(INFO, "remote: node %u up over %s: %u peers, window %u, frame %u bytes; each "
+		"link is up once its peer's first frame comes\n",
 		rm.self.id, transports[conf->transport].name, rm.n_peers, rm.window, rm.frame_cap);
 	return 0;
 }
@@ -531,5 +546,7 @@ lca_remote_stats_get(struct lca_remote_stats *out)
 	out->tx_refused = __atomic_load_n(&rm.st.tx_refused, __ATOMIC_RELAXED);
 	out->tx_no_envelope = __atomic_load_n(&rm.st.tx_no_envelope, __ATOMIC_RELAXED);
 	out->bad_tag = __atomic_load_n(&rm.st.bad_tag, __ATOMIC_RELAXED);
+	out->link_downs = __atomic_load_n(&rm.st.link_downs, __ATOMIC_RELAXED);
+	out->links_down = __atomic_load_n(&rm.st.links_down, __ATOMIC_RELAXED);
 	return 0;
 }

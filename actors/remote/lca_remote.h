@@ -277,6 +277,9 @@ struct lca_remote_stats {
 	uint64_t bad_tag;        /**< Frames whose tag was wrong, or missing on a
 				  *   node with a key, or present on one without:
 				  *   dropped before any field was read. */
+	uint64_t link_downs;     /**< Times a port's link was seen go down (ethdev:
+				  *   rte_eth_link_get_nowait() every 100 ms). */
+	uint32_t links_down;     /**< Ports whose link is down now. */
 };
 
 /**

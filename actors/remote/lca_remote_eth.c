@@ -123,13 +123,101 @@ rto_expired(struct rm_lcore *rl, struct chan *ch, uint64_t now)
 	return false;
 }
 
+/* ---- the ports' links ---- */
+
+#define LINK_READ_MS 100
+
+static const char *
+port_name(unsigned int pi, char buf[RTE_ETH_NAME_MAX_LEN])
+{
+	if (rte_eth_dev_get_name_by_port(rm_eth.port_ids[pi], buf) != 0)
+		snprintf(buf, RTE_ETH_NAME_MAX_LEN, "?");
+	return buf;
+}
+
+/* Read port @p pi's link; say when it changed. @return whether it is down. */
+static bool
+link_read(unsigned int pi)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	struct rte_eth_link link;
+	bool down;
+
+	if (rte_eth_link_get_nowait(rm_eth.port_ids[pi], &link) != 0)
+		return false; /* a PMD that cannot say: taken as up */
+	down = link.link_status == RTE_ETH_LINK_DOWN;
+	if (down == rm_eth.link_down[pi])
+		return down;
+	rm_eth.link_down[pi] = down;
+	if (down) {
+		__atomic_fetch_add(&rm.st.link_downs, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&rm.st.links_down, 1, __ATOMIC_RELAXED);
+		LCA_LOG(WARNING, "remote: port %u (%s): link down\n", rm_eth.port_ids[pi],
+			port_name(pi, name));
+	} else {
+		__atomic_fetch_sub(&rm.st.links_down, 1, __ATOMIC_RELAXED);
+		LCA_LOG(INFO, "remote: port %u (%s): link up\n", rm_eth.port_ids[pi],
+			port_name(pi, name));
+	}
+	return down;
+}
+
+/*
+ * Every LINK_READ_MS, on the first lcore: each port's link, logged when it
+ * changes and counted; while one is down, once a second, how long (the
+ * first of two processes waits for the other: memif's link comes up when
+ * both are there). Nothing here brings a link up: a PMD reconnects itself
+ * (memif's client and server do), and the channels resend meanwhile.
+ */
+static void
+links_watch(uint64_t now)
+{
+	uint64_t hz = rte_get_tsc_hz();
+	unsigned int n_down = 0;
+
+	if (now < rm_eth.link_next_tsc)
+		return;
+	rm_eth.link_next_tsc = now + LINK_READ_MS * hz / 1000;
+	for (unsigned int pi = 0; pi < rm_eth.n_ports; pi++)
+		n_down += link_read(pi);
+	if (n_down > 0 && now - rm_eth.link_said_tsc >= hz) {
+		rm_eth.link_said_tsc = now;
+		LCA_LOG(WARNING, "remote: %u of %u ports' links down, %" PRIu64 " ms after the "
+			"start: waiting for the peer\n", n_down, rm_eth.n_ports,
+			(now - rm.start_tsc) * 1000 / hz);
+	}
+}
+
+/* Why peer @p p was never heard, for the line that declares it dead. */
+static const char *
+never_heard_why(unsigned int p, char *buf, size_t len)
+{
+	unsigned int pi = rm_eth.peer_port[p];
+	struct lca_remote_stats g;
+
+	lca_remote_stats_get(&g);
+	if (rm_eth.link_down[pi])
+		snprintf(buf, len, "never heard within connect_ms: no link (port %u down all along"
+			 " or now)", rm_eth.port_ids[pi]);
+	else if (g.bad_tag > 0)
+		snprintf(buf, len, "never heard within connect_ms: %" PRIu64 " frames failed "
+			 "their tag (a different key, or a key on one node only?)", g.bad_tag);
+	else if (g.unknown_peer + g.not_for_us > 0)
+		snprintf(buf, len, "never heard within connect_ms: frames came (%" PRIu64
+			 " from nodes not in the table, %" PRIu64 " for another address), none "
+			 "from it (a different node table?)", g.unknown_peer, g.not_for_us);
+	else
+		snprintf(buf, len, "never heard within connect_ms: no answer (the link is up "
+			 "and heartbeats went out; is node %u started?)", rm.peers[p].n.id);
+	return buf;
+}
+
 static unsigned int
 hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 {
 	struct rm_lcore *rl = arg;
 	unsigned int work = 0;
 
-	(void)lcore_id;
 	if (unlikely(rl->n_blocked > 0))
 		for (unsigned int i = 0; i < rl->n_chan && rl->n_blocked > 0; i++)
 			if (rl->chan[i].blocked)
@@ -142,6 +230,8 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 	if (likely(now < rl->next_check))
 		return work;
 	rl->next_check = now + rm_eth.check;
+	if (lcore_id == rm.lcores[0])
+		links_watch(now);
 	for (unsigned int i = 0; i < rl->n_chan; i++) {
 		struct chan *ch = &rl->chan[i];
 		unsigned int p = ch->peer;
@@ -160,10 +250,13 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 			eth_send_ack(rl, ch, WIRE_F_HEARTBEAT, now);
 			work++;
 		}
-		if (ch->last_rx_tsc != 0 ? now - ch->last_rx_tsc >= rm.dead
-					 : now - rm.start_tsc >= rm.connect)
-			rm_peer_dead(p, ch->last_rx_tsc != 0 ? "no frame within dead_ms"
-							  : "never heard within connect_ms");
+		if (ch->last_rx_tsc != 0 && now - ch->last_rx_tsc >= rm.dead) {
+			rm_peer_dead(p, "no frame within dead_ms");
+		} else if (ch->last_rx_tsc == 0 && now - rm.start_tsc >= rm.connect) {
+			char why[200];
+
+			rm_peer_dead(p, never_heard_why(p, why, sizeof(why)));
+		}
 	}
 	return work;
 }
@@ -417,7 +510,12 @@ port_start(unsigned int pi)
 		.burst = rm.conf.burst,
 		.promiscuous = true,
 	};
-	int ret = lca_port_start(&pc, &rm_eth.ports[pi]);
+	int ret;
+
+	/* Either process may start first: a memif client waits for its
+	 * server (its start fails until the socket is there). */
+	pc.start_wait_ms = (unsigned int)(rm.connect * 1000 / rte_get_tsc_hz());
+	ret = lca_port_start(&pc, &rm_eth.ports[pi]);
 
 	if (ret != 0) {
 		LCA_LOG(ERR, "remote: port %u: %d\n", rm_eth.port_ids[pi], ret);
@@ -490,6 +588,10 @@ eth_start(void)
 	rm.start_tsc = rte_rdtsc();
 	for (unsigned int i = 0; i < rm.n_lcores; i++)
 		rm_eth.lc[rm.lcores[i]]->next_check = rm.start_tsc;
+	memset(rm_eth.link_down, 0, sizeof(rm_eth.link_down));
+	rm_eth.link_next_tsc = 0;
+	rm_eth.link_said_tsc = rm.start_tsc; /* the first "still down" a second in */
+	links_watch(rm.start_tsc);
 	return 0;
 }
 

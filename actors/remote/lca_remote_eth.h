@@ -145,6 +145,10 @@ struct rm_eth {
 	uint32_t tag_len;        /* WIRE_TAG_LEN with a key, else 0 */
 	uint8_t tag_key[16];     /* SipHash-2-4's, derived from conf.key */
 	struct rm_log_limit tag_log; /* bad tags */
+	/* The ports' links, read by the first lcore (links_watch()). */
+	bool link_down[LCA_REMOTE_MAX_NODES];
+	uint64_t link_next_tsc;  /* the next read */
+	uint64_t link_said_tsc;  /* the last "still down" line */
 };
 
 extern struct rm_eth rm_eth;

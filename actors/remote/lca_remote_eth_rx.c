@@ -404,6 +404,7 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 	session = rte_be_to_cpu_32(h->session);
 	if (ch->peer_session == 0) {
 		ch->peer_session = session;
+		rm_peer_heard((unsigned int)p, session);
 	} else if (ch->peer_session != session) {
 		/* It restarted: what it had of ours is gone. */
 		rte_pktmbuf_free(m);

@@ -62,6 +62,7 @@ struct rm_peer {
 	struct lca_remote_node n;
 	unsigned int chan_base;      /* its first channel in a transport's lcore */
 	uint32_t dead;               /* atomic */
+	uint32_t heard;              /* atomic: 1 once a frame of it came */
 };
 
 struct rm_watch {
@@ -127,6 +128,10 @@ struct rm_state {
 extern struct rm_state rm;
 
 /* Shared by both transports (lca_remote.c). */
+
+/* The first frame of peer @p p's session @p session came (any lcore):
+ * the link is up, said once. */
+void rm_peer_heard(unsigned int p, uint32_t session);
 
 /* mbuf payloads up to this many bytes arrive in a copy, larger ones (from
  * a frame that holds them) in an indirect mbuf into it. */

@@ -58,6 +58,8 @@ tel_links(const char *cmd, const char *params, struct rte_tel_data *d)
 	U64(d, g, tx_refused);
 	U64(d, g, tx_no_envelope);
 	U64(d, g, bad_tag);
+	U64(d, g, link_downs);
+	U64(d, g, links_down);
 	for (unsigned int p = 0; p < rm.n_peers; p++) {
 		struct lca_remote_link_stats s;
 		struct rte_tel_data *ld = rte_tel_data_alloc();

@@ -115,6 +115,7 @@ chan_of_hdr(struct ux_lcore *ul, const void *header, size_t hlen)
 			continue;
 		if (ch->peer_session == 0) {
 			ch->peer_session = session;
+			rm_peer_heard((unsigned int)p, session);
 		} else if (ch->peer_session != session) {
 			/* It restarted: what it had of ours is gone. */
 			rm_peer_dead((unsigned int)p, "restarted (new session)");

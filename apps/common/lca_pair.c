@@ -129,13 +129,13 @@ veth_pair_make(struct lca_pair *p)
 
 /* Where "--", "--remote T" and "--pair-peer L" are in argv; -1 if not. */
 struct pair_words {
-	int dd, remote, peer;
+	int dd, remote, peer, order;
 };
 
 static struct pair_words
 find_words(int argc, char **argv, struct lca_pair *p)
 {
-	struct pair_words w = { -1, -1, -1 };
+	struct pair_words w = { -1, -1, -1, -1 };
 
 	for (int i = 1; i < argc; i++) {
 		if (w.dd < 0 && strcmp(argv[i], "--") == 0)
@@ -144,6 +144,8 @@ find_words(int argc, char **argv, struct lca_pair *p)
 			w.remote = i;
 		else if (w.dd >= 0 && strcmp(argv[i], "--pair-peer") == 0 && i + 1 < argc)
 			w.peer = i;
+		else if (w.dd >= 0 && strcmp(argv[i], "--start-order") == 0 && i + 1 < argc)
+			w.order = i;
 		else if (w.dd >= 0 && strcmp(argv[i], "--netem") == 0)
 			p->netem = true;
 		else if (w.dd >= 0 && strcmp(argv[i], "--pair-netem-on") == 0)
@@ -283,6 +285,18 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 		return -EINVAL;
 	}
 	p->is_peer = w.peer >= 0;
+	if (w.order >= 0) {
+		const char *o = argv[w.order + 1];
+
+		if (strcmp(o, "node1") == 0) {
+			p->order = LCA_PAIR_ORDER_NODE1;
+		} else if (strcmp(o, "node2") == 0) {
+			p->order = LCA_PAIR_ORDER_NODE2;
+		} else {
+			fprintf(stderr, "%s: --start-order %s: node1 or node2\n", argv[0], o);
+			return -EINVAL;
+		}
+	}
 	for (int i = 1; i < w.dd; i++) {
 		if (strcmp(argv[i], "-l") == 0 && i + 1 < w.dd)
 			snprintf(p->self_lcores, sizeof(p->self_lcores), "%s", argv[i + 1]);
@@ -319,13 +333,15 @@ lca_pair_set_peer_lcores(struct lca_pair *p, const char *lcores)
 		}
 }
 
-int
-lca_pair_spawn(struct lca_pair *p)
+/* Node 2's link starts this long before node 1's with --start-order node2. */
+#define NODE2_FIRST_MS 1500
+
+static int
+spawn_now(struct lca_pair *p)
 {
 	int ret;
 
-	if (!p->active || p->is_peer || p->child_argc == 0)
-		return 0;
+	p->spawn_deferred = false;
 	ret = posix_spawn(&p->child, "/proc/self/exe", NULL, NULL, p->child_argv, environ);
 	if (ret != 0) {
 		fprintf(stderr, "could not start the peer process: %s\n", strerror(ret));
@@ -334,6 +350,34 @@ lca_pair_spawn(struct lca_pair *p)
 	printf("Peer process %d started: node 2 on lcores %s\n", (int)p->child, p->peer_lcores);
 	fflush(stdout);
 	return 0;
+}
+
+int
+lca_pair_spawn(struct lca_pair *p)
+{
+	int ret;
+
+	if (!p->active || p->is_peer || p->child_argc == 0)
+		return 0;
+	if (p->order == LCA_PAIR_ORDER_NODE1) {
+		printf("Start order: node 1's link first, then node 2's process\n");
+		p->spawn_deferred = true;
+		return 0;
+	}
+	ret = spawn_now(p);
+	if (ret == 0 && p->order == LCA_PAIR_ORDER_NODE2) {
+		printf("Start order: node 2 first; node 1 starts its link in %u ms\n",
+		       NODE2_FIRST_MS);
+		fflush(stdout);
+		usleep(NODE2_FIRST_MS * 1000);
+	}
+	return ret;
+}
+
+int
+lca_pair_link_started(struct lca_pair *p)
+{
+	return p->spawn_deferred ? spawn_now(p) : 0;
 }
 
 /* "0-1,3" -> lcores */

@@ -35,6 +35,12 @@ struct lca_pair {
 	char sock[108];
 	char peer_lcores[64];   /* -l of the other process */
 	char self_lcores[64];
+	enum lca_pair_order {
+		LCA_PAIR_ORDER_ANY,   /* node 2 spawned before node 1's link starts */
+		LCA_PAIR_ORDER_NODE1, /* --start-order node1: node 2 once node 1's is up */
+		LCA_PAIR_ORDER_NODE2, /* --start-order node2: node 1's link 1.5 s later */
+	} order;
+	bool spawn_deferred;    /* node1 first: lca_pair_link_started() spawns */
 	pid_t child;
 	int argc;
 	char *argv[LCA_PAIR_MAX_ARGS];
@@ -45,21 +51,32 @@ struct lca_pair {
 };
 
 /*
- * Look for "--remote T" (and the peer's own "--pair-peer L") among the app
+ * Look for "--remote T" (and the peer's own "--pair-peer L", and
+ * "--start-order node1|node2": which process starts its link first) among the app
  * arguments of @p argv; when there, prepare this process's EAL arguments
  * (p->argc, p->argv, to give lca_eal_init()) and the peer's. @p peer_lcores
  * is the -l of the peer process ("1" by default). Without --remote,
  * p->active is false and p->argv is argv as it was.
  *
- * @return 0; -EINVAL (a transport it does not know, logged on stderr).
+ * @return 0; -EINVAL (a transport or start order it does not know, logged
+ *   on stderr).
  */
 int lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair *p);
 
 /* Give the peer process the lcores @p lcores (its -l), before it starts. */
 void lca_pair_set_peer_lcores(struct lca_pair *p, const char *lcores);
 
-/* Start the peer process (node 1 only; after lca_eal_init()). */
+/*
+ * Start the peer process (node 1 only; after lca_eal_init(), before
+ * lca_remote_start()). With --start-order node1 it is left to
+ * lca_pair_link_started(); with --start-order node2 this waits 1.5 s after
+ * it, so that node 2's end of the link starts first and waits for ours.
+ */
 int lca_pair_spawn(struct lca_pair *p);
+
+/* Node 1's link is started (after lca_remote_start()): with --start-order
+ * node1, start the peer now. */
+int lca_pair_link_started(struct lca_pair *p);
 
 /*
  * The node table of the pair: node 1 and node 2, their lcores, the one

@@ -542,6 +542,10 @@ static const struct lca_opt options[] = {
 		  "veth (or lcactor's injector where the kernel has no netem)" },
 	{ "pair-netem-on", 0, LCA_OPT_IGNORE, .no_value = true, .hidden = true },
 	{ "pair-peer", 0, LCA_OPT_IGNORE, .hidden = true },
+	{ "start-order", 0, LCA_OPT_IGNORE, .metavar = "N",
+	  .help = "node1: node 1 starts its end of the link, then the second\n"
+		  "process; node2: the second process, then node 1's end 1.5 s\n"
+		  "later (either waits for the other: memif's client retries)" },
 	{ "sizes", 0, LCA_OPT_CUSTOM, .parse = opt_sizes, .metavar = "LIST",
 	  .help = "message sizes in bytes (default 16,64,256; > 40 go in mbufs)",
 	  .why = "1 .. 1024 bytes, up to " RTE_STR(MAX_SIZES) },
@@ -836,7 +840,9 @@ actors_up(struct rb_run *r)
 		r->conf.inject.seed = 1;
 	}
 	ret = spawn_actors(r);
-	return ret != 0 ? ret : lca_remote_start(&r->conf);
+	if (ret == 0)
+		ret = lca_remote_start(&r->conf);
+	return ret != 0 || pair.is_peer ? ret : lca_pair_link_started(&pair);
 }
 
 /* Node 2: serve until node 1 goes, then let the last acks leave. */
