@@ -56,6 +56,7 @@ static const struct rb_count node_counts[] = {
 	RB_NODE(tx_refused, "TX refused"),
 	RB_NODE(tx_no_envelope, "TX without envelope"),
 	RB_NODE(bad_tag, "bad-tag"),
+	RB_NODE(link_downs, "link-downs"),
 };
 
 static uint64_t
