@@ -212,18 +212,18 @@ rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf
 	return 0;
 }
 
-/* ---- dead peers ---- */
+/* ---- dead peers, and their return ---- */
 
-/* Tell @p watcher that @p target's node is down. */
+/* Tell @p watcher that @p target's node is down or up again (@p type). */
 static void
-node_down_tell(lca_actor_id_t watcher, lca_actor_id_t target)
+node_tell(uint32_t type, lca_actor_id_t watcher, lca_actor_id_t target)
 {
 	struct lca_terminated t = { .actor = target, .by_supervision = 0 };
 	struct lca_msg *m;
 
 	if (lca_msg_alloc(&m) != 0)
 		return;
-	m->type = LCA_TYPE_NODE_DOWN;
+	m->type = type;
 	memcpy(m->data, &t, sizeof(t));
 	m->len = sizeof(t);
 	if (lca_send_control(watcher, m) != 0)
@@ -231,41 +231,110 @@ node_down_tell(lca_actor_id_t watcher, lca_actor_id_t target)
 }
 
 static void
-watchers_tell(unsigned int p)
+watchers_tell(unsigned int p, uint32_t type)
 {
 	unsigned int node = rm.peers[p].n.id;
 
 	rte_spinlock_lock(&rm.watch_lock);
 	for (unsigned int i = 0; i < rm.n_watch; i++)
 		if (lca_remote_node(rm.watch[i].target) == node)
-			node_down_tell(rm.watch[i].watcher, rm.watch[i].target);
+			node_tell(type, rm.watch[i].watcher, rm.watch[i].target);
 	rte_spinlock_unlock(&rm.watch_lock);
+}
+
+static uint32_t
+session_new(void)
+{
+	return (uint32_t)(rte_rdtsc() ^ (rte_rdtsc() >> 32)) | 1u;
+}
+
+/* Peer @p p dies (its lock held): a new epoch, under a new session of ours. */
+static void
+peer_down_locked(unsigned int p, const char *why)
+{
+	struct rm_peer *pe = &rm.peers[p];
+
+	if (__atomic_load_n(&pe->dead, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&pe->dead, 1, __ATOMIC_RELEASE);
+	if (pe->heard_session != 0)
+		pe->old_sessions[pe->n_old++ % RM_OLD_SESSIONS] = pe->heard_session;
+	__atomic_store_n(&pe->heard_session, 0, __ATOMIC_RELEASE);
+	pe->tx_session = session_new();
+	__atomic_fetch_add(&pe->epoch, 1, __ATOMIC_RELEASE);
+	LCA_LOG(ERR, "remote: node %u is dead: %s; sends to it fail with -EHOSTDOWN\n", pe->n.id,
+		why);
+	watchers_tell(p, LCA_TYPE_NODE_DOWN);
 }
 
 void
 rm_peer_dead(unsigned int p, const char *why)
 {
-	uint32_t no = 0;
+	struct rm_peer *pe = &rm.peers[p];
 
-	if (!__atomic_compare_exchange_n(&rm.peers[p].dead, &no, 1, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
+	if (__atomic_load_n(&pe->dead, __ATOMIC_ACQUIRE))
 		return;
-	LCA_LOG(ERR, "remote: node %u is dead: %s; sends to it fail with -EHOSTDOWN\n",
-		rm.peers[p].n.id, why);
-	watchers_tell(p);
+	rte_spinlock_lock(&pe->lock);
+	peer_down_locked(p, why);
+	rte_spinlock_unlock(&pe->lock);
+}
+
+/* Peer @p p's session @p session is heard first in this epoch (its lock held). */
+static void
+peer_heard_locked(unsigned int p, uint32_t session)
+{
+	struct rm_peer *pe = &rm.peers[p];
+
+	__atomic_store_n(&pe->heard_session, session, __ATOMIC_RELEASE);
+	LCA_LOG(INFO, "remote: link to node %u up: its first frame (session %08x) came %" PRIu64
+		" ms after our start\n", pe->n.id, session,
+		(rte_rdtsc() - rm.start_tsc) * 1000 / rte_get_tsc_hz());
 }
 
 void
 rm_peer_heard(unsigned int p, uint32_t session)
 {
-	uint32_t no = 0;
+	struct rm_peer *pe = &rm.peers[p];
 
-	if (!__atomic_compare_exchange_n(&rm.peers[p].heard, &no, 1, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_RELAXED))
+	if (__atomic_load_n(&pe->heard_session, __ATOMIC_ACQUIRE) != 0)
 		return;
-	LCA_LOG(INFO, "remote: link to node %u up: its first frame (session %08x) came %" PRIu64
-		" ms after our start\n", rm.peers[p].n.id, session,
-		(rte_rdtsc() - rm.start_tsc) * 1000 / rte_get_tsc_hz());
+	rte_spinlock_lock(&pe->lock);
+	if (pe->heard_session == 0)
+		peer_heard_locked(p, session);
+	rte_spinlock_unlock(&pe->lock);
+}
+
+static bool
+session_was_dead(const struct rm_peer *pe, uint32_t session)
+{
+	for (unsigned int i = 0; i < RTE_MIN(pe->n_old, (unsigned int)RM_OLD_SESSIONS); i++)
+		if (pe->old_sessions[i] == session)
+			return true;
+	return false;
+}
+
+enum rm_frame_fate
+rm_peer_frame_slow(unsigned int p, uint32_t session)
+{
+	struct rm_peer *pe = &rm.peers[p];
+	enum rm_frame_fate f = RM_FRAME_TAKE;
+
+	rte_spinlock_lock(&pe->lock);
+	if (session_was_dead(pe, session)) {
+		f = RM_FRAME_STALE;
+	} else if (pe->heard_session == 0 && !pe->dead) {
+		peer_heard_locked(p, session);
+	} else if (pe->heard_session != session || pe->dead) {
+		/* A new incarnation: the old one's epoch ends first. */
+		peer_down_locked(p, "restarted (a new session)");
+		peer_heard_locked(p, session);
+		LCA_LOG(INFO, "remote: node %u rejoined (session %08x): sends to it go again\n",
+			pe->n.id, session);
+		__atomic_store_n(&pe->dead, 0, __ATOMIC_RELEASE);
+		watchers_tell(p, LCA_TYPE_NODE_UP);
+	}
+	rte_spinlock_unlock(&pe->lock);
+	return f;
 }
 
 /* Node @p i of @p c: what its transport needs of it. */
@@ -363,7 +432,7 @@ timers_set(const struct lca_remote_conf *conf)
 	rm.hb = (conf->heartbeat_ms ? conf->heartbeat_ms : DEF_HB_MS) * hz / 1000;
 	rm.dead = (conf->dead_ms ? conf->dead_ms : DEF_DEAD_MS) * hz / 1000;
 	rm.connect = (conf->connect_ms ? conf->connect_ms : DEF_CONNECT_MS) * hz / 1000;
-	rm.session = (uint32_t)(rte_rdtsc() ^ (rte_rdtsc() >> 32)) | 1u;
+	rm.session = session_new();
 }
 
 /* The node table: this node on the runtime's lcores, and the peers (our
@@ -394,7 +463,11 @@ nodes_take(const struct lca_remote_conf *conf)
 		pe->n = n->id == conf->self ? rm.self : *n;
 		pe->chan_base = n_chan;
 		pe->dead = 0;
-		pe->heard = 0;
+		pe->heard_session = 0;
+		pe->epoch = 0;
+		pe->tx_session = rm.session;
+		pe->n_old = 0;
+		rte_spinlock_init(&pe->lock);
 		n_chan += pe->n.n_lcores;
 		rm.peer_of_node[n->id] = (int16_t)rm.n_peers;
 		rm.n_peers++;
@@ -501,7 +574,7 @@ lca_remote_watch(lca_actor_id_t watcher, lca_actor_id_t target)
 	dead = __atomic_load_n(&rm.peers[p].dead, __ATOMIC_ACQUIRE);
 	rte_spinlock_unlock(&rm.watch_lock);
 	if (ret == 0 && dead)
-		node_down_tell(watcher, target);
+		node_tell(LCA_TYPE_NODE_DOWN, watcher, target);
 	return ret;
 }
 

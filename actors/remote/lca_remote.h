@@ -93,6 +93,14 @@ extern "C" {
  */
 #define LCA_TYPE_NODE_DOWN (LCA_TYPE_SYSTEM + 16)
 
+/**
+ * System message type: the node of a watched remote actor is back (ethdev
+ * transport): a frame of a new session came from it after it was declared
+ * dead, or it restarted (then LCA_TYPE_NODE_DOWN came first). Sent like
+ * LCA_TYPE_NODE_DOWN, with the same payload; sends to it go again.
+ */
+#define LCA_TYPE_NODE_UP (LCA_TYPE_SYSTEM + 19)
+
 /** Bytes of a name lca_remote_lookup() can ask for (without the NUL): the
  *  request carries it inline beside its request id. */
 #define LCA_REMOTE_NAME_MAX 24
@@ -258,6 +266,8 @@ struct lca_remote_link_stats {
 	uint64_t inj_lost;       /**< Frames the injector dropped. */
 	uint64_t inj_dup;        /**< Frames the injector duplicated. */
 	uint64_t inj_reordered;  /**< Frames the injector held back. */
+	uint64_t stale_session;  /**< Frames of a session of the peer declared dead
+				  *   (an incarnation gone), dropped unread. */
 	uint64_t in_flight;      /**< Data frames sent and not yet acknowledged, now. */
 	uint32_t dead;           /**< 1 when the peer was declared dead. */
 	uint32_t connected;      /**< 1 once a frame came from the peer. */

@@ -31,6 +31,8 @@
 #define DEF_MTU 1500
 #define DEF_MAX_RTX 8
 #define CHECK_US 10
+/* A dead peer hears from us every this many heartbeat periods. */
+#define DEAD_HELLO_BEATS 10
 
 struct rm_eth rm_eth;
 
@@ -76,6 +78,45 @@ chan_clean(struct rm_lcore *rl, struct chan *ch)
 	__atomic_store_n(&ch->st.in_flight, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ch->st.dead, 1, __ATOMIC_RELAXED);
 	ch->cleaned = true;
+}
+
+/* The state of a channel that has sent and heard nothing yet, in its
+ * peer's current epoch (its identity, buffers and counters are kept). */
+static void
+chan_fresh(struct chan *ch)
+{
+	const struct rm_peer *pe = &rm.peers[ch->peer];
+	struct chan keep = *ch;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->peer = keep.peer;
+	ch->port = keep.port;
+	ch->large = keep.large;
+	ch->peer_lcore = keep.peer_lcore;
+	ch->src_udp = keep.src_udp;
+	ch->dst_udp = keep.dst_udp;
+	ch->dirty = keep.dirty; /* it stays on its lcore's list */
+	ch->tx = keep.tx;
+	ch->rx = keep.rx;
+	ch->st = keep.st;
+	ch->st.dead = 0;
+	ch->st.connected = 0;
+	ch->st.in_flight = 0;
+	ch->epoch = __atomic_load_n(&pe->epoch, __ATOMIC_ACQUIRE);
+	ch->tx_session = pe->tx_session;
+	ch->next_seq = 1;
+	ch->credit = rm.window;
+	ch->rcv_next = 1;
+	ch->rto = rm_eth.rto_min;
+	ch->born_tsc = rte_rdtsc();
+}
+
+void
+eth_chan_renew(struct rm_lcore *rl, struct chan *ch)
+{
+	if (!ch->cleaned)
+		chan_clean(rl, ch);
+	chan_fresh(ch);
 }
 
 /* Channel @p ch gave up on its oldest frame: say which and how far it got,
@@ -188,6 +229,16 @@ links_watch(uint64_t now)
 	}
 }
 
+/* How long @p ch has waited for its peer's first frame: since the start,
+ * or since it was made fresh (a new epoch; perhaps after @p now was read). */
+static uint64_t
+never_heard_for(const struct chan *ch, uint64_t now)
+{
+	uint64_t since = RTE_MAX(ch->born_tsc, rm.start_tsc);
+
+	return now > since ? now - since : 0;
+}
+
 /* Why peer @p p was never heard, for the line that declares it dead. */
 static const char *
 never_heard_why(unsigned int p, char *buf, size_t len)
@@ -236,9 +287,14 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 		struct chan *ch = &rl->chan[i];
 		unsigned int p = ch->peer;
 
+		chan_sync(rl, ch);
 		if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED)) {
-			if (!ch->cleaned)
-				chan_clean(rl, ch);
+			/* Our new session, now and then: a peer that did not
+			 * restart sees it, starts afresh and answers. */
+			if (now - ch->last_tx_tsc >= rm.hb * DEAD_HELLO_BEATS) {
+				eth_send_ack(rl, ch, WIRE_F_HEARTBEAT, now);
+				work++;
+			}
 			continue;
 		}
 		if (ch->rto_tsc != 0 && now >= ch->rto_tsc) {
@@ -252,7 +308,7 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 		}
 		if (ch->last_rx_tsc != 0 && now - ch->last_rx_tsc >= rm.dead) {
 			rm_peer_dead(p, "no frame within dead_ms");
-		} else if (ch->last_rx_tsc == 0 && now - rm.start_tsc >= rm.connect) {
+		} else if (ch->last_rx_tsc == 0 && never_heard_for(ch, now) >= rm.connect) {
 			char why[200];
 
 			rm_peer_dead(p, never_heard_why(p, why, sizeof(why)));
@@ -383,10 +439,7 @@ lcore_alloc(unsigned int lcore, unsigned int n_chan)
 			ch->peer_lcore = pl;
 			ch->src_udp = (uint16_t)(rm.self.udp_base + lcore);
 			ch->dst_udp = (uint16_t)(pe->n.udp_base + pl);
-			ch->next_seq = 1;
-			ch->credit = rm.window;
-			ch->rcv_next = 1;
-			ch->rto = rm_eth.rto_min;
+			chan_fresh(ch);
 			ch->tx = rte_zmalloc_socket("lca_remote", sizeof(*ch->tx) * rm.window, 0,
 						    socket);
 			ch->rx = rte_zmalloc_socket("lca_remote", sizeof(*ch->rx) * rm.window, 0,

@@ -35,6 +35,8 @@ struct rx_slot {
  * (our frames to it) and its RX side (its frames to us). Only the local
  * lcore touches it while the loops run. */
 struct chan {
+	uint32_t epoch;         /* its peer's epoch it belongs to (chan_sync()) */
+	uint32_t tx_session;    /* ours in its frames: the peer's tx_session then */
 	unsigned int peer;      /* index into rm.peers */
 	unsigned int port;      /* index into rm_eth.ports */
 	uint16_t peer_lcore;
@@ -60,7 +62,8 @@ struct chan {
 	uint32_t rcv_high;      /* highest frame that arrived */
 	uint16_t head_i;        /* records of frame rcv_next delivered */
 	uint16_t head_off;      /* offset of its next record */
-	uint64_t last_rx_tsc;   /* 0: never heard */
+	uint64_t last_rx_tsc;   /* 0: never heard (in this epoch) */
+	uint64_t born_tsc;      /* made fresh: connect_ms counts from here or the start */
 	uint32_t peer_session;
 	bool need_ack;
 	bool need_nak;
@@ -217,6 +220,18 @@ eth_tx_add(struct rm_lcore *rl, unsigned int pi, struct rte_mbuf *m)
 
 /* A frame without data from @p ch: an ack, a NAK or a heartbeat. */
 void eth_send_ack(struct rm_lcore *rl, struct chan *ch, uint8_t flags, uint64_t now);
+
+/* @p ch of an epoch of its peer that ended: cleaned (its unacknowledged
+ * messages counted lost) and made new, for the peer's new epoch. */
+void eth_chan_renew(struct rm_lcore *rl, struct chan *ch);
+
+/* Make @p ch its peer's current epoch's; on its own lcore, before any use. */
+static inline void
+chan_sync(struct rm_lcore *rl, struct chan *ch)
+{
+	if (unlikely(ch->epoch != __atomic_load_n(&rm.peers[ch->peer].epoch, __ATOMIC_ACQUIRE)))
+		eth_chan_renew(rl, ch);
+}
 
 /* Close the open frame of @p ch: headers, keep it, send it. */
 void eth_frame_close(struct rm_lcore *rl, struct chan *ch, uint64_t now);

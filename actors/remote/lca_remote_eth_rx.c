@@ -397,20 +397,16 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 	}
 	if (h->flags & WIRE_F_LARGE)
 		ch = lane_large(rl, ch);
-	if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED)) {
-		rte_pktmbuf_free(m);
-		return;
-	}
 	session = rte_be_to_cpu_32(h->session);
-	if (ch->peer_session == 0) {
-		ch->peer_session = session;
-		rm_peer_heard((unsigned int)p, session);
-	} else if (ch->peer_session != session) {
-		/* It restarted: what it had of ours is gone. */
+	if (unlikely(rm_peer_frame((unsigned int)p, session) != RM_FRAME_TAKE)) {
+		/* Of an incarnation declared dead: it refers to state gone. */
+		rm_count(&ch->st.stale_session, 1);
 		rte_pktmbuf_free(m);
-		rm_peer_dead((unsigned int)p, "restarted (new session)");
 		return;
 	}
+	/* A new incarnation made a new epoch: this channel starts afresh. */
+	chan_sync(rl, ch);
+	ch->peer_session = session;
 	if (!rx_ctrl(rl, ch, h, now)) {
 		rte_pktmbuf_free(m);
 		return;

@@ -142,7 +142,7 @@ hdr_write(struct chan *ch, uint8_t *buf, uint32_t udp_payload, uint8_t flags, ui
 	h->ack = rte_cpu_to_be_32(ch->rcv_contig);
 	h->credit = rte_cpu_to_be_32(ch->rcv_next - 1 + rm.window);
 	h->nak = rte_cpu_to_be_32(ch->need_nak ? ch->rcv_contig + 1 : 0);
-	h->session = rte_cpu_to_be_32(rm.session);
+	h->session = rte_cpu_to_be_32(ch->tx_session);
 	h->sack = rte_cpu_to_be_32(ch->need_nak ? sack_of(ch) : 0);
 	if (ch->need_nak)
 		rm_count(&ch->st.naks_sent, 1);
@@ -351,6 +351,7 @@ eth_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned
 	if (rl == NULL)
 		return rm_send_done(0, -EPERM, why);
 	ch = chan_of(rl, (unsigned int)p, lca_remote_local(to) % rm.peers[p].n.n_lcores);
+	chan_sync(rl, ch);
 	for (; sent < n; sent++) {
 		struct lca_msg *m = msgs[sent];
 

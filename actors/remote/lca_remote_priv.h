@@ -58,11 +58,26 @@ struct rm_spare {
 	struct rte_mbuf *m[RM_SPARE];
 };
 
+#define RM_OLD_SESSIONS 4
+
+/*
+ * A peer's incarnations. Each death starts a new epoch: our channels to it
+ * of an older epoch are cleaned and made new by their own lcores (the
+ * ethdev transport's chan_sync()), and we speak to it under a new session
+ * of ours (tx_session), so that a peer that did not restart sees one and
+ * starts afresh too. A frame of a session that is neither the one heard in
+ * this epoch nor one declared dead is a new incarnation: it rejoins.
+ */
 struct rm_peer {
 	struct lca_remote_node n;
 	unsigned int chan_base;      /* its first channel in a transport's lcore */
 	uint32_t dead;               /* atomic */
-	uint32_t heard;              /* atomic: 1 once a frame of it came */
+	uint32_t heard_session;      /* atomic: its session in this epoch; 0: not heard */
+	uint32_t epoch;              /* atomic: +1 at each death */
+	uint32_t tx_session;         /* ours toward it in this epoch (before epoch) */
+	uint32_t old_sessions[RM_OLD_SESSIONS]; /* its sessions declared dead */
+	unsigned int n_old;          /* sessions put there, ever */
+	rte_spinlock_t lock;         /* the changes of the above */
 };
 
 struct rm_watch {
@@ -130,8 +145,26 @@ extern struct rm_state rm;
 /* Shared by both transports (lca_remote.c). */
 
 /* The first frame of peer @p p's session @p session came (any lcore):
- * the link is up, said once. */
+ * the link is up, said once (the UCX transport, which does not rejoin). */
 void rm_peer_heard(unsigned int p, uint32_t session);
+
+/* What a frame of session @p session from peer @p p is to the ethdev
+ * transport: taken (the session of this epoch; or the first heard; or a
+ * new incarnation, which rejoins, ending the epoch of the old one if it
+ * was alive), or stale (of a session declared dead: dropped). */
+enum rm_frame_fate { RM_FRAME_TAKE, RM_FRAME_STALE };
+enum rm_frame_fate rm_peer_frame_slow(unsigned int p, uint32_t session);
+
+static inline enum rm_frame_fate
+rm_peer_frame(unsigned int p, uint32_t session)
+{
+	const struct rm_peer *pe = &rm.peers[p];
+
+	if (likely(session == __atomic_load_n(&pe->heard_session, __ATOMIC_ACQUIRE) &&
+		   !__atomic_load_n(&pe->dead, __ATOMIC_RELAXED)))
+		return RM_FRAME_TAKE;
+	return rm_peer_frame_slow(p, session);
+}
 
 /* mbuf payloads up to this many bytes arrive in a copy, larger ones (from
  * a frame that holds them) in an indirect mbuf into it. */

@@ -34,6 +34,7 @@ fill_link(struct rte_tel_data *d, const struct lca_remote_link_stats *s)
 	U64(d, *s, inj_lost);
 	U64(d, *s, inj_dup);
 	U64(d, *s, inj_reordered);
+	U64(d, *s, stale_session);
 	U64(d, *s, in_flight);
 	rte_tel_data_add_dict_u64(d, "dead", s->dead);
 	rte_tel_data_add_dict_u64(d, "connected", s->connected);

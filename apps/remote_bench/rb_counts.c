@@ -45,6 +45,7 @@ static const struct rb_count link_counts[] = {
 	RB_LINK(inj_lost, NULL),
 	RB_LINK(inj_dup, NULL),
 	RB_LINK(inj_reordered, NULL),
+	RB_LINK(stale_session, NULL),
 	RB_LINK(in_flight, "in flight"),
 };
 
