@@ -24,6 +24,7 @@
 
 #include "lca_actor.h"
 #include "lca_eal.h"
+#include "lca_pair.h"
 #include "lca_remote.h"
 
 #define T_PING 1
@@ -63,25 +64,17 @@ pinger_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 	fflush(stdout);
 }
 
+/* The pair's node table (apps/common/lca_pair.h): node 1 on lcore 0,
+ * node 2 on lcore 1, over the one ethdev port. */
 static void
 node_conf(struct lca_remote_conf *c, unsigned int self)
 {
-	memset(c, 0, sizeof(*c));
-	c->self = (uint16_t)self;
-	c->n_nodes = 2;
-	for (unsigned int i = 0; i < 2; i++) {
-		struct lca_remote_node *n = &c->nodes[i];
-		static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 0 };
+	struct lca_pair pair = { .active = true, .is_peer = self == 2 };
 
-		n->id = (uint16_t)(i + 1);
-		memcpy(n->mac, mac, 6);
-		n->mac[5] = (uint8_t)(i + 1);
-		n->ipv4 = 0x0a000000u + i + 1;
-		n->udp_base = 7000;
-		n->port_id = 0;
-		n->n_lcores = 1;
-		n->lcores[0] = (uint16_t)i; /* node 1 on lcore 0, node 2 on lcore 1 */
-	}
+	snprintf(pair.transport, sizeof(pair.transport), "af_packet");
+	snprintf(pair.self_lcores, sizeof(pair.self_lcores), "%u", self - 1);
+	snprintf(pair.peer_lcores, sizeof(pair.peer_lcores), "%u", 2 - self);
+	lca_pair_conf(&pair, c);
 }
 
 static int

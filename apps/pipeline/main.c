@@ -259,15 +259,6 @@ static const struct lca_opt_table table = {
 		  "busily: give it no more lcores than CPUs.\n",
 };
 
-static bool
-has_engine(enum pl_engine e)
-{
-	for (unsigned int i = 0; i < conf.n_engines; i++)
-		if (conf.engines[i] == e)
-			return true;
-	return false;
-}
-
 /* What only the whole command line can tell. */
 static int
 check_conf(struct pl_conf *c)
@@ -286,7 +277,7 @@ check_conf(struct pl_conf *c)
 			c->warmup_ms = c->duration_ms / 10 ? c->duration_ms / 10 : 1;
 			c->warmup_given = true;
 		}
-	} else if (has_engine(PL_ENGINE_GRAPH) || has_engine(PL_ENGINE_IO)) {
+	} else if (pl_has_engine(&conf, PL_ENGINE_GRAPH) || pl_has_engine(&conf, PL_ENGINE_IO)) {
 		fprintf(stderr, APP ": --engine graph and io go with --source port\n");
 		return -EINVAL;
 	} else if (c->n_ports || c->tx_port >= 0 || c->sink != PL_SINK_TX || c->rxq || c->mbufs ||
@@ -325,7 +316,7 @@ check_conf(struct pl_conf *c)
 			rte_lcore_count());
 		return -EINVAL;
 	}
-	if (has_engine(PL_ENGINE_EVENTDEV) && rte_event_dev_count() == 0) {
+	if (pl_has_engine(&conf, PL_ENGINE_EVENTDEV) && rte_event_dev_count() == 0) {
 		fprintf(stderr, APP ": --engine eventdev: no event device; give EAL --vdev "
 				EVENT_VDEV "\n");
 		return -EINVAL;

@@ -385,6 +385,9 @@ void pl_driver_abort(void);
 /** What engine @p e is, over --source @p s, for its runs' headings. */
 const char *pl_engine_what(enum pl_source_kind s, enum pl_engine e);
 
+/** Whether --engine listed @p e. */
+bool pl_has_engine(const struct pl_conf *c, enum pl_engine e);
+
 /** 12345678 as "12,345,678", the seed's way of writing rates. */
 const char *pl_grouped(uint64_t v, char *buf, size_t len);
 

@@ -185,15 +185,6 @@ one_run(const struct pl_conf *c, enum pl_engine e, unsigned int run, struct lca_
 	return ret;
 }
 
-static bool
-has_engine(const struct pl_conf *c, enum pl_engine e)
-{
-	for (unsigned int i = 0; i < c->n_engines; i++)
-		if (c->engines[i] == e)
-			return true;
-	return false;
-}
-
 /* After every run: the side-by-side table, the frequency, the runtime's
  * counters, the verdict and the record. */
 static int
@@ -212,7 +203,7 @@ report(const struct pl_conf *c, json_t *placement, struct lca_freq_total *all, b
 	printf("\nFrequency over every run:\n");
 	lca_freq_total_print(stdout, "All engines' runs together:", all);
 	json_object_set_new(root, "frequency", lca_freq_total_json(all));
-	if (has_engine(c, PL_ENGINE_LCACTOR)) {
+	if (pl_has_engine(c, PL_ENGINE_LCACTOR)) {
 		printf("\nlcactor's runtime after its last run:\n");
 		lca_report_actors(stdout);
 		lca_report_lcores(stdout);

@@ -27,15 +27,6 @@
 static struct pl_lcore lcores_fig[RTE_MAX_LCORE];
 static struct pl_result result;
 
-static bool
-has_engine(const struct pl_conf *c, enum pl_engine e)
-{
-	for (unsigned int i = 0; i < c->n_engines; i++)
-		if (c->engines[i] == e)
-			return true;
-	return false;
-}
-
 /* Partition p's task on the p-th lcore, round-robin; its source there
  * (local) or on the next lcore (cross). */
 static void
@@ -128,7 +119,7 @@ print_placement(const struct pl_conf *c)
 		int cpu = lca_topo_lcore_cpu(tl);
 		char actor[16] = "-";
 
-		if (has_engine(c, PL_ENGINE_LCACTOR))
+		if (pl_has_engine(c, PL_ENGINE_LCACTOR))
 			snprintf(actor, sizeof(actor), "%u", pl_lcactor_task(p));
 		if (p < 64 || p == c->partitions - 1)
 			printf("%-9u %-7s %-10u %4d %4u %-12u %8u %12" PRIu64 "\n", p, actor, tl, cpu,
@@ -136,7 +127,7 @@ print_placement(const struct pl_conf *c)
 			       pl.feed->quota(p));
 		else if (p == 64)
 			printf("...\n");
-		if (has_engine(c, PL_ENGINE_LCACTOR)) {
+		if (pl_has_engine(c, PL_ENGINE_LCACTOR)) {
 			char role[48];
 
 			snprintf(role, sizeof(role), "task p%u, source on lcore %u", p,
@@ -300,11 +291,11 @@ teardown_engines(void)
 {
 	const struct pl_conf *c = pl.conf;
 
-	if (has_engine(c, PL_ENGINE_EVENTDEV))
+	if (pl_has_engine(c, PL_ENGINE_EVENTDEV))
 		pl_eventdev_teardown();
-	if (has_engine(c, PL_ENGINE_PLAIN))
+	if (pl_has_engine(c, PL_ENGINE_PLAIN))
 		pl_plain_teardown();
-	if (has_engine(c, PL_ENGINE_LCACTOR))
+	if (pl_has_engine(c, PL_ENGINE_LCACTOR))
 		pl_lcactor_teardown();
 	pl.feed->teardown();
 }
@@ -333,7 +324,7 @@ conf_json(const struct pl_conf *c)
 			 c->layout == PL_LAYOUT_LOCAL ? "local" : "cross", "runs", (int)c->runs,
 			 "timeout_s", (json_int_t)c->timeout_s, "eventdev_vdev_added",
 			 pl.vdev_added, "eventdev_driver",
-			 has_engine(c, PL_ENGINE_EVENTDEV) ? pl_eventdev_driver() : "",
+			 pl_has_engine(c, PL_ENGINE_EVENTDEV) ? pl_eventdev_driver() : "",
 			 "partition_lcores", map);
 }
 

@@ -154,3 +154,12 @@ pl_launch(int (*fn)(void *), int *rets)
 			return rets[lcore_id];
 	return 0;
 }
+
+bool
+pl_has_engine(const struct pl_conf *c, enum pl_engine e)
+{
+	for (unsigned int i = 0; i < c->n_engines; i++)
+		if (c->engines[i] == e)
+			return true;
+	return false;
+}
