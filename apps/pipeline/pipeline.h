@@ -25,11 +25,13 @@
  */
 
 #include <stdbool.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
 
+#include "lca_eal.h"
 #include "lca_series.h"
 
 #include <rte_common.h>
@@ -239,6 +241,17 @@ struct pl_result {
 const char *pl_engine_name(enum pl_engine e);
 
 /* What the engines share (pl_run.c). */
+
+/** Stop requested (-EINTR) or --timeout passed (-ETIMEDOUT); else 0. */
+static inline int
+pl_should_stop(uint64_t now)
+{
+	if (unlikely(lca_eal_stop_requested()))
+		return -EINTR;
+	if (unlikely(now > pl.deadline))
+		return -ETIMEDOUT;
+	return 0;
+}
 
 /** Reset the per-run state and every lcore's figures for a run. */
 void pl_run_reset(void);

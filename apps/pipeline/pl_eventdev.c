@@ -61,14 +61,8 @@ ev_worker(void *arg)
 		f->loops++;
 		lca_freq_poll(me, now);
 		pl_warm_check(f, now);
-		if (unlikely(lca_eal_stop_requested())) {
-			ret = -EINTR;
+		if ((ret = pl_should_stop(now)) != 0)
 			break;
-		}
-		if (unlikely(now > pl.deadline)) {
-			ret = -ETIMEDOUT;
-			break;
-		}
 		for (unsigned int i = 0; i < l->n_src && left > 0; i++) {
 			uint32_t p = l->src_part[i];
 			unsigned int k = pl.feed->peek(p, recs, enq_max);

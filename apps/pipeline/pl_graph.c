@@ -192,7 +192,7 @@ pl_graph_loop(void)
 		f->loops++;
 		lca_freq_poll(me, now);
 		pl_warm_check(f, now);
-		if ((ret = pl_port_should_stop(now)) != 0)
+		if ((ret = pl_should_stop(now)) != 0)
 			break;
 		g->now = now;
 		/* A walk runs every node with something pending: none is left

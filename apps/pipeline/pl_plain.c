@@ -104,14 +104,8 @@ plain_worker(void *arg)
 		f->loops++;
 		lca_freq_poll(me, now);
 		pl_warm_check(f, now);
-		if (unlikely(lca_eal_stop_requested())) {
-			ret = -EINTR;
+		if ((ret = pl_should_stop(now)) != 0)
 			break;
-		}
-		if (unlikely(now > pl.deadline)) {
-			ret = -ETIMEDOUT;
-			break;
-		}
 		for (unsigned int i = 0; i < l->n_src; i++)
 			left -= source_pass(f, l->src_part[i], &counted);
 		for (unsigned int i = 0; i < l->n_task; i++) {

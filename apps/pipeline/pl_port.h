@@ -171,17 +171,6 @@ pl_port_rx(struct rxq_state *q, uint64_t now, struct pl_fig *f, struct rte_mbuf 
 	return n;
 }
 
-/** Stop requested (-EINTR) or --timeout passed (-ETIMEDOUT); else 0. */
-static inline int
-pl_port_should_stop(uint64_t now)
-{
-	if (unlikely(lca_eal_stop_requested()))
-		return -EINTR;
-	if (unlikely(now > pl.deadline))
-		return -ETIMEDOUT;
-	return 0;
-}
-
 /**
  * Parse a burst and count each valid packet by key in @p lcore's store;
  * the valid ones move to the front of @p pkts, the malformed ones into

@@ -156,14 +156,8 @@ pl_port_ev_worker(void *arg)
 		w->f->loops++;
 		lca_freq_poll(me, now);
 		pl_warm_check(w->f, now);
-		if (unlikely(lca_eal_stop_requested())) {
-			ret = -EINTR;
+		if ((ret = pl_should_stop(now)) != 0)
 			break;
-		}
-		if (unlikely(now > pl.deadline)) {
-			ret = -ETIMEDOUT;
-			break;
-		}
 		ev_rx(w, now);
 		if (ev_count(w) > 0)
 			continue;

@@ -55,7 +55,7 @@ rtc_worker(bool stages)
 		f->loops++;
 		lca_freq_poll(me, now);
 		pl_warm_check(f, now);
-		if ((ret = pl_port_should_stop(now)) != 0)
+		if ((ret = pl_should_stop(now)) != 0)
 			break;
 		for (unsigned int i = 0; i < n_mine; i++) {
 			bool ended;
