@@ -42,6 +42,39 @@ start_node2() {
 	bpid=$!
 }
 
+# 10% CPU each, for 5 s: each process runs 10 ms of every 100 (SIGCONT,
+# SIGSTOP), out of phase, portable where cgroups' cpu controller is not.
+# duty_cycle PID PID SECONDS
+duty_cycle() {
+	local end=$((SECONDS + $3))
+	while [ $SECONDS -lt $end ]; do
+		kill -CONT "$1"; sleep 0.01; kill -STOP "$1"
+		kill -CONT "$2"; sleep 0.01; kill -STOP "$2"
+		sleep 0.08
+	done
+	kill -CONT "$1" "$2"
+}
+
+# slow: both processes at 10% CPU for 5 s: only slow, never declared dead
+# (dead_ms 1000 against pauses of 90 ms): no down, nothing refused or lost.
+out=
+: >"$tmp/2.log"
+start_node2
+ip netns exec "${n}a" "$prog" -l 0 "${eal[@]}" --file-prefix "${n}1" \
+	--vdev "net_af_packet0,iface=${n}a,qpairs=1" -- --node 1 --keep >"$tmp/1.log" 2>&1 &
+apid=$!
+check "slow: node 1 had its first 100 replies" "wait_for_line '$tmp/1.log' '^ready$' 60 $apid"
+duty_cycle "$apid" "$bpid" 5
+wait "$apid"; rc=$?
+apid=
+out=$(cat "$tmp/1.log")
+grep -E "^counts: " <<<"$out"
+check "slow: both at 10% CPU for 5 s: the link kept, every ping answered, none refused or lost" \
+	"[ $rc -eq 0 ] && grep -qE '^counts: [0-9]+ pings sent, 0 refused, [0-9]+ replies, 0 downs, 0 ups, 0 lost_on_dead, 0 stale_session, node 2 up; unaccounted 0\$' <<<\"\$out\""
+[ $fail -eq 0 ] || { echo "--- node 1:"; cat "$tmp/1.log"; echo "--- node 2:"; tail -20 "$tmp/2.log"; }
+kill -TERM "$bpid" 2>/dev/null
+wait "$bpid" 2>/dev/null
+
 # restart: node 2 killed (SIGKILL) and started again, a new incarnation.
 # pause: node 2 stopped (SIGSTOP) past dead_ms and let go on (SIGCONT): the
 # same incarnation, which finds node 1 silent for as long and declares it

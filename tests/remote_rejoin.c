@@ -4,10 +4,11 @@
  * pair between two network namespaces the script makes), node 2 killed
  * with SIGKILL and started again while node 1 runs.
  *
- *   remote_rejoin [EAL args] -- --node 1|2 [--rounds N]
+ *   remote_rejoin [EAL args] -- --node 1|2 [--rounds N] [--keep]
  *
  * Node 2 echoes. Node 1 pings node 2's echo every 10 ms, N replies (100)
- * before the kill and N after the rejoin, and prints, as they happen,
+ * before the kill and N after the rejoin (--keep: N more, no rejoin to
+ * wait for: node 2 is only slowed), and prints, as they happen,
  * "ready" (the script's cue to kill), "down" (its watcher's NODE_DOWN),
  * "up" (NODE_UP), and at the end one line of counts: pings sent, sends
  * refused (-EHOSTDOWN), replies, downs, ups, the link's lost_on_dead
@@ -132,8 +133,16 @@ back_up(uint64_t n)
 	return __atomic_load_n(&counts.ups, __ATOMIC_RELAXED) > 0;
 }
 
+static bool
+always(uint64_t n)
+{
+	(void)n;
+	return true;
+}
+
+/* @p keep: the link is expected to stay up (no rejoin to wait for). */
 static int
-run_node1(unsigned int rounds)
+run_node1(unsigned int rounds, bool keep)
 {
 	struct lca_remote_link_stats ls;
 	uint64_t sent = 0, refused = 0, after;
@@ -145,7 +154,7 @@ run_node1(unsigned int rounds)
 	ok = ping_until(pinger, &sent, &refused, replies_reach, rounds);
 	printf("ready\n");
 	fflush(stdout);
-	ok = ok && ping_until(pinger, &sent, &refused, back_up, 0);
+	ok = ok && ping_until(pinger, &sent, &refused, keep ? always : back_up, 0);
 	after = __atomic_load_n(&counts.replies, __ATOMIC_RELAXED) + rounds;
 	ok = ok && ping_until(pinger, &sent, &refused, replies_reach, after);
 	/* The last replies on their way: every ping taken is then a reply or
@@ -171,20 +180,25 @@ main(int argc, char **argv)
 	struct lca_runtime_conf rc = { .msgs_per_node = 8191 };
 	struct lca_remote_conf c;
 	unsigned int node = 0, rounds = 100;
+	bool keep = false;
 	lca_actor_id_t echo;
 	char **app_argv;
 	int app_argc, ret;
 
 	if (lca_eal_init(argc, argv, &app_argc, &app_argv) != 0)
 		return 1;
-	for (int i = 1; i + 1 < app_argc; i += 2) {
-		if (strcmp(app_argv[i], "--node") == 0)
-			node = (unsigned int)atoi(app_argv[i + 1]);
-		else if (strcmp(app_argv[i], "--rounds") == 0)
-			rounds = (unsigned int)atoi(app_argv[i + 1]);
+	for (int i = 1; i < app_argc; i++) {
+		if (strcmp(app_argv[i], "--keep") == 0)
+			keep = true;
+		else if (strcmp(app_argv[i], "--node") == 0 && i + 1 < app_argc)
+			node = (unsigned int)atoi(app_argv[++i]);
+		else if (strcmp(app_argv[i], "--rounds") == 0 && i + 1 < app_argc)
+			rounds = (unsigned int)atoi(app_argv[++i]);
+		else
+			node = 0;
 	}
 	if ((node != 1 && node != 2) || rounds == 0) {
-		fprintf(stderr, "usage: remote_rejoin [EAL args] -- --node 1|2 [--rounds N]\n");
+		fprintf(stderr, "usage: remote_rejoin [EAL args] -- --node 1|2 [--rounds N] [--keep]\n");
 		lca_eal_cleanup();
 		return 2;
 	}
@@ -201,7 +215,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (node == 1)
-		ret = run_node1(rounds);
+		ret = run_node1(rounds, keep);
 	else
 		(void)lca_runtime_run(120000); /* echoes until killed or stopped */
 	lca_remote_stop();
