@@ -50,7 +50,7 @@ check "remote-bench: RTT percentiles for 16, 64 and 256 B" \
 check "remote-bench: exact link counts, nothing malformed" \
 	"grep -qE '^Link to node 2: 301504 msgs sent, 1503 delivered here, .* 0 malformed' <<<\"\$out\" && grep -q '^All messages counted on both sides.' <<<\"\$out\""
 check "remote-bench: every drop and refusal count printed, nothing lost or undeliverable" \
-	"grep -qE '^Drops and refusals, link to node 2: 0 undeliverable, [0-9]+ duplicates, [0-9]+ out-of-window, [0-9]+ no-credit refusals, [0-9]+ held for a full mailbox, 0 lost-at-node-down, 0 retries given up, 0 acks past what was sent, 0 credits past the window, [0-9]+ in flight; of no link: [0-9]+ not-for-us, 0 unknown-peer, 0 malformed, [0-9]+ no-mbuf, [0-9]+ TX refused, [0-9]+ TX without envelope, 0 bad-tag, [0-9]+ link-downs\$' <<<\"\$out\""
+	"grep -qE '^Drops and refusals, link to node 2: 0 undeliverable, 0 returned \\(no actor there\\), 0 returned \\(stopped there\\), [0-9]+ duplicates, [0-9]+ out-of-window, [0-9]+ no-credit refusals, [0-9]+ held for a full mailbox, 0 lost-at-node-down, 0 retries given up, 0 acks past what was sent, 0 credits past the window, [0-9]+ in flight; of no link: [0-9]+ not-for-us, 0 unknown-peer, 0 malformed, [0-9]+ no-mbuf, [0-9]+ TX refused, [0-9]+ TX without envelope, 0 bad-tag, [0-9]+ link-downs\$' <<<\"\$out\""
 check "remote-bench: the second process exited 0 (or died of the known crash)" "[ $peer_crashed -eq 1 ] || grep -q '^Peer process exited with status 0' <<<\"\$out\""
 # --msgs and --pings given: one pass each, exactly; "shorter than" exactly
 # when the shorter of the two windows is under 50 scheduler ticks.
@@ -208,7 +208,7 @@ assert c['link']['undeliverable'] == c['link']['lost_on_dead'] == 0 and c['link'
 assert c['no_link']['malformed'] == c['no_link']['unknown_peer'] == 0, c
 PY"
 	check "remote-bench over ucx (UCX_TLS=$tls): the drop and refusal counts printed" \
-		"grep -qE '^Drops and refusals, link to node 2: 0 undeliverable, .* 0 lost-at-node-down, .*; of no link: .* 0 malformed, ' <<<\"\$out\""
+		"grep -qE '^Drops and refusals, link to node 2: 0 undeliverable, 0 returned \\(no actor there\\), 0 returned \\(stopped there\\), .* 0 lost-at-node-down, .*; of no link: .* 0 malformed, ' <<<\"\$out\""
 	check "remote-bench over ucx (UCX_TLS=$tls): the record's path is the last line" "[ \"\$(tail -1 <<<\"\$out\")\" = 'record: $json' ]"
 	record_checks "$json" lca-remote-bench
 	[ $fail -eq 0 ] || echo "$out" | tail -30

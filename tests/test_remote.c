@@ -626,6 +626,81 @@ test_send_errors_and_mbuf(void **state)
 	rte_mempool_free(mp);
 }
 
+/* An actor's messages to remote actors that are not there, or stopped,
+ * come back to it as LCA_TYPE_UNDELIVERED notices on its control lane,
+ * counted by cause on the sending side; a bare thread's are only counted. */
+#define TYPE_LOST 78
+
+struct told {
+	lca_actor_id_t to[2];  /* where GO makes it send */
+	unsigned int notices;
+	struct lca_undelivered u[2];
+	unsigned int not_control;
+};
+
+static void
+told_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct told *t = state;
+	struct lca_msg *m;
+
+	(void)self;
+	if (msg->type == TYPE_GO) {
+		for (unsigned int i = 0; i < 2; i++) {
+			assert_int_equal(lca_msg_alloc(&m), 0);
+			m->type = TYPE_LOST;
+			assert_int_equal(lca_send(t->to[i], m), 0);
+		}
+	} else if (msg->type == LCA_TYPE_UNDELIVERED) {
+		t->not_control += !(msg->flags & LCA_MSG_F_CONTROL);
+		if (t->notices < 2)
+			memcpy(&t->u[t->notices], msg->data, sizeof(t->u[0]));
+		if (++t->notices == 2)
+			lca_runtime_stop();
+	}
+}
+
+static void
+test_undelivered_told(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_link_stats ls;
+	lca_actor_id_t sender, gone;
+	struct told *t;
+	struct lca_msg *m;
+
+	(void)state;
+	loopback_conf(&c);
+	sender = lca_test_spawn(told_handler, sizeof(struct told), 0, 64, 1);
+	gone = lca_test_spawn(told_handler, sizeof(struct told), 1, 64, 1);
+	assert_int_equal(lca_actor_stop(gone), 0);
+	t = lca_actor_state(sender);
+	t->to[0] = lca_remote_ref(SELF, 5000);
+	t->to[1] = lca_remote_ref(SELF, gone);
+	assert_int_equal(lca_remote_start(&c), 0);
+	/* From a bare thread: counted, nobody to tell. */
+	assert_int_equal(lca_msg_alloc(&m), 0);
+	assert_int_equal(lca_send(lca_remote_ref(SELF, 5001), m), 0);
+	assert_int_equal(lca_msg_alloc(&m), 0);
+	m->type = TYPE_GO;
+	assert_int_equal(lca_send(sender, m), 0);
+	assert_true(lca_test_run(10));
+	assert_false(lca_test_run(1));
+	assert_int_equal(t->notices, 2);
+	assert_int_equal(t->not_control, 0);
+	for (unsigned int i = 0; i < 2; i++) {
+		assert_int_equal(t->u[i].to, t->to[i]);
+		assert_int_equal(t->u[i].type, TYPE_LOST);
+	}
+	assert_int_equal(t->u[0].error, -ESRCH);
+	assert_int_equal(t->u[1].error, -EPIPE);
+	assert_int_equal(lca_remote_link_stats_get(SELF, &ls), 0);
+	assert_int_equal(ls.undeliverable, 3);
+	assert_int_equal(ls.returned_no_actor, 1);
+	assert_int_equal(ls.returned_stopped, 1);
+	assert_int_equal(lca_remote_stop(), 0);
+}
+
 /* Messages larger than a frame cross in the large lane, in fragments put
  * back together without a copy, over a lossy wire; small messages keep
  * flowing meanwhile. */
@@ -2253,6 +2328,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_key_one_side, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_never_heard_why, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_rejoin, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_undelivered_told, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_seq_outside_window, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_forged_without_key, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_exchange, runtime_up, runtime_down),

@@ -128,6 +128,8 @@ rm_rec_send(const struct wire_msg *r, struct lca_msg *e)
 		return -ESRCH;
 	if (to == RM_NAMES_LOCAL)
 		to = rm.names;
+	if (unlikely(e->type == LCA_TYPE_UNDELIVERED))
+		return lca_send_control(to, e); /* like the runtime's own notices */
 	return lca_send_from(rm_from_of(rte_be_to_cpu_32(r->from)), to, e);
 }
 
@@ -170,6 +172,40 @@ rec_mbuf(struct rm_spare *spare, struct rte_mbuf *frame, uint32_t off, const uin
 	return c;
 }
 
+/* Record @p r could not be delivered (@p err): tell its sender, when it
+ * was an actor and this was not already such a notice. */
+static void
+undelivered_tell(const struct wire_msg *r, int err)
+{
+	lca_actor_id_t from = rm_from_of(rte_be_to_cpu_32(r->from));
+	struct lca_undelivered u = {
+		.to = lca_remote_ref(rm.self.id, rte_be_to_cpu_32(r->to)),
+		.type = rte_be_to_cpu_32(r->type),
+		.error = err,
+	};
+	struct lca_msg *n;
+
+	if (from == LCA_ACTOR_NONE || u.type == LCA_TYPE_UNDELIVERED || lca_msg_alloc(&n) != 0)
+		return;
+	n->type = LCA_TYPE_UNDELIVERED;
+	memcpy(n->data, &u, sizeof(u));
+	n->len = sizeof(u);
+	if (lca_send(from, n) != 0)
+		lca_msg_free(n);
+}
+
+/* A notice of ours that came back: counted by cause. */
+static void
+returned_count(const struct lca_msg *e, struct lca_remote_link_stats *st)
+{
+	struct lca_undelivered u;
+
+	if (e->len < sizeof(u))
+		return;
+	memcpy(&u, e->data, sizeof(u));
+	rm_count(u.error == -EPIPE ? &st->returned_stopped : &st->returned_no_actor, 1);
+}
+
 int
 rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf *frame,
 	       uint32_t off, struct lca_remote_link_stats *st)
@@ -200,12 +236,15 @@ rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf
 		memcpy(e->data, payload, len);
 		e->len = (uint16_t)len;
 	}
+	if (unlikely(rte_be_to_cpu_32(r->type) == LCA_TYPE_UNDELIVERED))
+		returned_count(e, st);
 	ret = rm_rec_send(r, e);
 	if (unlikely(ret != 0)) {
 		lca_msg_free(e); /* and its mbuf */
 		if (ret == -ENOBUFS || ret == -ENOMEM)
 			return -ENOBUFS;
 		rm_count(&st->undeliverable, 1);
+		undelivered_tell(r, ret);
 	} else {
 		rm_count(&st->msgs_delivered, 1);
 	}

@@ -39,7 +39,8 @@
  * holds the channel (its credit stops growing, the sender sees -ENOBUFS)
  * and nothing is dropped; a receiver that does not exist or stopped is
  * counted there (lca_send_errors_get(): no_actor, stopped) and in the
- * link's undeliverable counter.
+ * link's undeliverable counter, and a sender that is an actor gets an
+ * LCA_TYPE_UNDELIVERED notice back.
  *
  * Order is per channel, and a channel is per sending lcore: the sends of an
  * affinity actor, or of one lcore's thread, keep their order to each
@@ -100,6 +101,24 @@ extern "C" {
  * LCA_TYPE_NODE_DOWN, with the same payload; sends to it go again.
  */
 #define LCA_TYPE_NODE_UP (LCA_TYPE_SYSTEM + 19)
+
+/**
+ * System message type: a message an actor sent to a remote actor could not
+ * be delivered there: no such actor (-ESRCH) or it stopped (-EPIPE). The
+ * far node sends it back to the sender's control lane, with a struct
+ * lca_undelivered, when the sender was an actor (not a bare thread); it is
+ * counted on both nodes (lca_remote_link_stats: undeliverable there,
+ * returned_no_actor or returned_stopped here). A notice that cannot be
+ * delivered itself is only counted.
+ */
+#define LCA_TYPE_UNDELIVERED (LCA_TYPE_SYSTEM + 20)
+
+/** The payload of LCA_TYPE_UNDELIVERED. */
+struct lca_undelivered {
+	lca_actor_id_t to; /**< The receiver, as the sender named it (a remote reference). */
+	uint32_t type;     /**< The message's type. */
+	int32_t error;     /**< -ESRCH or -EPIPE. */
+};
 
 /** Bytes of a name lca_remote_lookup() can ask for (without the NUL): the
  *  request carries it inline beside its request id. */
@@ -241,7 +260,11 @@ struct lca_remote_conf {
 struct lca_remote_link_stats {
 	uint64_t msgs_sent;      /**< Messages put into frames. */
 	uint64_t msgs_delivered; /**< Messages received and given to their actor. */
-	uint64_t undeliverable;  /**< Received for an actor that does not exist or stopped. */
+	uint64_t undeliverable;  /**< Received for an actor that does not exist or stopped
+				  *   (its sender, if an actor, is told: LCA_TYPE_UNDELIVERED). */
+	uint64_t returned_no_actor; /**< Our messages the peer could not deliver: no
+				     *   such actor there (LCA_TYPE_UNDELIVERED notices). */
+	uint64_t returned_stopped; /**< The same: the actor there had stopped. */
 	uint64_t frames_sent;    /**< Data frames, first transmissions. */
 	uint64_t frames_rx;      /**< Data frames received in the window, first copies. */
 	uint64_t acks_sent;      /**< Frames without data: acks, NAKs, heartbeats. */

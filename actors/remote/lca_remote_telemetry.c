@@ -15,6 +15,8 @@ fill_link(struct rte_tel_data *d, const struct lca_remote_link_stats *s)
 	U64(d, *s, msgs_sent);
 	U64(d, *s, msgs_delivered);
 	U64(d, *s, undeliverable);
+	U64(d, *s, returned_no_actor);
+	U64(d, *s, returned_stopped);
 	U64(d, *s, frames_sent);
 	U64(d, *s, frames_rx);
 	U64(d, *s, acks_sent);

@@ -26,6 +26,8 @@ static const struct rb_count link_counts[] = {
 	RB_LINK(msgs_sent, NULL),
 	RB_LINK(msgs_delivered, NULL),
 	RB_LINK(undeliverable, "undeliverable"),
+	RB_LINK(returned_no_actor, "returned (no actor there)"),
+	RB_LINK(returned_stopped, "returned (stopped there)"),
 	RB_LINK(frames_sent, NULL),
 	RB_LINK(frames_rx, NULL),
 	RB_LINK(acks_sent, NULL),
