@@ -252,6 +252,16 @@ for order in node1 node2; do
 		"[ \$(grep -c 'remote: link to node [12] up: its first frame' <<<\"\$out\") -eq 2 ]"
 	[ $fail -eq 0 ] || echo "$out" | tail -20
 done
+# Jumbo memif frames (issue 21 item 7): 9216-byte buffers, MTU 9000, every
+# message counted, and far more of them a frame than 1500 bytes hold.
+out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbj -- --remote memif --peer-lcores 1 \
+	--msgs 200000 --pings 100 --sizes 16 --timeout 60 --no-floor --jumbo 2>&1); rc=$?
+known_memif_crash "$rc" "$out" && rc=0
+check "remote-bench --jumbo: frames of 9014 bytes on both nodes, every message counted" \
+	"[ $rc -eq 0 ] && [ \$(grep -c 'up over ethdev: .* frame 9014 bytes' <<<\"\$out\") -eq 2 ] && grep -q 'the sink counted 200000\$' <<<\"\$out\" && grep -q '^All messages counted on both sides' <<<\"\$out\""
+check "remote-bench --jumbo: over 100 16-byte messages a frame" \
+	"grep -qE '^Link to node 2: .* \\(([1-9][0-9]{2,})\\.[0-9] msgs/frame\\)' <<<\"\$out\""
+[ $fail -eq 0 ] || echo "$out" | tail -20
 out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbx -- --remote memif --start-order last 2>&1); rc=$?
 check "remote-bench --start-order last exits 2 and names the choices" "[ $rc -eq 2 ] && grep -q -- '--start-order last: node1 or node2' <<<\"\$out\""
 

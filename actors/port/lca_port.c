@@ -296,6 +296,11 @@ check_conf(const struct lca_port_conf *conf)
 {
 	unsigned int burst = conf->burst ? conf->burst : LCA_PORT_BURST_DEFAULT;
 
+	if (conf->mbuf_size != 0 && conf->mbuf_size <= RTE_PKTMBUF_HEADROOM) {
+		LCA_LOG(ERR, "port %u: mbuf_size %u leaves no room past the headroom (%u)\n",
+			conf->port_id, conf->mbuf_size, RTE_PKTMBUF_HEADROOM);
+		return -EINVAL;
+	}
 	if (burst > LCA_PORT_BURST_MAX) {
 		LCA_LOG(ERR, "port %u: burst %u is above the most, %u\n", conf->port_id,
 			conf->burst, LCA_PORT_BURST_MAX);
@@ -352,7 +357,8 @@ pool_create(struct lca_port *p, const struct lca_port_conf *conf, uint16_t rx_de
 		n = rte_align32pow2(need + LCA_PORT_IN_FLIGHT_DEFAULT + 1) - 1;
 	}
 	snprintf(name, sizeof(name), "lca_port%u_%u", p->port_id, pool_seq++);
-	p->pool = rte_pktmbuf_pool_create(name, n, cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+	p->pool = rte_pktmbuf_pool_create(name, n, cache, 0,
+					  conf->mbuf_size ? conf->mbuf_size : RTE_MBUF_DEFAULT_BUF_SIZE,
 					  p->socket);
 	if (p->pool == NULL) {
 		LCA_LOG(ERR, "port %u: no pool of %u mbufs on socket %d: %s\n", p->port_id, n,

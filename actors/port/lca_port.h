@@ -148,6 +148,10 @@ struct lca_port_conf {
 				*   polled): a port to transmit on. n_rxq,
 				*   rx_lcores and classify must be 0/NULL and
 				*   dest is not used. */
+	uint16_t mbuf_size;    /**< Data room of each mbuf of the pool, headroom
+				*   included (0: RTE_MBUF_DEFAULT_BUF_SIZE): a frame
+				*   larger than mbuf_size - RTE_PKTMBUF_HEADROOM
+				*   arrives in a chain. */
 	unsigned int start_wait_ms; /**< When rte_eth_dev_start() fails, or a memif
 				     *   client's link is not up a second after it,
 				     *   start again for this long, saying so once

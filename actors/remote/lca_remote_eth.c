@@ -565,6 +565,10 @@ port_start(unsigned int pi)
 	};
 	int ret;
 
+	/* A frame in one mbuf (the decoder takes no chains): jumbo frames
+	 * need a larger data room than the default's 2048. */
+	if (rm.frame_cap + rm_eth.tag_len > RTE_MBUF_DEFAULT_DATAROOM)
+		pc.mbuf_size = (uint16_t)(RTE_PKTMBUF_HEADROOM + rm.frame_cap + rm_eth.tag_len);
 	/* Either process may start first: a memif client waits for its
 	 * server (its start fails until the socket is there). */
 	pc.start_wait_ms = (unsigned int)(rm.connect * 1000 / rte_get_tsc_hz());

@@ -146,6 +146,8 @@ find_words(int argc, char **argv, struct lca_pair *p)
 			w.peer = i;
 		else if (w.dd >= 0 && strcmp(argv[i], "--start-order") == 0 && i + 1 < argc)
 			w.order = i;
+		else if (w.dd >= 0 && strcmp(argv[i], "--jumbo") == 0)
+			p->jumbo = true;
 		else if (w.dd >= 0 && strcmp(argv[i], "--netem") == 0)
 			p->netem = true;
 		else if (w.dd >= 0 && strcmp(argv[i], "--pair-netem-on") == 0)
@@ -213,8 +215,8 @@ add_vdev(char **v, int *n, const struct lca_pair *p, bool peer)
 	char vdev[256];
 
 	if (strcmp(p->transport, "memif") == 0)
-		snprintf(vdev, sizeof(vdev), "net_memif0,role=%s,socket=%s,socket-abstract=no,id=0",
-			 peer ? "client" : "server", p->sock);
+		snprintf(vdev, sizeof(vdev), "net_memif0,role=%s,socket=%s,socket-abstract=no,id=0%s",
+			 peer ? "client" : "server", p->sock, p->jumbo ? ",bsize=9216" : "");
 	else if (strcmp(p->transport, "af_packet") == 0)
 		snprintf(vdev, sizeof(vdev), "net_af_packet0,iface=%s%c,qpairs=1", p->sock,
 			 peer ? 'b' : 'a');
@@ -425,6 +427,8 @@ lca_pair_conf(const struct lca_pair *p, struct lca_remote_conf *c)
 		n->port_id = 0;
 		parse_lcores(i == 0 ? (l1[0] ? l1 : "0") : (l2[0] ? l2 : "1"), n);
 	}
+	if (p->jumbo)
+		c->mtu = 9000; /* a 9042-byte frame in a 9216-byte memif buffer */
 	if (p->netem && !p->netem_on) {
 		/* No sch_netem: the same faults from the injector, both sides. */
 		c->inject.loss_ppm = 10000;

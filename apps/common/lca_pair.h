@@ -31,6 +31,7 @@ struct lca_pair {
 	bool netem;             /* --netem: tc netem on the veth pair (af_packet) */
 	bool netem_on;          /* it could be set */
 	bool netns_made;        /* namespaces to remove at the end */
+	bool jumbo;             /* --jumbo: memif buffers of 9216 bytes, MTU 9000 */
 	char transport[16];
 	char sock[108];
 	char peer_lcores[64];   /* -l of the other process */
@@ -52,7 +53,8 @@ struct lca_pair {
 
 /*
  * Look for "--remote T" (and the peer's own "--pair-peer L", and
- * "--start-order node1|node2": which process starts its link first) among the app
+ * "--start-order node1|node2": which process starts its link first; and
+ * "--jumbo": memif bsize=9216 and the table's mtu 9000) among the app
  * arguments of @p argv; when there, prepare this process's EAL arguments
  * (p->argc, p->argv, to give lca_eal_init()) and the peer's. @p peer_lcores
  * is the -l of the peer process ("1" by default). Without --remote,

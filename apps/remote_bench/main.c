@@ -542,6 +542,9 @@ static const struct lca_opt options[] = {
 		  "veth (or lcactor's injector where the kernel has no netem)" },
 	{ "pair-netem-on", 0, LCA_OPT_IGNORE, .no_value = true, .hidden = true },
 	{ "pair-peer", 0, LCA_OPT_IGNORE, .hidden = true },
+	{ "jumbo", 0, LCA_OPT_IGNORE, .no_value = true,
+	  .help = "memif: buffers of 9216 bytes and frames of MTU 9000\n"
+		  "(about 280 16-byte messages a frame; default 1500)" },
 	{ "start-order", 0, LCA_OPT_IGNORE, .metavar = "N",
 	  .help = "node1: node 1 starts its end of the link, then the second\n"
 		  "process; node2: the second process, then node 1's end 1.5 s\n"
