@@ -77,7 +77,6 @@ chan_clean(struct rm_lcore *rl, struct chan *ch)
 	rm_count(&ch->st.lost_on_dead, lost);
 	__atomic_store_n(&ch->st.in_flight, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ch->st.dead, 1, __ATOMIC_RELAXED);
-	ch->cleaned = true;
 }
 
 /* The state of a channel that has sent and heard nothing yet, in its
@@ -114,8 +113,7 @@ chan_fresh(struct chan *ch)
 void
 eth_chan_renew(struct rm_lcore *rl, struct chan *ch)
 {
-	if (!ch->cleaned)
-		chan_clean(rl, ch);
+	chan_clean(rl, ch);
 	chan_fresh(ch);
 }
 
@@ -683,8 +681,6 @@ eth_idle(void)
 		for (unsigned int c = 0; c < rl->n_chan; c++) {
 			const struct chan *ch = &rl->chan[c];
 
-			if (ch->cleaned)
-				continue;
 			if (__atomic_load_n(&ch->st.in_flight, __ATOMIC_RELAXED) != 0 ||
 			    __atomic_load_n(&ch->open, __ATOMIC_RELAXED) != NULL ||
 			    __atomic_load_n(&ch->big, __ATOMIC_RELAXED) != NULL)

@@ -64,12 +64,10 @@ struct chan {
 	uint16_t head_off;      /* offset of its next record */
 	uint64_t last_rx_tsc;   /* 0: never heard (in this epoch) */
 	uint64_t born_tsc;      /* made fresh: connect_ms counts from here or the start */
-	uint32_t peer_session;
 	bool need_ack;
 	bool need_nak;
 	bool dirty;             /* on its lcore's list of channels to close */
 	bool blocked;           /* delivery waits for room in a mailbox */
-	bool cleaned;           /* freed after its peer died */
 	bool large;             /* the large-message lane of its pair */
 	/* Large lane, TX: the message being cut into fragments. */
 	struct lca_msg *big;

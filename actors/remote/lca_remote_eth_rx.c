@@ -406,7 +406,6 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 	}
 	/* A new incarnation made a new epoch: this channel starts afresh. */
 	chan_sync(rl, ch);
-	ch->peer_session = session;
 	if (!rx_ctrl(rl, ch, h, now)) {
 		rte_pktmbuf_free(m);
 		return;

@@ -32,6 +32,7 @@
 #include <jansson.h>
 
 #include "lca_eal.h"
+#include "lca_freq.h"
 #include "lca_series.h"
 
 #include <rte_common.h>
@@ -295,6 +296,19 @@ pl_warm_check(struct pl_fig *l, uint64_t now)
 	l->produced_warm = l->produced;
 	l->processed_warm = l->processed;
 	l->warm_seen = true;
+}
+
+/**
+ * The top of every engine's loop on lcore @p me: the loop counted, the
+ * clock sampled, the warm-up's end seen. @return pl_should_stop(now).
+ */
+static inline int
+pl_loop_tick(struct pl_fig *f, unsigned int me, uint64_t now)
+{
+	f->loops++;
+	lca_freq_poll(me, now);
+	pl_warm_check(f, now);
+	return pl_should_stop(now);
 }
 
 /** Count one processed burst of @p n on @p l (its own lcore). */

@@ -58,10 +58,7 @@ ev_worker(void *arg)
 		uint64_t now = rte_rdtsc();
 		uint16_t n;
 
-		f->loops++;
-		lca_freq_poll(me, now);
-		pl_warm_check(f, now);
-		if ((ret = pl_should_stop(now)) != 0)
+		if ((ret = pl_loop_tick(f, me, now)) != 0)
 			break;
 		for (unsigned int i = 0; i < l->n_src && left > 0; i++) {
 			uint32_t p = l->src_part[i];

@@ -189,10 +189,7 @@ pl_graph_loop(void)
 	while (g->left > 0) {
 		uint64_t now = rte_rdtsc();
 
-		f->loops++;
-		lca_freq_poll(me, now);
-		pl_warm_check(f, now);
-		if ((ret = pl_should_stop(now)) != 0)
+		if ((ret = pl_loop_tick(f, me, now)) != 0)
 			break;
 		g->now = now;
 		/* A walk runs every node with something pending: none is left

@@ -101,10 +101,7 @@ plain_worker(void *arg)
 		uint64_t now = rte_rdtsc();
 		unsigned int counted = 0;
 
-		f->loops++;
-		lca_freq_poll(me, now);
-		pl_warm_check(f, now);
-		if ((ret = pl_should_stop(now)) != 0)
+		if ((ret = pl_loop_tick(f, me, now)) != 0)
 			break;
 		for (unsigned int i = 0; i < l->n_src; i++)
 			left -= source_pass(f, l->src_part[i], &counted);

@@ -153,10 +153,7 @@ pl_port_ev_worker(void *arg)
 	for (;;) {
 		uint64_t now = rte_rdtsc();
 
-		w->f->loops++;
-		lca_freq_poll(me, now);
-		pl_warm_check(w->f, now);
-		if ((ret = pl_should_stop(now)) != 0)
+		if ((ret = pl_loop_tick(w->f, me, now)) != 0)
 			break;
 		ev_rx(w, now);
 		if (ev_count(w) > 0)

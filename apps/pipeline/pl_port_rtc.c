@@ -52,10 +52,7 @@ rtc_worker(bool stages)
 		uint64_t now = rte_rdtsc();
 		unsigned int counted = 0;
 
-		f->loops++;
-		lca_freq_poll(me, now);
-		pl_warm_check(f, now);
-		if ((ret = pl_should_stop(now)) != 0)
+		if ((ret = pl_loop_tick(f, me, now)) != 0)
 			break;
 		for (unsigned int i = 0; i < n_mine; i++) {
 			bool ended;
