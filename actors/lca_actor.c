@@ -293,8 +293,13 @@ idle_for_direct(const struct lca_actor *a, unsigned int n)
 	/* `moving` first: while it moves, its old home owns `scheduled` (as
 	 * in actor_wake()). */
 	return !a->moving && a->scheduled == 0 && n <= a->throughput && !actor_is_shared(a) &&
-	       !actor_has_control(a) && ring_empty(a->mailbox) &&
-	       actor_lcore_here()->self == NULL && lca_lcore_running();
+	       !actor_has_control(a) && ring_empty(a->mailbox);
+}
+
+bool
+actor_direct_here(void)
+{
+	return actor_lcore_here()->self == NULL && lca_lcore_running();
 }
 
 bool
@@ -325,7 +330,7 @@ actor_turn_direct(struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
 bool
 actor_packets_direct(struct lca_actor *a, struct rte_mbuf **pkts, unsigned int n)
 {
-	if (!ring_empty(a->pkt_box) || !idle_for_direct(a, n))
+	if (!ring_empty(a->pkt_box) || !idle_for_direct(a, n) || !actor_direct_here())
 		return false;
 	a->scheduled = 1; /* as in actor_turn_direct() */
 	a->turns++;

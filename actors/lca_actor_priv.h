@@ -300,12 +300,15 @@ turn_mailbox(const struct lca_actor *a)
 /* The lcore turn function: up to throughput messages of one actor.
  * @return whether it wants another turn. */
 bool actor_turn(void *item);
+/* Whether the calling thread may run handlers from what it drains: not
+ * from a handler, and in a run (between runs the main thread polls for
+ * the other lcores, and nothing runs). A poll asks once. */
+bool actor_direct_here(void);
 /* Whether @p a can take @p n messages straight from the channel being
- * drained by its home lcore's own thread, with no mailbox: an affinity
- * actor neither queued nor running, with nothing in its mailbox, control
- * lane or packet queue (so nothing it got before waits), not called from a
- * handler, and in a run (between runs the main thread polls for the other
- * lcores, and nothing runs). */
+ * drained by its home lcore's own thread (actor_direct_here() said yes),
+ * with no mailbox: an affinity actor neither queued nor running, with
+ * nothing in its mailbox, control lane or packet queue (so nothing it got
+ * before waits). */
 bool actor_can_take_direct(const struct lca_actor *a, unsigned int n);
 /* A turn of @p a on @p msgs[0..n) (actor_can_take_direct() said yes): run
  * to completion during the drain, as Seastar's smp queue and DPDK's graph

@@ -147,10 +147,7 @@ deliver_from(struct lca_msg *m, unsigned int lcore_id)
 		actor_wake(r);
 		return 0;
 	}
-	if (channel_put_to(lcore_id, home, m) != 0)
-		return -ENOBUFS;
-	envelope_recycle(m);
-	return 0;
+	return channel_send(lcore_id, home, &m, 1) == 1 ? 0 : -ENOBUFS;
 }
 
 /*
@@ -161,7 +158,7 @@ deliver_from(struct lca_msg *m, unsigned int lcore_id)
  *   to where it moved); 0 when the mailbox was full.
  */
 static inline unsigned int
-deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id)
+deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id, bool direct)
 {
 	lca_actor_id_t to;
 	struct lca_actor *a;
@@ -182,7 +179,7 @@ deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id)
 	home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
 	if (unlikely(home != lcore_id)) {
 		done = migration_on_arrival(a, msgs, run, lcore_id, home);
-	} else if (likely(lcore_id == rte_lcore_id()) && likely(actor_can_take_direct(a, run))) {
+	} else if (likely(direct) && likely(actor_can_take_direct(a, run))) {
 		/* Nothing of its waits and it is idle: no mailbox, no queue. */
 		actor_turn_direct(a, msgs, run);
 		return run;
@@ -199,9 +196,15 @@ static unsigned int
 deliver_held(struct held *h, unsigned int lcore_id)
 {
 	unsigned int moved = 0;
+	bool direct;
 
+	if (h->n == 0)
+		return 0;
+	/* Idle actors' handlers run from the drain only on an lcore's own
+	 * loop: asked once a burst, not once a run. */
+	direct = lcore_id == rte_lcore_id() && actor_direct_here();
 	while (h->n > 0) {
-		unsigned int done = deliver_run(h->msgs + h->head, h->n, lcore_id);
+		unsigned int done = deliver_run(h->msgs + h->head, h->n, lcore_id, direct);
 
 		if (done == 0)
 			break; /* a mailbox is full: try again next loop */
@@ -212,15 +215,16 @@ deliver_held(struct held *h, unsigned int lcore_id)
 	return moved;
 }
 
-/* Take up to DRAIN_BURST full slots into envelopes from this lcore's pool.
- * @return how many; 0 when none is full, or when the pool is empty (they
- * wait in their slots). */
+/* Take up to DRAIN_BURST full slots into envelopes from this thread's
+ * stash (its lcore's pool behind it). @return how many; 0 when none is
+ * full, or when the pool is empty (they wait in their slots). */
 static __rte_always_inline unsigned int
 channel_take(void *src, struct lca_msg **msgs)
 {
 	struct channel *c = src;
 	uint32_t tail = c->cons.tail;
-	unsigned int n = 0, pool;
+	struct lca_stash *s;
+	unsigned int n = 0;
 
 	while (n < DRAIN_BURST && slot_full(c, tail + n)) {
 		rte_prefetch0(&c->slots[(tail + n + 1) & ch_mask]);
@@ -228,13 +232,15 @@ channel_take(void *src, struct lca_msg **msgs)
 	}
 	if (n == 0)
 		return 0;
-	pool = lca_mempool_local_index();
-	if (rte_mempool_get_bulk(lca_mempool_by_index(pool), (void **)msgs, n) != 0)
+	/* An lcore's own thread drains (its loop, or the main lcore between
+	 * runs), so there is a stash. */
+	s = lca_stash_here();
+	if (unlikely(s == NULL) || lca_stash_get(s, (void **)msgs, n) != 0)
 		return 0;
 	for (unsigned int i = 0; i < n; i++) {
 		envelope_taken(msgs[i]);
 		memcpy(msgs[i], &c->slots[(tail + i) & ch_mask], sizeof(*msgs[i]));
-		msgs[i]->pool = (uint8_t)pool;
+		msgs[i]->pool = s->pool;
 	}
 	/* Release: the producer reuses these slots only after the copies. */
 	__atomic_store_n(&c->cons.tail, tail + n, __ATOMIC_RELEASE);

@@ -6,6 +6,7 @@
  * (lca_channel.c). Private to the actor core. */
 
 #include "lca_actor_priv.h"
+#include "lca_stash.h"
 
 int channels_init(unsigned int max_actors);
 void channels_cleanup(void);
@@ -66,17 +67,32 @@ void channels_lanes_on(void);
 unsigned int channels_poll(unsigned int lcore_id);
 
 /* An envelope whose bytes crossed in a channel: back to the pool it came
- * from, through this lcore's cache. What it owned (ptr) went with the copy. */
+ * from, through this lcore's stash @p s (lca_stash_here()). What it owned
+ * (ptr) went with the copy. */
 static inline void
-envelope_recycle(struct lca_msg *m)
+envelope_recycle(struct lca_stash *s, struct lca_msg *m)
 {
-	struct rte_mempool *mp;
+	uint8_t pool = m->pool;
 
 	if (!envelope_giving_back(m))
 		return;
-	mp = lca_mempool_by_index(m->pool);
 	envelope_poison(m);
-	rte_mempool_put(mp, m);
+	lca_stash_put(s, pool, m);
+}
+
+/* @p msgs[0..n) into the channel from @p src_lcore to @p dst_lcore, in
+ * order, each envelope back to this thread's stash once its bytes are in a
+ * slot. @return how many went (the rest are still the caller's). */
+static inline unsigned int
+channel_send(unsigned int src_lcore, unsigned int dst_lcore, struct lca_msg **msgs,
+	     unsigned int n)
+{
+	struct lca_stash *s = lca_stash_here();
+	unsigned int sent = 0;
+
+	while (sent < n && channel_put_to(src_lcore, dst_lcore, msgs[sent]) == 0)
+		envelope_recycle(s, msgs[sent++]);
+	return sent;
 }
 
 #endif /* LCA_CHANNEL_H */

@@ -495,8 +495,7 @@ deliver_elsewhere(struct lca_actor *a, struct lca_msg **msgs, unsigned int run,
 	}
 	/* @p home as read once by the caller: read again, it could be this
 	 * lcore by now, which has no channel to itself. */
-	while (done < run && channel_put_to(lcore_id, home, msgs[done]) == 0)
-		envelope_recycle(msgs[done++]);
+	done = channel_send(lcore_id, home, msgs, run);
 	__atomic_fetch_add(&a->move.forwarded, done, __ATOMIC_RELAXED);
 	return done;
 }

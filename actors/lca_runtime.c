@@ -19,6 +19,7 @@
 #include "lca_eal.h"
 #include "lca_lane.h"
 #include "lca_mempool.h"
+#include "lca_stash.h"
 #include "lca_migrate.h"
 #include "lca_registry.h"
 #include "lca_send_priv.h"
@@ -107,10 +108,11 @@ envelopes_init(struct lca_runtime_conf *c)
 	int ret;
 
 	/* Envelopes freed on an lcore wait in its cache (up to 1.5 x its size)
-	 * where no other lcore can take them: add that room, or a pool sized
-	 * for the messages in flight runs dry on a machine with many lcores. */
+	 * and its stash, where no other lcore can take them: add that room, or
+	 * a pool sized for the messages in flight runs dry on a machine with
+	 * many lcores. */
 	c->pool_cache = RTE_MIN(c->pool_cache, (unsigned int)RTE_MEMPOOL_CACHE_MAX_SIZE);
-	cache_room = (uint64_t)rte_lcore_count() * c->pool_cache * 3 / 2;
+	cache_room = (uint64_t)rte_lcore_count() * (c->pool_cache * 3 / 2 + LCA_STASH_SIZE);
 	if (c->msgs_per_node + cache_room > UINT32_MAX / 2)
 		return -EINVAL;
 	pool_conf = (struct lca_mempool_conf){

@@ -91,14 +91,18 @@ msg_reset(struct lca_msg *m, unsigned int pool)
 int
 lca_msg_alloc_bulk(struct lca_msg **msgs, unsigned int n)
 {
+	struct lca_stash *s = lca_stash_here();
 	unsigned int pool = lca_mempool_local_index();
 	struct rte_mempool *mp = lca_mempool_by_index(pool);
+	int ret;
 
 	if (unlikely(mp == NULL)) {
 		LCA_LOG(ERR, "lca_msg_alloc: the runtime is not up (lca_runtime_init() first)\n");
 		return -EINVAL;
 	}
-	if (unlikely(rte_mempool_get_bulk(mp, (void **)msgs, n) != 0)) {
+	ret = likely(s != NULL) ? lca_stash_get(s, (void **)msgs, n) :
+				  rte_mempool_get_bulk(mp, (void **)msgs, n);
+	if (unlikely(ret != 0)) {
 		send_failed(-ENOMEM);
 		return -ENOMEM;
 	}
@@ -119,8 +123,7 @@ void
 lca_msg_free(struct lca_msg *msg)
 {
 	struct actor_lcore *here = actor_lcore_here();
-
-	struct rte_mempool *mp;
+	uint8_t pool;
 
 	if (msg == NULL)
 		return;
@@ -132,9 +135,9 @@ lca_msg_free(struct lca_msg *msg)
 		return;
 	if (msg->flags & LCA_MSG_F_MBUF)
 		rte_pktmbuf_free(msg->ptr);
-	mp = lca_mempool_by_index(msg->pool);
+	pool = msg->pool;
 	envelope_poison(msg);
-	rte_mempool_put(mp, msg);
+	lca_stash_put(lca_stash_here(), pool, msg);
 }
 
 /* Count @p sent messages as the receiver's (or the pool's) from now on:
@@ -237,14 +240,15 @@ enum route {
  * receiver's home, read once: a migration may change it.
  */
 static inline enum route
-route_to(const struct actor_lcore *here, const struct lca_actor *a, unsigned int home)
+route_to(const struct actor_lcore *here, const struct lca_actor *a, unsigned int home,
+	 unsigned int lcore_id)
 {
 	const struct lca_actor *self = here->self;
 	bool shared_sender = self != NULL && actor_is_shared(self);
 
 	if (actor_is_shared(a))
 		return ROUTE_DIRECT;
-	if (rte_lcore_id() == home && !shared_sender)
+	if (lcore_id == home && !shared_sender)
 		return ROUTE_DIRECT;
 	if (self != NULL && !shared_sender)
 		return ROUTE_CHANNEL;
@@ -252,17 +256,9 @@ route_to(const struct actor_lcore *here, const struct lca_actor *a, unsigned int
 	 * or the main thread between runs): that thread is its channels' one
 	 * producer, so it takes them too, and a port's RX costs one line a
 	 * packet instead of a multi-producer ring operation. */
-	if (self == NULL && channel_from(rte_lcore_id()))
+	if (self == NULL && channel_from(lcore_id))
 		return ROUTE_CHANNEL;
 	return ROUTE_INBOX;
-}
-
-/* An envelope whose bytes crossed in a channel: back to its pool. */
-static inline void
-envelopes_recycle(struct lca_msg **msgs, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		envelope_recycle(msgs[i]);
 }
 
 /* Who an affinity actor talks to, for traffic-aware placement: a count of
@@ -311,14 +307,15 @@ send_not_local(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, un
 	return 0;
 }
 
-static inline unsigned int
-send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
-		int *err)
+/* The send from @p here, the calling lcore's (actor_lcore_here()): every
+ * public send comes down to this one. */
+static __rte_always_inline unsigned int
+send_burst_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to,
+		struct lca_msg **msgs, unsigned int n, int *err)
 {
-	struct actor_lcore *here = actor_lcore_here();
 	struct lca_actor *a = actor_lookup(to);
+	unsigned int sent = 0, home, lcore_id;
 	int why;
-	unsigned int sent = 0, home;
 
 	if (unlikely(a == NULL))
 		return send_not_local(from, to, msgs, n, err);
@@ -343,7 +340,8 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 			goto out;
 		}
 		home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
-		switch (route_to(here, a, home)) {
+		lcore_id = rte_lcore_id();
+		switch (route_to(here, a, home, lcore_id)) {
 		case ROUTE_DIRECT:
 			sent = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
 			if (sent > 0)
@@ -353,11 +351,9 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 				note_local(here->self, sent);
 			break;
 		case ROUTE_CHANNEL:
-			while (sent < n && channel_put_to(rte_lcore_id(), home, msgs[sent]) == 0)
-				sent++;
 			/* handed_over() below only compares pointers: it may run
 			 * after the envelopes went back to the pool. */
-			envelopes_recycle(msgs, sent);
+			sent = channel_send(lcore_id, home, msgs, n);
 			if (unlikely(balance_watching) && here->self != NULL)
 				note_cross(here->self, to, sent);
 			break;
@@ -383,9 +379,9 @@ out:
 }
 
 static inline lca_actor_id_t
-self_id(void)
+self_id(const struct actor_lcore *here)
 {
-	struct lca_actor *self = actor_lcore_here()->self;
+	const struct lca_actor *self = here->self;
 
 	return self != NULL ? self->id : LCA_ACTOR_NONE;
 }
@@ -393,32 +389,47 @@ self_id(void)
 unsigned int
 lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *err)
 {
-	return send_burst_from(self_id(), to, msgs, n, err);
+	struct actor_lcore *here = actor_lcore_here();
+
+	return send_burst_here(here, self_id(here), to, msgs, n, err);
 }
 
-int
-lca_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg)
+/* One message from @p here: the public single sends. */
+static __rte_always_inline int
+send_one_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to,
+	      struct lca_msg *msg)
 {
 	int err;
 
 	if (unlikely(msg == NULL))
 		return -EINVAL;
-	send_burst_from(from, to, &msg, 1, &err);
+	send_burst_here(here, from, to, &msg, 1, &err);
 	return err;
+}
+
+int
+lca_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg)
+{
+	return send_one_here(actor_lcore_here(), from, to, msg);
 }
 
 int
 lca_send(lca_actor_id_t to, struct lca_msg *msg)
 {
-	return lca_send_from(self_id(), to, msg);
+	struct actor_lcore *here = actor_lcore_here();
+
+	return send_one_here(here, self_id(here), to, msg);
 }
 
 int
 lca_reply(struct lca_msg *msg)
 {
+	struct actor_lcore *here;
+
 	if (unlikely(msg == NULL))
 		return -EINVAL;
 	if (unlikely(msg->flags & LCA_MSG_F_ASK)) /* services: an ask's reply (lca_ask.c) */
 		return lca_ask_reply(msg, msg);
-	return lca_send(msg->from, msg);
+	here = actor_lcore_here();
+	return send_one_here(here, self_id(here), msg->from, msg);
 }

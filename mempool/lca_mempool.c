@@ -15,6 +15,7 @@
 
 #include "lca_eal.h"
 #include "lca_mempool.h"
+#include "lca_stash.h"
 
 #define DEFAULT_CACHE 512
 
@@ -25,6 +26,25 @@ static unsigned int n_pools;
 static unsigned int pool_size;
 /* Each lcore's pool index, looked up once: every allocation asks. */
 static uint8_t pool_of_lcore[RTE_MAX_LCORE];
+
+struct lca_stash lca_stashes[RTE_MAX_LCORE];
+
+/* Every stash off: nothing goes in, nothing is taken from it. */
+static void
+stashes_off(void)
+{
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		lca_stashes[i] = (struct lca_stash){ .pool = LCA_STASH_OFF };
+}
+
+/* What the stashes hold back into their pools (the runtime's loops have
+ * stopped: nothing else touches them). */
+static void
+stashes_empty(void)
+{
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		lca_stash_flush(&lca_stashes[i]);
+}
 
 static int
 node_of_lcore(unsigned int lcore_id)
@@ -115,14 +135,20 @@ lca_mempool_init(const struct lca_mempool_conf *conf)
 		n_pools++;
 	}
 	memset(pool_of_lcore, 0, sizeof(pool_of_lcore));
-	RTE_LCORE_FOREACH(lcore_id)
+	stashes_off();
+	RTE_LCORE_FOREACH(lcore_id) {
 		pool_of_lcore[lcore_id] = (uint8_t)lca_mempool_index_of_node(node_of_lcore(lcore_id));
+		lca_stashes[lcore_id].pool = pool_of_lcore[lcore_id];
+		lca_stashes[lcore_id].mp = pools[pool_of_lcore[lcore_id]];
+	}
 	return 0;
 }
 
 void
 lca_mempool_cleanup(void)
 {
+	stashes_empty();
+	stashes_off();
 	for (unsigned int i = 0; i < n_pools; i++) {
 		unsigned int out = pool_size - rte_mempool_avail_count(pools[i]);
 
@@ -170,6 +196,8 @@ lca_mempool_avail(void)
 
 	for (unsigned int i = 0; i < n_pools; i++)
 		total += rte_mempool_avail_count(pools[i]);
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		total += __atomic_load_n(&lca_stashes[i].n, __ATOMIC_RELAXED);
 	return total;
 }
 

@@ -24,6 +24,7 @@
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_mempool.h"
+#include "lca_stash.h"
 #include "lca_test.h"
 
 #define POOL 1023
@@ -274,9 +275,11 @@ test_receiver_without_envelopes_leaves_messages_waiting(void **state)
 	(void)state;
 	s->to = rx;
 	/* The poke crosses by channel: this lcore's envelope goes back to its
-	 * cache at once. Back to the pool's ring with it, and with whatever
-	 * else the cache holds, so that the count below is all in the ring. */
+	 * stash at once. Back to the pool's ring with it, and with whatever
+	 * else the stash and the cache hold, so that the count below is all in
+	 * the ring. */
 	assert_int_equal(lca_send(tx, lca_test_msg()), 0);
+	lca_stash_flush(lca_stash_here());
 	rte_mempool_cache_flush(rte_mempool_default_cache(lca_mempool_by_index(0), rte_lcore_id()),
 				lca_mempool_by_index(0));
 	/* Leave two: the sender's lcore copies the poke into one, and takes
