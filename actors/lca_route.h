@@ -12,7 +12,7 @@ void send_failed(int err);
 
 /* Sends to ids the local table does not hold go here when set: the remote
  * part (actors/remote) takes LCA_ACTOR_REMOTE_BASE and up. As
- * send_burst_from(): returns how many were sent, *err why not all. */
+ * send_burst_here(): returns how many were sent, *err why not all. */
 typedef unsigned int (*remote_send_fn)(lca_actor_id_t from, lca_actor_id_t to,
 				       struct lca_msg **msgs, unsigned int n, int *err);
 extern remote_send_fn remote_send_hook;

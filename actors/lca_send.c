@@ -173,7 +173,7 @@ lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
 		       !(msgs[i]->flags & LCA_MSG_F_MBUF))
 			i++;
 		if (i == n) {
-			rte_mempool_put_bulk(lca_mempool_by_index(pool), (void **)msgs, n);
+			lca_stash_put_bulk(lca_stash_here(), pool, (void **)msgs, n);
 			return;
 		}
 	}
@@ -193,7 +193,7 @@ lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
 			}
 		}
 		if (n_run > 0 && (m->pool != run_pool || n_run == FREE_CHUNK)) {
-			rte_mempool_put_bulk(lca_mempool_by_index(run_pool), run, n_run);
+			lca_stash_put_bulk(lca_stash_here(), (uint8_t)run_pool, run, n_run);
 			n_run = 0;
 		}
 		run_pool = m->pool;
@@ -203,7 +203,7 @@ lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
 	if (n_mbufs > 0)
 		rte_pktmbuf_free_bulk(mbufs, n_mbufs);
 	if (n_run > 0)
-		rte_mempool_put_bulk(lca_mempool_by_index(run_pool), run, n_run);
+		lca_stash_put_bulk(lca_stash_here(), (uint8_t)run_pool, run, n_run);
 }
 
 void

@@ -109,4 +109,21 @@ lca_stash_put(struct lca_stash *s, uint8_t pool, void *obj)
 	__atomic_store_n(&s->n, have + 1, __ATOMIC_RELAXED);
 }
 
+/* Put @p n objects of pool @p pool back: into @p s when they are of its
+ * pool and fit, else into the pool with one call. */
+static __rte_always_inline void
+lca_stash_put_bulk(struct lca_stash *s, uint8_t pool, void **objs, unsigned int n)
+{
+	uint32_t have;
+
+	if (unlikely(s == NULL || pool != s->pool || s->n + n > LCA_STASH_SIZE)) {
+		rte_mempool_put_bulk(lca_mempool_by_index(pool), objs, n);
+		return;
+	}
+	have = s->n;
+	for (unsigned int i = 0; i < n; i++)
+		s->objs[have + i] = objs[i];
+	__atomic_store_n(&s->n, have + n, __ATOMIC_RELAXED);
+}
+
 #endif /* LCA_STASH_H */
