@@ -3,7 +3,8 @@
 # and io, the port's ceiling, with each engine's share of it)
 # (exact accounting, every mbuf back); over net_pcap with a pcap made here
 # (the counts by key equal what was written, malformed frames counted, TX
-# writes as many frames as were valid); two processes over net_memif; an
+# writes as many frames as were valid); net_pcap replaying a file without end
+# (infinite_rx), each engine from its first frame; two processes over net_memif; an
 # idle port under the sleep policy; bad ports, queue counts and pools.
 set -u
 exe=$1
@@ -131,6 +132,35 @@ import struct, sys
 b = open('$tmp/out.pcap', 'rb').read(); o, n = 24, 0
 while o < len(b): n += 1; o += 16 + struct.unpack('<I', b[o + 8:o + 12])[0]
 sys.exit(n != $valid)\""
+
+# net_pcap replaying a file of scripts/lca-udp-pcap without end (infinite_rx):
+# the PMD keeps the file in mbufs of the run's pool and cannot set its queue up
+# again once stopped, so the port is probed again after each run. Each engine
+# replays from the first frame: its counts by key are those of the first rx
+# frames of the endless file, and every pool is full at the end.
+"$(dirname "$0")/../scripts/lca-udp-pcap" "$tmp/loop.pcap" --frames 1024 --keys 256 \
+	--malformed 16 >/dev/null
+loop="net_pcap0,rx_pcap=$tmp/loop.pcap,infinite_rx=1"
+out=$("$exe" "${eal[@]}" --vdev "$loop" -- --source port --engine lcactor,plain,io \
+	--messages 4096 --keys "$tmp/loop_keys" --json "$tmp/loop.json" 2>&1); rc=$?
+check "net_pcap infinite_rx: three engines in turn, each exact with its pool full" "[ $rc -eq 0 ] && exact '$tmp/loop.json' lcactor plain io && [ \$(grep -cE '^  pool of port 0: ([0-9]+) of \\1 mbufs back \\(full\\)$' <<<\"\$out\") -eq 3 ]"
+check "net_pcap infinite_rx: each engine counts the keys of the file's first rx frames, replayed" "python3 - '$tmp/loop_keys' '$tmp/loop.json' <<'PY'
+import collections, json, sys
+got = collections.defaultdict(collections.Counter)
+for line in open(sys.argv[1]):
+    e, run, k, c = line.split(); got[e][int(k)] += int(c)
+for res in json.load(open(sys.argv[2]))['results']:
+    r = res['runs'][0]
+    assert 4096 <= r['rx'] < 4096 + 64, r['rx']
+    want, bad = collections.Counter(), 0
+    for i in range(r['rx']):
+        f = i % 1024
+        if (f + 1) % 16 == 0: bad += 1; continue
+        want[(10000 + (f % 256) // 32) << 16 | (20000 + f % 32)] += 1
+    if res['engine'] != 'io':   # io forwards without parsing
+        assert r['malformed'] == bad, (res['engine'], r['malformed'], bad)
+        assert got[res['engine']] == want, res['engine']
+PY"
 
 # 3. Two processes over net_memif: one forwards net_null's frames into the
 # memif (--tx-port), the other counts the first 20000 it gets.

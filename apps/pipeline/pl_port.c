@@ -230,7 +230,9 @@ port_run(enum pl_engine e, unsigned int run, unsigned int pass, struct pl_outcom
 	(void)pass;
 	memset(r, 0, sizeof(*r));
 	r->engine = e;
-	ret = e == PL_ENGINE_LCACTOR ? pl_port_lca_run(r) : pl_port_run_rtc(r);
+	ret = pl_port_reprobe();
+	if (ret == 0)
+		ret = e == PL_ENGINE_LCACTOR ? pl_port_lca_run(r) : pl_port_run_rtc(r);
 	r->pools_full = r->pools_kept == 0;
 	for (unsigned int k = 0; k < pp.n_ports; k++)
 		r->pools_full &= r->pool_avail[k] == r->pool_size[k];

@@ -50,6 +50,9 @@ struct port_info {
 	uint16_t id;
 	bool rx;             /* in --port */
 	bool is_null;        /* net_null: frames written into the pool */
+	bool reopen;         /* net_pcap: removed after a run, probed again before the next */
+	bool removed;        /* reopen, between two runs */
+	char devargs[256];   /* its --vdev arguments, to probe it again */
 	unsigned int n_rxq, n_txq;
 	uint16_t rx_desc, tx_desc;
 	char name[RTE_ETH_NAME_MAX_LEN];
@@ -195,6 +198,10 @@ int pl_port_probe(void);
 int pl_port_pool(struct port_info *p);
 /** plain, eventdev: configure and start @p p with its own pool. */
 int pl_port_dev_up(struct port_info *p);
+/** After a run: remove every port marked reopen (its files closed, its mbufs back). */
+void pl_port_release(void);
+/** Before a run: probe every removed port again, at its id. @return 0 or -ENODEV. */
+int pl_port_reprobe(void);
 /** net_null's frames: a UDP frame in every mbuf of the pool (rte_mempool_obj_iter()). */
 void pl_null_fill(struct rte_mempool *mp, void *arg, void *obj, unsigned int idx);
 /** --partition-by rxq's table, once the tasks are placed. */

@@ -391,7 +391,13 @@ pl_port_lca_run(struct port_run *r)
 					  (double)(s.busy_cycles + s.idle_cycles);
 	}
 	lcactor_ports_stop();
+	pl_port_release();
 	r->pools_kept = lca_port_pools_kept();
+	/* A port probed again held mbufs of its pool until it was removed:
+	 * lca_port kept the pool then, and frees it now that they are all back. */
+	for (unsigned int i = 0; i < pp.n_ports; i++)
+		if (pp.ports[i].reopen && r->pools_kept == 0)
+			r->pool_avail[i] = r->pool_size[i];
 	return ret;
 }
 

@@ -137,6 +137,9 @@ pl_port_run_rtc(struct port_run *r)
 		if (pp.ports[i].rx && rte_eth_stats_get(pp.ports[i].id, &es) == 0)
 			r->port_rx += es.ipackets;
 		rte_eth_dev_stop(pp.ports[i].id);
+	}
+	pl_port_release();
+	for (unsigned int i = 0; i < pp.n_ports; i++) {
 		r->pool_avail[i] = rte_mempool_avail_count(pp.ports[i].pool);
 		r->pool_size[i] = pp.ports[i].pool->size;
 	}

@@ -142,6 +142,18 @@ port_queues(const struct pl_conf *c, struct port_info *p)
 	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
 	rte_eth_dev_get_name_by_port(p->id, p->name);
 	p->is_null = strcmp(info.driver_name, "net_null") == 0;
+	p->reopen = strcmp(info.driver_name, "net_pcap") == 0;
+	if (p->reopen) {
+		const struct rte_devargs *da = rte_dev_devargs(info.device);
+
+		if (da == NULL || da->args == NULL ||
+		    (size_t)snprintf(p->devargs, sizeof(p->devargs), "%s", da->args) >=
+			    sizeof(p->devargs)) {
+			fprintf(stderr, APP ": port %u (%s): its arguments are missing or longer "
+					"than %zu bytes\n", p->id, p->name, sizeof(p->devargs) - 1);
+			return -EINVAL;
+		}
+	}
 	if (!p->rx) {
 		p->n_rxq = 1;
 	} else if (c->rxq > info.max_rx_queues) {
@@ -274,6 +286,57 @@ pl_port_dev_up(struct port_info *p)
 	if (ret < 0)
 		fprintf(stderr, APP ": port %u: queues or start: %s\n", p->id, strerror(-ret));
 	return ret;
+}
+
+/* net_pcap closes its files when it stops, so it cannot set its RX queues
+ * up for the next engine; with infinite_rx it also keeps the file's frames
+ * in mbufs of the run's pool until it is closed. So after each run such a
+ * port is removed (its files are closed, its mbufs go back), and before the
+ * next it is probed again with the same arguments: each engine replays the
+ * same file from its first frame, and a tx_pcap file holds the last run's. */
+void
+pl_port_release(void)
+{
+	for (unsigned int i = 0; i < pp.n_ports; i++) {
+		struct port_info *p = &pp.ports[i];
+		int ret;
+
+		if (!p->reopen || p->removed)
+			continue;
+		ret = rte_eal_hotplug_remove("vdev", p->name);
+		if (ret < 0)
+			fprintf(stderr, APP ": port %u (%s): removing it after the run: %s\n", p->id,
+				p->name, strerror(-ret));
+		p->removed = ret == 0;
+	}
+}
+
+int
+pl_port_reprobe(void)
+{
+	for (unsigned int i = 0; i < pp.n_ports; i++) {
+		struct port_info *p = &pp.ports[i];
+		uint16_t id = RTE_MAX_ETHPORTS;
+		int ret;
+
+		if (!p->removed)
+			continue;
+		ret = rte_eal_hotplug_add("vdev", p->name, p->devargs);
+		if (ret == 0 && rte_eth_dev_get_port_by_name(p->name, &id) != 0)
+			ret = -ENODEV;
+		if (ret == 0 && id != p->id) {
+			fprintf(stderr, APP ": port %u (%s): probed again, it came back as port %u\n",
+				p->id, p->name, id);
+			return -ENODEV;
+		}
+		if (ret < 0) {
+			fprintf(stderr, APP ": port %u (%s): probing it again for the next run: %s\n",
+				p->id, p->name, strerror(-ret));
+			return -ENODEV;
+		}
+		p->removed = false;
+	}
+	return 0;
 }
 
 unsigned int
