@@ -249,7 +249,9 @@ static const struct lca_opt options[] = {
 		  "nothing comes, up to 50 ms (an event or a message for\n"
 		  "it ends the wait); spin: poll always (100% CPU)" },
 	{ "idle-after", 0, UINT(1, 1u << 30), AT(idle_after), .metavar = "N",
-	  .help = "empty loops before an idle wait (default 64)" },
+	  .help = "empty loops before an idle wait (default 1: each\n"
+		  "empty poll is a system call, so waiting at once costs\n"
+		  "the least CPU a request)" },
 	{ "idle-wait-us", 0, UINT(1, 100000), AT(idle_wait_us), .metavar = "N",
 	  .help = "longest idle wait, microseconds (default 1000)" },
 	{ "max-conns", 0, UINT(1, 1u << 20), AT(max_conns), .metavar = "N",
@@ -317,7 +319,7 @@ parse_args(int argc, char **argv, void *arg)
 
 	*c = (struct hd_conf){
 		.bind = "127.0.0.1", .port = 8080, .accept = HD_ACCEPT_BALANCE,
-		.idle = HD_IDLE_SLEEP, .io = HD_IO_EPOLL, .idle_after = 64, .idle_wait_us = 1000,
+		.idle = HD_IDLE_SLEEP, .io = HD_IO_EPOLL, .idle_after = 1, .idle_wait_us = 1000,
 		.max_conns = 16384, .header_limit = 32768, .body_limit = 1048576,
 		.request_line_limit = 8192, .header_line_limit = 8192, .max_headers = 100,
 		.drain_ms = 5000,
