@@ -11,8 +11,10 @@
 # lcore 1's checks must hold in every try, since more load only makes them
 # truer. Lcore 0's "not PREEMPTED" is checked in a quiet try only: one in
 # which the machine's CPU time (/proc/stat) less lca-freq's own (its rusage)
-# and the spinner's left other work under 5 % of a CPU. Up to three tries;
-# when none was quiet, that check is skipped: named, and the test exits 77.
+# and the spinner's left other work under 2 % of a CPU (the verdict's own
+# rq-wait bound: more than that can preempt lcore 0 by itself). Up to five
+# tries; when none was quiet, that check is skipped: named, and the test
+# exits 77.
 set -u
 exe=$1
 eal=(-l 0-1 --no-huge --no-pci --in-memory --file-prefix "lca_test_preempt_$$" --log-level 'lib.*:error')
@@ -85,7 +87,7 @@ PY
 		'BEGIN { o = ((m1 - m0) - (c1 - c0)) / hz - u - s; if (o < 0) o = 0
 			 printf "%.1f", 100 * o / (t1 - t0) }')
 	echo "# try $try: other work on the machine: $other % of a CPU"
-	if awk -v o="$other" 'BEGIN { exit !(o < 5) }'; then
+	if awk -v o="$other" 'BEGIN { exit !(o < 2) }'; then
 		lcore0_checked=1
 		check "try $try (quiet): lcore 0 is not PREEMPTED" "[ '$cause0' != PREEMPTED ]"
 		break
@@ -93,7 +95,7 @@ PY
 done
 stop_spinner
 if [ $lcore0_checked -eq 0 ]; then
-	skip_check "lcore 0 is not PREEMPTED" "the machine ran other work (5 % of a CPU or more) in every try"
+	skip_check "lcore 0 is not PREEMPTED" "the machine ran other work (2 % of a CPU or more) in every try"
 fi
 record_checks "$tmp/f1.json" lca-freq
 finish
