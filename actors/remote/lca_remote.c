@@ -288,10 +288,22 @@ session_new(void)
 }
 
 /* Peer @p p dies (its lock held): a new epoch, under a new session of ours. */
+/* What a rate-limited line adds: how many like it were left out. */
+static const char *
+quiet_note(uint64_t quiet, char *buf, size_t size)
+{
+	if (quiet == 0)
+		return "";
+	snprintf(buf, size, " (%" PRIu64 " more not logged)", quiet);
+	return buf;
+}
+
 static void
 peer_down_locked(unsigned int p, const char *why)
 {
 	struct rm_peer *pe = &rm.peers[p];
+	char note[64];
+	uint64_t quiet;
 
 	if (__atomic_load_n(&pe->dead, __ATOMIC_RELAXED))
 		return;
@@ -301,8 +313,9 @@ peer_down_locked(unsigned int p, const char *why)
 	__atomic_store_n(&pe->heard_session, 0, __ATOMIC_RELEASE);
 	pe->tx_session = session_new();
 	__atomic_fetch_add(&pe->epoch, 1, __ATOMIC_RELEASE);
-	LCA_LOG(ERR, "remote: node %u is dead: %s; sends to it fail with -EHOSTDOWN\n", pe->n.id,
-		why);
+	if (rm_log_allowed(&pe->down_log, rte_rdtsc(), &quiet))
+		LCA_LOG(ERR, "remote: node %u is dead: %s; sends to it fail with -EHOSTDOWN%s\n",
+			pe->n.id, why, quiet_note(quiet, note, sizeof(note)));
 	watchers_tell(p, LCA_TYPE_NODE_DOWN);
 }
 
@@ -324,10 +337,15 @@ peer_heard_locked(unsigned int p, uint32_t session)
 {
 	struct rm_peer *pe = &rm.peers[p];
 
+	char note[64];
+	uint64_t quiet, now = rte_rdtsc();
+
 	__atomic_store_n(&pe->heard_session, session, __ATOMIC_RELEASE);
-	LCA_LOG(INFO, "remote: link to node %u up: its first frame (session %08x) came %" PRIu64
-		" ms after our start\n", pe->n.id, session,
-		(rte_rdtsc() - rm.start_tsc) * 1000 / rte_get_tsc_hz());
+	if (rm_log_allowed(&pe->heard_log, now, &quiet))
+		LCA_LOG(INFO, "remote: link to node %u up: its first frame (session %08x) came %" PRIu64
+			" ms after our start%s\n", pe->n.id, session,
+			(now - rm.start_tsc) * 1000 / rte_get_tsc_hz(),
+			quiet_note(quiet, note, sizeof(note)));
 }
 
 void
@@ -357,6 +375,8 @@ rm_peer_frame_slow(unsigned int p, uint32_t session)
 {
 	struct rm_peer *pe = &rm.peers[p];
 	enum rm_frame_fate f = RM_FRAME_TAKE;
+	char note[64];
+	uint64_t quiet;
 
 	rte_spinlock_lock(&pe->lock);
 	if (session_was_dead(pe, session)) {
@@ -367,8 +387,9 @@ rm_peer_frame_slow(unsigned int p, uint32_t session)
 		/* A new incarnation: the old one's epoch ends first. */
 		peer_down_locked(p, "restarted (a new session)");
 		peer_heard_locked(p, session);
-		LCA_LOG(INFO, "remote: node %u rejoined (session %08x): sends to it go again\n",
-			pe->n.id, session);
+		if (rm_log_allowed(&pe->rejoin_log, rte_rdtsc(), &quiet))
+			LCA_LOG(INFO, "remote: node %u rejoined (session %08x): sends to it go "
+				"again%s\n", pe->n.id, session, quiet_note(quiet, note, sizeof(note)));
 		__atomic_store_n(&pe->dead, 0, __ATOMIC_RELEASE);
 		watchers_tell(p, LCA_TYPE_NODE_UP);
 	}
@@ -506,6 +527,7 @@ nodes_take(const struct lca_remote_conf *conf)
 		pe->epoch = 0;
 		pe->tx_session = rm.session;
 		pe->n_old = 0;
+		pe->down_log = pe->heard_log = pe->rejoin_log = (struct rm_log_limit){ 0 };
 		rte_spinlock_init(&pe->lock);
 		n_chan += pe->n.n_lcores;
 		rm.peer_of_node[n->id] = (int16_t)rm.n_peers;

@@ -110,29 +110,6 @@ struct rm_lcore {
 
 /* The transport's state beside the shared rm: its ports, its lcores and
  * link actors, its timers. */
-/* A log line a second at most, all lcores together: a flood of forged
- * frames must not flood the log. */
-struct rm_log_limit {
-	uint64_t next;  /* TSC before which nothing is logged (atomic) */
-	uint64_t quiet; /* events not logged since the last line (atomic) */
-};
-
-/* Whether an event at @p now gets its line; if so, @p *quiet says how many
- * went unlogged before it, else this one is counted among them. */
-static inline bool
-rm_log_allowed(struct rm_log_limit *l, uint64_t now, uint64_t *quiet)
-{
-	uint64_t next = __atomic_load_n(&l->next, __ATOMIC_RELAXED);
-
-	if (now >= next && __atomic_compare_exchange_n(&l->next, &next, now + rte_get_tsc_hz(),
-						       false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-		*quiet = __atomic_exchange_n(&l->quiet, 0, __ATOMIC_RELAXED);
-		return true;
-	}
-	__atomic_fetch_add(&l->quiet, 1, __ATOMIC_RELAXED);
-	return false;
-}
-
 struct rm_eth {
 	unsigned int n_ports;
 	struct lca_port *ports[LCA_REMOTE_MAX_NODES];

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
@@ -58,6 +59,29 @@ struct rm_spare {
 	struct rte_mbuf *m[RM_SPARE];
 };
 
+/* A log line a second at most, all lcores together: a flood of forged
+ * frames must not flood the log. */
+struct rm_log_limit {
+	uint64_t next;  /* TSC before which nothing is logged (atomic) */
+	uint64_t quiet; /* events not logged since the last line (atomic) */
+};
+
+/* Whether an event at @p now gets its line; if so, @p *quiet says how many
+ * went unlogged before it, else this one is counted among them. */
+static inline bool
+rm_log_allowed(struct rm_log_limit *l, uint64_t now, uint64_t *quiet)
+{
+	uint64_t next = __atomic_load_n(&l->next, __ATOMIC_RELAXED);
+
+	if (now >= next && __atomic_compare_exchange_n(&l->next, &next, now + rte_get_tsc_hz(),
+						       false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		*quiet = __atomic_exchange_n(&l->quiet, 0, __ATOMIC_RELAXED);
+		return true;
+	}
+	__atomic_fetch_add(&l->quiet, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
 #define RM_OLD_SESSIONS 4
 
 /*
@@ -77,6 +101,9 @@ struct rm_peer {
 	uint32_t tx_session;         /* ours toward it in this epoch (before epoch) */
 	uint32_t old_sessions[RM_OLD_SESSIONS]; /* its sessions declared dead */
 	unsigned int n_old;          /* sessions put there, ever */
+	/* Its deaths, first frames and rejoins, a line a second each: forged
+	 * sessions must not flood the log either. */
+	struct rm_log_limit down_log, heard_log, rejoin_log;
 	rte_spinlock_t lock;         /* the changes of the above */
 };
 
