@@ -287,7 +287,6 @@ session_new(void)
 	return (uint32_t)(rte_rdtsc() ^ (rte_rdtsc() >> 32)) | 1u;
 }
 
-/* Peer @p p dies (its lock held): a new epoch, under a new session of ours. */
 /* What a rate-limited line adds: how many like it were left out. */
 static const char *
 quiet_note(uint64_t quiet, char *buf, size_t size)
@@ -298,6 +297,7 @@ quiet_note(uint64_t quiet, char *buf, size_t size)
 	return buf;
 }
 
+/* Peer @p p dies (its lock held): a new epoch, under a new session of ours. */
 static void
 peer_down_locked(unsigned int p, const char *why)
 {
@@ -336,7 +336,6 @@ static void
 peer_heard_locked(unsigned int p, uint32_t session)
 {
 	struct rm_peer *pe = &rm.peers[p];
-
 	char note[64];
 	uint64_t quiet, now = rte_rdtsc();
 
