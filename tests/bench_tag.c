@@ -25,9 +25,9 @@
 #include <sodium.h>
 
 /* Bytes a tag covers: a full 1514-byte frame less its 8-byte tag; a frame
- * of one 64-byte message (74 bytes of headers, an 80-byte record); an ack
+ * of one 64-byte message (78 bytes of headers, an 80-byte record); an ack
  * or heartbeat (headers only). */
-static const unsigned int sizes[] = { 1506, 154, 74 };
+static const unsigned int sizes[] = { 1506, 158, 78 };
 
 static uint8_t frame[1514];
 static uint8_t key16[crypto_shorthash_KEYBYTES];

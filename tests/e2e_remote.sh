@@ -71,7 +71,7 @@ known_memif_crash "$rc" "$out" && rc=0
 check "remote-bench --auth (a key on both nodes, 2% loss, 1 MiB messages) exits 0, every message counted" \
 	"[ $rc -eq 0 ] && grep -q 'the sink counted 50000\$' <<<\"\$out\" && grep -q '^All messages counted' <<<\"\$out\""
 check "remote-bench --auth: tags on the wire (8 bytes of each 1514), none refused, nothing malformed" \
-	"[ \$(grep -c 'up over ethdev: .* frame 1506 bytes' <<<\"\$out\") -eq 2 ] && grep -qE '; of no link: [0-9]+ not-for-us, 0 unknown-peer, 0 malformed, .*, 0 bad-tag, [0-9]+ link-downs\$' <<<\"\$out\""
+	"[ \$(grep -c 'up over ethdev (session [0-9a-f]*): .* frame 1506 bytes' <<<\"\$out\") -eq 2 ] && grep -qE '; of no link: [0-9]+ not-for-us, 0 unknown-peer, 0 malformed, .*, 0 bad-tag, [0-9]+ link-downs\$' <<<\"\$out\""
 [ $fail -eq 0 ] || echo "$out" | tail -30
 
 # 2% of node 1's frames dropped on purpose, then 64 B round trips while
@@ -258,7 +258,7 @@ out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbj -- --remote memif --peer-l
 	--msgs 200000 --pings 100 --sizes 16 --timeout 60 --no-floor --jumbo 2>&1); rc=$?
 known_memif_crash "$rc" "$out" && rc=0
 check "remote-bench --jumbo: frames of 9014 bytes on both nodes, every message counted" \
-	"[ $rc -eq 0 ] && [ \$(grep -c 'up over ethdev: .* frame 9014 bytes' <<<\"\$out\") -eq 2 ] && grep -q 'the sink counted 200000\$' <<<\"\$out\" && grep -q '^All messages counted on both sides' <<<\"\$out\""
+	"[ $rc -eq 0 ] && [ \$(grep -c 'up over ethdev (session [0-9a-f]*): .* frame 9014 bytes' <<<\"\$out\") -eq 2 ] && grep -q 'the sink counted 200000\$' <<<\"\$out\" && grep -q '^All messages counted on both sides' <<<\"\$out\""
 check "remote-bench --jumbo: over 100 16-byte messages a frame" \
 	"grep -qE '^Link to node 2: .* \\(([1-9][0-9]{2,})\\.[0-9] msgs/frame\\)' <<<\"\$out\""
 [ $fail -eq 0 ] || echo "$out" | tail -20

@@ -36,6 +36,10 @@
 #include "lca_test.h"
 
 #define SELF 3
+/* The channel header's bytes, and a frame's first record's offset: after
+ * Ethernet (14), IPv4 (20), UDP (8) and that header (docs/wire.md). */
+#define HDR 36
+#define RECS (42 + HDR)
 #define MSGS 20000 /* per producer and receiver */
 #define BATCH 64
 #define TYPE_GO 1
@@ -418,22 +422,22 @@ count_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 static uint16_t
 one_record_frame(const uint8_t *hb, uint8_t *out, uint16_t rflags, uint16_t plen)
 {
-	uint16_t rlen = (uint16_t)(16 + ((plen + 3) & ~3)), ip_len = 20 + 8 + 32 + rlen;
+	uint16_t rlen = (uint16_t)(16 + ((plen + 3) & ~3)), ip_len = 20 + 8 + HDR + rlen;
 
 	memset(out, 0, 256);
-	memcpy(out, hb, 74);
+	memcpy(out, hb, RECS);
 	out[16] = (uint8_t)(ip_len >> 8), out[17] = (uint8_t)ip_len;
 	out[24] = out[25] = 0;
 	out[38] = (uint8_t)((ip_len - 20) >> 8), out[39] = (uint8_t)(ip_len - 20);
 	out[43] = 0x03; /* data, ack */
 	out[45] = 1;    /* one message */
 	out[53] = 1;    /* seq 1 */
-	out[74 + 12] = (uint8_t)(plen >> 8), out[74 + 13] = (uint8_t)plen;
-	out[74 + 14] = (uint8_t)(rflags >> 8), out[74 + 15] = (uint8_t)rflags;
+	out[RECS + 12] = (uint8_t)(plen >> 8), out[RECS + 13] = (uint8_t)plen;
+	out[RECS + 14] = (uint8_t)(rflags >> 8), out[RECS + 15] = (uint8_t)rflags;
 	if (rflags & 0x0002) {
 		/* A fragment: of the large lane, the whole message at offset 0. */
 		out[43] |= 0x10;
-		out[74 + 18] = (uint8_t)((plen - 8) >> 8), out[74 + 19] = (uint8_t)(plen - 8);
+		out[RECS + 18] = (uint8_t)((plen - 8) >> 8), out[RECS + 19] = (uint8_t)(plen - 8);
 	}
 	return (uint16_t)(14 + ip_len);
 }
@@ -499,17 +503,17 @@ test_malformed_counted(void **state)
 	good[12] = 0x08;
 	good[14] = 0x45;
 	good[16] = 0;
-	good[17] = 20 + 8 + 32;
+	good[17] = 20 + 8 + HDR;
 	good[23] = 17;
 	good[26] = 10, good[29] = 3, good[30] = 10, good[33] = 3;
 	good[34] = 7000 >> 8, good[35] = 7000 & 0xff, good[36] = 7000 >> 8,
 	good[37] = 7000 & 0xff;
-	good[39] = 8 + 32;
-	good[42] = 2;    /* version (2: records may carry a request id) */
+	good[39] = 8 + HDR;
+	good[42] = 3;    /* version (3: the header names the session heard) */
 	good[43] = 0x08; /* heartbeat */
 	good[47] = SELF;
 	good[49] = SELF;
-	assert_int_equal(lca_remote_frame_check(good, 14 + 20 + 8 + 32, NULL), 0);
+	assert_int_equal(lca_remote_frame_check(good, RECS, NULL), 0);
 	static const struct {
 		unsigned int off;
 		uint8_t val;
@@ -520,7 +524,7 @@ test_malformed_counted(void **state)
 		{ 17, 200 },  /* IP length past the frame */
 		{ 23, 6 },    /* TCP */
 		{ 39, 9 },    /* UDP length */
-		{ 42, 1 },    /* version 1 (before request ids) */
+		{ 42, 2 },    /* version 2 (before the session heard) */
 		{ 43, 0x80 }, /* unknown flag */
 		{ 43, 0x01 }, /* data without messages */
 		{ 45, 1 },    /* one message that is not there */
@@ -530,8 +534,8 @@ test_malformed_counted(void **state)
 
 		memcpy(bad, good, sizeof(bad));
 		bad[breaks[i].off] = breaks[i].val;
-		assert_int_equal(lca_remote_frame_check(bad, 74, NULL), -EBADMSG);
-		m = raw_frame(mp, bad, 74);
+		assert_int_equal(lca_remote_frame_check(bad, RECS, NULL), -EBADMSG);
+		m = raw_frame(mp, bad, RECS);
 		assert_int_equal(rte_ring_enqueue(ring, m), 0);
 		n_bad++;
 	}
@@ -1348,6 +1352,9 @@ struct fake {
 	lca_actor_id_t target; /* on its lcore 1: our lcore 0's channel to it */
 	uint32_t ack;          /* what its heartbeats acknowledge */
 	uint32_t session;      /* its heartbeats' (FAKE_SESSION at the start) */
+	uint32_t echo;         /* our session its frames say it heard (0: none) */
+	uint8_t src;           /* the node its frames come from (FAKE, or SELF
+				* for frames forged on a loopback link) */
 	FILE *log;             /* rte_log's lines while the test runs */
 };
 
@@ -1365,7 +1372,7 @@ static bool fake_tagged;
 static const uint8_t fake_key[LCA_REMOTE_KEY_LEN] = { 0x6c, 0x63, 0x61, 0x2d, 0x6b, 0x65, 0x79, 1 };
 
 #define FAKE_RECS_MAX 8
-#define FAKE_FRAME_MAX (74 + 16 * FAKE_RECS_MAX + 8)
+#define FAKE_FRAME_MAX (RECS + 16 * FAKE_RECS_MAX + 8)
 
 /* The tag of the @p len bytes at @p f, written after them, as the wire
  * says: SipHash-2-4 keyed with the crypto_kdf subkey 1 of context
@@ -1392,24 +1399,25 @@ fake_build(uint8_t *f, uint8_t flags, uint32_t seq, uint32_t ack, uint32_t credi
 	   uint32_t session, unsigned int n_rec, lca_actor_id_t to)
 {
 	unsigned int tag = fake_tagged ? 8 : 0;
-	uint16_t udp = (uint16_t)(8 + 32 + 16 * n_rec + tag), len = (uint16_t)(74 + 16 * n_rec);
+	uint16_t udp = (uint16_t)(8 + HDR + 16 * n_rec + tag), len = (uint16_t)(RECS + 16 * n_rec);
 
 	assert_true(n_rec <= FAKE_RECS_MAX);
 	memset(f, 0, FAKE_FRAME_MAX);
 	f[0] = 2, f[5] = SELF;
 	f[12] = 0x08, f[14] = 0x45, f[23] = 17;
 	f[16] = (uint8_t)((20 + udp) >> 8), f[17] = (uint8_t)(20 + udp);
-	f[26] = 10, f[29] = FAKE, f[30] = 10, f[33] = SELF;
+	f[26] = 10, f[29] = fk.src, f[30] = 10, f[33] = SELF;
 	f[34] = 7001 >> 8, f[35] = 7001 & 0xff, f[36] = 7000 >> 8, f[37] = 7000 & 0xff;
 	f[38] = (uint8_t)(udp >> 8), f[39] = (uint8_t)udp;
-	f[42] = 2, f[43] = (uint8_t)(flags | (tag ? 0x20 : 0)), f[45] = (uint8_t)n_rec;
-	f[47] = FAKE, f[49] = SELF;
+	f[42] = 3, f[43] = (uint8_t)(flags | (tag ? 0x20 : 0)), f[45] = (uint8_t)n_rec;
+	f[47] = fk.src, f[49] = SELF;
 	put32(f + 50, seq);
 	put32(f + 54, ack);
 	put32(f + 58, credit);
 	put32(f + 66, session);
+	put32(f + 74, fk.echo);
 	for (unsigned int i = 0; i < n_rec; i++) {
-		uint8_t *r = f + 74 + 16 * i;
+		uint8_t *r = f + RECS + 16 * i;
 
 		put32(r, to);
 		put32(r + 4, LCA_ACTOR_NONE);
@@ -1463,12 +1471,18 @@ fake_conf(struct lca_remote_conf *c)
 }
 
 static struct lca_remote_link_stats
-fake_stats(void)
+fake_stats_of(unsigned int node)
 {
 	struct lca_remote_link_stats ls;
 
-	assert_int_equal(lca_remote_link_stats_get(FAKE, &ls), 0);
+	assert_int_equal(lca_remote_link_stats_get(node, &ls), 0);
 	return ls;
+}
+
+static struct lca_remote_link_stats
+fake_stats(void)
+{
+	return fake_stats_of(FAKE);
 }
 
 static bool
@@ -1479,7 +1493,8 @@ fake_connected(void *arg)
 	return fake_stats().connected == 1;
 }
 
-/* Start with @p c, a watcher of FAKE, rte_log's lines into fk.log. */
+/* Start with @p c, a watcher of FAKE (of this node on a loopback link),
+ * rte_log's lines into fk.log. */
 static void
 fake_start_unheard(const struct lca_remote_conf *c)
 {
@@ -1488,8 +1503,12 @@ fake_start_unheard(const struct lca_remote_conf *c)
 
 	memset(&fk, 0, sizeof(fk));
 	fk.session = FAKE_SESSION;
+	fk.src = c->loopback ? SELF : FAKE; /* a loopback node is its own peer */
 	fk.watcher = lca_test_spawn(watcher_handler, sizeof(struct watcher), 0, 64, 1);
-	fk.target = lca_remote_ref(FAKE, 1);
+	fk.target = lca_remote_ref(fk.src, 1);
+	fk.log = tmpfile();
+	assert_non_null(fk.log);
+	assert_int_equal(rte_openlog_stream(fk.log), 0);
 	assert_int_equal(lca_remote_start(c), 0);
 	assert_int_equal(lca_remote_watch(fk.watcher, fk.target), 0);
 	snprintf(name, sizeof(name), "remote_fake%u", n++);
@@ -1498,9 +1517,6 @@ fake_start_unheard(const struct lca_remote_conf *c)
 	snprintf(rname, sizeof(rname), "ETH_RXTX0_%s", port_name);
 	fk.ring = rte_ring_lookup(rname);
 	assert_non_null(fk.ring);
-	fk.log = tmpfile();
-	assert_non_null(fk.log);
-	assert_int_equal(rte_openlog_stream(fk.log), 0);
 }
 
 /* Start with @p c, a watcher of FAKE, FAKE heard from once, rte_log's
@@ -1866,6 +1882,14 @@ bad_tags_are(void *arg)
 }
 
 static bool
+got_is_quiet(void *arg)
+{
+	const uint64_t *want = arg;
+
+	return *(const uint64_t *)lca_actor_state((lca_actor_id_t)want[1]) == want[0];
+}
+
+static bool
 got_is(void *arg)
 {
 	const uint64_t *want = arg;
@@ -1920,7 +1944,7 @@ test_key_forged(void **state)
 	assert_int_equal(fake_stats().msgs_delivered, 3);
 	/* A real frame 2, one byte of a record changed; its header changed. */
 	len = fake_build(f, 0x03, 2, 1, 1 + 256, FAKE_SESSION, 3, sink);
-	f[74 + 16 + 11] ^= 1;
+	f[RECS + 16 + 11] ^= 1;
 	forged(f, len, sink);
 	len = fake_build(f, 0x03, 2, 1, 1 + 256, FAKE_SESSION, 3, sink);
 	f[53] = 3;
@@ -2008,12 +2032,14 @@ test_key_one_side(void **state)
 	}
 }
 
+/* FAKE up again, its watcher told so *@p arg times (NULL: once). */
 static bool
 fake_rejoined(void *arg)
 {
-	(void)arg;
+	unsigned int ups = arg != NULL ? *(const unsigned int *)arg : 1;
+
 	fake_beat();
-	return ((const struct watcher *)lca_actor_state(fk.watcher))->ups == 1 &&
+	return ((const struct watcher *)lca_actor_state(fk.watcher))->ups == ups &&
 	       lca_remote_node_up(FAKE);
 }
 
@@ -2056,7 +2082,7 @@ test_rejoin(void **state)
 	ls = fake_stats();
 	assert_int_equal(ls.lost_on_dead, FAKE_MSGS);
 	assert_int_equal(ls.dead, 0);
-	assert_int_equal(fake_log_count("node 9 is dead: restarted (a new session)"), 1);
+	assert_int_equal(fake_log_count("node 9 is dead: a new session (it restarted, or declared us dead)"), 1);
 	assert_int_equal(fake_log_count("node 9 rejoined (session 05e55107)"), 1);
 	/* The old session's frames: stale. */
 	fake_put(f, fake_build(f, 0x03, 1, 0, 256, FAKE_SESSION, 3, sink));
@@ -2078,6 +2104,124 @@ test_rejoin(void **state)
 	assert_int_equal(ls.lost_on_dead, FAKE_MSGS);
 	assert_int_equal(ls.ack_beyond_sent, 0);
 	assert_int_equal(w->downs, 1);
+	fake_stop();
+}
+
+/* Our session toward FAKE as the log last said it: at the start, or at a
+ * death we declared. */
+static uint32_t
+fake_our_session(void)
+{
+	static const char *const says[] = { "up over ethdev (session ", "our session to it " };
+	char line[512];
+	uint32_t s = 0;
+
+	fflush(fk.log);
+	rewind(fk.log);
+	while (fgets(line, sizeof(line), fk.log) != NULL)
+		for (unsigned int i = 0; i < RTE_DIM(says); i++) {
+			const char *p = strstr(line, says[i]);
+
+			if (p != NULL)
+				s = (uint32_t)strtoul(p + strlen(says[i]), NULL, 16);
+		}
+	assert_int_not_equal(s, 0);
+	return s;
+}
+
+/* FAKE's frame @p seq of 3 messages to @p sink, of its session, hearing
+ * @p echo of ours: stale, and nothing else changes. */
+static void
+fake_stale_frame(uint32_t seq, uint32_t echo, lca_actor_id_t sink)
+{
+	const struct watcher *w = lca_actor_state(fk.watcher);
+	unsigned int downs = w->downs, ups = w->ups;
+	uint64_t got = *(const uint64_t *)lca_actor_state(sink);
+	struct lca_remote_link_stats ls = fake_stats();
+	uint8_t f[FAKE_FRAME_MAX];
+	uint32_t keep = fk.echo;
+
+	fk.echo = echo;
+	fake_put(f, fake_build(f, 0x03, seq, fk.ack, fk.ack + 256, fk.session, 3, sink));
+	fk.echo = keep;
+	assert_true(lca_test_run_until(stale_seen, &ls.stale_session, 30));
+	assert_int_equal(*(const uint64_t *)lca_actor_state(sink), got);
+	assert_int_equal(w->downs, downs);
+	assert_int_equal(w->ups, ups);
+}
+
+/* FAKE's 3 messages in its frame @p seq, which heard fk.echo: delivered. */
+static void
+fake_delivered(uint32_t seq, lca_actor_id_t sink)
+{
+	uint64_t want[2] = { *(const uint64_t *)lca_actor_state(sink) + 3, sink };
+	uint8_t f[FAKE_FRAME_MAX];
+
+	fake_put(f, fake_build(f, 0x03, seq, fk.ack, fk.ack + 256, fk.session, 3, sink));
+	assert_true(lca_test_run_until(got_is, want, 30));
+}
+
+/*
+ * A new session of a live peer is answered under the session we had, so
+ * that the answer is not a new session in turn (the rejoin livelock of
+ * docs/wire.md): frames that heard it are taken, frames that heard another
+ * session of ours or belong to the epoch that ended are stale. A death we
+ * declare gives a new session of ours; a peer that keeps its own session
+ * and hears the new one of ours rejoins.
+ */
+static void
+test_rejoin_not_answered(void **state)
+{
+	struct lca_remote_conf c;
+	const struct watcher *w;
+	uint32_t ours, old_theirs;
+	unsigned int two = 2;
+	uint64_t frames = 1;
+	lca_actor_id_t sink;
+
+	(void)state;
+	fake_conf(&c);
+	c.dead_ms = 60000;
+	sink = lca_test_spawn(counter_handler, sizeof(uint64_t), 0, 64, 8);
+	fake_start(&c);
+	w = lca_actor_state(fk.watcher);
+	ours = fake_our_session();
+	fk.echo = ours;
+	fake_delivered(1, sink);
+	/* It restarts: a new session, ours not heard yet. */
+	old_theirs = fk.session;
+	fk.session = FAKE_SESSION + 2;
+	fk.echo = 0;
+	assert_true(lca_test_run_until(fake_rejoined, NULL, 30));
+	assert_int_equal(w->downs, 1);
+	assert_int_equal(fake_our_session(), ours);
+	/* It hears our answer: the session we had. */
+	fk.echo = ours;
+	fake_delivered(1, sink);
+	fake_stale_frame(2, ours + 2, sink);
+	fk.session = old_theirs;
+	fake_stale_frame(2, ours, sink);
+	fk.session = FAKE_SESSION + 2;
+	fake_delivered(2, sink);
+	assert_int_equal(w->downs, 1);
+	assert_int_equal(fake_stats().dead, 0);
+	/* We declare it dead (a protocol error): a new session of ours, in a
+	 * line that the one-a-second limit of the last let through. */
+	usleep(1100 * 1000);
+	fake_send();
+	assert_true(lca_test_run_until(fake_sent, &frames, 30));
+	fake_frame(0x02, 2, 2 + 256, 1);
+	assert_true(lca_test_run_until(fake_down, NULL, 30));
+	assert_int_equal(w->downs, 2);
+	assert_int_not_equal(fake_our_session(), ours);
+	/* Its frames that heard our old session are stale; once it hears
+	 * the new one, it rejoins under the session it kept. */
+	fake_stale_frame(1, ours, sink);
+	fk.echo = fake_our_session();
+	assert_true(lca_test_run_until(fake_rejoined, &two, 30));
+	fake_delivered(1, sink);
+	assert_int_equal(w->downs, 2);
+	assert_int_equal(*(const uint64_t *)lca_actor_state(sink), 4 * 3);
 	fake_stop();
 }
 
@@ -2299,6 +2443,115 @@ test_random_frames(void **state)
 	fake_stop();
 }
 
+/* The live session, one near it, another, or none. */
+static uint32_t
+forged_session(uint64_t r, uint32_t live)
+{
+	switch (r % 8) {
+	case 0:
+		return live + 1 + (uint32_t)(r >> 32) % 4;
+	case 1:
+		return (uint32_t)(r >> 16) | 1u;
+	case 2:
+		return 0;
+	default:
+		return live;
+	}
+}
+
+/* A frame forged on a loopback link (the node its own peer) into @p f:
+ * sessions and the session heard from forged_session(), any kind of frame,
+ * numbers near the window and far past it, messages to @p sink.
+ * @return its length. */
+static uint16_t
+forged_loopback_frame(uint8_t *f, uint64_t *x, uint32_t live, lca_actor_id_t sink)
+{
+	static const uint8_t kinds[] = { 0x02, 0x03, 0x0a, 0x06, 0x12 };
+	uint64_t r = rng_next(x);
+	uint8_t flags = kinds[r % RTE_DIM(kinds)];
+	uint32_t seq = (r >> 8) % 16 == 0 ? (uint32_t)(r >> 24) : 1 + (uint32_t)(r >> 24) % 80;
+	uint32_t ack, session;
+
+	r = rng_next(x);
+	ack = r % 16 == 0 ? (uint32_t)(r >> 32) : (uint32_t)(r >> 32) % 4;
+	session = forged_session(r >> 4, live);
+	fk.echo = forged_session(rng_next(x), live);
+	return fake_build(f, flags, flags & 0x01 ? seq : 0, ack, ack + (uint32_t)(r >> 12) % 64,
+			  session, flags & 0x01 ? 1 + (unsigned int)(r >> 20) % 3 : 0, sink);
+}
+
+/* The loopback link up, and one message over it to *@p arg (whose count
+ * is the first of its state) arrived. */
+static bool
+loopback_healed(void *arg)
+{
+	lca_actor_id_t sink = *(const lca_actor_id_t *)arg;
+	struct lca_msg *m;
+
+	if (*(const uint64_t *)lca_actor_state(sink) > 0)
+		return true;
+	if (lca_remote_node_up(SELF) && fake_stats_of(SELF).in_flight == 0) {
+		m = lca_test_msg();
+		m->type = TYPE_DATA;
+		if (lca_send(lca_remote_ref(SELF, sink), m) != 0)
+			lca_msg_free(m);
+	}
+	return false;
+}
+
+/*
+ * Forged frames on a loopback link, where both ends of the protocol run:
+ * the live session, ones near it, others and none, heard sessions of each
+ * kind, every kind of frame. Once they stop, the link heals and stays up:
+ * a new session is answered, never answered in turn (before the wire said
+ * which session a frame heard, this cycled dead and rejoined for as long
+ * as it was watched), and every message sent then arrives.
+ */
+static void
+test_loopback_forged_heals(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_link_stats ls;
+	uint64_t x = 0x243f6a8885a308d3ull, want[2];
+	uint8_t f[FAKE_FRAME_MAX];
+	lca_actor_id_t forged_sink, sink;
+	const struct watcher *w;
+	unsigned int downs;
+	uint32_t live;
+
+	(void)state;
+	loopback_conf(&c);
+	forged_sink = lca_test_spawn(counter_handler, sizeof(uint64_t), 0, 4096, 64);
+	sink = lca_test_spawn(counter_handler, sizeof(uint64_t), 1, 4096, 64);
+	fake_start_unheard(&c);
+	live = fake_our_session();
+	for (unsigned int batch = 0; batch < 16; batch++) {
+		for (unsigned int i = 0; i < 256; i++)
+			fake_put(f, forged_loopback_frame(f, &x, live, forged_sink));
+		lca_test_run_until(drained, NULL, 10);
+	}
+	assert_true(lca_test_run_until(loopback_healed, &sink, 60));
+	w = lca_actor_state(fk.watcher);
+	downs = w->downs;
+	fprintf(stderr, "loopback: %u downs and %u rejoins under 4096 forged frames\n", w->downs,
+		w->ups);
+	assert_false(lca_test_run(2));
+	assert_int_equal(w->downs, downs);
+	assert_true(lca_remote_node_up(SELF));
+	for (unsigned int i = 0; i < 100; i++) {
+		struct lca_msg *m = lca_test_msg();
+
+		m->type = TYPE_DATA;
+		assert_int_equal(lca_send(lca_remote_ref(SELF, sink), m), 0);
+	}
+	want[0] = 101, want[1] = sink;
+	assert_true(lca_test_run_until(got_is_quiet, want, 30));
+	assert_int_equal(w->downs, downs);
+	ls = fake_stats_of(SELF);
+	assert_int_equal(ls.dead, 0);
+	fake_stop();
+}
+
 static void
 test_seq_outside_window(void **state)
 {
@@ -2453,6 +2706,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_key_one_side, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_never_heard_why, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_rejoin, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_rejoin_not_answered, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_loopback_forged_heals, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_undelivered_told, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_random_frames, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_seq_outside_window, runtime_up, runtime_down),

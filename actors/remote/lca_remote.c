@@ -297,9 +297,26 @@ quiet_note(uint64_t quiet, char *buf, size_t size)
 	return buf;
 }
 
-/* Peer @p p dies (its lock held): a new epoch, under a new session of ours. */
+/* The epoch of peer @p p ends (its lock held): kept as ended, its channels
+ * made new at their next use; a new session of ours when @p ours_new. */
 static void
-peer_down_locked(unsigned int p, const char *why)
+epoch_end_locked(unsigned int p, bool ours_new)
+{
+	struct rm_peer *pe = &rm.peers[p];
+
+	if (pe->heard_session != 0)
+		pe->old[pe->n_old++ % RM_OLD_EPOCHS] =
+			(struct rm_old_epoch){ .theirs = pe->heard_session, .ours = pe->tx_session };
+	__atomic_store_n(&pe->heard_session, 0, __ATOMIC_RELEASE);
+	if (ours_new)
+		__atomic_store_n(&pe->tx_session, session_new(), __ATOMIC_RELEASE);
+	__atomic_fetch_add(&pe->epoch, 1, __ATOMIC_RELEASE);
+}
+
+/* Peer @p p dies (its lock held), and its epoch ends; a new session of ours
+ * when @p ours_new, so that a peer that lives sees that ours ended. */
+static void
+peer_down_locked(unsigned int p, const char *why, bool ours_new)
 {
 	struct rm_peer *pe = &rm.peers[p];
 	char note[64];
@@ -308,14 +325,11 @@ peer_down_locked(unsigned int p, const char *why)
 	if (__atomic_load_n(&pe->dead, __ATOMIC_RELAXED))
 		return;
 	__atomic_store_n(&pe->dead, 1, __ATOMIC_RELEASE);
-	if (pe->heard_session != 0)
-		pe->old_sessions[pe->n_old++ % RM_OLD_SESSIONS] = pe->heard_session;
-	__atomic_store_n(&pe->heard_session, 0, __ATOMIC_RELEASE);
-	pe->tx_session = session_new();
-	__atomic_fetch_add(&pe->epoch, 1, __ATOMIC_RELEASE);
+	epoch_end_locked(p, ours_new);
 	if (rm_log_allowed(&pe->down_log, rte_rdtsc(), &quiet))
-		LCA_LOG(ERR, "remote: node %u is dead: %s; sends to it fail with -EHOSTDOWN%s\n",
-			pe->n.id, why, quiet_note(quiet, note, sizeof(note)));
+		LCA_LOG(ERR, "remote: node %u is dead: %s; sends to it fail with -EHOSTDOWN; our "
+			"session to it %08x%s\n", pe->n.id, why, pe->tx_session,
+			quiet_note(quiet, note, sizeof(note)));
 	watchers_tell(p, LCA_TYPE_NODE_DOWN);
 }
 
@@ -327,7 +341,7 @@ rm_peer_dead(unsigned int p, const char *why)
 	if (__atomic_load_n(&pe->dead, __ATOMIC_ACQUIRE))
 		return;
 	rte_spinlock_lock(&pe->lock);
-	peer_down_locked(p, why);
+	peer_down_locked(p, why, true);
 	rte_spinlock_unlock(&pe->lock);
 }
 
@@ -360,40 +374,72 @@ rm_peer_heard(unsigned int p, uint32_t session)
 	rte_spinlock_unlock(&pe->lock);
 }
 
+/* Whether a frame of @p session that heard @p echo of ours is of an epoch
+ * that ended. One that heard none of ours (0) is when any ended epoch had
+ * its session: it was sent before the peer heard us in that one. */
 static bool
-session_was_dead(const struct rm_peer *pe, uint32_t session)
+epoch_ended(const struct rm_peer *pe, uint32_t session, uint32_t echo)
 {
-	for (unsigned int i = 0; i < RTE_MIN(pe->n_old, (unsigned int)RM_OLD_SESSIONS); i++)
-		if (pe->old_sessions[i] == session)
+	for (unsigned int i = 0; i < RTE_MIN(pe->n_old, (unsigned int)RM_OLD_EPOCHS); i++)
+		if (pe->old[i].theirs == session && (echo == 0 || pe->old[i].ours == echo))
 			return true;
 	return false;
 }
 
-enum rm_frame_fate
-rm_peer_frame_slow(unsigned int p, uint32_t session)
+/* Peer @p p is up again under @p session (its lock held). */
+static void
+peer_rejoined_locked(unsigned int p, uint32_t session)
 {
 	struct rm_peer *pe = &rm.peers[p];
-	enum rm_frame_fate f = RM_FRAME_TAKE;
 	char note[64];
 	uint64_t quiet;
 
+	peer_heard_locked(p, session);
+	if (rm_log_allowed(&pe->rejoin_log, rte_rdtsc(), &quiet))
+		LCA_LOG(INFO, "remote: node %u rejoined (session %08x): sends to it go again%s\n",
+			pe->n.id, session, quiet_note(quiet, note, sizeof(note)));
+	__atomic_store_n(&pe->dead, 0, __ATOMIC_RELEASE);
+	watchers_tell(p, LCA_TYPE_NODE_UP);
+}
+
+enum rm_frame_fate
+rm_peer_frame_slow(unsigned int p, uint32_t session, uint32_t echo)
+{
+	struct rm_peer *pe = &rm.peers[p];
+	enum rm_frame_fate f = RM_FRAME_TAKE;
+
 	rte_spinlock_lock(&pe->lock);
-	if (session_was_dead(pe, session)) {
+	if (session == 0 || (echo != 0 && echo != pe->tx_session) ||
+	    epoch_ended(pe, session, echo)) {
 		f = RM_FRAME_STALE;
+	} else if (session == pe->heard_session) {
+		/* Of this epoch, from a peer that has not heard us yet. */
 	} else if (pe->heard_session == 0 && !pe->dead) {
 		peer_heard_locked(p, session);
-	} else if (pe->heard_session != session || pe->dead) {
-		/* A new incarnation: the old one's epoch ends first. */
-		peer_down_locked(p, "restarted (a new session)");
-		peer_heard_locked(p, session);
-		if (rm_log_allowed(&pe->rejoin_log, rte_rdtsc(), &quiet))
-			LCA_LOG(INFO, "remote: node %u rejoined (session %08x): sends to it go "
-				"again%s\n", pe->n.id, session, quiet_note(quiet, note, sizeof(note)));
-		__atomic_store_n(&pe->dead, 0, __ATOMIC_RELEASE);
-		watchers_tell(p, LCA_TYPE_NODE_UP);
+	} else if (pe->dead) {
+		peer_rejoined_locked(p, session);
+	} else {
+		/* It restarted, or ended the epoch: ours stays, and our next
+		 * frames, which heard its new session, are its answer. */
+		peer_down_locked(p, "a new session (it restarted, or declared us dead)", false);
+		peer_rejoined_locked(p, session);
 	}
 	rte_spinlock_unlock(&pe->lock);
 	return f;
+}
+
+struct rm_epoch_view
+rm_peer_epoch_get(unsigned int p)
+{
+	struct rm_peer *pe = &rm.peers[p];
+	struct rm_epoch_view v;
+
+	rte_spinlock_lock(&pe->lock);
+	v.epoch = pe->epoch;
+	v.ours = pe->tx_session;
+	v.theirs = pe->heard_session;
+	rte_spinlock_unlock(&pe->lock);
+	return v;
 }
 
 /* Node @p i of @p c: what its transport needs of it. */
@@ -567,9 +613,10 @@ lca_remote_start(const struct lca_remote_conf *conf)
 	rm_telemetry_register();
 	remote_send_hook = rm.ops->send;
 	rm.up = true;
-	LCA_LOG(INFO, "remote: node %u up over %s: %u peers, window %u, frame %u bytes; each "
-		"link is up once its peer's first frame comes\n",
-		rm.self.id, transports[conf->transport].name, rm.n_peers, rm.window, rm.frame_cap);
+	LCA_LOG(INFO, "remote: node %u up over %s (session %08x): %u peers, window %u, frame %u "
+		"bytes; each link is up once its peer's first frame comes\n",
+		rm.self.id, transports[conf->transport].name, rm.session, rm.n_peers, rm.window,
+		rm.frame_cap);
 	return 0;
 }
 

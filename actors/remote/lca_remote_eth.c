@@ -84,7 +84,7 @@ chan_clean(struct rm_lcore *rl, struct chan *ch)
 static void
 chan_fresh(struct chan *ch)
 {
-	const struct rm_peer *pe = &rm.peers[ch->peer];
+	struct rm_epoch_view v = rm_peer_epoch_get(ch->peer);
 	struct chan keep = *ch;
 
 	memset(ch, 0, sizeof(*ch));
@@ -101,8 +101,9 @@ chan_fresh(struct chan *ch)
 	ch->st.dead = 0;
 	ch->st.connected = 0;
 	ch->st.in_flight = 0;
-	ch->epoch = __atomic_load_n(&pe->epoch, __ATOMIC_ACQUIRE);
-	ch->tx_session = pe->tx_session;
+	ch->epoch = v.epoch;
+	ch->tx_session = v.ours;
+	ch->tx_echo = v.theirs;
 	ch->next_seq = 1;
 	ch->credit = rm.window;
 	ch->rcv_next = 1;

@@ -37,6 +37,8 @@ struct rx_slot {
 struct chan {
 	uint32_t epoch;         /* its peer's epoch it belongs to (chan_sync()) */
 	uint32_t tx_session;    /* ours in its frames: the peer's tx_session then */
+	uint32_t tx_echo;       /* its session we heard in that epoch, in our
+				 * frames (0 until the first is heard) */
 	unsigned int peer;      /* index into rm.peers */
 	unsigned int port;      /* index into rm_eth.ports */
 	uint16_t peer_lcore;

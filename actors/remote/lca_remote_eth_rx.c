@@ -398,13 +398,14 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 	if (h->flags & WIRE_F_LARGE)
 		ch = lane_large(rl, ch);
 	session = rte_be_to_cpu_32(h->session);
-	if (unlikely(rm_peer_frame((unsigned int)p, session) != RM_FRAME_TAKE)) {
-		/* Of an incarnation declared dead: it refers to state gone. */
+	if (unlikely(rm_peer_frame((unsigned int)p, session, rte_be_to_cpu_32(h->peer_session)) !=
+		     RM_FRAME_TAKE)) {
+		/* Of an epoch that ended: it refers to state gone. */
 		rm_count(&ch->st.stale_session, 1);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	/* A new incarnation made a new epoch: this channel starts afresh. */
+	/* A new session made a new epoch: this channel starts afresh. */
 	chan_sync(rl, ch);
 	if (!rx_ctrl(rl, ch, h, now)) {
 		rte_pktmbuf_free(m);

@@ -82,25 +82,38 @@ rm_log_allowed(struct rm_log_limit *l, uint64_t now, uint64_t *quiet)
 	return false;
 }
 
-#define RM_OLD_SESSIONS 4
+#define RM_OLD_EPOCHS 4
+
+/* An epoch that ended: the peer's session in it and ours toward it. */
+struct rm_old_epoch {
+	uint32_t theirs;
+	uint32_t ours;
+};
 
 /*
- * A peer's incarnations. Each death starts a new epoch: our channels to it
- * of an older epoch are cleaned and made new by their own lcores (the
- * ethdev transport's chan_sync()), and we speak to it under a new session
- * of ours (tx_session), so that a peer that did not restart sees one and
- * starts afresh too. A frame of a session that is neither the one heard in
- * this epoch nor one declared dead is a new incarnation: it rejoins.
+ * A peer's incarnations. An epoch is a pair of sessions, the peer's
+ * (heard_session) and ours toward it (tx_session), and every frame names
+ * both: its sender's session and the one of ours it heard (peer_session).
+ * An epoch ends in two ways, and each starts a new one whose channels are
+ * cleaned and made new by their own lcores (the ethdev transport's
+ * chan_sync()):
+ * - we declare the peer dead (silent, a retry limit, a protocol error): a
+ *   new session of ours, which the peer sees and ends its epoch too;
+ * - a frame that heard our current session (or none) comes under a new
+ *   session of the peer (it restarted, or it ended the epoch): ours stays,
+ *   so that our answer is not taken for a restart in turn.
+ * A frame that heard an older session of ours, or names an ended epoch, is
+ * stale.
  */
 struct rm_peer {
 	struct lca_remote_node n;
 	unsigned int chan_base;      /* its first channel in a transport's lcore */
 	uint32_t dead;               /* atomic */
 	uint32_t heard_session;      /* atomic: its session in this epoch; 0: not heard */
-	uint32_t epoch;              /* atomic: +1 at each death */
-	uint32_t tx_session;         /* ours toward it in this epoch (before epoch) */
-	uint32_t old_sessions[RM_OLD_SESSIONS]; /* its sessions declared dead */
-	unsigned int n_old;          /* sessions put there, ever */
+	uint32_t epoch;              /* atomic: +1 at each end of one */
+	uint32_t tx_session;         /* atomic: ours toward it in this epoch */
+	struct rm_old_epoch old[RM_OLD_EPOCHS]; /* the last epochs that ended */
+	unsigned int n_old;          /* epochs put there, ever */
 	/* Its deaths, first frames and rejoins, a line a second each: forged
 	 * sessions must not flood the log either. */
 	struct rm_log_limit down_log, heard_log, rejoin_log;
@@ -175,23 +188,35 @@ extern struct rm_state rm;
  * the link is up, said once (the UCX transport, which does not rejoin). */
 void rm_peer_heard(unsigned int p, uint32_t session);
 
-/* What a frame of session @p session from peer @p p is to the ethdev
- * transport: taken (the session of this epoch; or the first heard; or a
- * new incarnation, which rejoins, ending the epoch of the old one if it
- * was alive), or stale (of a session declared dead: dropped). */
+/* What a frame from peer @p p is to the ethdev transport, by its
+ * @p session and the session of ours it heard, @p echo (0: none): taken (of
+ * this epoch; or the first heard; or a new session, which ends the epoch
+ * and starts one), or stale (it heard an older session of ours, or is of an
+ * epoch that ended: dropped). */
 enum rm_frame_fate { RM_FRAME_TAKE, RM_FRAME_STALE };
-enum rm_frame_fate rm_peer_frame_slow(unsigned int p, uint32_t session);
+enum rm_frame_fate rm_peer_frame_slow(unsigned int p, uint32_t session, uint32_t echo);
 
 static inline enum rm_frame_fate
-rm_peer_frame(unsigned int p, uint32_t session)
+rm_peer_frame(unsigned int p, uint32_t session, uint32_t echo)
 {
 	const struct rm_peer *pe = &rm.peers[p];
 
 	if (likely(session == __atomic_load_n(&pe->heard_session, __ATOMIC_ACQUIRE) &&
+		   echo == __atomic_load_n(&pe->tx_session, __ATOMIC_RELAXED) &&
 		   !__atomic_load_n(&pe->dead, __ATOMIC_RELAXED)))
 		return RM_FRAME_TAKE;
-	return rm_peer_frame_slow(p, session);
+	return rm_peer_frame_slow(p, session, echo);
 }
+
+/* A peer's epoch as a channel speaks it: read at once, under its lock. */
+struct rm_epoch_view {
+	uint32_t epoch;
+	uint32_t ours;   /* our session toward it */
+	uint32_t theirs; /* its session we heard; 0: none yet */
+};
+
+/* Peer @p p's current epoch. */
+struct rm_epoch_view rm_peer_epoch_get(unsigned int p);
 
 /* mbuf payloads up to this many bytes arrive in a copy, larger ones (from
  * a frame that holds them) in an indirect mbuf into it. */

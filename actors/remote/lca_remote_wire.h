@@ -13,10 +13,12 @@
 
 #include "lca_remote_record.h"
 
-/* 2: records may carry an ask's or a reply's id (WIRE_MSG_F_ID). A
- * version-1 peer would refuse such a frame and stall its channel on it, so
- * the two do not talk at all. */
-#define WIRE_VERSION 2
+/* 3: the header says which session of the receiver the sender heard
+ * (peer_session), so that a node's answer to a new session is not taken for
+ * a restart in turn (docs/wire.md, "Rejoin"). A version-2 peer would read
+ * every answer as a restart, so the two do not talk at all. (2: records may
+ * carry an ask's or a reply's id.) */
+#define WIRE_VERSION 3
 
 #define WIRE_ETH_LEN 14
 #define WIRE_IP_LEN 20
@@ -51,10 +53,12 @@ struct wire_hdr {
 	uint32_t sack;    /* with NAK: bit i set when frame nak + 1 + i arrived (a
 			   * version-1 peer that does not fill it sends 0: only
 			   * nak is resent, as before) */
+	uint32_t peer_session; /* the receiver's session the sender heard in
+				* its epoch of it; 0: none heard yet */
 } __rte_packed;
 
-#define WIRE_HDR_LEN 32
-_Static_assert(sizeof(struct wire_hdr) == WIRE_HDR_LEN, "channel header is 32 bytes");
+#define WIRE_HDR_LEN 36
+_Static_assert(sizeof(struct wire_hdr) == WIRE_HDR_LEN, "channel header is 36 bytes");
 
 /* What the decoder found in a well-formed frame. */
 struct wire_view {
