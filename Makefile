@@ -4,6 +4,7 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
 WERROR     ?= 1
 # EAL arguments for the main job: both lcores, no hugepages needed.
 EAL_ARGS   ?= -l 0-1 --no-huge --no-pci --in-memory --file-prefix lca_run
@@ -11,7 +12,7 @@ RUN_ARGS   ?=
 
 MESON_FLAGS := -Dwerror=$(if $(filter 1,$(WERROR)),true,false)
 
-.PHONY: all deps build asan tsan soak run test test-unit bench clean
+.PHONY: all deps build asan tsan fuzz soak run test test-unit bench clean
 
 all: build
 
@@ -33,6 +34,11 @@ $(TSAN_BUILD)/build.ninja:
 	meson setup $(TSAN_BUILD) $(MESON_FLAGS) -Dbuildtype=debugoptimized \
 		-Db_sanitize=thread -Db_lundef=false -Ddebug_envelopes=true \
 		-Dc_args="-include $(CURDIR)/tests/lca_tsan_dpdk.h -Wno-error=tsan"
+
+# libFuzzer: clang, every part with ASan and coverage (meson.build); only
+# the fuzz targets are built here.
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) $(MESON_FLAGS) -Dfuzz=true
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -76,6 +82,16 @@ tsan: deps $(TSAN_BUILD)/build.ninja
 	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" \
 		meson test -C $(TSAN_BUILD) --suite unit --print-errorlogs --timeout-multiplier 3
 
+# The remote frame decoder (500,000 runs) and the receive path with its
+# state (60 s) under libFuzzer, from seed 1 (a few minutes: not in `make
+# test`, whose builds run the same targets under their own seeded mutators;
+# CI runs it). FUZZ_ARGS adds libFuzzer flags to both.
+FUZZ_ARGS ?=
+fuzz: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) tests/fuzz_frame tests/fuzz_remote
+	meson test -C $(FUZZ_BUILD) --no-rebuild --suite fuzz --print-errorlogs \
+		$(if $(FUZZ_ARGS),--test-args '$(FUZZ_ARGS)')
+
 # 60 s of the apps with varied arguments, every run's status and counts
 # checked, and a server's RSS sampled throughout (scripts/soak.sh).
 SOAK_SECONDS ?= 60
@@ -86,4 +102,4 @@ bench: build
 	./$(BUILD)/apps/microbench/lca-microbench $(EAL_ARGS) --
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -18,7 +18,7 @@ packages=(
 	libsodium-dev             # the ethdev transport's frame tags (key in the node table)
 	valgrind                  # leak check of the smoke app in `make test`
 	iproute2                  # e2e_remote: ip netns and veth for af_packet (tc netem where the kernel has it)
-	clang                     # -Dfuzz=true: the remote frame decoder under libFuzzer (optional build)
+	clang                     # make fuzz: the remote frame decoder and receive path under libFuzzer
 	python3-jsonschema        # e2e tests check every app's --json against docs/lcactor-result.schema.json
 	abigail-tools             # the abi test: abidiff of liblcactor against abi/liblcactor.abi
 	python3-matplotlib        # scripts/lca-plot: the SVG of a run (`make run`, e2e tests)
