@@ -6,8 +6,9 @@
 # again, or stopped past dead_ms and let go on, once node 1 has 100
 # replies; node 1 must say "down", then "up" at node 2's first frame of a
 # new session, and get 100 replies more, its sends while node 2 was down
-# refused and counted, the messages in flight counted lost. Where
-# namespaces cannot be made: SKIP (exit 77).
+# refused and counted, the messages in flight counted lost. The same two
+# cases over UCX on 127.0.0.1 (no namespaces). Where namespaces cannot be
+# made: the af_packet checks SKIP (exit 77).
 set -u
 prog=$1
 fail=0
@@ -26,19 +27,28 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! { ip netns add "${n}a" && ip netns add "${n}b"; } 2>/dev/null ||
-	! ip link add "${n}a" type veth peer name "${n}b" 2>/dev/null; then
-	skip_check "rejoin after kill -9" "network namespaces or a veth pair cannot be made here (not root?)"
-	finish
-fi
-ip link set "${n}a" netns "${n}a" && ip link set "${n}b" netns "${n}b"
-ip -n "${n}a" link set "${n}a" up && ip -n "${n}b" link set "${n}b" up
-for s in a b; do ip netns exec "${n}$s" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null; done
-
 eal=(--no-huge --no-pci --in-memory --log-level 'lib.*:error')
+# UCX's listeners: 127.0.0.1, from a port of this run's own.
+ucx_port=$((20000 + $$ % 20000))
+transport=af_packet
+
+# node N [ARGS...]: node N of $transport in the background, its output
+# appended to $tmp/N.log.
+node() {
+	local k=$1 side
+	shift
+	if [ $transport = ucx ]; then
+		"$prog" -l $((k - 1)) "${eal[@]}" --file-prefix "${n}$k" -- --node "$k" \
+			--ucx $ucx_port "$@" >>"$tmp/$k.log" 2>&1 &
+	else
+		side=$([ "$k" = 1 ] && echo a || echo b)
+		ip netns exec "${n}$side" "$prog" -l $((k - 1)) "${eal[@]}" --file-prefix "${n}$k" \
+			--vdev "net_af_packet0,iface=${n}$side,qpairs=1" -- --node "$k" "$@" \
+			>>"$tmp/$k.log" 2>&1 &
+	fi
+}
 start_node2() {
-	ip netns exec "${n}b" "$prog" -l 1 "${eal[@]}" --file-prefix "${n}2" \
-		--vdev "net_af_packet0,iface=${n}b,qpairs=1" -- --node 2 >>"$tmp/2.log" 2>&1 &
+	node 2
 	bpid=$!
 }
 
@@ -57,53 +67,58 @@ duty_cycle() {
 
 # slow: both processes at 10% CPU for 5 s: only slow, never declared dead
 # (dead_ms 1000 against pauses of 90 ms): no down, nothing refused or lost.
-out=
-: >"$tmp/2.log"
-start_node2
-ip netns exec "${n}a" "$prog" -l 0 "${eal[@]}" --file-prefix "${n}1" \
-	--vdev "net_af_packet0,iface=${n}a,qpairs=1" -- --node 1 --keep >"$tmp/1.log" 2>&1 &
-apid=$!
-check "slow: node 1 had its first 100 replies" "wait_for_line '$tmp/1.log' '^ready$' 60 $apid"
-duty_cycle "$apid" "$bpid" 5
-wait "$apid"; rc=$?
-apid=
-out=$(cat "$tmp/1.log")
-grep -E "^counts: " <<<"$out"
-check "slow: both at 10% CPU for 5 s: the link kept, every ping answered, none refused or lost" \
-	"[ $rc -eq 0 ] && grep -qE '^counts: [0-9]+ pings sent, 0 refused, [0-9]+ replies, 0 downs, 0 ups, 0 lost_on_dead, 0 stale_session, node 2 up; unaccounted 0\$' <<<\"\$out\""
-[ $fail -eq 0 ] || { echo "--- node 1:"; cat "$tmp/1.log"; echo "--- node 2:"; tail -20 "$tmp/2.log"; }
-kill -TERM "$bpid" 2>/dev/null
-wait "$bpid" 2>/dev/null
+slow_case() {
+	: >"$tmp/1.log"
+	: >"$tmp/2.log"
+	start_node2
+	node 1 --keep
+	apid=$!
+	check "$transport slow: node 1 had its first 100 replies" \
+		"wait_for_line '$tmp/1.log' '^ready$' 60 $apid"
+	duty_cycle "$apid" "$bpid" 5
+	wait "$apid"; rc=$?
+	apid=
+	out=$(cat "$tmp/1.log")
+	grep -E "^counts: " <<<"$out"
+	check "$transport slow: both at 10% CPU for 5 s: the link kept, every ping answered, none refused or lost" \
+		"[ $rc -eq 0 ] && grep -qE '^counts: [0-9]+ pings sent, 0 refused, [0-9]+ replies, 0 downs, 0 ups, 0 lost_on_dead, 0 stale_session, node 2 up; unaccounted 0\$' <<<\"\$out\""
+	[ $fail -eq 0 ] || { echo "--- node 1:"; cat "$tmp/1.log"; echo "--- node 2:"; tail -20 "$tmp/2.log"; }
+	kill -TERM "$bpid" 2>/dev/null
+	wait "$bpid" 2>/dev/null
+	bpid=
+}
 
 # restart: node 2 killed (SIGKILL) and started again, a new incarnation.
 # pause: node 2 stopped (SIGSTOP) past dead_ms and let go on (SIGCONT): the
 # same incarnation, which finds node 1 silent for as long and declares it
 # dead too; each side's new session makes the other start afresh.
-for how in restart pause; do
+rejoin_case() {
+	local how=$1 t="$transport $1"
+
+	: >"$tmp/1.log"
 	: >"$tmp/2.log"
 	start_node2
-	ip netns exec "${n}a" "$prog" -l 0 "${eal[@]}" --file-prefix "${n}1" \
-		--vdev "net_af_packet0,iface=${n}a,qpairs=1" -- --node 1 >"$tmp/1.log" 2>&1 &
+	node 1
 	apid=$!
-	check "$how: node 1 had its first 100 replies" "wait_for_line '$tmp/1.log' '^ready$' 60 $apid"
-	if [ $how = restart ]; then
+	check "$t: node 1 had its first 100 replies" "wait_for_line '$tmp/1.log' '^ready$' 60 $apid"
+	if [ "$how" = restart ]; then
 		kill -9 "$bpid"
 		wait "$bpid" 2>/dev/null
 	else
 		kill -STOP "$bpid"
 	fi
-	check "$how: node 1 declared node 2 down" "wait_for_line '$tmp/1.log' '^down$' 30 $apid"
+	check "$t: node 1 declared node 2 down" "wait_for_line '$tmp/1.log' '^down$' 30 $apid"
 	sleep 0.5
-	if [ $how = restart ]; then start_node2; else kill -CONT "$bpid"; fi
+	if [ "$how" = restart ]; then start_node2; else kill -CONT "$bpid"; fi
 	wait "$apid"; rc=$?
 	apid=
 	out=$(cat "$tmp/1.log")
 	grep -E "^counts: |rejoined|is dead" <<<"$out"
-	check "$how: node 1 exits 0: 100 replies after the rejoin" "[ $rc -eq 0 ]"
-	check "$how: node 1's watcher: down, then up, once each" \
+	check "$t: node 1 exits 0: 100 replies after the rejoin" "[ $rc -eq 0 ]"
+	check "$t: node 1's watcher: down, then up, once each" \
 		"[ \"\$(grep -E '^(down|up)$' <<<\"\$out\" | tr '\n' ' ')\" = 'down up ' ]"
-	check "$how: node 1 logged the rejoin" "grep -q 'remote: node 2 rejoined (session ' <<<\"\$out\""
-	check "$how: counts: sends refused while down, 200 replies or more, one down and one up, node 2 up" \
+	check "$t: node 1 logged the rejoin" "grep -q 'remote: node 2 rejoined (session ' <<<\"\$out\""
+	check "$t: counts: sends refused while down, 200 replies or more, one down and one up, node 2 up" \
 		"grep -qE '^counts: [0-9]+ pings sent, [1-9][0-9]* refused, (2[0-9]{2}|[3-9][0-9]{2}|[0-9]{4,}) replies, 1 downs, 1 ups, [0-9]+ lost_on_dead, [0-9]+ stale_session, node 2 up; unaccounted -?[0-9]+\$' <<<\"\$out\""
 	# Each ping taken is a reply or counted lost at the old epoch's end
 	# (unaccounted = taken - replies - lost_on_dead <= 0), but one at most:
@@ -111,11 +126,29 @@ for how in restart pause; do
 	# sent (the wire delivers once; an answer is the app's). Below 0 when
 	# pings counted lost (their frames never acknowledged) did arrive: a
 	# paused node 2 answers what it had before it ends the old epoch.
-	check "$how: no ping unaccounted (one at most killed between its ack and its reply)" \
+	check "$t: no ping unaccounted (one at most killed between its ack and its reply)" \
 		"grep -qE '; unaccounted (-[0-9]+|0|1)\$' <<<\"\$out\""
 	[ $fail -eq 0 ] || { echo "--- node 1:"; cat "$tmp/1.log"; echo "--- node 2:"; tail -20 "$tmp/2.log"; }
 	kill -TERM "$bpid" 2>/dev/null
 	wait "$bpid" 2>/dev/null
 	bpid=
-done
+}
+
+if ! { ip netns add "${n}a" && ip netns add "${n}b"; } 2>/dev/null ||
+	! ip link add "${n}a" type veth peer name "${n}b" 2>/dev/null; then
+	skip_check "af_packet: slow, restart and pause" \
+		"network namespaces or a veth pair cannot be made here (not root?)"
+else
+	ip link set "${n}a" netns "${n}a" && ip link set "${n}b" netns "${n}b"
+	ip -n "${n}a" link set "${n}a" up && ip -n "${n}b" link set "${n}b" up
+	for s in a b; do ip netns exec "${n}$s" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null; done
+	slow_case
+	rejoin_case restart
+	rejoin_case pause
+fi
+# UCX: each endpoint made again while the peer is down, the new epoch's
+# hello on it.
+transport=ucx
+rejoin_case restart
+rejoin_case pause
 finish

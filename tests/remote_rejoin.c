@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One node of e2e_rejoin.sh: two processes over net_af_packet (a veth
- * pair between two network namespaces the script makes), node 2 killed
- * with SIGKILL and started again while node 1 runs.
+ * pair between two network namespaces the script makes), or over UCX on
+ * 127.0.0.1 (--ucx PORT: node N listens on PORT + 20 * (N - 1) + its
+ * lcore), node 2 killed with SIGKILL and started again while node 1 runs.
  *
- *   remote_rejoin [EAL args] -- --node 1|2 [--rounds N] [--keep]
+ *   remote_rejoin [EAL args] -- --node 1|2 [--rounds N] [--keep] [--ucx PORT]
  *
  * Node 2 echoes. Node 1 pings node 2's echo every 10 ms, N replies (100)
  * before the kill and N after the rejoin (--keep: N more, no rejoin to
@@ -66,13 +67,15 @@ pinger_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 }
 
 /* The pair's node table (apps/common/lca_pair.h): node 1 on lcore 0,
- * node 2 on lcore 1, over the one ethdev port. */
+ * node 2 on lcore 1, over the one ethdev port, or over UCX from
+ * @p ucx_port (0: ethdev). */
 static void
-node_conf(struct lca_remote_conf *c, unsigned int self)
+node_conf(struct lca_remote_conf *c, unsigned int self, unsigned int ucx_port)
 {
 	struct lca_pair pair = { .active = true, .is_peer = self == 2 };
 
-	snprintf(pair.transport, sizeof(pair.transport), "af_packet");
+	snprintf(pair.transport, sizeof(pair.transport), "%s", ucx_port ? "ucx" : "af_packet");
+	snprintf(pair.sock, sizeof(pair.sock), "%u", ucx_port);
 	snprintf(pair.self_lcores, sizeof(pair.self_lcores), "%u", self - 1);
 	snprintf(pair.peer_lcores, sizeof(pair.peer_lcores), "%u", 2 - self);
 	lca_pair_conf(&pair, c);
@@ -179,7 +182,7 @@ main(int argc, char **argv)
 {
 	struct lca_runtime_conf rc = { .msgs_per_node = 8191 };
 	struct lca_remote_conf c;
-	unsigned int node = 0, rounds = 100;
+	unsigned int node = 0, rounds = 100, ucx_port = 0;
 	bool keep = false;
 	lca_actor_id_t echo;
 	char **app_argv;
@@ -194,18 +197,21 @@ main(int argc, char **argv)
 			node = (unsigned int)atoi(app_argv[++i]);
 		else if (strcmp(app_argv[i], "--rounds") == 0 && i + 1 < app_argc)
 			rounds = (unsigned int)atoi(app_argv[++i]);
+		else if (strcmp(app_argv[i], "--ucx") == 0 && i + 1 < app_argc)
+			ucx_port = (unsigned int)atoi(app_argv[++i]);
 		else
 			node = 0;
 	}
-	if ((node != 1 && node != 2) || rounds == 0) {
-		fprintf(stderr, "usage: remote_rejoin [EAL args] -- --node 1|2 [--rounds N] [--keep]\n");
+	if ((node != 1 && node != 2) || rounds == 0 || ucx_port > 65000) {
+		fprintf(stderr, "usage: remote_rejoin [EAL args] -- --node 1|2 [--rounds N] [--keep] "
+			"[--ucx PORT]\n");
 		lca_eal_cleanup();
 		return 2;
 	}
 	ret = lca_runtime_init(&rc);
 	if (ret == 0 && node == 2)
 		ret = spawn(echo_handler, &echo) != 0 || echo != ECHO_ID;
-	node_conf(&c, node);
+	node_conf(&c, node, ucx_port);
 	c.connect_ms = 60000;
 	if (ret == 0)
 		ret = lca_remote_start(&c);

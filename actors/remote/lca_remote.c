@@ -361,19 +361,6 @@ peer_heard_locked(unsigned int p, uint32_t session)
 			quiet_note(quiet, note, sizeof(note)));
 }
 
-void
-rm_peer_heard(unsigned int p, uint32_t session)
-{
-	struct rm_peer *pe = &rm.peers[p];
-
-	if (__atomic_load_n(&pe->heard_session, __ATOMIC_ACQUIRE) != 0)
-		return;
-	rte_spinlock_lock(&pe->lock);
-	if (pe->heard_session == 0)
-		peer_heard_locked(p, session);
-	rte_spinlock_unlock(&pe->lock);
-}
-
 /* Whether a frame of @p session that heard @p echo of ours is of an epoch
  * that ended. One that heard none of ours (0) is when any ended epoch had
  * its session: it was sent before the peer heard us in that one. */

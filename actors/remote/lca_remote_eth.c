@@ -31,8 +31,6 @@
 #define DEF_MTU 1500
 #define DEF_MAX_RTX 8
 #define CHECK_US 10
-/* A dead peer hears from us every this many heartbeat periods. */
-#define DEAD_HELLO_BEATS 10
 
 struct rm_eth rm_eth;
 
@@ -288,9 +286,7 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 
 		chan_sync(rl, ch);
 		if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED)) {
-			/* Our new session, now and then: a peer that did not
-			 * restart sees it, starts afresh and answers. */
-			if (now - ch->last_tx_tsc >= rm.hb * DEAD_HELLO_BEATS) {
+			if (now - ch->last_tx_tsc >= rm.hb * RM_DEAD_HELLO_BEATS) {
 				eth_send_ack(rl, ch, WIRE_F_HEARTBEAT, now);
 				work++;
 			}

@@ -121,20 +121,6 @@ sack_of(const struct chan *ch)
 	return sack;
 }
 
-/* The peer's session that @p ch heard in its epoch, for its frames: read
- * from the peer until the first is heard; never one of a later epoch. */
-static uint32_t
-chan_echo(struct chan *ch)
-{
-	if (unlikely(ch->tx_echo == 0)) {
-		struct rm_epoch_view v = rm_peer_epoch_get(ch->peer);
-
-		if (v.epoch == ch->epoch)
-			ch->tx_echo = v.theirs;
-	}
-	return ch->tx_echo;
-}
-
 static void
 hdr_write(struct chan *ch, uint8_t *buf, uint32_t udp_payload, uint8_t flags, uint32_t seq,
 	  uint16_t n_msgs)
@@ -158,7 +144,7 @@ hdr_write(struct chan *ch, uint8_t *buf, uint32_t udp_payload, uint8_t flags, ui
 	h->nak = rte_cpu_to_be_32(ch->need_nak ? ch->rcv_contig + 1 : 0);
 	h->session = rte_cpu_to_be_32(ch->tx_session);
 	h->sack = rte_cpu_to_be_32(ch->need_nak ? sack_of(ch) : 0);
-	h->peer_session = rte_cpu_to_be_32(chan_echo(ch));
+	h->peer_session = rte_cpu_to_be_32(rm_chan_echo(ch->peer, ch->epoch, &ch->tx_echo));
 	if (ch->need_nak)
 		rm_count(&ch->st.naks_sent, 1);
 	ch->need_ack = false;

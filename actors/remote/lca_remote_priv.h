@@ -184,11 +184,7 @@ extern struct rm_state rm;
 
 /* Shared by both transports (lca_remote.c). */
 
-/* The first frame of peer @p p's session @p session came (any lcore):
- * the link is up, said once (the UCX transport, which does not rejoin). */
-void rm_peer_heard(unsigned int p, uint32_t session);
-
-/* What a frame from peer @p p is to the ethdev transport, by its
+/* What a frame from peer @p p is to a transport, by its
  * @p session and the session of ours it heard, @p echo (0: none): taken (of
  * this epoch; or the first heard; or a new session, which ends the epoch
  * and starts one), or stale (it heard an older session of ours, or is of an
@@ -217,6 +213,26 @@ struct rm_epoch_view {
 
 /* Peer @p p's current epoch. */
 struct rm_epoch_view rm_peer_epoch_get(unsigned int p);
+
+/* The session of peer @p p that a channel of epoch @p epoch heard, for its
+ * frames: *@p echo, read from the peer until the first is heard, never one
+ * of a later epoch (both transports). */
+static inline uint32_t
+rm_chan_echo(unsigned int p, uint32_t epoch, uint32_t *echo)
+{
+	if (unlikely(*echo == 0)) {
+		struct rm_epoch_view v = rm_peer_epoch_get(p);
+
+		if (v.epoch == epoch)
+			*echo = v.theirs;
+	}
+	return *echo;
+}
+
+/* A channel to a dead peer says hello once in this many heartbeat periods,
+ * under our new session: a peer that lives sees it, ends its epoch too and
+ * answers, and the link rejoins. */
+#define RM_DEAD_HELLO_BEATS 10
 
 /* mbuf payloads up to this many bytes arrive in a copy, larger ones (from
  * a frame that holds them) in an indirect mbuf into it. */

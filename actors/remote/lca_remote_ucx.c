@@ -85,6 +85,80 @@ chan_clean(struct ux_chan *ch)
 	ux_big_release(ch); /* now, or when UCX lets go of it */
 }
 
+/* The protocol state of a channel that has sent and heard nothing yet, in
+ * its peer's current epoch (its endpoints, buffers and counters are kept;
+ * a buffer UCX still sends stays busy until it lets go). */
+static void
+chan_fresh(struct ux_chan *ch)
+{
+	struct rm_epoch_view v = rm_peer_epoch_get(ch->peer);
+
+	ch->epoch = v.epoch;
+	ch->tx_session = v.ours;
+	ch->tx_echo = v.theirs;
+	ch->born_tsc = rte_rdtsc();
+	ch->connected = false;
+	ch->cleaned = false;
+	ch->need_credit = ch->need_big_credit = false;
+	ch->next_seq = 1;
+	ch->sent_seq = ch->acked = 0;
+	ch->open_off = 0;
+	ch->open_n = 0;
+	ch->rcv_next = 1;
+	ch->head_i = 0;
+	ch->head_off = 0;
+	ch->big_seq = ch->big_rx_seq = 0;
+	ch->retry = 0;
+	__atomic_store_n(&ch->st.connected, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ch->st.dead, 0, __ATOMIC_RELAXED);
+	in_flight_set(ch);
+}
+
+void
+ux_chan_renew(struct ux_chan *ch)
+{
+	if (!ch->cleaned)
+		chan_clean(ch);
+	chan_fresh(ch);
+	/* A new endpoint for the new epoch, whose hello carries its sessions:
+	 * the old one may reach an incarnation that is gone, and over shared
+	 * memory UCX would not say so (error mode NONE). The next check
+	 * closes it, outside UCX's callbacks (a renew may run in one). */
+	if (ch->ep != NULL) {
+		ch->failed = true;
+		ch->fail_status = UCS_ERR_CANCELED;
+	} else {
+		ch->retry_tsc = ch->born_tsc;
+	}
+}
+
+/* How long @p ch has been without a connection: since the start, or since
+ * its epoch began. */
+static uint64_t
+unconnected_for(const struct ux_chan *ch, uint64_t now)
+{
+	uint64_t since = RTE_MAX(ch->born_tsc, rm.start_tsc);
+
+	return now > since ? now - since : 0;
+}
+
+/* A channel to a dead peer: made again and saying hello now and then,
+ * under our new session, so that the peer, restarted or not, rejoins. */
+static unsigned int
+dead_peer_check(struct ux_chan *ch, uint64_t now)
+{
+	if (ch->ep == NULL) {
+		if (ch->retry_tsc == 0 || now < ch->retry_tsc)
+			return 0;
+		ux_client_connect(ch);
+		return 1;
+	}
+	if (now - ch->last_tx_tsc < rm.hb * RM_DEAD_HELLO_BEATS)
+		return 0;
+	ux_send_hello(ch);
+	return 1;
+}
+
 /* The slow path of the poll hook: failed endpoints, connection timeouts,
  * dead peers. */
 static unsigned int
@@ -106,19 +180,17 @@ check(struct ux_lcore *ul, uint64_t now)
 	}
 	for (unsigned int c = 0; c < ul->n_chan; c++) {
 		struct ux_chan *ch = &ul->chan[c];
+		bool dead;
 
-		if (__atomic_load_n(&rm.peers[ch->peer].dead, __ATOMIC_RELAXED)) {
-			if (!ch->cleaned)
-				chan_clean(ch);
-			continue;
-		}
+		ux_chan_sync(ch);
+		dead = __atomic_load_n(&rm.peers[ch->peer].dead, __ATOMIC_RELAXED);
 		if (ch->failed) {
 			if (ch->ep != NULL)
 				ux_ep_close(ul->worker, ch->ep);
 			ch->ep = NULL;
 			ch->failed = false;
 			work++;
-			if (ch->connected) {
+			if (ch->connected && !dead) {
 				char why[96];
 
 				snprintf(why, sizeof(why), "UCX endpoint to its lcore %u failed: %s",
@@ -129,6 +201,10 @@ check(struct ux_lcore *ul, uint64_t now)
 			/* UCX logs each failed attempt: back off. */
 			ch->retry = ch->retry ? RTE_MIN(2 * ch->retry, rm_ux.retry_max) : rm_ux.retry;
 			ch->retry_tsc = now + ch->retry;
+		}
+		if (dead) {
+			work += dead_peer_check(ch, now);
+			continue;
 		}
 		if (ch->need_credit || ch->need_big_credit)
 			mark_dirty(ch); /* a credit that could not go: again */
@@ -142,7 +218,7 @@ check(struct ux_lcore *ul, uint64_t now)
 				work++;
 			}
 		}
-		if (!ch->connected && now - rm.start_tsc >= rm.connect) {
+		if (!ch->connected && unconnected_for(ch, now) >= rm.connect) {
 			rm_peer_dead(ch->peer, "not connected within connect_ms (is UCX_TLS "
 					       "without tcp, which UCX's connection setup needs?)");
 			continue;
@@ -342,8 +418,7 @@ lcore_alloc(unsigned int lcore, unsigned int n_chan)
 			ch->ul = ul;
 			ch->peer = p;
 			ch->peer_lcore = pe->n.lcores[k];
-			ch->next_seq = 1;
-			ch->rcv_next = 1;
+			chan_fresh(ch);
 			ch->arena = rte_malloc_socket("lca_ucx", (size_t)rm.window * rm.frame_cap,
 						      RTE_CACHE_LINE_SIZE, socket);
 			ch->tx = rte_zmalloc_socket("lca_ucx", sizeof(*ch->tx) * rm.window, 0,

@@ -41,6 +41,9 @@ struct ux_hdr {
 	uint16_t n_msgs;
 	uint32_t seq;     /* data: the buffer's; credit: every buffer <= seq delivered */
 	uint32_t session;
+	uint32_t peer_session; /* the receiver's session the sender heard in
+				* this epoch (0: none yet), as on the wire of
+				* the ethdev transport */
 } __rte_packed; /* UCX hands headers at any alignment */
 
 /* The header of a large message (UX_AM_LARGE): the buffer header, whose
@@ -86,7 +89,10 @@ struct ux_chan {
 	uint64_t retry;     /* the wait before that, doubled each time */
 	uint64_t last_rx_tsc; /* anything from the peer lcore */
 	uint64_t last_tx_tsc; /* anything on ep */
-	uint32_t peer_session; /* 0: not heard yet */
+	uint64_t born_tsc;    /* made fresh: the start, or its epoch's */
+	uint32_t epoch;       /* its peer's epoch it belongs to (ux_chan_sync()) */
+	uint32_t tx_session;  /* ours in its headers: the peer's tx_session then */
+	uint32_t tx_echo;     /* its session we heard in that epoch (0: none yet) */
 	/* TX */
 	uint8_t *arena;     /* window buffers of rm.frame_cap bytes */
 	struct ux_tx *tx;
@@ -174,14 +180,27 @@ mark_dirty(struct ux_chan *ch)
 }
 
 static inline void
-hdr_fill(struct ux_hdr *h, const struct ux_chan *ch, uint32_t seq, uint16_t n_msgs)
+hdr_fill(struct ux_hdr *h, struct ux_chan *ch, uint32_t seq, uint16_t n_msgs)
 {
 	h->src_node = rte_cpu_to_be_16(rm.self.id);
 	h->src_lcore = rte_cpu_to_be_16((uint16_t)ch->ul->lcore);
 	h->dst_lcore = rte_cpu_to_be_16(ch->peer_lcore);
 	h->n_msgs = rte_cpu_to_be_16(n_msgs);
 	h->seq = rte_cpu_to_be_32(seq);
-	h->session = rte_cpu_to_be_32(rm.session);
+	h->session = rte_cpu_to_be_32(ch->tx_session);
+	h->peer_session = rte_cpu_to_be_32(rm_chan_echo(ch->peer, ch->epoch, &ch->tx_echo));
+}
+
+/* @p ch of an epoch of its peer that ended: what it held freed (counted
+ * lost) and made new, for the peer's new epoch (lca_remote_ucx.c). */
+void ux_chan_renew(struct ux_chan *ch);
+
+/* Make @p ch its peer's current epoch's; on its own lcore, before any use. */
+static inline void
+ux_chan_sync(struct ux_chan *ch)
+{
+	if (unlikely(ch->epoch != __atomic_load_n(&rm.peers[ch->peer].epoch, __ATOMIC_ACQUIRE)))
+		ux_chan_renew(ch);
 }
 
 static inline void

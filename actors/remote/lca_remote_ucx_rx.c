@@ -109,18 +109,17 @@ chan_of_hdr(struct ux_lcore *ul, const void *header, size_t hlen)
 	pe = &rm.peers[p];
 	for (unsigned int k = 0; k < pe->n.n_lcores; k++) {
 		struct ux_chan *ch = &ul->chan[pe->chan_base + k];
-		uint32_t session = rte_be_to_cpu_32(h->session);
 
 		if (pe->n.lcores[k] != lcore)
 			continue;
-		if (ch->peer_session == 0) {
-			ch->peer_session = session;
-			rm_peer_heard((unsigned int)p, session);
-		} else if (ch->peer_session != session) {
-			/* It restarted: what it had of ours is gone. */
-			rm_peer_dead((unsigned int)p, "restarted (new session)");
+		if (rm_peer_frame((unsigned int)p, rte_be_to_cpu_32(h->session),
+				  rte_be_to_cpu_32(h->peer_session)) != RM_FRAME_TAKE) {
+			/* Of an epoch that ended: it refers to state gone. */
+			rm_count(&ch->st.stale_session, 1);
 			return NULL;
 		}
+		/* A new session made a new epoch: this channel starts afresh. */
+		ux_chan_sync(ch);
 		ch->last_rx_tsc = rte_rdtsc(); /* anything from it says it lives */
 		return ch;
 	}

@@ -222,6 +222,7 @@ ux_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned 
 		return rm_send_done(0, -EPERM, err);
 	pe = &rm.peers[p];
 	ch = &ul->chan[pe->chan_base + lca_remote_local(to) % pe->n.n_lcores];
+	ux_chan_sync(ch);
 	for (; sent < n; sent++) {
 		if (unlikely(msgs[sent] == NULL)) {
 			why = -EINVAL;
