@@ -120,16 +120,15 @@ ux_chan_renew(struct ux_chan *ch)
 	if (!ch->cleaned)
 		chan_clean(ch);
 	chan_fresh(ch);
-	/* A new endpoint for the new epoch, whose hello carries its sessions:
-	 * the old one may reach an incarnation that is gone, and over shared
-	 * memory UCX would not say so (error mode NONE). The next check
-	 * closes it, outside UCX's callbacks (a renew may run in one). */
-	if (ch->ep != NULL) {
-		ch->failed = true;
-		ch->fail_status = UCS_ERR_CANCELED;
-	} else {
+	/* The new epoch's hello: on the endpoint while it works (a peer that
+	 * lives and ended the epoch still answers on it; closing it under
+	 * its replies would be fatal to UCX), else on the one the check makes
+	 * once the old one failed (a peer that restarted: UCX's connection
+	 * manager sees the reset). */
+	if (ch->ep != NULL && !ch->failed)
+		ux_send_hello(ch);
+	else if (ch->ep == NULL)
 		ch->retry_tsc = ch->born_tsc;
-	}
 }
 
 /* How long @p ch has been without a connection: since the start, or since
@@ -174,10 +173,11 @@ check(struct ux_lcore *ul, uint64_t now)
 		for (unsigned int c = 0; c < ul->n_chan; c++)
 			if (ul->chan[c].reply_ep == s->ep)
 				ul->chan[c].reply_ep = NULL;
-		ux_ep_close(ul->worker, s->ep);
+		ux_ep_retire(ul, s->ep, now);
 		s->ep = NULL;
 		work++;
 	}
+	ux_ep_reap(ul, now);
 	for (unsigned int c = 0; c < ul->n_chan; c++) {
 		struct ux_chan *ch = &ul->chan[c];
 		bool dead;
@@ -186,7 +186,7 @@ check(struct ux_lcore *ul, uint64_t now)
 		dead = __atomic_load_n(&rm.peers[ch->peer].dead, __ATOMIC_RELAXED);
 		if (ch->failed) {
 			if (ch->ep != NULL)
-				ux_ep_close(ul->worker, ch->ep);
+				ux_ep_retire(ul, ch->ep, now);
 			ch->ep = NULL;
 			ch->failed = false;
 			work++;
@@ -306,6 +306,8 @@ lcore_free(struct ux_lcore *ul)
 	for (unsigned int i = 0; i < ul->n_server; i++)
 		if (ul->server[i].ep != NULL)
 			ux_ep_close(ul->worker, ul->server[i].ep);
+	if (ul->worker != NULL)
+		ux_ep_reap(ul, UINT64_MAX);
 	rm_spare_release(&ul->spare);
 	if (ul->listener != NULL)
 		ucp_listener_destroy(ul->listener);

@@ -24,6 +24,7 @@ enum { UX_AM_DATA = 21, UX_AM_HELLO = 22, UX_AM_CREDIT = 23, UX_AM_LARGE = 24,
 #define UX_RETRY_MAX_MS 640
 #define UX_CHECK_US 1000
 #define UX_SERVER_EPS 256
+#define UX_RETIRED_EPS 64
 #define UX_CLOSE_SPINS 1000000
 #define UX_POOL_MBUFS 4095
 /* The largest message the large lane takes: it arrives in the transport's
@@ -137,6 +138,12 @@ struct ux_server_ep {
 	bool failed;
 };
 
+/* An endpoint that failed, closed only later (ux_ep_retire()). */
+struct ux_retired_ep {
+	ucp_ep_h ep;
+	uint64_t tsc; /* when it was retired */
+};
+
 struct ux_lcore {
 	unsigned int lcore;
 	ucp_worker_h worker;
@@ -150,6 +157,8 @@ struct ux_lcore {
 	uint64_t next_check;
 	unsigned int n_server;
 	struct ux_server_ep server[UX_SERVER_EPS];
+	unsigned int n_retired;
+	struct ux_retired_ep retired[UX_RETIRED_EPS];
 	struct rm_spare spare;
 };
 
@@ -275,6 +284,14 @@ void ux_close_all(void);
 
 /* Close @p ep (a flush close), progressing @p worker until it is done. */
 void ux_ep_close(ucp_worker_h worker, ucp_ep_h ep);
+
+/* Retire @p ep of @p ul, which failed: closed by ux_ep_reap() once dead_ms
+ * passed (the oldest at once when UX_RETIRED_EPS are waiting). */
+void ux_ep_retire(struct ux_lcore *ul, ucp_ep_h ep, uint64_t now);
+
+/* Close the retired endpoints of @p ul older than dead_ms (all: @p now
+ * UINT64_MAX). */
+void ux_ep_reap(struct ux_lcore *ul, uint64_t now);
 
 /* The listener's handler: a peer lcore's endpoint into a free server slot. */
 void ux_on_connect(ucp_conn_request_h req, void *arg);

@@ -56,6 +56,39 @@ ux_ep_close(ucp_worker_h worker, ucp_ep_h ep)
 	ucp_request_free(r);
 }
 
+/*
+ * A message the peer sent before its endpoint failed may still be on its
+ * way (over shared memory, behind the connection manager's reset), and in
+ * error mode NONE UCX finds the endpoint a message names by its address: a
+ * closed one is a use after free, and UCX aborts. So a failed endpoint is
+ * closed dead_ms later, when nothing sent before the failure is left.
+ */
+void
+ux_ep_retire(struct ux_lcore *ul, ucp_ep_h ep, uint64_t now)
+{
+	if (ul->n_retired == UX_RETIRED_EPS) {
+		ux_ep_close(ul->worker, ul->retired[0].ep);
+		memmove(&ul->retired[0], &ul->retired[1],
+			sizeof(ul->retired[0]) * (UX_RETIRED_EPS - 1));
+		ul->n_retired--;
+	}
+	ul->retired[ul->n_retired++] = (struct ux_retired_ep){ .ep = ep, .tsc = now };
+}
+
+void
+ux_ep_reap(struct ux_lcore *ul, uint64_t now)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < ul->n_retired; i++) {
+		if (now != UINT64_MAX && now - ul->retired[i].tsc < rm.dead)
+			ul->retired[k++] = ul->retired[i];
+		else if (ul->retired[i].ep != NULL) /* NULL: ux_close_all() closed it */
+			ux_ep_close(ul->worker, ul->retired[i].ep);
+	}
+	ul->n_retired = k;
+}
+
 void
 ux_on_connect(ucp_conn_request_h req, void *arg)
 {
@@ -165,15 +198,18 @@ ux_close_all(void)
 		const struct ux_lcore *ul = rm_ux.lc[rm.lcores[i]];
 
 		if (ul != NULL)
-			cap += ul->n_chan + ul->n_server;
+			cap += ul->n_chan + ul->n_server + ul->n_retired;
 	}
 	if (cap > 0)
 		reqs = calloc(cap, sizeof(*reqs));
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		struct ux_lcore *ul = rm_ux.lc[rm.lcores[i]];
 
-		for (unsigned int c = 0; ul != NULL && c < ul->n_chan + ul->n_server; c++) {
-			ucp_ep_h *ep = c < ul->n_chan ? &ul->chan[c].ep : &ul->server[c - ul->n_chan].ep;
+		for (unsigned int c = 0; ul != NULL && c < ul->n_chan + ul->n_server + ul->n_retired;
+		     c++) {
+			ucp_ep_h *ep = c < ul->n_chan		   ? &ul->chan[c].ep
+				       : c < ul->n_chan + ul->n_server ? &ul->server[c - ul->n_chan].ep
+				       : &ul->retired[c - ul->n_chan - ul->n_server].ep;
 			ucs_status_ptr_t r;
 
 			if (*ep == NULL)
