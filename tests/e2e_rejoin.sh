@@ -65,6 +65,14 @@ duty_cycle() {
 	kill -CONT "$1" "$2"
 }
 
+# The end of a case: both logs when a check failed; node 2 stopped.
+case_end() {
+	[ $fail -eq 0 ] || { echo "--- node 1:"; cat "$tmp/1.log"; echo "--- node 2:"; tail -20 "$tmp/2.log"; }
+	kill -TERM "$bpid" 2>/dev/null
+	wait "$bpid" 2>/dev/null
+	bpid=
+}
+
 # slow: both processes at 10% CPU for 5 s: only slow, never declared dead
 # (dead_ms 1000 against pauses of 90 ms): no down, nothing refused or lost.
 slow_case() {
@@ -82,10 +90,7 @@ slow_case() {
 	grep -E "^counts: " <<<"$out"
 	check "$transport slow: both at 10% CPU for 5 s: the link kept, every ping answered, none refused or lost" \
 		"[ $rc -eq 0 ] && grep -qE '^counts: [0-9]+ pings sent, 0 refused, [0-9]+ replies, 0 downs, 0 ups, 0 lost_on_dead, 0 stale_session, node 2 up; unaccounted 0\$' <<<\"\$out\""
-	[ $fail -eq 0 ] || { echo "--- node 1:"; cat "$tmp/1.log"; echo "--- node 2:"; tail -20 "$tmp/2.log"; }
-	kill -TERM "$bpid" 2>/dev/null
-	wait "$bpid" 2>/dev/null
-	bpid=
+	case_end
 }
 
 # restart: node 2 killed (SIGKILL) and started again, a new incarnation.
@@ -128,10 +133,7 @@ rejoin_case() {
 	# paused node 2 answers what it had before it ends the old epoch.
 	check "$t: no ping unaccounted (one at most killed between its ack and its reply)" \
 		"grep -qE '; unaccounted (-[0-9]+|0|1)\$' <<<\"\$out\""
-	[ $fail -eq 0 ] || { echo "--- node 1:"; cat "$tmp/1.log"; echo "--- node 2:"; tail -20 "$tmp/2.log"; }
-	kill -TERM "$bpid" 2>/dev/null
-	wait "$bpid" 2>/dev/null
-	bpid=
+	case_end
 }
 
 if ! { ip netns add "${n}a" && ip netns add "${n}b"; } 2>/dev/null ||

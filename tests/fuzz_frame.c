@@ -20,6 +20,7 @@
 
 #include "lca_remote.h"
 #include "lca_remote_wire.h"
+#include "lca_xorshift.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -142,10 +143,7 @@ static uint64_t rng = 88172645463325252ull;
 static uint64_t
 next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return lca_xorshift64(&rng);
 }
 
 int

@@ -35,6 +35,7 @@
 #include "lca_remote.h"
 #include "lca_remote_priv.h"
 #include "lca_remote_wire.h"
+#include "lca_xorshift.h"
 
 #define SELF 3
 #define UDP_PORT 7000 /* udp_base + lcore 0 */
@@ -253,10 +254,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint64_t
 next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return lca_xorshift64(&rng);
 }
 
 /* An input of 1 to 8 chunks, mostly asking for what a live peer would

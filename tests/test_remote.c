@@ -34,6 +34,7 @@
 #include "lca_port.h"
 #include "lca_remote.h"
 #include "lca_test.h"
+#include "lca_xorshift.h"
 
 #define SELF 3
 /* The channel header's bytes, and a frame's first record's offset: after
@@ -2321,18 +2322,6 @@ duplicates_are(void *arg)
 	return fake_stats().duplicates == *(const uint64_t *)arg;
 }
 
-/* A data frame numbered past the receive window, or half the number space
- * away, is refused and counted; it never becomes the next frame: the real
- * next one is delivered after it. */
-static uint64_t
-rng_next(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
-
 /* A frame of FAKE's, random but well formed, into @p f: any flags (no
  * records in the large lane), numbers near the window's edges and far past
  * them, acks and credits below, at and past what we sent, the live session,
@@ -2345,7 +2334,7 @@ rng_next(uint64_t *x)
 static uint16_t
 random_frame(uint8_t *f, uint64_t *x, lca_actor_id_t sink, uint32_t *session)
 {
-	uint64_t r = rng_next(x);
+	uint64_t r = lca_xorshift64(x);
 	uint8_t flags = (uint8_t)(r & 0x1f);
 	uint32_t seq, ack, credit;
 	unsigned int n_rec;
@@ -2354,15 +2343,15 @@ random_frame(uint8_t *f, uint64_t *x, lca_actor_id_t sink, uint32_t *session)
 		flags &= (uint8_t)~FRAME_DATA;
 	if (!(flags & FRAME_DATA) && !(flags & FRAME_ACK))
 		flags |= FRAME_ACK;
-	r = rng_next(x);
+	r = lca_xorshift64(x);
 	seq = r % 8 == 0 ? (uint32_t)(r >> 8) : (uint32_t)(1 + (r >> 8) % 80);
 	/* Mostly what a sound peer says (ack 0 names nothing new, credit
 	 * within the window of 64); now and then past it (a protocol error:
 	 * the session reset). */
-	r = rng_next(x);
+	r = lca_xorshift64(x);
 	ack = r % 32 == 0 ? (uint32_t)(r >> 8) : 0;
 	credit = ack + (uint32_t)((r >> 40) % (r % 32 == 1 ? 1024 : 64));
-	r = rng_next(x);
+	r = lca_xorshift64(x);
 	if (r % 256 == 0 || (!lca_remote_node_up(FAKE) && r % 8 == 0))
 		*session += 2; /* a restart (sooner once declared dead) */
 	n_rec = (flags & FRAME_DATA) ? (unsigned int)((r >> 8) % (FAKE_RECS_MAX + 1)) : 0;
@@ -2421,7 +2410,7 @@ test_random_frames(void **state)
 	for (unsigned int i = 0; i < n; i++) {
 		fake_put(f, random_good_frame(f, &x, sink, &session, &refused));
 		if (i % 16 == 15) {
-			if (lca_remote_node_up(FAKE) && rng_next(&x) % 4 == 0)
+			if (lca_remote_node_up(FAKE) && lca_xorshift64(&x) % 4 == 0)
 				fake_send();
 			lca_test_run_until(drained, NULL, 10);
 		}
@@ -2467,15 +2456,15 @@ static uint16_t
 forged_loopback_frame(uint8_t *f, uint64_t *x, uint32_t live, lca_actor_id_t sink)
 {
 	static const uint8_t kinds[] = { 0x02, 0x03, 0x0a, 0x06, 0x12 };
-	uint64_t r = rng_next(x);
+	uint64_t r = lca_xorshift64(x);
 	uint8_t flags = kinds[r % RTE_DIM(kinds)];
 	uint32_t seq = (r >> 8) % 16 == 0 ? (uint32_t)(r >> 24) : 1 + (uint32_t)(r >> 24) % 80;
 	uint32_t ack, session;
 
-	r = rng_next(x);
+	r = lca_xorshift64(x);
 	ack = r % 16 == 0 ? (uint32_t)(r >> 32) : (uint32_t)(r >> 32) % 4;
 	session = forged_session(r >> 4, live);
-	fk.echo = forged_session(rng_next(x), live);
+	fk.echo = forged_session(lca_xorshift64(x), live);
 	return fake_build(f, flags, flags & 0x01 ? seq : 0, ack, ack + (uint32_t)(r >> 12) % 64,
 			  session, flags & 0x01 ? 1 + (unsigned int)(r >> 20) % 3 : 0, sink);
 }
@@ -2552,6 +2541,9 @@ test_loopback_forged_heals(void **state)
 	fake_stop();
 }
 
+/* A data frame numbered past the receive window, or half the number space
+ * away, is refused and counted; it never becomes the next frame: the real
+ * next one is delivered after it. */
 static void
 test_seq_outside_window(void **state)
 {
