@@ -148,9 +148,10 @@ else
 	rejoin_case restart
 	rejoin_case pause
 fi
-# UCX: each endpoint made again while the peer is down, the new epoch's
-# hello on it.
+# UCX: the same three cases; a peer's endpoints made again while it is
+# down, the new epoch's hello on them.
 transport=ucx
+slow_case
 rejoin_case restart
 rejoin_case pause
 finish
