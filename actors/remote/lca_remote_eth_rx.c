@@ -99,14 +99,17 @@ acked_upto(struct chan *ch, uint32_t ack, uint32_t credit, uint64_t now)
 /* Resend @p seq if it is still unacknowledged and was not sent in the last
  * rto_us: NAKs repeat until a gap fills, and an answer to each would be a
  * storm. (Not srtt: its samples include the peer's credit waits, and NAKs
- * then went unanswered until the timeout.) */
+ * then went unanswered until the timeout.) A frame already resent waits
+ * the channel's timeout instead: its copy is on its way behind the frames
+ * queued at the receiver, and the NAKs those frames bring would only send
+ * it again. */
 static void
 resend_hole(struct rm_lcore *rl, struct chan *ch, uint32_t seq, uint64_t now)
 {
 	const struct tx_slot *s = &ch->tx[seq & (rm.window - 1)];
 
 	if (seq_lt(ch->acked, seq) && seq_le(seq, ch->sent_seq) && s->m != NULL &&
-	    now - s->sent_tsc >= rm_eth.rto_min)
+	    now - s->sent_tsc >= (s->resent ? ch->rto : rm_eth.rto_min))
 		eth_retransmit(rl, ch, seq, now);
 }
 
