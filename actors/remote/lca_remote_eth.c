@@ -226,16 +226,6 @@ links_watch(uint64_t now)
 	}
 }
 
-/* How long @p ch has waited for its peer's first frame: since the start,
- * or since it was made fresh (a new epoch; perhaps after @p now was read). */
-static uint64_t
-never_heard_for(const struct chan *ch, uint64_t now)
-{
-	uint64_t since = RTE_MAX(ch->born_tsc, rm.start_tsc);
-
-	return now > since ? now - since : 0;
-}
-
 /* Why peer @p p was never heard, for the line that declares it dead. */
 static const char *
 never_heard_why(unsigned int p, char *buf, size_t len)
@@ -303,7 +293,7 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 		}
 		if (ch->last_rx_tsc != 0 && now - ch->last_rx_tsc >= rm.dead) {
 			rm_peer_dead(p, "no frame within dead_ms");
-		} else if (ch->last_rx_tsc == 0 && never_heard_for(ch, now) >= rm.connect) {
+		} else if (ch->last_rx_tsc == 0 && rm_chan_waited(ch->born_tsc, now) >= rm.connect) {
 			char why[200];
 
 			rm_peer_dead(p, never_heard_why(p, why, sizeof(why)));

@@ -229,6 +229,17 @@ rm_chan_echo(unsigned int p, uint32_t epoch, uint32_t *echo)
 	return *echo;
 }
 
+/* How long a channel made fresh at @p born_tsc has waited at @p now: since
+ * the start, or since its epoch began (perhaps after @p now was read). Both
+ * transports hold it against connect_ms. */
+static inline uint64_t
+rm_chan_waited(uint64_t born_tsc, uint64_t now)
+{
+	uint64_t since = RTE_MAX(born_tsc, rm.start_tsc);
+
+	return now > since ? now - since : 0;
+}
+
 /* A channel to a dead peer says hello once in this many heartbeat periods,
  * under our new session: a peer that lives sees it, ends its epoch too and
  * answers, and the link rejoins. */

@@ -131,16 +131,6 @@ ux_chan_renew(struct ux_chan *ch)
 		ch->retry_tsc = ch->born_tsc;
 }
 
-/* How long @p ch has been without a connection: since the start, or since
- * its epoch began. */
-static uint64_t
-unconnected_for(const struct ux_chan *ch, uint64_t now)
-{
-	uint64_t since = RTE_MAX(ch->born_tsc, rm.start_tsc);
-
-	return now > since ? now - since : 0;
-}
-
 /* A channel to a dead peer: made again and saying hello now and then,
  * under our new session, so that the peer, restarted or not, rejoins. */
 static unsigned int
@@ -218,7 +208,7 @@ check(struct ux_lcore *ul, uint64_t now)
 				work++;
 			}
 		}
-		if (!ch->connected && unconnected_for(ch, now) >= rm.connect) {
+		if (!ch->connected && rm_chan_waited(ch->born_tsc, now) >= rm.connect) {
 			rm_peer_dead(ch->peer, "not connected within connect_ms (is UCX_TLS "
 					       "without tcp, which UCX's connection setup needs?)");
 			continue;
