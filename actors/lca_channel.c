@@ -241,6 +241,7 @@ channel_take(void *src, struct lca_msg **msgs)
 		envelope_taken(msgs[i]);
 		memcpy(msgs[i], &c->slots[(tail + i) & ch_mask], sizeof(*msgs[i]));
 		msgs[i]->pool = s->pool;
+		msg_prefetch_payload(msgs[i]);
 	}
 	/* Release: the producer reuses these slots only after the copies. */
 	__atomic_store_n(&c->cons.tail, tail + n, __ATOMIC_RELEASE);

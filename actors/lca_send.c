@@ -343,6 +343,8 @@ send_burst_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to
 		lcore_id = rte_lcore_id();
 		switch (route_to(here, a, home, lcore_id)) {
 		case ROUTE_DIRECT:
+			for (unsigned int i = 0; i < n; i++)
+				msg_prefetch_payload(msgs[i]);
 			sent = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
 			if (sent > 0)
 				actor_wake(a);
