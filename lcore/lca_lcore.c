@@ -300,9 +300,12 @@ take_items(struct lcore_ctx *c, struct again_list *again, void **items)
 
 	if (steal_in_use())
 		n += steal_take(rte_lcore_id(), items + n, room - n);
-	memcpy(items + n, again->items, again->n * sizeof(items[0]));
-	n += again->n;
-	again->n = 0;
+	/* Not a call to memcpy() for nothing: an idle loop comes here too. */
+	if (again->n > 0) {
+		memcpy(items + n, again->items, again->n * sizeof(items[0]));
+		n += again->n;
+		again->n = 0;
+	}
 	return n;
 }
 
@@ -338,6 +341,7 @@ run_loop(void *arg)
 	const struct hook_set *hs = &hooks[lcore_id];
 	void *items[MAX_BURST];
 	struct again_list again = { .n = 0 };
+	const bool is_main = lcore_id == rte_get_main_lcore();
 	uint64_t prev = rte_rdtsc();
 
 	(void)arg;
@@ -374,7 +378,7 @@ run_loop(void *arg)
 			if (slept && lca_eal_stop_requested())
 				break;
 		}
-		if (unlikely(now > deadline_tsc) && lcore_id == rte_get_main_lcore()) {
+		if (unlikely(now > deadline_tsc) && is_main) {
 			timed_out = true;
 			lca_lcore_stop();
 		}
