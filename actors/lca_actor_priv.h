@@ -218,7 +218,8 @@ actor_lookup(lca_actor_id_t id)
  * this the misses of a burst come one after another; the floor's loop is
  * short enough that they overlap by themselves. Packet loops prefetch
  * packet data for the same reason. Called where a message is queued for a
- * later turn: a channel's drain, a send into a mailbox on its lcore.
+ * later turn: a channel's drain, and a single send into a mailbox on its
+ * own lcore (a burst is left alone: see send_burst_here()).
  */
 static inline void
 msg_prefetch_payload(const struct lca_msg *m)
