@@ -395,6 +395,38 @@ test_ucx_large(void **state)
 #endif
 }
 
+static void key_conf(struct lca_remote_conf *c);
+
+/* With a key over UCX: buffers, hellos, credits and large messages all
+ * tagged, every count as without one, nothing refused. */
+static void
+test_ucx_key(void **state)
+{
+#ifdef LCA_HAVE_UCX
+	struct lca_remote_conf c;
+	struct lca_remote_link_stats ls;
+	struct lca_remote_stats gs;
+
+	(void)state;
+	ucx_conf(&c);
+	key_conf(&c);
+	run_exchange(&c, &ls);
+	assert_true(ls.connected);
+	assert_int_equal(lca_remote_stats_get(&gs), 0);
+	assert_int_equal(gs.bad_tag, 0);
+	ucx_conf(&c);
+	key_conf(&c);
+	run_large(&c, &ls);
+	assert_int_equal(ls.lost_on_dead, 0);
+	assert_int_equal(ls.undeliverable, 0);
+	assert_int_equal(lca_remote_stats_get(&gs), 0);
+	assert_int_equal(gs.bad_tag, 0);
+#else
+	(void)state;
+	lca_test_skip("built without UCX (libucx-dev)");
+#endif
+}
+
 static struct rte_mbuf *
 raw_frame(struct rte_mempool *mp, const uint8_t *bytes, uint16_t len)
 {
@@ -2707,6 +2739,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ucx_exchange, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_backpressure, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_large, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_ucx_key, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_remote_ask, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ucx_ask, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_remote_lookup, runtime_up, runtime_down),

@@ -477,11 +477,6 @@ conf_check(const struct lca_remote_conf *c)
 			LCA_REMOTE_ETHDEV, LCA_REMOTE_UCX);
 		return -EINVAL;
 	}
-	if (c->has_key && c->transport == LCA_REMOTE_UCX) {
-		LCA_LOG(ERR, "remote: key: the UCX transport does not authenticate its messages "
-			     "(the key is for transport = ethdev)\n");
-		return -EINVAL;
-	}
 	if (c->n_nodes == 0 || c->n_nodes > LCA_REMOTE_MAX_NODES) {
 		LCA_LOG(ERR, "remote: %u nodes (1 .. %u)\n", c->n_nodes, LCA_REMOTE_MAX_NODES);
 		return -EINVAL;

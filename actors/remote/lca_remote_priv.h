@@ -351,6 +351,18 @@ rm_wire_from(lca_actor_id_t from)
 int rm_names_start(void);
 void rm_names_stop(void);
 
+/* Authenticated frames (lca_remote_auth.c): the subkeys of the node
+ * table's key, one a use, and why a tag was refused. */
+enum { RM_SUBKEY_ETH_SIPHASH = 1, RM_SUBKEY_UCX_SIPHASH = 2, RM_SUBKEY_UCX_BLAKE2B = 3 };
+
+/* Derive subkey @p id of @p conf's key into the @p len bytes at @p out.
+ * @return 0, or a negative errno (logged). */
+int rm_auth_subkey(uint8_t *out, size_t len, uint64_t id, const struct lca_remote_conf *conf);
+
+/* Why a tag was refused, for the log line: a node @p keyed or not got a
+ * frame (or message) @p tagged or not. */
+const char *rm_tag_why(bool keyed, bool tagged);
+
 /* Telemetry (lca_remote_telemetry.c). */
 void rm_telemetry_register(void);
 

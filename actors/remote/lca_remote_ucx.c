@@ -56,7 +56,7 @@ chan_clean(struct ux_chan *ch)
 	uint64_t lost = ch->open_n;
 
 	for (uint32_t s = ch->acked + 1; seq_lt(s, ch->next_seq); s++)
-		lost += rte_be_to_cpu_16(ch->tx[s & (rm.window - 1)].hdr.n_msgs);
+		lost += rte_be_to_cpu_16(ch->tx[s & (rm.window - 1)].hdr.h.n_msgs);
 	for (unsigned int i = 0; i < rm.window; i++) {
 		free(ch->rx[i].buf);
 		ch->rx[i].buf = NULL;
@@ -266,7 +266,7 @@ hook_end(unsigned int lcore_id, void *arg)
 		if (ch->need_credit)
 			ux_send_credit(ch);
 		if (ch->need_big_credit && ch->reply_ep != NULL) {
-			hdr_fill(&ch->big_credit, ch, ch->big_rx_seq, 0);
+			hdr_fill(&ch->big_credit.h, ch, ch->big_rx_seq, 0);
 			if (ux_am_send(ch->reply_ep, UX_AM_LARGE_CREDIT, &ch->big_credit, NULL, 0, NULL,
 				       false) == UCS_OK) {
 				ch->need_big_credit = false;
@@ -411,7 +411,7 @@ lcore_alloc(unsigned int lcore, unsigned int n_chan)
 			ch->peer = p;
 			ch->peer_lcore = pe->n.lcores[k];
 			chan_fresh(ch);
-			ch->arena = rte_malloc_socket("lca_ucx", (size_t)rm.window * rm.frame_cap,
+			ch->arena = rte_malloc_socket("lca_ucx", (size_t)rm.window * (UX_HDR_LEN + rm.frame_cap),
 						      RTE_CACHE_LINE_SIZE, socket);
 			ch->tx = rte_zmalloc_socket("lca_ucx", sizeof(*ch->tx) * rm.window, 0,
 						    socket);
@@ -502,6 +502,9 @@ ux_start(void)
 		return -ENODEV;
 	}
 	rm_ux.stopping = false;
+	ret = ux_auth_init(&rm.conf);
+	if (ret != 0)
+		return ret;
 	rm_ux.retry = UX_RETRY_MS * rte_get_tsc_hz() / 1000;
 	rm_ux.retry_max = UX_RETRY_MAX_MS * rte_get_tsc_hz() / 1000;
 	{
@@ -557,6 +560,7 @@ ux_stop(void)
 	if (rm_ux.ctx != NULL)
 		ucp_cleanup(rm_ux.ctx);
 	rm_ux.ctx = NULL;
+	ux_auth_fini();
 	if (rm_ux.pool != NULL && rte_mempool_avail_count(rm_ux.pool) < UX_POOL_MBUFS)
 		/* Messages that arrived in its mbufs are still held (by actors,
 		 * by the app): the pool stays for them. */

@@ -7,6 +7,7 @@
  * channels, its lcores and its workers. Nothing else includes it. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <netinet/in.h>
@@ -47,20 +48,43 @@ struct ux_hdr {
 				* the ethdev transport */
 } __rte_packed; /* UCX hands headers at any alignment */
 
+/* With a key, an active message's header ends in a tag (docs/wire.md,
+ * "Trust model"): SipHash-2-4, as the frames', over one contiguous run of
+ * bytes: the header before the tag, or, for a buffer, its data, which then
+ * begin with a copy of the header. A large message's header carries its
+ * payload's tag too: keyed BLAKE2b, which takes an mbuf chain segment by
+ * segment. Without a key, headers stop before the tags. */
+#define UX_TAG_LEN 8
+#define UX_PAYLOAD_TAG_LEN 16
+
+/* A small active message's header as it is sent. */
+struct ux_am_hdr {
+	struct ux_hdr h;
+	uint8_t tag[UX_TAG_LEN];
+} __rte_packed;
+
 /* The header of a large message (UX_AM_LARGE): the buffer header, whose
  * seq numbers the lane's messages, then the record's fields; the payload
- * is the active message's data (rendezvous, UCX's choice). */
+ * is the active message's data (rendezvous, UCX's choice). With a key, the
+ * payload's tag and the header's follow: the header is checked when it
+ * arrives, the payload once all of it is in. */
 struct ux_large_hdr {
 	struct ux_hdr h;
 	uint32_t to;
 	uint32_t from;
 	uint32_t type;
 	uint32_t len;
+	uint8_t payload_tag[UX_PAYLOAD_TAG_LEN];
+	uint8_t tag[UX_TAG_LEN];
 } __rte_packed;
+
+/* Header lengths on the wire without a key; with one, the whole structs. */
+#define UX_HDR_LEN sizeof(struct ux_hdr)
+#define UX_LARGE_HDR_LEN offsetof(struct ux_large_hdr, payload_tag)
 
 /* A closed buffer, kept until the peer's credit says it was delivered. */
 struct ux_tx {
-	struct ux_hdr hdr; /* UCX may read it until the send completes */
+	struct ux_am_hdr hdr; /* UCX may read it until the send completes */
 	uint32_t len;
 	bool busy;         /* UCX still holds the buffer */
 };
@@ -108,8 +132,8 @@ struct ux_chan {
 	uint32_t head_off;
 	struct ux_rx *rx;
 	bool need_credit;
-	struct ux_hdr hello;
-	struct ux_hdr credit;
+	struct ux_am_hdr hello;
+	struct ux_am_hdr credit;
 	/* Large lane, TX: one message at a time, kept until its credit. */
 	struct lca_msg *big;
 	ucp_dt_iov_t *big_iov;
@@ -129,7 +153,7 @@ struct ux_chan {
 	uint32_t big_rx_seq;  /* the lane's last message delivered */
 	struct ux_large_hdr big_rx_hdr;
 	bool need_big_credit;
-	struct ux_hdr big_credit;
+	struct ux_am_hdr big_credit;
 	struct lca_remote_link_stats st;
 };
 
@@ -169,14 +193,21 @@ struct ux_state {
 	struct ux_lcore *lc[RTE_MAX_LCORE];
 	uint64_t retry, retry_max;
 	bool stopping;            /* callbacks during the closes do nothing */
+	bool keyed;               /* tags on every active message */
+	uint8_t tag_key[16];      /* SipHash-2-4's, derived from conf.key */
+	uint8_t payload_key[32];  /* keyed BLAKE2b's, another subkey of it */
+	struct rm_log_limit tag_log; /* bad tags */
 };
 
 extern struct ux_state rm_ux;
 
+/* A window buffer's records; the UX_HDR_LEN bytes before them take a copy
+ * of its header when it is tagged. */
 static inline uint8_t *
 tx_buf(const struct ux_chan *ch, uint32_t seq)
 {
-	return ch->arena + (size_t)(seq & (rm.window - 1)) * rm.frame_cap;
+	return ch->arena + (size_t)(seq & (rm.window - 1)) * (UX_HDR_LEN + rm.frame_cap) +
+	       UX_HDR_LEN;
 }
 
 static inline void
@@ -219,13 +250,46 @@ in_flight_set(struct ux_chan *ch)
 			 __ATOMIC_RELAXED);
 }
 
+/* ---- lca_remote_ucx_auth.c: tags, with a key ---- */
+
+/* Derive the tag key from conf.key (no key: untagged messages). */
+int ux_auth_init(const struct lca_remote_conf *conf);
+
+/* Forget the tag key. */
+void ux_auth_fini(void);
+
+/* The length of a header: @p base without a key, @p keyed with one. */
+static inline size_t
+ux_hdr_len(size_t base, size_t keyed)
+{
+	return rm_ux.keyed ? keyed : base;
+}
+
+/* Tag the header of @p hlen bytes at @p hdr (its last UX_TAG_LEN bytes are
+ * the tag) over its bytes before the tag, or over the @p len bytes at
+ * @p data, which begin with a copy of the header, when @p data is given. */
+void ux_tag_write(void *hdr, size_t hlen, const void *data, size_t len);
+
+/* The tag of the payload @p m (every segment). */
+void ux_payload_tag(uint8_t *tag, const struct rte_mbuf *m);
+
+/* Check the header of @p hlen bytes at @p hdr, @p tagged or not, with the
+ * @p len bytes at @p data (NULL: none) as ux_tag_write() made it; a
+ * refusal is counted (bad_tag) and logged. @return true for a message the
+ * channel may read. */
+bool ux_tag_check(const void *hdr, size_t hlen, bool tagged, const void *data, size_t len);
+
+/* Check the payload @p m against the tag of the large header @p lh (taken
+ * with a key); a refusal is counted and logged. */
+bool ux_payload_check(const struct ux_large_hdr *lh, const struct rte_mbuf *m);
+
 /* ---- lca_remote_ucx_tx.c: buffers and large messages out ---- */
 
-/* Send header @p h (and @p len bytes at @p buf) as active message @p id on
- * @p ep (@p reply: the peer answers on its reply endpoint); @p t, when
- * given, is busy until UCX lets go of the buffer. @return 0, or the
- * endpoint's error. */
-ucs_status_t ux_am_send(ucp_ep_h ep, unsigned int id, const struct ux_hdr *h, const void *buf,
+/* Send header @p h (and @p len bytes at @p buf, a window buffer's, when
+ * given) as active message @p id on @p ep (@p reply: the peer answers on
+ * its reply endpoint), tagged here with a key; @p t, when given, is busy
+ * until UCX lets go of the buffer. @return 0, or the endpoint's error. */
+ucs_status_t ux_am_send(ucp_ep_h ep, unsigned int id, struct ux_am_hdr *h, uint8_t *buf,
 			size_t len, struct ux_tx *t, bool reply);
 
 /* Let go of the large message @p ch sent, once the peer delivered it (or is

@@ -138,7 +138,7 @@ ux_send_hello(struct ux_chan *ch)
 {
 	ucs_status_t st;
 
-	hdr_fill(&ch->hello, ch, 0, 0);
+	hdr_fill(&ch->hello.h, ch, 0, 0);
 	st = ux_am_send(ch->ep, UX_AM_HELLO, &ch->hello, NULL, 0, NULL, true);
 	if (st != UCS_OK) {
 		ch->failed = true;

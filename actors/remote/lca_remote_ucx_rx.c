@@ -84,18 +84,29 @@ ux_drain(struct ux_chan *ch)
 	return done;
 }
 
-/* The channel an active message's header names, on this lcore. */
+/* The channel an active message's header names, on this lcore: a header
+ * of @p base bytes without a key, @p keyed with one, checked with the
+ * @p len bytes of data at @p data (NULL: none tagged) before any field is
+ * read. */
 static struct ux_chan *
-chan_of_hdr(struct ux_lcore *ul, const void *header, size_t hlen)
+chan_of_hdr(struct ux_lcore *ul, const void *header, size_t hlen, size_t base, size_t keyed,
+	    const void *data, size_t len)
 {
 	const struct ux_hdr *h = header;
 	unsigned int node, lcore;
 	const struct rm_peer *pe;
+	bool tagged = hlen != base;
 	int p;
 
 	if (unlikely(rm_ux.stopping))
 		return NULL;
-	if (hlen != sizeof(*h) || rte_be_to_cpu_16(h->dst_lcore) != ul->lcore) {
+	if (hlen != base && hlen != keyed) {
+		rm_count_shared(&rm.st.malformed, 1);
+		return NULL;
+	}
+	if ((tagged || rm_ux.keyed) && !ux_tag_check(header, hlen, tagged, data, len))
+		return NULL;
+	if (rte_be_to_cpu_16(h->dst_lcore) != ul->lcore) {
 		rm_count_shared(&rm.st.malformed, 1);
 		return NULL;
 	}
@@ -127,25 +138,46 @@ chan_of_hdr(struct ux_lcore *ul, const void *header, size_t hlen)
 	return NULL;
 }
 
+/* The channel of an active message that carries no data (hello, credit). */
+static struct ux_chan *
+chan_of_bare(struct ux_lcore *ul, const void *header, size_t hlen, size_t len)
+{
+	if (len != 0) {
+		rm_count_shared(&rm.st.malformed, 1);
+		return NULL;
+	}
+	return chan_of_hdr(ul, header, hlen, UX_HDR_LEN, sizeof(struct ux_am_hdr), NULL, 0);
+}
+
 ucs_status_t
 ux_am_data(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	   const ucp_am_recv_param_t *param)
 {
-	struct ux_chan *ch = chan_of_hdr(arg, header, hlen);
 	const struct ux_hdr *h = header;
+	struct ux_chan *ch;
 	struct ux_rx *s;
 	uint32_t seq;
 	uint16_t n;
 
+	/* Sent eager, so never a rendezvous: data that are bytes to check. */
+	if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+		rm_count_shared(&rm.st.malformed, 1);
+		return UCS_OK;
+	}
+	ch = chan_of_hdr(arg, header, hlen, UX_HDR_LEN, sizeof(struct ux_am_hdr), data, len);
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
+	if (rm_ux.keyed) {
+		/* The records follow the header's copy that the tag covered. */
+		data = (uint8_t *)data + UX_HDR_LEN;
+		len -= UX_HDR_LEN;
+	}
 	if (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
 		ch->reply_ep = param->reply_ep;
 	n = rte_be_to_cpu_16(h->n_msgs);
 	seq = rte_be_to_cpu_32(h->seq);
-	/* Sent eager, so never a rendezvous; a buffer that checks out. */
-	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) || n == 0 ||
-	    len > rm.frame_cap || wire_records_check(data, (uint32_t)len, n, false) != 0) {
+	/* A buffer that checks out. */
+	if (n == 0 || len > rm.frame_cap || wire_records_check(data, (uint32_t)len, n, false) != 0) {
 		rm_count_shared(&rm.st.malformed, 1);
 		return UCS_OK;
 	}
@@ -211,21 +243,39 @@ ux_big_rx_desc_release(struct ux_chan *ch)
 	ch->big_rx_owned = false;
 }
 
+/* The large message arriving on @p ch cannot be delivered: its chain freed,
+ * counted, the lane moved on. */
+static void
+big_rx_discard(struct ux_chan *ch)
+{
+	rte_pktmbuf_free(ch->big_rx);
+	ch->big_rx = NULL;
+	ch->ul->n_big--;
+	big_rx_drop(ch);
+}
+
+/* Every byte of the large message is in: with a key, its payload's tag
+ * says whether it is delivered, or counted (bad_tag) and discarded. */
+static void
+big_rx_arrived(struct ux_chan *ch)
+{
+	if (rm_ux.keyed && !ux_payload_check(&ch->big_rx_hdr, ch->big_rx)) {
+		big_rx_discard(ch);
+		return;
+	}
+	ch->big_rx_ready = true;
+}
+
 static void
 big_received(void *request, ucs_status_t status, size_t length, void *user_data)
 {
 	struct ux_chan *ch = user_data;
 
 	ch->big_rx_pending = false;
-	if (status == UCS_OK && length == ch->big_rx->pkt_len) {
-		ch->big_rx_ready = true;
-	} else {
-		/* The transfer broke (the peer failing: the check will say). */
-		rte_pktmbuf_free(ch->big_rx);
-		ch->big_rx = NULL;
-		ch->ul->n_big--;
-		big_rx_drop(ch);
-	}
+	if (status == UCS_OK && length == ch->big_rx->pkt_len)
+		big_rx_arrived(ch);
+	else
+		big_rx_discard(ch); /* the transfer broke (the peer failing: the check will say) */
 	free(ch->big_rx_iov);
 	ch->big_rx_iov = NULL;
 	ucp_request_free(request);
@@ -248,7 +298,7 @@ big_rx_start(struct ux_chan *ch, void *data, size_t len, bool rndv)
 	ch->big_rx = m;
 	ch->big_rx_desc = NULL;
 	if (!rndv) {
-		ch->big_rx_ready = true;
+		big_rx_arrived(ch);
 		return true;
 	}
 	ch->big_rx_iov = malloc(sizeof(*ch->big_rx_iov) * m->nb_segs);
@@ -272,18 +322,15 @@ big_rx_start(struct ux_chan *ch, void *data, size_t len, bool rndv)
 							  &p);
 
 		if (UCS_PTR_IS_ERR(r)) {
-			rte_pktmbuf_free(m);
 			free(ch->big_rx_iov);
 			ch->big_rx_iov = NULL;
-			ch->big_rx = NULL;
-			ch->ul->n_big--;
-			big_rx_drop(ch);
+			big_rx_discard(ch);
 			return true;
 		}
 		if (r == NULL) {
 			free(ch->big_rx_iov);
 			ch->big_rx_iov = NULL;
-			ch->big_rx_ready = true;
+			big_rx_arrived(ch);
 		} else {
 			ch->big_rx_pending = true;
 		}
@@ -338,11 +385,7 @@ ux_am_large(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	struct ux_chan *ch;
 	bool rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
 
-	if (hlen != sizeof(*lh)) {
-		rm_count_shared(&rm.st.malformed, 1);
-		return UCS_OK;
-	}
-	ch = chan_of_hdr(arg, &lh->h, sizeof(lh->h));
+	ch = chan_of_hdr(arg, header, hlen, UX_LARGE_HDR_LEN, sizeof(*lh), NULL, 0);
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
 	if (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)
@@ -357,7 +400,7 @@ ux_am_large(void *arg, const void *header, size_t hlen, void *data, size_t len,
 		return UCS_OK;
 	}
 	rm_count(&ch->st.frames_rx, 1);
-	ch->big_rx_hdr = *lh;
+	memcpy(&ch->big_rx_hdr, lh, hlen); /* its tags only with a key */
 	ch->ul->n_big++;
 	if (big_rx_start(ch, data, len, rndv)) {
 		big_deliver(ch);
@@ -386,10 +429,9 @@ ucs_status_t
 ux_am_large_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,
 		   const ucp_am_recv_param_t *param)
 {
-	struct ux_chan *ch = chan_of_hdr(arg, header, hlen);
+	struct ux_chan *ch = chan_of_bare(arg, header, hlen, len);
 
 	(void)data;
-	(void)len;
 	(void)param;
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
@@ -429,7 +471,7 @@ ux_send_credit(struct ux_chan *ch)
 {
 	if (ch->reply_ep == NULL)
 		return;
-	hdr_fill(&ch->credit, ch, ch->rcv_next - 1, 0);
+	hdr_fill(&ch->credit.h, ch, ch->rcv_next - 1, 0);
 	if (ux_am_send(ch->reply_ep, UX_AM_CREDIT, &ch->credit, NULL, 0, NULL, false) == UCS_OK) {
 		ch->need_credit = false;
 		rm_count(&ch->st.acks_sent, 1);
@@ -440,10 +482,9 @@ ucs_status_t
 ux_am_hello(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	    const ucp_am_recv_param_t *param)
 {
-	struct ux_chan *ch = chan_of_hdr(arg, header, hlen);
+	struct ux_chan *ch = chan_of_bare(arg, header, hlen, len);
 
 	(void)data;
-	(void)len;
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
 	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
@@ -459,11 +500,10 @@ ucs_status_t
 ux_am_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	     const ucp_am_recv_param_t *param)
 {
-	struct ux_chan *ch = chan_of_hdr(arg, header, hlen);
+	struct ux_chan *ch = chan_of_bare(arg, header, hlen, len);
 	uint32_t seq;
 
 	(void)data;
-	(void)len;
 	(void)param;
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;

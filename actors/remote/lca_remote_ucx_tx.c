@@ -27,13 +27,11 @@ send_done(void *request, ucs_status_t status, void *user_data)
 	ucp_request_free(request);
 }
 
-/* Send header @p h (and @p len bytes at @p buf) as active message @p id;
- * @p t, when given, is busy until UCX lets go of the buffer.
- * @return 0, or the endpoint's error. */
 ucs_status_t
-ux_am_send(ucp_ep_h ep, unsigned int id, const struct ux_hdr *h, const void *buf, size_t len,
+ux_am_send(ucp_ep_h ep, unsigned int id, struct ux_am_hdr *h, uint8_t *buf, size_t len,
 	   struct ux_tx *t, bool reply)
 {
+	size_t hlen = ux_hdr_len(UX_HDR_LEN, sizeof(*h));
 	ucp_request_param_t param = {
 		.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
 				UCP_OP_ATTR_FIELD_FLAGS,
@@ -41,8 +39,18 @@ ux_am_send(ucp_ep_h ep, unsigned int id, const struct ux_hdr *h, const void *buf
 		.cb.send = send_done,
 		.user_data = t,
 	};
-	ucs_status_ptr_t r = ucp_am_send_nbx(ep, id, h, sizeof(*h), buf, len, &param);
+	ucs_status_ptr_t r;
 
+	if (rm_ux.keyed && buf != NULL) {
+		/* One run of bytes for SipHash: the header's copy, then the
+		 * records (tx_buf() leaves the room). */
+		buf -= UX_HDR_LEN;
+		len += UX_HDR_LEN;
+		memcpy(buf, &h->h, UX_HDR_LEN);
+	}
+	if (rm_ux.keyed)
+		ux_tag_write(h, hlen, buf, len);
+	r = ucp_am_send_nbx(ep, id, h, hlen, buf, len, &param);
 	if (UCS_PTR_IS_ERR(r))
 		return UCS_PTR_STATUS(r);
 	if (r != NULL && t != NULL)
@@ -80,7 +88,7 @@ ux_buf_close(struct ux_chan *ch)
 {
 	struct ux_tx *t = &ch->tx[ch->next_seq & (rm.window - 1)];
 
-	hdr_fill(&t->hdr, ch, ch->next_seq, ch->open_n);
+	hdr_fill(&t->hdr.h, ch, ch->next_seq, ch->open_n);
 	t->len = ch->open_off;
 	ch->next_seq++;
 	ch->open_n = 0;
@@ -179,8 +187,12 @@ big_put(struct ux_chan *ch, lca_actor_id_t from, lca_actor_id_t to, struct lca_m
 	ch->big_hdr.from = rte_cpu_to_be_32(rm_wire_from(from));
 	ch->big_hdr.type = rte_cpu_to_be_32(msg->type);
 	ch->big_hdr.len = rte_cpu_to_be_32(mb->pkt_len);
-	r = ucp_am_send_nbx(ch->ep, UX_AM_LARGE, &ch->big_hdr, sizeof(ch->big_hdr), iov, k,
-			    &param);
+	if (rm_ux.keyed) {
+		ux_payload_tag(ch->big_hdr.payload_tag, mb);
+		ux_tag_write(&ch->big_hdr, sizeof(ch->big_hdr), NULL, 0);
+	}
+	r = ucp_am_send_nbx(ch->ep, UX_AM_LARGE, &ch->big_hdr,
+			    ux_hdr_len(UX_LARGE_HDR_LEN, sizeof(ch->big_hdr)), iov, k, &param);
 	if (UCS_PTR_IS_ERR(r)) {
 		free(iov);
 		ch->failed = true;

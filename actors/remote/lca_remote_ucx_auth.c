@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Authenticated active messages on the UCX transport (docs/wire.md, "Trust
+ * model"). With a key, each header ends in an 8-byte SipHash-2-4 tag
+ * (libsodium's crypto_shorthash, as the frames'), over one run of bytes:
+ * the header before its tag, or a buffer's data, which then begin with a
+ * copy of the header, so that one tag covers both without a second pass.
+ * A large message's payload is an mbuf chain that UCX may hand over in
+ * pieces; its tag, in the header, is keyed BLAKE2b (crypto_generichash),
+ * which takes the chain segment by segment. The header is checked as it
+ * arrives, before any field is read; the payload once its last byte is
+ * in, before it is delivered.
+ */
+#define LCA_LOG_PART lca_logtype_remote
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+
+#include <sodium.h>
+
+#include "lca_eal.h"
+#include "lca_logtypes.h"
+#include "lca_remote_ucx.h"
+
+_Static_assert(sizeof(rm_ux.tag_key) == crypto_shorthash_KEYBYTES, "SipHash takes 16 bytes");
+_Static_assert(UX_TAG_LEN == crypto_shorthash_BYTES, "the tag is SipHash-2-4's 8 bytes");
+_Static_assert(sizeof(rm_ux.payload_key) == crypto_generichash_KEYBYTES, "BLAKE2b's key");
+_Static_assert(UX_PAYLOAD_TAG_LEN >= crypto_generichash_BYTES_MIN &&
+		       UX_PAYLOAD_TAG_LEN <= crypto_generichash_BYTES_MAX,
+	       "a tag length BLAKE2b makes");
+
+int
+ux_auth_init(const struct lca_remote_conf *conf)
+{
+	int ret;
+
+	rm_ux.keyed = false;
+	rm_ux.tag_log = (struct rm_log_limit){ 0 };
+	if (!conf->has_key)
+		return 0;
+	ret = rm_auth_subkey(rm_ux.tag_key, sizeof(rm_ux.tag_key), RM_SUBKEY_UCX_SIPHASH, conf);
+	if (ret == 0)
+		ret = rm_auth_subkey(rm_ux.payload_key, sizeof(rm_ux.payload_key),
+				     RM_SUBKEY_UCX_BLAKE2B, conf);
+	if (ret == 0)
+		rm_ux.keyed = true;
+	return ret;
+}
+
+void
+ux_auth_fini(void)
+{
+	sodium_memzero(rm_ux.tag_key, sizeof(rm_ux.tag_key));
+	sodium_memzero(rm_ux.payload_key, sizeof(rm_ux.payload_key));
+	rm_ux.keyed = false;
+}
+
+/* What the tag of a header covers: its bytes before the tag, or the data
+ * that begin with their copy. */
+static void
+tag_of(uint8_t *tag, const void *hdr, size_t hlen, const void *data, size_t len)
+{
+	if (data != NULL)
+		crypto_shorthash(tag, data, len, rm_ux.tag_key);
+	else
+		crypto_shorthash(tag, hdr, hlen - UX_TAG_LEN, rm_ux.tag_key);
+}
+
+void
+ux_tag_write(void *hdr, size_t hlen, const void *data, size_t len)
+{
+	tag_of((uint8_t *)hdr + hlen - UX_TAG_LEN, hdr, hlen, data, len);
+}
+
+void
+ux_payload_tag(uint8_t *tag, const struct rte_mbuf *m)
+{
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, rm_ux.payload_key, sizeof(rm_ux.payload_key),
+				UX_PAYLOAD_TAG_LEN);
+	for (; m != NULL; m = m->next)
+		crypto_generichash_update(&st, rte_pktmbuf_mtod(m, const unsigned char *),
+					  m->data_len);
+	crypto_generichash_final(&st, tag, UX_PAYLOAD_TAG_LEN);
+}
+
+/* One line a second at most, all lcores together; the node is what the
+ * unauthenticated header says, for the reader only. */
+static void
+tag_log(const char *what, bool tagged, const struct ux_hdr *h)
+{
+	uint64_t quiet;
+
+	if (rm_log_allowed(&rm_ux.tag_log, rte_rdtsc(), &quiet))
+		LCA_LOG(ERR, "remote ucx: bad tag: %s%s (src_node %u by its header; dropped, counted"
+			     " in bad_tag; %" PRIu64 " more not logged)\n",
+			what, rm_tag_why(rm_ux.keyed, tagged), rte_be_to_cpu_16(h->src_node), quiet);
+}
+
+bool
+ux_tag_check(const void *hdr, size_t hlen, bool tagged, const void *data, size_t len)
+{
+	if (rm_ux.keyed && tagged) {
+		uint8_t t[UX_TAG_LEN];
+
+		/* A buffer's data must begin with its header's copy: the
+		 * tag covers the copy, and the copy vouches for the header. */
+		if (data != NULL && (len < UX_HDR_LEN || memcmp(data, hdr, UX_HDR_LEN) != 0))
+			goto refuse;
+		tag_of(t, hdr, hlen, data, len);
+		/* Constant time: a timing oracle would let a forger find the
+		 * tag byte by byte. */
+		if (sodium_memcmp(t, (const uint8_t *)hdr + hlen - UX_TAG_LEN, UX_TAG_LEN) == 0)
+			return true;
+	} else if (!rm_ux.keyed && !tagged) {
+		return true;
+	}
+refuse:
+	rm_count_shared(&rm.st.bad_tag, 1);
+	tag_log("", tagged, hdr);
+	return false;
+}
+
+bool
+ux_payload_check(const struct ux_large_hdr *lh, const struct rte_mbuf *m)
+{
+	uint8_t t[UX_PAYLOAD_TAG_LEN];
+
+	ux_payload_tag(t, m);
+	if (sodium_memcmp(t, lh->payload_tag, UX_PAYLOAD_TAG_LEN) == 0)
+		return true;
+	rm_count_shared(&rm.st.bad_tag, 1);
+	tag_log("a large message's payload: ", true, &lh->h);
+	return false;
+}
