@@ -213,6 +213,16 @@ PY"
 	record_checks "$json" lca-remote-bench
 	[ $fail -eq 0 ] || echo "$out" | tail -30
 done
+
+# A key on both nodes over UCX (--auth): buffers, credits and 1 MiB
+# messages tagged, every message counted, nothing refused.
+out=$(UCX_TLS=shm,tcp "$bench" "${eal[@]}" --file-prefix lca_test_rbua -- --remote ucx \
+	--peer-lcores 1 --msgs 50000 --pings 300 --sizes 64 --bulk --auth --no-floor --timeout 60 2>&1); rc=$?
+check "remote-bench over ucx --auth exits 0, every message counted, the 1 MiB ones too" \
+	"[ $rc -eq 0 ] && grep -q 'the sink counted 50000\$' <<<\"\$out\" && grep -q '^All messages counted' <<<\"\$out\" && grep -qE '^ +64 B during 1 MiB transfers: .* [1-9][0-9]* x 1 MiB taken' <<<\"\$out\""
+check "remote-bench over ucx --auth: both nodes tagged, none refused, nothing malformed" \
+	"[ \$(grep -c 'up over UCX (session [0-9a-f]*): .*, tagged (key);' <<<\"\$out\") -eq 2 ] && grep -qE '; of no link: [0-9]+ not-for-us, 0 unknown-peer, 0 malformed, .*, 0 bad-tag, [0-9]+ link-downs\$' <<<\"\$out\""
+[ $fail -eq 0 ] || echo "$out" | tail -30
 rm -rf "$tmpj"
 out=$(UCX_TLS=shm,tcp "$pinghops" "${eal[@]}" --file-prefix lca_test_phu -- --remote ucx \
 	--runs 1 --pings 1000 --hops 10 2>&1); rc=$?

@@ -596,9 +596,9 @@ lca_remote_start(const struct lca_remote_conf *conf)
 	remote_send_hook = rm.ops->send;
 	rm.up = true;
 	LCA_LOG(INFO, "remote: node %u up over %s (session %08x): %u peers, window %u, frame %u "
-		"bytes; each link is up once its peer's first frame comes\n",
+		"bytes, %s; each link is up once its peer's first frame comes\n",
 		rm.self.id, transports[conf->transport].name, rm.session, rm.n_peers, rm.window,
-		rm.frame_cap);
+		rm.frame_cap, conf->has_key ? "tagged (key)" : "untagged (no key)");
 	return 0;
 }
 

@@ -246,13 +246,13 @@ struct lca_remote_conf {
 	struct lca_remote_inject inject; /**< Faults on transmission (zero: none;
 					  *   ethdev only). */
 	enum lca_remote_transport transport; /**< (0: LCA_REMOTE_ETHDEV). */
-	bool has_key;         /**< Authenticate frames with key (ethdev only):
-			       *   every frame carries a tag that the receiver
-			       *   checks before it reads any field, and a frame
-			       *   whose tag is wrong or missing is counted in
-			       *   lca_remote_stats.bad_tag and dropped. Both
-			       *   nodes need the same key (docs/wire.md, "Trust
-			       *   model"). */
+	bool has_key;         /**< Authenticate with key, on either transport:
+			       *   every frame or active message carries a tag
+			       *   that the receiver checks before it reads any
+			       *   field, and one whose tag is wrong or missing is
+			       *   counted in lca_remote_stats.bad_tag and
+			       *   dropped. Both nodes need the same key
+			       *   (docs/wire.md, "Trust model"). */
 	uint8_t key[LCA_REMOTE_KEY_LEN]; /**< With has_key: the shared secret. */
 };
 
@@ -307,9 +307,10 @@ struct lca_remote_stats {
 	uint64_t tx_refused;     /**< Frames the TX actors refused (full mailbox):
 				  *   data frames go again on their timeout. */
 	uint64_t tx_no_envelope; /**< Frames not sent for want of envelopes (idem). */
-	uint64_t bad_tag;        /**< Frames whose tag was wrong, or missing on a
-				  *   node with a key, or present on one without:
-				  *   dropped before any field was read. */
+	uint64_t bad_tag;        /**< Frames or UCX messages whose tag was wrong,
+				  *   or missing on a node with a key, or present
+				  *   on one without: dropped before any field was
+				  *   read (a large UCX payload: before delivery). */
 	uint64_t link_downs;     /**< Times a port's link was seen go down (ethdev:
 				  *   rte_eth_link_get_nowait() every 100 ms). */
 	uint32_t links_down;     /**< Ports whose link is down now. */
