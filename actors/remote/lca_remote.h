@@ -281,8 +281,9 @@ struct lca_remote_link_stats {
 	uint64_t retry_exhausted; /**< Times a channel gave up on its oldest frame
 				   *   (lca_remote_conf.max_retransmits): the peer
 				   *   was declared down. */
-	uint64_t ack_beyond_sent; /**< Frames whose ack named a frame never sent: a
-				   *   protocol error, the peer declared down. */
+	uint64_t ack_beyond_sent; /**< Frames whose ack (UCX: credits whose number)
+				   *   named what was never sent: a protocol
+				   *   error, the peer declared down. */
 	uint64_t credit_beyond_window; /**< Frames whose credit ran past ack +
 					*   window: a protocol error, the peer
 					*   declared down. */

@@ -502,6 +502,7 @@ ux_start(void)
 		return -ENODEV;
 	}
 	rm_ux.stopping = false;
+	rm_ux.proto_log = (struct rm_log_limit){ 0 };
 	ret = ux_auth_init(&rm.conf);
 	if (ret != 0)
 		return ret;

@@ -197,6 +197,7 @@ struct ux_state {
 	uint8_t tag_key[16];      /* SipHash-2-4's, derived from conf.key */
 	uint8_t payload_key[32];  /* keyed BLAKE2b's, another subkey of it */
 	struct rm_log_limit tag_log; /* bad tags */
+	struct rm_log_limit proto_log; /* protocol errors */
 };
 
 extern struct ux_state rm_ux;

@@ -425,17 +425,43 @@ ux_am_large(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	return UCS_OK;
 }
 
+/*
+ * A credit past what was sent (docs/wire.md, "Protocol errors"): a peer
+ * that says it delivered what never left cannot be trusted with what is in
+ * flight. Counted (ack_beyond_sent), logged, and the session reset: the
+ * peer is declared down, as on the ethdev transport.
+ */
+static void
+credit_beyond_sent(struct ux_chan *ch, const char *lane, uint32_t seq, uint32_t sent)
+{
+	uint64_t quiet;
+
+	rm_count(&ch->st.ack_beyond_sent, 1);
+	if (rm_log_allowed(&rm_ux.proto_log, rte_rdtsc(), &quiet))
+		LCA_LOG(ERR, "remote ucx: node %u, lcore %u from its lcore %u: protocol error: %s"
+			     " credit %u past %u sent; session reset (%" PRIu64 " more not logged)\n",
+			rm.peers[ch->peer].n.id, ch->ul->lcore, ch->peer_lcore, lane, seq, sent,
+			quiet);
+	rm_peer_dead(ch->peer, "protocol error (credit past what was sent)");
+}
+
 ucs_status_t
 ux_am_large_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,
 		   const ucp_am_recv_param_t *param)
 {
 	struct ux_chan *ch = chan_of_bare(arg, header, hlen, len);
+	uint32_t seq;
 
 	(void)data;
 	(void)param;
 	if (ch == NULL || ch->cleaned)
 		return UCS_OK;
-	if (ch->big != NULL && rte_be_to_cpu_32(((const struct ux_hdr *)header)->seq) == ch->big_seq) {
+	seq = rte_be_to_cpu_32(((const struct ux_hdr *)header)->seq);
+	if (seq_lt(ch->big_seq, seq)) {
+		credit_beyond_sent(ch, "large-lane", seq, ch->big_seq);
+		return UCS_OK;
+	}
+	if (ch->big != NULL && seq == ch->big_seq) {
 		ch->big_acked = true;
 		ux_big_release(ch);
 	}
@@ -513,7 +539,11 @@ ux_am_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,
 		__atomic_store_n(&ch->st.connected, 1, __ATOMIC_RELAXED);
 		mark_dirty(ch); /* what waited for the connection goes now */
 	}
-	if (seq_lt(ch->acked, seq) && seq_le(seq, ch->sent_seq)) {
+	if (seq_lt(ch->sent_seq, seq)) {
+		credit_beyond_sent(ch, "buffer", seq, ch->sent_seq);
+		return UCS_OK;
+	}
+	if (seq_lt(ch->acked, seq)) {
 		ch->acked = seq;
 		in_flight_set(ch);
 	}

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Authenticated active messages on the UCX transport (docs/wire.md, "Trust
- * model"), from outside: a forger with its own UCX context connects to a
- * node's listener as any process on the host can, and sends headers built
- * here from the spec, not from the transport's structs. Refused messages
- * move bad_tag and nothing else; a message whose tag the spec computes is
- * taken far enough to be refused for a field, which shows the receiver
- * computes the same tag, and checks it before any field.
+ * The UCX transport's receive path from outside (docs/wire.md, "Trust
+ * model" and "Protocol errors"): a forger with its own UCX context connects
+ * to a node's listener as any process on the host can, and sends headers
+ * built here from the spec, not from the transport's structs.
+ * - Tags: refused messages move bad_tag and nothing else; a message whose
+ *   tag the spec computes is taken far enough to be refused for a field,
+ *   which shows the receiver computes the same tag, and checks it before
+ *   any field.
+ * - Protocol errors: as FAKE, a node of the table that never started, it
+ *   credits what was never sent: counted, logged, and the peer declared
+ *   down.
  */
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -36,8 +40,10 @@
 
 #define SELF 5
 #define STRANGER 77 /* a node no table names */
+#define FAKE 9      /* in the table; the forger speaks for it */
+#define FAKE_SESSION 0xfa4e5e55u
 /* The active message ids and lengths of docs/wire.md, "The UCX transport". */
-enum { AM_DATA = 21, AM_HELLO = 22, AM_CREDIT = 23, AM_LARGE = 24 };
+enum { AM_DATA = 21, AM_HELLO = 22, AM_CREDIT = 23, AM_LARGE = 24, AM_LARGE_CREDIT = 25 };
 #define HDR 20
 #define TAG 8
 #define LARGE_HDR (HDR + 16)
@@ -89,9 +95,10 @@ runtime_down(void **state)
 	return lca_runtime_cleanup();
 }
 
-/* One node of two lcores on 127.0.0.1, linked to itself, @p keyed or not. */
+/* One node of two lcores on 127.0.0.1, linked to itself, @p keyed or not;
+ * @p with_fake: FAKE in its table too (one lcore, a listener nobody has). */
 static void
-node_start(bool keyed)
+node_start(bool keyed, bool with_fake)
 {
 	struct lca_remote_conf c;
 
@@ -106,6 +113,14 @@ node_start(bool keyed)
 	c.nodes[0].n_lcores = 2;
 	c.nodes[0].lcores[0] = 0;
 	c.nodes[0].lcores[1] = 1;
+	if (with_fake) {
+		c.n_nodes = 2;
+		c.nodes[1].id = FAKE;
+		c.nodes[1].ipv4 = 0x7f000001;
+		c.nodes[1].udp_base = (uint16_t)(c.nodes[0].udp_base + 4);
+		c.nodes[1].n_lcores = 1;
+		c.nodes[1].lcores[0] = 0;
+	}
 	c.connect_ms = 20000;
 	c.has_key = keyed;
 	memcpy(c.key, key, sizeof(key));
@@ -246,15 +261,23 @@ forger_join(void)
 	memset(&fg, 0, sizeof(fg));
 }
 
-/* A header as docs/wire.md lays it out, in network byte order. */
+/* A header as docs/wire.md lays it out, in network byte order, from
+ * @p src_node's lcore 0 under @p session, having heard none of ours. */
 static void
-hdr_build(uint8_t *h, uint16_t src_node, uint16_t dst_lcore, uint16_t n_msgs, uint32_t seq)
+hdr_session(uint8_t *h, uint16_t src_node, uint16_t dst_lcore, uint16_t n_msgs, uint32_t seq,
+	    uint32_t session)
 {
 	uint16_t v16[4] = { htons(src_node), htons(0), htons(dst_lcore), htons(n_msgs) };
-	uint32_t v32[3] = { htonl(seq), htonl(0x5e55), htonl(0) };
+	uint32_t v32[3] = { htonl(seq), htonl(session), htonl(0) };
 
 	memcpy(h, v16, sizeof(v16));
 	memcpy(h + 8, v32, sizeof(v32));
+}
+
+static void
+hdr_build(uint8_t *h, uint16_t src_node, uint16_t dst_lcore, uint16_t n_msgs, uint32_t seq)
+{
+	hdr_session(h, src_node, dst_lcore, n_msgs, seq, 0x5e55);
 }
 
 /* The spec's tag: SipHash-2-4 keyed with subkey 2 of context "lcawire1"
@@ -332,7 +355,7 @@ test_forged_with_key(void **state)
 	uint8_t h[HDR + TAG], lh[LARGE_HDR + PAYLOAD_TAG + TAG] = { 0 }, d[HDR + 32];
 
 	(void)state;
-	node_start(true);
+	node_start(true, false);
 	/* A hello without a tag, and with a zero tag. */
 	hdr_build(h, SELF, 1, 0, 0);
 	forge(AM_HELLO, h, HDR, NULL, 0);
@@ -386,7 +409,7 @@ test_tagged_without_key(void **state)
 	uint8_t h[HDR + TAG];
 
 	(void)state;
-	node_start(false);
+	node_start(false, false);
 	hdr_build(h, STRANGER, 1, 0, 0);
 	spec_tag(h + HDR, key, h, HDR);
 	forge(AM_HELLO, h, sizeof(h), NULL, 0);
@@ -402,6 +425,76 @@ test_tagged_without_key(void **state)
 #endif
 }
 
+#ifdef LCA_HAVE_UCX
+static bool
+fake_down(void *arg)
+{
+	struct lca_remote_link_stats ls;
+
+	(void)arg;
+	return __atomic_load_n(&fg.failed, __ATOMIC_ACQUIRE) ||
+	       (lca_remote_link_stats_get(FAKE, &ls) == 0 && ls.dead);
+}
+
+/* As FAKE, one credit @p id of @p seq (tagged by the spec when
+ * @p keyed): a protocol error that declares FAKE down, nothing else. */
+static void
+credit_past_sent(bool keyed, unsigned int id, uint32_t seq)
+{
+	struct lca_remote_link_stats ls;
+	struct lca_remote_stats gs;
+	uint8_t h[HDR + TAG];
+
+	node_start(keyed, true);
+	hdr_session(h, FAKE, 1, 0, seq, FAKE_SESSION);
+	if (keyed)
+		spec_tag(h + HDR, key, h, HDR);
+	forge(id, h, keyed ? sizeof(h) : HDR, NULL, 0);
+	forger_start();
+	assert_true(lca_test_run_until(fake_down, NULL, 30));
+	assert_false(__atomic_load_n(&fg.failed, __ATOMIC_ACQUIRE));
+	assert_int_equal(lca_remote_link_stats_get(FAKE, &ls), 0);
+	assert_int_equal(ls.ack_beyond_sent, 1);
+	assert_int_equal(ls.credit_beyond_window, 0);
+	assert_int_equal(ls.stale_session, 0);
+	assert_int_equal(ls.msgs_delivered, 0);
+	assert_int_equal(ls.lost_on_dead, 0);
+	gs = stats();
+	assert_int_equal(gs.bad_tag, 0);
+	assert_int_equal(gs.malformed, 0);
+	assert_int_equal(gs.unknown_peer, 0);
+	assert_false(lca_remote_node_up(FAKE));
+	forger_join();
+}
+#endif
+
+/* A credit for buffers never sent, tagged with the node's key: past the
+ * tag, it is the peer that is wrong, and the session is reset. */
+static void
+test_credit_past_sent(void **state)
+{
+#ifdef LCA_HAVE_UCX
+	(void)state;
+	credit_past_sent(true, AM_CREDIT, 5);
+#else
+	(void)state;
+	lca_test_skip("built without UCX (libucx-dev)");
+#endif
+}
+
+/* The large lane's credit for a large message never sent, without a key. */
+static void
+test_large_credit_past_sent(void **state)
+{
+#ifdef LCA_HAVE_UCX
+	(void)state;
+	credit_past_sent(false, AM_LARGE_CREDIT, 1);
+#else
+	(void)state;
+	lca_test_skip("built without UCX (libucx-dev)");
+#endif
+}
+
 int
 main(void)
 {
@@ -409,14 +502,19 @@ main(void)
 #ifdef LCA_HAVE_UCX
 		cmocka_unit_test_setup_teardown(test_forged_with_key, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_tagged_without_key, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_credit_past_sent, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_large_credit_past_sent, runtime_up,
+						runtime_down),
 #else
 		cmocka_unit_test(test_forged_with_key),
 		cmocka_unit_test(test_tagged_without_key),
+		cmocka_unit_test(test_credit_past_sent),
+		cmocka_unit_test(test_large_credit_past_sent),
 #endif
 	};
 	int ret;
 
-	lca_test_eal_init("lca_test_ucx_tags");
+	lca_test_eal_init("lca_test_ucx_forged");
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	lca_eal_cleanup();
 	return lca_test_status(ret);
