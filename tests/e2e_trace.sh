@@ -14,7 +14,11 @@ hello=$1 lifecycle=$2 pipeline=$3 test_migrate=$4
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-eal=(-l 0-1 --no-huge --no-pci --in-memory --log-level 'lib.*:error' --trace-bufsz 16M)
+# Each lcore's trace buffer holds a whole run: DPDK overwrites the oldest
+# events when one is full, and lca-lifecycle's restart bench (up to a
+# million events here, more on a busy machine) wrote over the timers bench
+# that came before it in 16 MB (0 periodic ticks left, twice in 7 runs).
+eal=(-l 0-1 --no-huge --no-pci --in-memory --log-level 'lib.*:error' --trace-bufsz 64M)
 have_bt=0
 command -v babeltrace2 >/dev/null && have_bt=1
 

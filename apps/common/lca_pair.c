@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Two processes of one app over memif, started by one command (lca_pair.h). */
+/* Two (to four) processes of one app, started by one command (lca_pair.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -39,7 +39,7 @@ static struct lca_pair *owner;
 static void
 add(char **v, int *n, const char *s)
 {
-	if (*n < LCA_PAIR_MAX_ARGS - 1 && owner->n_owned < 3 * LCA_PAIR_MAX_ARGS) {
+	if (*n < LCA_PAIR_MAX_ARGS - 1 && owner->n_owned < (int)RTE_DIM(owner->owned)) {
 		v[(*n)++] = dup_str(s);
 		v[*n] = NULL;
 		owner->owned[owner->n_owned++] = v[*n - 1];
@@ -127,15 +127,16 @@ veth_pair_make(struct lca_pair *p)
 	return 0;
 }
 
-/* Where "--", "--remote T" and "--pair-peer L" are in argv; -1 if not. */
+/* Where "--", "--remote T", "--pair-peer L", "--start-order O",
+ * "--remote-nodes N" and "--pair-node K" are in argv; -1 if not. */
 struct pair_words {
-	int dd, remote, peer, order;
+	int dd, remote, peer, order, nodes, node;
 };
 
 static struct pair_words
 find_words(int argc, char **argv, struct lca_pair *p)
 {
-	struct pair_words w = { -1, -1, -1, -1 };
+	struct pair_words w = { -1, -1, -1, -1, -1, -1 };
 
 	for (int i = 1; i < argc; i++) {
 		if (w.dd < 0 && strcmp(argv[i], "--") == 0)
@@ -146,6 +147,10 @@ find_words(int argc, char **argv, struct lca_pair *p)
 			w.peer = i;
 		else if (w.dd >= 0 && strcmp(argv[i], "--start-order") == 0 && i + 1 < argc)
 			w.order = i;
+		else if (w.dd >= 0 && strcmp(argv[i], "--remote-nodes") == 0 && i + 1 < argc)
+			w.nodes = i;
+		else if (w.dd >= 0 && strcmp(argv[i], "--pair-node") == 0 && i + 1 < argc)
+			w.node = i;
 		else if (w.dd >= 0 && strcmp(argv[i], "--jumbo") == 0)
 			p->jumbo = true;
 		else if (w.dd >= 0 && strcmp(argv[i], "--netem") == 0)
@@ -182,8 +187,12 @@ name_link(struct lca_pair *p, char **argv, const struct pair_words *w, const cha
 	if (strcmp(p->transport, "af_packet") == 0)
 		snprintf(p->sock, sizeof(p->sock), "lca%d", (int)getpid() % 1000000);
 	else if (strcmp(p->transport, "ucx") == 0)
-		/* The TCP port base of node 1's listeners (node 2's is 20 up). */
-		snprintf(p->sock, sizeof(p->sock), "%d", UCX_PORT_LOW + (int)getpid() % 500 * 40);
+		/* The TCP port base of node 1's listeners (node K's is 20 (K - 1)
+		 * up), 100 a process. */
+		snprintf(p->sock, sizeof(p->sock), "%d", UCX_PORT_LOW + (int)getpid() % 200 * 100);
+	else if (p->n_nodes > 2)
+		/* A socket a pair of nodes: this, then "-LO-HI.sock". */
+		snprintf(p->sock, sizeof(p->sock), "/tmp/lca-pair-%d", (int)getpid());
 	else
 		snprintf(p->sock, sizeof(p->sock), "/tmp/lca-pair-%d.sock", (int)getpid());
 	return 0;
@@ -208,12 +217,46 @@ enter_link_netns(struct lca_pair *p, const char *prog)
 	return ret;
 }
 
-/* "--vdev X" of one node's ethdev end of the link; none for UCX. */
+/* The memif socket between nodes @p a and @p b of more than two. */
 static void
-add_vdev(char **v, int *n, const struct lca_pair *p, bool peer)
+pair_sock(char *out, size_t len, const struct lca_pair *p, unsigned int a, unsigned int b)
 {
+	snprintf(out, len, "%s-%u-%u.sock", p->sock, RTE_MIN(a, b), RTE_MAX(a, b));
+}
+
+/* "--vdev X" of node @p node's ends of the links, one a peer in node
+ * order (its port id, lca_pair_conf()), over memif: the lower node of a
+ * pair its server. */
+static void
+add_mesh_vdevs(char **v, int *n, const struct lca_pair *p, unsigned int node)
+{
+	unsigned int port = 0;
+
+	for (unsigned int j = 1; j <= p->n_nodes; j++) {
+		char vdev[256], sock[128];
+
+		if (j == node)
+			continue;
+		pair_sock(sock, sizeof(sock), p, node, j);
+		snprintf(vdev, sizeof(vdev),
+			 "net_memif%u,role=%s,socket=%s,socket-abstract=no,id=0%s", port++,
+			 node < j ? "server" : "client", sock, p->jumbo ? ",bsize=9216" : "");
+		add(v, n, "--vdev");
+		add(v, n, vdev);
+	}
+}
+
+/* "--vdev X" of node @p node's ethdev end of the link; none for UCX. */
+static void
+add_vdev(char **v, int *n, const struct lca_pair *p, unsigned int node)
+{
+	bool peer = node != 1;
 	char vdev[256];
 
+	if (p->n_nodes > 2 && strcmp(p->transport, "memif") == 0) {
+		add_mesh_vdevs(v, n, p, node);
+		return;
+	}
 	if (strcmp(p->transport, "memif") == 0)
 		snprintf(vdev, sizeof(vdev), "net_memif0,role=%s,socket=%s,socket-abstract=no,id=0%s",
 			 peer ? "client" : "server", p->sock, p->jumbo ? ",bsize=9216" : "");
@@ -228,13 +271,17 @@ add_vdev(char **v, int *n, const struct lca_pair *p, bool peer)
 	add(v, n, vdev);
 }
 
-/* The peer: the same EAL arguments but its own lcores, prefix and vdev,
- * the same app arguments, and "--pair-peer SOCKET:LCORES" of node 1. */
+/* Peer @p node: the same EAL arguments but its own lcores, prefix and
+ * vdev, the same app arguments, and "--pair-peer SOCKET:LCORES" of node 1
+ * ("--pair-node K" too when there are more than two). */
 static void
-build_peer_argv(struct lca_pair *p, int argc, char **argv, int dd, const char *prefix)
+build_peer_argv(struct lca_pair *p, unsigned int node)
 {
+	int argc = p->orig_argc, dd = p->dd;
+	char **argv = p->orig_argv;
 	char word[256];
 
+	p->child_argc = 0;
 	if (p->self_lcores[0] == '\0') {
 		add(p->child_argv, &p->child_argc, argv[0]);
 		add(p->child_argv, &p->child_argc, "-l");
@@ -251,17 +298,63 @@ build_peer_argv(struct lca_pair *p, int argc, char **argv, int dd, const char *p
 			add(p->child_argv, &p->child_argc, argv[i]);
 		}
 	}
-	snprintf(word, sizeof(word), "%s-peer", prefix);
+	if (node == 2)
+		snprintf(word, sizeof(word), "%s-peer", p->prefix);
+	else
+		snprintf(word, sizeof(word), "%s-peer%u", p->prefix, node);
 	add(p->child_argv, &p->child_argc, "--file-prefix");
 	add(p->child_argv, &p->child_argc, word);
-	add_vdev(p->child_argv, &p->child_argc, p, true);
+	add_vdev(p->child_argv, &p->child_argc, p, node);
 	for (int i = dd; i < argc; i++)
 		add(p->child_argv, &p->child_argc, argv[i]);
 	snprintf(word, sizeof(word), "%s:%s", p->sock, p->self_lcores[0] ? p->self_lcores : "0");
 	add(p->child_argv, &p->child_argc, "--pair-peer");
 	add(p->child_argv, &p->child_argc, word);
+	if (p->n_nodes > 2) {
+		snprintf(word, sizeof(word), "%u", node);
+		add(p->child_argv, &p->child_argc, "--pair-node");
+		add(p->child_argv, &p->child_argc, word);
+	}
 	if (p->netem_on)
 		add(p->child_argv, &p->child_argc, "--pair-netem-on");
+}
+
+/* "--remote-nodes N" (node 1) and "--pair-node K" (a peer): how many
+ * processes, and which this one is. */
+static int
+nodes_read(struct lca_pair *p, char **argv, const struct pair_words *w)
+{
+	char *end;
+
+	p->n_nodes = 2;
+	if (w->nodes >= 0) {
+		unsigned long n = strtoul(argv[w->nodes + 1], &end, 10);
+
+		if (*end != '\0' || n < 2 || n > LCA_PAIR_MAX_NODES) {
+			fprintf(stderr, "%s: --remote-nodes %s: 2 to %u processes\n", argv[0],
+				argv[w->nodes + 1], LCA_PAIR_MAX_NODES);
+			return -EINVAL;
+		}
+		p->n_nodes = (unsigned int)n;
+	}
+	if (p->n_nodes > 2 && strcmp(p->transport, "memif") != 0 &&
+	    strcmp(p->transport, "ucx") != 0) {
+		fprintf(stderr, "%s: --remote-nodes %u: over memif or ucx only, not %s\n", argv[0],
+			p->n_nodes, p->transport);
+		return -EINVAL;
+	}
+	p->self_node = p->is_peer ? 2 : 1;
+	if (p->is_peer && w->node >= 0) {
+		unsigned long k = strtoul(argv[w->node + 1], &end, 10);
+
+		if (*end != '\0' || k < 2 || k > p->n_nodes) {
+			fprintf(stderr, "%s: --pair-node %s: 2 to %u\n", argv[0], argv[w->node + 1],
+				p->n_nodes);
+			return -EINVAL;
+		}
+		p->self_node = (unsigned int)k;
+	}
+	return 0;
 }
 
 int
@@ -287,9 +380,16 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 		return -EINVAL;
 	}
 	p->is_peer = w.peer >= 0;
+	ret = nodes_read(p, argv, &w);
+	if (ret != 0)
+		return ret;
 	if (w.order >= 0) {
 		const char *o = argv[w.order + 1];
 
+		if (p->n_nodes > 2) {
+			fprintf(stderr, "%s: --start-order: for two processes only\n", argv[0]);
+			return -EINVAL;
+		}
 		if (strcmp(o, "node1") == 0) {
 			p->order = LCA_PAIR_ORDER_NODE1;
 		} else if (strcmp(o, "node2") == 0) {
@@ -313,26 +413,21 @@ lca_pair_prepare(int argc, char **argv, const char *peer_lcores, struct lca_pair
 	/* This process: its EAL arguments, the transport's vdev, its app arguments. */
 	for (int i = 0; i < w.dd; i++)
 		add(p->argv, &p->argc, argv[i]);
-	add_vdev(p->argv, &p->argc, p, p->is_peer);
+	add_vdev(p->argv, &p->argc, p, p->self_node);
 	for (int i = w.dd; i < argc; i++)
 		add(p->argv, &p->argc, argv[i]);
-	if (!p->is_peer && strcmp(p->transport, "ring") != 0)
-		build_peer_argv(p, argc, argv, w.dd, prefix);
+	p->orig_argc = argc;
+	p->orig_argv = argv;
+	p->dd = w.dd;
+	p->prefix = prefix;
 	return 0;
 }
 
 void
 lca_pair_set_peer_lcores(struct lca_pair *p, const char *lcores)
 {
-	if (p->is_peer)
-		return;
-	snprintf(p->peer_lcores, sizeof(p->peer_lcores), "%s", lcores);
-	for (int i = 0; i < p->child_argc - 1; i++)
-		if (strcmp(p->child_argv[i], "-l") == 0 && p->n_owned < 3 * LCA_PAIR_MAX_ARGS) {
-			/* The old string stays owned, freed at release. */
-			p->child_argv[i + 1] = dup_str(lcores);
-			p->owned[p->n_owned++] = p->child_argv[i + 1];
-		}
+	if (!p->is_peer)
+		snprintf(p->peer_lcores, sizeof(p->peer_lcores), "%s", lcores);
 }
 
 /* Node 2's link starts this long before node 1's with --start-order node2. */
@@ -341,15 +436,22 @@ lca_pair_set_peer_lcores(struct lca_pair *p, const char *lcores)
 static int
 spawn_now(struct lca_pair *p)
 {
-	int ret;
-
 	p->spawn_deferred = false;
-	ret = posix_spawn(&p->child, "/proc/self/exe", NULL, NULL, p->child_argv, environ);
-	if (ret != 0) {
-		fprintf(stderr, "could not start the peer process: %s\n", strerror(ret));
-		return -ret;
+	for (unsigned int k = 2; k <= p->n_nodes; k++) {
+		pid_t *pid = k == 2 ? &p->child : &p->far[k];
+		int ret;
+
+		build_peer_argv(p, k);
+		ret = posix_spawn(pid, "/proc/self/exe", NULL, NULL, p->child_argv, environ);
+		if (ret != 0) {
+			*pid = 0;
+			fprintf(stderr, "could not start the peer process of node %u: %s\n", k,
+				strerror(ret));
+			return -ret;
+		}
+		printf("Peer process %d started: node %u on lcores %s\n", (int)*pid, k,
+		       p->peer_lcores);
 	}
-	printf("Peer process %d started: node 2 on lcores %s\n", (int)p->child, p->peer_lcores);
 	fflush(stdout);
 	return 0;
 }
@@ -359,7 +461,7 @@ lca_pair_spawn(struct lca_pair *p)
 {
 	int ret;
 
-	if (!p->active || p->is_peer || p->child_argc == 0)
+	if (!p->active || p->is_peer || strcmp(p->transport, "ring") == 0)
 		return 0;
 	if (p->order == LCA_PAIR_ORDER_NODE1) {
 		printf("Start order: node 1's link first, then node 2's process\n");
@@ -411,11 +513,12 @@ lca_pair_conf(const struct lca_pair *p, struct lca_remote_conf *c)
 {
 	const char *l1 = p->is_peer ? p->peer_lcores : p->self_lcores;
 	const char *l2 = p->is_peer ? p->self_lcores : p->peer_lcores;
+	unsigned int self = p->self_node ? p->self_node : p->is_peer ? 2 : 1;
 
 	memset(c, 0, sizeof(*c));
-	c->self = p->is_peer ? 2 : 1;
-	c->n_nodes = 2;
-	for (unsigned int i = 0; i < 2; i++) {
+	c->self = (uint16_t)self;
+	c->n_nodes = p->n_nodes ? p->n_nodes : 2;
+	for (unsigned int i = 0; i < c->n_nodes; i++) {
 		struct lca_remote_node *n = &c->nodes[i];
 		static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 0 };
 
@@ -424,7 +527,8 @@ lca_pair_conf(const struct lca_pair *p, struct lca_remote_conf *c)
 		n->mac[5] = (uint8_t)(i + 1);
 		n->ipv4 = 0x0a000000u + i + 1;
 		n->udp_base = 7000;
-		n->port_id = 0;
+		/* Its place among this node's vdevs (add_vdev()): 0 for a pair. */
+		n->port_id = (uint16_t)(i + 1 <= self ? (i + 1 == self ? 0 : i) : i - 1);
 		parse_lcores(i == 0 ? (l1[0] ? l1 : "0") : (l2[0] ? l2 : "1"), n);
 	}
 	if (p->jumbo)
@@ -439,7 +543,7 @@ lca_pair_conf(const struct lca_pair *p, struct lca_remote_conf *c)
 	if (strcmp(p->transport, "ucx") == 0) {
 		/* Both on this host: UCX's listeners on 127.0.0.1. */
 		c->transport = LCA_REMOTE_UCX;
-		for (unsigned int i = 0; i < 2; i++) {
+		for (unsigned int i = 0; i < c->n_nodes; i++) {
 			c->nodes[i].ipv4 = 0x7f000001u;
 			c->nodes[i].udp_base = (uint16_t)(atoi(p->sock) + 20 * (int)i);
 		}
@@ -458,55 +562,78 @@ lca_pair_conf(const struct lca_pair *p, struct lca_remote_conf *c)
 	}
 }
 
+/* Wait up to @p timeout_ms for peer @p pid (node @p node) to exit, then
+ * stop it. @return its exit status, or -1 (killed, or died of a signal). */
+static int
+finish_one(pid_t pid, unsigned int node, unsigned int timeout_ms)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	unsigned int waited = 0;
+	int status = -1;
+	pid_t r;
+
+	while ((r = waitpid(pid, &status, WNOHANG)) == 0 && waited < timeout_ms) {
+		nanosleep(&ts, NULL);
+		waited += 10;
+	}
+	if (r == 0) {
+		if (timeout_ms > 0)
+			fprintf(stderr, "peer process %d (node %u) did not stop: terminating it\n",
+				(int)pid, node);
+		kill(pid, SIGTERM);
+		/* It stops as on a Ctrl-C: quickly; killed after 2 s. */
+		for (waited = 0; waited < 2000; waited += 10) {
+			r = waitpid(pid, &status, WNOHANG);
+			if (r != 0)
+				break;
+			nanosleep(&ts, NULL);
+		}
+		if (r == 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+		}
+		return -1;
+	}
+	if (WIFSIGNALED(status)) {
+		/* Said by name: DPDK 22.11's memif can die of SIGSEGV when its
+		 * peer disconnects under a burst (tests/e2e_remote.sh). */
+		fprintf(stderr, "peer process %d (node %u) died of signal %d (%s)\n", (int)pid, node,
+			WTERMSIG(status), strsignal(WTERMSIG(status)));
+		return -1;
+	}
+	return WEXITSTATUS(status);
+}
+
 int
 lca_pair_finish(struct lca_pair *p, unsigned int timeout_ms)
 {
-	int status = -1;
+	int status = p->is_peer ? -1 : 0;
 
-	if (p->child > 0) {
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
-		unsigned int waited = 0;
-		pid_t r;
+	for (unsigned int k = 2; !p->is_peer && k <= p->n_nodes; k++) {
+		pid_t *pid = k == 2 ? &p->child : &p->far[k];
+		int st;
 
-		while ((r = waitpid(p->child, &status, WNOHANG)) == 0 && waited < timeout_ms) {
-			nanosleep(&ts, NULL);
-			waited += 10;
-		}
-		if (r == 0) {
-			if (timeout_ms > 0)
-				fprintf(stderr, "peer process %d did not stop: terminating it\n",
-					(int)p->child);
-			kill(p->child, SIGTERM);
-			/* It stops as on a Ctrl-C: quickly; killed after 2 s. */
-			for (waited = 0; waited < 2000; waited += 10) {
-				r = waitpid(p->child, &status, WNOHANG);
-				if (r != 0)
-					break;
-				nanosleep(&ts, NULL);
-			}
-			if (r == 0) {
-				kill(p->child, SIGKILL);
-				waitpid(p->child, &status, 0);
-			}
-			status = -1;
-		} else if (WIFSIGNALED(status)) {
-			/* Said by name: DPDK 22.11's memif can die of SIGSEGV when its
-			 * peer disconnects under a burst (tests/e2e_remote.sh). */
-			fprintf(stderr, "peer process %d died of signal %d (%s)\n", (int)p->child,
-				WTERMSIG(status), strsignal(WTERMSIG(status)));
-			status = -1;
-		} else {
-			status = WEXITSTATUS(status);
-		}
-		p->child = 0;
-	} else if (!p->is_peer) {
-		status = 0;
+		if (*pid <= 0)
+			continue; /* never started (ring, or a failure before) */
+		st = finish_one(*pid, k, timeout_ms);
+		*pid = 0;
+		if (status == 0)
+			status = st;
 	}
-	if (!p->is_peer && p->netns_made)
+	if (!p->is_peer && p->netns_made) {
 		sh("ip netns del %sa 2>/dev/null; ip netns del %sb 2>/dev/null; true", p->sock,
 		   p->sock);
-	else if (!p->is_peer && strcmp(p->transport, "memif") == 0)
+	} else if (!p->is_peer && strcmp(p->transport, "memif") == 0 && p->n_nodes > 2) {
+		for (unsigned int a = 1; a <= p->n_nodes; a++)
+			for (unsigned int b = a + 1; b <= p->n_nodes; b++) {
+				char sock[128];
+
+				pair_sock(sock, sizeof(sock), p, a, b);
+				unlink(sock);
+			}
+	} else if (!p->is_peer && strcmp(p->transport, "memif") == 0) {
 		unlink(p->sock);
+	}
 	return status;
 }
 

@@ -7,6 +7,9 @@
  * EAL arguments to add the transport's vdev, starts the second (node 2,
  * the peer) with its own lcores and --file-prefix, and waits for it and
  * cleans up after it at the end. Both build the same node table.
+ * "--remote-nodes N" (3 or 4; memif and ucx) makes it N processes, each
+ * linked to every other: node 1 starts nodes 2 .. N, all on the peer's
+ * lcores, and over memif each pair of nodes has a socket of its own.
  *
  * Transports: "memif" (net_memif, server in node 1, client in node 2, on
  * one socket file); "af_packet" (net_af_packet over a veth pair between two
@@ -24,6 +27,7 @@
 #include "lca_remote.h"
 
 #define LCA_PAIR_MAX_ARGS 128
+#define LCA_PAIR_MAX_NODES 4
 
 struct lca_pair {
 	bool active;            /* a remote run */
@@ -34,21 +38,28 @@ struct lca_pair {
 	bool jumbo;             /* --jumbo: memif buffers of 9216 bytes, MTU 9000 */
 	char transport[16];
 	char sock[108];
-	char peer_lcores[64];   /* -l of the other process */
+	char peer_lcores[64];   /* -l of the other process (node 1's, in a peer) */
 	char self_lcores[64];
+	unsigned int n_nodes;   /* processes: 2, or --remote-nodes */
+	unsigned int self_node; /* this process's node: 1, 2 .. n_nodes */
 	enum lca_pair_order {
 		LCA_PAIR_ORDER_ANY,   /* node 2 spawned before node 1's link starts */
 		LCA_PAIR_ORDER_NODE1, /* --start-order node1: node 2 once node 1's is up */
 		LCA_PAIR_ORDER_NODE2, /* --start-order node2: node 1's link 1.5 s later */
 	} order;
 	bool spawn_deferred;    /* node1 first: lca_pair_link_started() spawns */
-	pid_t child;
+	pid_t child;            /* node 2 */
+	pid_t far[LCA_PAIR_MAX_NODES + 1]; /* nodes 3 .. n_nodes, by node */
 	int argc;
 	char *argv[LCA_PAIR_MAX_ARGS];
 	int child_argc;
 	char *child_argv[LCA_PAIR_MAX_ARGS];
+	/* Node 1's own arguments, each peer's made from them when it starts. */
+	int orig_argc, dd;
+	char **orig_argv;
+	const char *prefix;
 	int n_owned;            /* what lca_pair_release() frees (EAL permutes argv) */
-	char *owned[3 * LCA_PAIR_MAX_ARGS];
+	char *owned[(LCA_PAIR_MAX_NODES + 2) * LCA_PAIR_MAX_ARGS];
 };
 
 /*
@@ -81,16 +92,18 @@ int lca_pair_spawn(struct lca_pair *p);
 int lca_pair_link_started(struct lca_pair *p);
 
 /*
- * The node table of the pair: node 1 and node 2, their lcores, the one
- * ethdev port (port 0). @p self is 1 or 2.
+ * The node table: node 1, node 2 (.. n_nodes), their lcores, and the
+ * ethdev port each peer is reached by (port 0 of a pair). Its self is this
+ * process's node.
  */
 void lca_pair_conf(const struct lca_pair *p, struct lca_remote_conf *c);
 
 /*
- * Wait up to @p timeout_ms for the peer to exit, then stop it (SIGTERM,
- * then SIGKILL); remove the socket file.
+ * Wait up to @p timeout_ms for the peers to exit, then stop those left
+ * (SIGTERM, then SIGKILL); remove the socket files.
  *
- * @return the peer's exit status (0 when it exited cleanly), or -1.
+ * @return 0 when every peer exited with status 0; else the first other
+ *   status, or -1 (killed, or died of a signal).
  */
 int lca_pair_finish(struct lca_pair *p, unsigned int timeout_ms);
 

@@ -96,7 +96,14 @@ static const struct lca_opt options[] = {
 		  "master here; a local run with all the workers here comes\n"
 		  "first, and the ratio is printed" },
 	{ "peer-lcores", 0, LCA_OPT_STRING, AT(peer_lcores), .metavar = "L",
-	  .help = "-l of the second process (default 1)" },
+	  .help = "-l of the second process (default 1), and of each other\n"
+		  "with --remote-nodes" },
+	{ "remote-nodes", 0, LCA_OPT_UINT, AT(ph.remote_nodes), .min = 2,
+	  .max = LCA_PAIR_MAX_NODES, .metavar = "N",
+	  .help = "--remote: N processes (default 2), each linked to every\n"
+		  "other (memif or ucx for more than 2), the workers spread\n"
+		  "over them in order, the master in the first; each far\n"
+		  "node's counts sent back to it and checked" },
 	/* lca_pair.h's: the veth's faults, and the second process's own
 	 * argument; lca_pair reads them. */
 	{ "netem", 0, LCA_OPT_IGNORE, .no_value = true,
@@ -104,6 +111,7 @@ static const struct lca_opt options[] = {
 		  "(lcactor's injector where the kernel has no netem)" },
 	{ "pair-netem-on", 0, LCA_OPT_IGNORE, .no_value = true, .hidden = true },
 	{ "pair-peer", 0, LCA_OPT_IGNORE, .hidden = true },
+	{ "pair-node", 0, LCA_OPT_IGNORE, .hidden = true },
 	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write every figure as JSON" },
 	{ NULL },
@@ -120,12 +128,20 @@ static int
 parse_args(int argc, char **argv, void *conf)
 {
 	struct app_conf *c = conf;
+	int ret;
 
 	*c = (struct app_conf){
 		.ph = { .workers = 8, .pings = 10000, .hops = 100, .runs = 5, .seed = 1,
 			.throughput = 64, .placement = LCA_PLACE_ROUND_ROBIN, .window_ms = 200 },
 	};
-	return lca_opt_parse(argc, argv, &table, c, NULL);
+	ret = lca_opt_parse(argc, argv, &table, c, NULL);
+	if (ret == 0 && c->ph.remote_nodes != 0 && c->remote == NULL) {
+		fprintf(stderr, "lca-pinghops: --remote-nodes needs --remote\n");
+		return -EINVAL;
+	}
+	if (c->ph.remote_nodes == 0)
+		c->ph.remote_nodes = 2;
+	return ret;
 }
 
 /* The date as the published run shows it (Java's Date.toString()). */
@@ -502,7 +518,20 @@ conf_json(const struct app_conf *c)
 			 lca_placement_name(pc->placement), "remote", c->remote);
 }
 
-/* The remote series: half the workers here, half in the second process. */
+/* Whether node 1's link to each of the other @p nodes is up. */
+static bool
+links_connected(unsigned int nodes)
+{
+	struct lca_remote_link_stats ls;
+
+	for (unsigned int k = 2; k <= nodes; k++)
+		if (lca_remote_link_stats_get((uint16_t)k, &ls) != 0 || !ls.connected)
+			return false;
+	return true;
+}
+
+/* The remote series: the workers spread over the processes, the master
+ * here. */
 static int
 remote_series(const struct app_conf *c, struct lca_remote_conf *rconf, struct runs *r,
 	      struct ph_run *runs, struct lca_series *series)
@@ -521,10 +550,10 @@ remote_series(const struct app_conf *c, struct lca_remote_conf *rconf, struct ru
 	ret = ph_bench_create(&pc, &r->b);
 	if (ret < 0)
 		return ret;
-	/* The second process starts its EAL and connects first: not part of
-	 * any run. */
+	/* The other processes start their EAL and connect first: not part
+	 * of any run. */
 	for (unsigned int i = 0; i < 3000 && ret == 0; i++) {
-		if (lca_remote_link_stats_get(2, &ls) == 0 && ls.connected)
+		if (links_connected(pc.remote_nodes))
 			break;
 		ret = lca_runtime_run(10);
 		ret = ret == -ETIMEDOUT ? 0 : ret;
@@ -539,22 +568,52 @@ remote_series(const struct app_conf *c, struct lca_remote_conf *rconf, struct ru
 		printf("Repetitions reached. Broadcasting shutdown...\n");
 		print_date("End: ");
 		printf("Average execution time = %.4f ms\n", r->average_ms);
-		printf("Frequency during the remote runs (this process's lcores; the second "
-		       "process's are its own):\n");
+		printf("Frequency during the remote runs (this process's lcores; the other "
+		       "processes' are their own):\n");
 		lca_series_print_freq(stdout, series);
 		print_accounting(&pc, runs, pc.runs);
 	}
 	ph_bench_quit_peer(r->b);
-	if (lca_remote_link_stats_get(2, &ls) == 0)
-		printf("\nLink to node 2: %" PRIu64 " msgs sent in %" PRIu64 " data frames (%.1f a "
-		       "frame), %" PRIu64 " delivered from it, %" PRIu64 " retransmits, %" PRIu64
-		       " duplicates, %" PRIu64 " no-credit refusals\n",
-		       ls.msgs_sent, ls.frames_sent,
-		       ls.frames_sent ? (double)ls.msgs_sent / (double)ls.frames_sent : 0.0,
-		       ls.msgs_delivered, ls.retransmits, ls.duplicates, ls.no_credit);
+	printf("\n");
+	for (unsigned int k = 2; k <= pc.remote_nodes; k++)
+		if (lca_remote_link_stats_get((uint16_t)k, &ls) == 0)
+			printf("Link to node %u: %" PRIu64 " msgs sent in %" PRIu64 " data frames "
+			       "(%.1f a frame), %" PRIu64 " delivered from it, %" PRIu64
+			       " retransmits, %" PRIu64 " duplicates, %" PRIu64
+			       " no-credit refusals\n", k, ls.msgs_sent, ls.frames_sent,
+			       ls.frames_sent ? (double)ls.msgs_sent / (double)ls.frames_sent : 0.0,
+			       ls.msgs_delivered, ls.retransmits, ls.duplicates, ls.no_credit);
 	ph_bench_destroy(r->b);
 	r->b = NULL;
 	return ret;
+}
+
+/* "4+4" or "2+2+2+2": the workers of each node of a remote run. */
+static const char *
+workers_split(const struct ph_conf *pc)
+{
+	static char split[48];
+	size_t off = 0;
+
+	for (unsigned int k = 1; k <= pc->remote_nodes && off < sizeof(split); k++)
+		off += (size_t)snprintf(split + off, sizeof(split) - off, "%s%u", k > 1 ? "+" : "",
+					ph_node_workers(pc, k));
+	return split;
+}
+
+/* Busy-polling lcores of every process against the CPUs they run on:
+ * said when the processes share CPUs, as they must here. */
+static void
+crowded_say(const struct lca_remote_conf *rc)
+{
+	unsigned int lcores = 0, cpus = remote_cpus(rc);
+
+	for (unsigned int i = 0; i < rc->n_nodes; i++)
+		lcores += rc->nodes[i].n_lcores;
+	if (lcores > cpus)
+		printf("NOTE: %u busy-polling lcores in %u processes share %u CPUs: each CPU "
+		       "runs more than one, so the remote figure is of shared CPUs.\n\n",
+		       lcores, rc->n_nodes, cpus);
 }
 
 /* The verdict of the remote series: against the local series it is read
@@ -585,7 +644,7 @@ verdict_remote(json_t *root, const struct runs *rem, const struct runs *base, un
 static struct ph_run g_runs1[MAX_RUNS], g_runsn[MAX_RUNS], g_runsr[MAX_RUNS];
 static struct runs g_r1, g_rn, g_rr;
 static struct lca_series g_s1, g_sn, g_sr;
-static char g_cfg[3][96];
+static char g_cfg[3][128];
 
 /* One local series of --remote, its result and its verdict row. */
 static int
@@ -629,8 +688,8 @@ remote_answer(json_t *root, const struct app_conf *c, unsigned int n_here, unsig
 	       "run used %u CPUs, the local run %u lcore%s: %s\n",
 	       g_rr.average_ms, base->average_ms, g_rr.average_ms / base->average_ms, cpus,
 	       like ? n_here : 1, like ? "s" : "", like ? "like for like" : "NOT like for like");
-	snprintf(g_cfg[2], sizeof(g_cfg[2]), "remote, %u+%u workers over %s",
-		 (c->ph.workers + 1) / 2, c->ph.workers / 2, g_pair.transport);
+	snprintf(g_cfg[2], sizeof(g_cfg[2]), "remote, %s workers over %s", workers_split(&c->ph),
+		 g_pair.transport);
 	return verdict_remote(root, &g_rr, base, c->ph.runs, g_cfg[2],
 			      like ? "the local run on as many CPUs, in this process (run before "
 				     "the remote runs, not interleaved)"
@@ -638,7 +697,7 @@ remote_answer(json_t *root, const struct app_conf *c, unsigned int n_here, unsig
 				     "like for like; not interleaved)");
 }
 
-/* Node 2 of --remote: serve node 1 until it says quit. */
+/* A far node of --remote: serve node 1 until it says quit. */
 static int
 run_peer(const struct app_conf *c, const struct lca_remote_conf *rconf)
 {
@@ -647,7 +706,7 @@ run_peer(const struct app_conf *c, const struct lca_remote_conf *rconf)
 	int ret;
 
 	pc.remote = rconf;
-	pc.remote_node = 2;
+	pc.remote_node = g_pair.self_node;
 	ret = ph_bench_create(&pc, &b);
 	if (ret < 0)
 		return ret;
@@ -697,16 +756,26 @@ run_remote(const struct app_conf *c)
 		cpus = remote_cpus(&rconf);
 		ret = lca_pair_spawn(&g_pair);
 	}
-	if (ret == 0) {
+	if (ret == 0 && c->ph.remote_nodes == 2)
 		printf("Remote: %u workers here and %u in the second process (lcores %s), over %s; "
 		       "the master here; %u CPUs in all.\n\n",
-		       (c->ph.workers + 1) / 2, c->ph.workers / 2, g_pair.peer_lcores,
+		       ph_node_workers(&c->ph, 1), ph_node_workers(&c->ph, 2), g_pair.peer_lcores,
 		       g_pair.transport, cpus);
+	else if (ret == 0)
+		printf("Remote: %s workers in %u processes (this one first, the others on lcores "
+		       "%s each), each linked to every other over %s; the master here; %u CPUs "
+		       "in all.\n\n", workers_split(&c->ph), c->ph.remote_nodes,
+		       g_pair.peer_lcores, g_pair.transport, cpus);
+	if (ret == 0) {
+		crowded_say(&rconf);
 		ret = remote_series(c, &rconf, &g_rr, g_runsr, &g_sr);
 	}
 	if (g_pair.child > 0) {
 		peer = lca_pair_finish(&g_pair, lca_eal_stop_requested() ? 0 : 5000);
-		printf("Second process exited with status %d\n", peer);
+		if (c->ph.remote_nodes == 2)
+			printf("Second process exited with status %d\n", peer);
+		else
+			printf("Other processes exited with status %d\n", peer);
 		if (ret == 0 && peer != 0)
 			ret = -EIO;
 	}

@@ -33,9 +33,9 @@
 #define MSG_DONE 4
 #define MSG_FLUSH 5
 #define MSG_QUIT 6
-/* A remote run's bookkeeping between node 1 and node 2's quitter, outside
- * the timed part: reset the workers for run N (-> READY), report the
- * counts of the run just ended (-> COUNTS). */
+/* A remote run's bookkeeping between node 1 and each far node's quitter,
+ * outside the timed part: reset the workers for run N (-> READY), report
+ * the counts of the run just ended (-> COUNTS). */
 #define MSG_RESET 7
 #define MSG_READY 8
 #define MSG_COUNT_REQ 9
@@ -45,7 +45,7 @@
 #define RUN_TIMEOUT_BASE_MS 30000
 #define FAR_TIMEOUT_MS 10000
 
-/* What node 2 reports of a run: its workers' share of the counts. */
+/* What a far node reports of a run: its workers' share of the counts. */
 struct far_counts {
 	uint64_t handled;
 	uint64_t refused;
@@ -88,12 +88,13 @@ struct ph_bench {
 	bool remote_up;
 	unsigned int n_local;   /* workers in this process */
 	lca_actor_id_t *targets; /* every worker, as this node reaches it */
-	/* Remote run, node 1: the collector, and what it last heard from
-	 * node 2 (written by it, read while the loops are stopped). */
+	/* Remote run, node 1: the collector, and what it heard from the far
+	 * nodes (written by it, read while the loops are stopped). */
 	lca_actor_id_t collector;
-	uint32_t far_got;        /* MSG_READY or MSG_COUNTS: the last reply */
-	struct far_counts far;
-	/* Node 2: its counters when node 1 said reset. */
+	uint32_t far_want;       /* MSG_READY or MSG_COUNTS: the replies awaited */
+	unsigned int far_got;    /* how many came */
+	struct far_counts far;   /* the far nodes' counts, summed */
+	/* A far node: its counters when node 1 said reset. */
 	uint64_t far_w0;
 	struct lca_send_errors far_e0;
 	bool quit;
@@ -278,33 +279,52 @@ master_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 static void handled_now(const struct ph_bench *b, uint64_t *workers, uint64_t *master);
 static void reset_workers(const struct ph_bench *b, unsigned int run, unsigned int first);
 
-/* Node 1's ids as node 2 reaches them: workers 0 .. n1-1, the master n1,
- * the collector n1 + 1; node 2's quitter comes after its workers. */
+unsigned int
+ph_node_workers(const struct ph_conf *c, unsigned int k)
+{
+	unsigned int n = c->remote_nodes;
+
+	return c->workers / n + (k - 1 < c->workers % n);
+}
+
+/* The first worker of node @p k, by the number all nodes share. */
+static unsigned int
+node_first(const struct ph_conf *c, unsigned int k)
+{
+	unsigned int first = 0;
+
+	for (unsigned int j = 1; j < k; j++)
+		first += ph_node_workers(c, j);
+	return first;
+}
+
+/* Node 1's ids as the far nodes reach them: workers 0 .. n1-1, the master
+ * n1, the collector n1 + 1; a far node's quitter comes after its workers. */
 static unsigned int
 node1_workers(const struct ph_conf *c)
 {
-	return (c->workers + 1) / 2;
+	return ph_node_workers(c, 1);
 }
 
 static lca_actor_id_t
-far_quitter(const struct ph_conf *c)
+far_quitter(const struct ph_conf *c, unsigned int k)
 {
-	return lca_remote_ref(2, c->workers / 2);
+	return lca_remote_ref((uint16_t)k, ph_node_workers(c, k));
 }
 
-/* Node 2: reset the workers for a run and take the counters' baseline. */
+/* A far node: reset the workers for a run and take the counters' baseline. */
 static void
 far_reset(struct ph_bench *b, unsigned int run)
 {
 	uint64_t unused;
 
-	reset_workers(b, run, node1_workers(&b->conf));
+	reset_workers(b, run, node_first(&b->conf, b->conf.remote_node));
 	handled_now(b, &b->far_w0, &unused);
 	lca_send_errors_get(&b->far_e0);
 	__atomic_store_n(&g_failure, 0, __ATOMIC_RELAXED);
 }
 
-/* Node 2: its share of the run that just ended. */
+/* A far node: its share of the run that just ended. */
 static void
 far_report(const struct ph_bench *b, struct far_counts *fc)
 {
@@ -332,8 +352,8 @@ far_report(const struct ph_bench *b, struct far_counts *fc)
 #endif
 }
 
-/* Node 2's quitter: resets and reports for node 1; node 1 says when the
- * experiment is over. */
+/* A far node's quitter: resets and reports for node 1; node 1 says when
+ * the experiment is over. */
 static void
 quit_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 {
@@ -366,49 +386,75 @@ quit_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 		lca_msg_free(msg); /* node 1 times out and says so */
 }
 
-/* Node 1's collector: node 2's replies. */
+/* Add a far node's counts @p fc into @p sum. */
+static void
+far_add(struct far_counts *sum, const struct far_counts *fc)
+{
+	sum->handled += fc->handled;
+	sum->refused += fc->refused;
+	sum->flushes += fc->flushes;
+	sum->mailbox_full += fc->mailbox_full;
+	sum->other_failures += fc->other_failures;
+	if (sum->failure == 0)
+		sum->failure = fc->failure;
+}
+
+/* Node 1's collector: the far nodes' replies, until each has answered. */
 static void
 collect_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 {
 	struct ph_bench *b = g_bench;
+	struct far_counts fc;
 
 	(void)self;
 	(void)state;
-	if (msg->type == MSG_COUNTS && msg->len == sizeof(struct far_counts))
-		memcpy(&b->far, msg->data, sizeof(b->far));
-	else if (msg->type != MSG_READY)
+	if (msg->type != b->far_want)
 		return;
-	b->far_got = msg->type;
-	lca_runtime_stop();
+	if (msg->type == MSG_COUNTS) {
+		if (msg->len != sizeof(fc))
+			return;
+		memcpy(&fc, msg->data, sizeof(fc));
+		far_add(&b->far, &fc);
+	}
+	if (++b->far_got == b->conf.remote_nodes - 1)
+		lca_runtime_stop();
 }
 
-/* Node 1: ask node 2 (@p type with @p run) and run the loops until it
- * answers @p reply. @return 0, or -EIO after a message. */
+/* Node 1: ask every far node (@p type with @p run) and run the loops until
+ * each answers @p reply. @return 0, or -EIO after a message. */
 static int
 far_ask(struct ph_bench *b, uint32_t type, uint32_t run, uint32_t reply)
 {
-	struct lca_msg *m;
-	int ret = lca_msg_alloc(&m);
+	unsigned int far = b->conf.remote_nodes - 1;
+	int ret;
 
-	if (ret < 0)
-		return ret;
-	m->type = type;
-	m->len = sizeof(run);
-	memcpy(m->data, &run, sizeof(run));
+	b->far_want = reply;
 	b->far_got = 0;
-	ret = lca_send(far_quitter(&b->conf), m);
-	if (ret < 0) {
-		lca_msg_free(m);
-		fprintf(stderr, "lca-pinghops: run %u: cannot reach the second process: %s\n", run,
-			strerror(-ret));
-		return -EIO;
+	memset(&b->far, 0, sizeof(b->far));
+	for (unsigned int k = 2; k <= b->conf.remote_nodes; k++) {
+		struct lca_msg *m;
+
+		ret = lca_msg_alloc(&m);
+		if (ret < 0)
+			return ret;
+		m->type = type;
+		m->len = sizeof(run);
+		memcpy(m->data, &run, sizeof(run));
+		ret = lca_send(far_quitter(&b->conf, k), m);
+		if (ret < 0) {
+			lca_msg_free(m);
+			fprintf(stderr, "lca-pinghops: run %u: cannot reach node %u: %s\n", run, k,
+				strerror(-ret));
+			return -EIO;
+		}
 	}
 	ret = lca_runtime_run(FAR_TIMEOUT_MS);
 	if (ret == -EINTR)
 		return ret;
-	if (b->far_got != reply) {
-		fprintf(stderr, "lca-pinghops: run %u: the second process did not %s within %u ms\n",
-			run, type == MSG_RESET ? "reset its workers" : "report its counts",
+	if (b->far_got != far) {
+		fprintf(stderr, "lca-pinghops: run %u: %u of the %u other processes did not %s "
+			"within %u ms\n", run, far - b->far_got, far,
+			type == MSG_RESET ? "reset their workers" : "report their counts",
 			FAR_TIMEOUT_MS);
 		return -EIO;
 	}
@@ -440,13 +486,11 @@ spawn_actors(struct ph_bench *b)
 	};
 	int ret = 0;
 
-	b->n_local = conf->remote_node == 0 ? conf->workers
-		     : conf->remote_node == 1 ? (conf->workers + 1) / 2
-					       : conf->workers / 2;
+	b->n_local = conf->remote_node ? ph_node_workers(conf, conf->remote_node) : conf->workers;
 	for (unsigned int i = 0; ret == 0 && i < b->n_local; i++)
 		ret = spawn_one(&spec, worker_handler, sizeof(struct worker), "worker",
 				&b->workers[i]);
-	if (ret == 0 && conf->remote_node == 2)
+	if (ret == 0 && conf->remote_node > 1)
 		return spawn_one(&spec, quit_handler, 0, "quitter", &b->master);
 	if (ret == 0)
 		ret = spawn_one(&spec, master_handler, sizeof(struct master), "master", &b->master);
@@ -455,26 +499,27 @@ spawn_actors(struct ph_bench *b)
 	return ret;
 }
 
-/* Every worker a ping may go to, in one order on every node: node 1's
- * workers are 0 .. n1-1 and its master n1; node 2's workers are 0 .. n2-1.
- * Then the link. */
+/* Every worker a ping may go to, in one order on every node: node k's
+ * workers are its 0 .. nk-1, node 1's master its n1. Then the links. */
 static int
 link_nodes(struct ph_bench *b)
 {
 	const struct ph_conf *conf = &b->conf;
-	unsigned int n1 = node1_workers(conf);
+	unsigned int n1 = node1_workers(conf), node = 1, first = 0;
 	int ret;
 
 	for (unsigned int i = 0; i < conf->workers; i++) {
-		unsigned int node = i < n1 ? 1 : 2;
-		lca_actor_id_t local = i < n1 ? i : i - n1;
+		lca_actor_id_t local;
 
+		while (i - first >= ph_node_workers(conf, node))
+			first += ph_node_workers(conf, node++);
+		local = i - first;
 		b->targets[i] = node == conf->remote_node ? b->workers[local]
-							  : lca_remote_ref(node, local);
+							  : lca_remote_ref((uint16_t)node, local);
 	}
 	g_master = conf->remote_node == 1 ? b->master : lca_remote_ref(1, n1);
 	ret = lca_remote_start(conf->remote);
-	if (ret == 0 && conf->remote_node == 2)
+	if (ret == 0 && conf->remote_node > 1)
 		ret = lca_remote_watch(b->master, lca_remote_ref(1, n1));
 	if (ret != 0)
 		fprintf(stderr, "lca-pinghops: remote link: %s\n", strerror(-ret));
@@ -640,7 +685,7 @@ account(const struct ph_bench *b, unsigned int run, struct ph_run *r)
 		r->flushes += w->flushes;
 	}
 	if (b->conf.remote_node == 1) {
-		/* The other half of the workers, as node 2 counted them. */
+		/* The other workers, as the far nodes counted them. */
 		r->far_handled = b->far.handled;
 		r->far_refused = b->far.refused;
 		r->far_flushes = b->far.flushes;
@@ -650,8 +695,9 @@ account(const struct ph_bench *b, unsigned int run, struct ph_run *r)
 		r->mailbox_full += b->far.mailbox_full;
 		r->other_failures += b->far.other_failures;
 		if (b->far.failure != 0) {
-			fprintf(stderr, "lca-pinghops: run %u: a send failed in the second "
-				"process: %s\n", run, strerror(-b->far.failure));
+			fprintf(stderr, "lca-pinghops: run %u: a send failed in %s: %s\n", run,
+				b->conf.remote_nodes == 2 ? "the second process" : "another process",
+				strerror(-b->far.failure));
 			return -EIO;
 		}
 	}
@@ -663,10 +709,12 @@ account(const struct ph_bench *b, unsigned int run, struct ph_run *r)
 		return 0;
 	fprintf(stderr,
 		"lca-pinghops: run %u: count mismatch: workers handled %" PRIu64 " (expected %"
-		PRIu64 "; %" PRIu64 " of them in the second process), master handled %" PRIu64 " (expected %" PRIu64 "), pings done %" PRIu32
+		PRIu64 "; %" PRIu64 " of them in %s), master handled %" PRIu64 " (expected %" PRIu64 "), pings done %" PRIu32
 		" of %" PRIu64 ", full-mailbox refusals %" PRIu64 " (the actors saw %" PRIu64
 		"), other send failures %" PRIu64 "\n",
-		run, r->worker_handled, r->worker_expected, r->far_handled, r->master_handled, r->master_expected,
+		run, r->worker_handled, r->worker_expected, r->far_handled,
+		b->conf.remote_nodes > 2 ? "the other processes" : "the second process",
+		r->master_handled, r->master_expected,
 		m->done, pings, r->mailbox_full, r->worker_refused + r->master_refused,
 		r->other_failures);
 	return -EIO;
@@ -748,16 +796,18 @@ ph_bench_quit_peer(struct ph_bench *b)
 
 	if (b->conf.remote_node != 1 || lca_msg_alloc(&m) != 0)
 		return;
-	/* After a signal: no more loops (the second process sees this one
-	 * go, or is stopped by lca_pair_finish()). */
+	/* After a signal: no more loops (the other processes see this one
+	 * go, or are stopped by lca_pair_finish()). */
 	if (lca_eal_stop_requested()) {
 		lca_msg_free(m);
 		return;
 	}
-	m->type = MSG_QUIT;
-	if (lca_send(far_quitter(&b->conf), m) != 0) {
-		lca_msg_free(m);
-		return;
+	for (unsigned int k = 2; m != NULL && k <= b->conf.remote_nodes; k++) {
+		m->type = MSG_QUIT;
+		if (lca_send(far_quitter(&b->conf, k), m) != 0)
+			lca_msg_free(m);
+		if (k < b->conf.remote_nodes && lca_msg_alloc(&m) != 0)
+			m = NULL;
 	}
 	for (int i = 0; i < 100 && (i < 2 || !lca_remote_idle()); i++)
 		lca_runtime_run(10);

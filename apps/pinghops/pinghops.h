@@ -29,11 +29,13 @@ struct ph_conf {
 	uint64_t seed;
 	unsigned int throughput; /* messages an actor handles per turn */
 	enum lca_placement placement;
-	/* Remote run (lca_remote.h): 0 for none; 1 for node 1, which has the
-	 * master and the first half of the workers; 2 for node 2, which has
-	 * the second half. Both spawn their workers first (ids 0 ..), node 1
-	 * its master next, node 2 a quitter next. */
+	/* Remote run (lca_remote.h): 0 for none; else this process's node, of
+	 * remote_nodes (2 to 4). The workers are spread over the nodes in
+	 * order (node 1 the first, the first nodes one more when they do not
+	 * divide evenly); node 1 has the master. Each spawns its workers first
+	 * (ids 0 ..), node 1 its master next, the others a quitter next. */
 	unsigned int remote_node;
+	unsigned int remote_nodes;
 	const struct lca_remote_conf *remote;
 };
 
@@ -50,8 +52,8 @@ struct ph_run {
 	uint64_t continues;       /* master turns spent spreading the initial pings */
 	uint64_t mailbox_full;    /* the runtime's -ENOBUFS count in this run */
 	uint64_t other_failures;  /* any other failed send: never expected */
-	/* A remote run: the second process's share of the counts above
-	 * (already in them), as it reported them at the end of the run. */
+	/* A remote run: the other processes' share of the counts above
+	 * (already in them), as they reported them at the end of the run. */
 	uint64_t far_handled;     /* its workers' handled messages */
 	uint64_t far_refused;
 	uint64_t far_flushes;
@@ -66,6 +68,9 @@ struct ph_place {
 };
 
 struct ph_bench;
+
+/* Workers on node @p k (1 ..) of a remote run of @p c over remote_nodes. */
+unsigned int ph_node_workers(const struct ph_conf *c, unsigned int k);
 
 /* Start the runtime and spawn the workers, then the master. */
 int ph_bench_create(const struct ph_conf *conf, struct ph_bench **out);
@@ -85,12 +90,13 @@ unsigned int ph_bench_placement(const struct ph_bench *b, struct ph_place *out, 
 
 void ph_bench_destroy(struct ph_bench *b);
 
-/* Node 2 of a remote run: run the loops until node 1 says quit (or is
- * declared dead, or @p timeout_ms pass). Before each run node 1 has it
- * reset its workers; after each, it reports their counts to node 1. */
+/* A far node of a remote run (2 ..): run the loops until node 1 says quit
+ * (or is declared dead, or @p timeout_ms pass). Before each run node 1 has
+ * it reset its workers; after each, it reports their counts to node 1. */
 int ph_bench_serve(struct ph_bench *b, unsigned int timeout_ms);
 
-/* Node 1 of a remote run: tell node 2 to quit, and let the frames leave. */
+/* Node 1 of a remote run: tell every far node to quit, and let the frames
+ * leave. */
 void ph_bench_quit_peer(struct ph_bench *b);
 
 #endif /* PINGHOPS_H */
