@@ -1768,6 +1768,72 @@ test_ack_beyond_sent(void **state)
 	fake_stop();
 }
 
+/* Messages to FAKE until its channel opens no more frames (the loops run
+ * between tries, so that open frames close and go). @return its frames in
+ * flight then. */
+static uint64_t
+fill_in_flight(void)
+{
+	uint64_t before;
+
+	fake_beat(); /* its latest ack, taken before the first try */
+	lca_runtime_run(20);
+	do {
+		before = fake_stats().frames_sent;
+		for (;;) {
+			struct lca_msg *m = lca_test_msg();
+
+			m->type = TYPE_DATA;
+			if (lca_send(fk.target, m) != 0) {
+				lca_msg_free(m);
+				break;
+			}
+		}
+		fake_beat();
+		lca_runtime_run(20);
+	} while (fake_stats().frames_sent != before);
+	return fake_stats().in_flight;
+}
+
+static bool
+fake_resent(void *arg)
+{
+	(void)arg;
+	return fake_stats().naks_rx >= 1 && fake_stats().retransmits >= 1;
+}
+
+/* A loss halves the frames a channel keeps in flight (docs/wire.md,
+ * "Loss"): the whole window in flight; then FAKE acks 10 and NAKs 11; then
+ * it acks 200, and the channel keeps 129 in flight (128, one more for the
+ * 190 frames acked since), not the window's 256, so that a frame resent
+ * does not queue behind a whole window. */
+static void
+test_loss_halves_in_flight(void **state)
+{
+	struct lca_remote_conf c;
+	uint8_t f[FAKE_FRAME_MAX];
+	uint16_t len;
+
+	(void)state;
+	fake_conf(&c);
+	c.dead_ms = 10000;
+	c.mtu = 128;      /* a few messages a frame: a window of frames soon */
+	c.rto_us = 20000; /* a NAK resends a frame sent this long ago */
+	fake_start(&c);
+	assert_int_equal(fill_in_flight(), 256);
+	rte_delay_us_sleep(25000);
+	len = fake_build(f, 0x06, 0, 10, 10 + 256, fk.session, 0, 0);
+	put32(f + 62, 11);
+	fake_put(f, len);
+	fk.ack = 10;
+	assert_true(lca_test_run_until(fake_resent, NULL, 30));
+	fk.ack = 200;
+	assert_int_equal(fill_in_flight(), 129);
+	assert_int_equal(fake_stats().ack_beyond_sent, 0);
+	assert_int_equal(fake_stats().credit_beyond_window, 0);
+	fake_stop();
+}
+
 /* Acks already had, old ones and their old credits: harmless. */
 static void
 test_old_acks(void **state)
@@ -2725,6 +2791,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_retry_exhausted, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_ack_beyond_sent, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_old_acks, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_loss_halves_in_flight, runtime_up,
+						runtime_down),
 		cmocka_unit_test_setup_teardown(test_key_clean_wire, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_key_forged, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_key_one_side, runtime_up, runtime_down),

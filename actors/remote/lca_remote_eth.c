@@ -104,6 +104,7 @@ chan_fresh(struct chan *ch)
 	ch->tx_echo = v.theirs;
 	ch->next_seq = 1;
 	ch->credit = rm.window;
+	ch->cwnd = rm.window;
 	ch->rcv_next = 1;
 	ch->rto = rm_eth.rto_min;
 	ch->born_tsc = rte_rdtsc();

@@ -57,6 +57,13 @@ struct chan {
 	uint64_t srtt, rttvar;  /* RFC 6298 estimates, cycles (0: no sample yet) */
 	uint64_t progress_tsc;  /* the ack last moved (or the wait began) */
 	uint32_t n_rtx;         /* timeouts of the oldest frame since then */
+	/* The frames in flight allowed (<= the window): halved at a loss, one
+	 * more a window of frames acked, so that a resent frame is not queued
+	 * behind a whole window of others (cwnd_loss(), cwnd_acked()). */
+	uint32_t cwnd;
+	uint32_t cwnd_acked;    /* frames acked towards the next increase */
+	uint32_t recover;       /* sent_seq at the last halving: losses up to it
+				 * are of the same episode */
 	uint64_t last_tx_tsc;
 	/* RX */
 	uint32_t rcv_next;      /* lowest frame not yet delivered whole */
@@ -215,6 +222,10 @@ void eth_frame_close(struct rm_lcore *rl, struct chan *ch, uint64_t now);
 
 /* Resend frame @p seq of @p ch, if it is still kept. */
 void eth_retransmit(struct rm_lcore *rl, struct chan *ch, uint32_t seq, uint64_t now);
+
+/* Frame @p seq of @p ch was lost (a NAK says so): the first loss of an
+ * episode halves the frames allowed in flight. */
+void eth_cwnd_loss(struct chan *ch, uint32_t seq);
 
 /* Cut the large lane's message of @p ch into fragments, as far as its
  * credit goes; return how many went into frames. */

@@ -45,6 +45,20 @@ proto_error(struct chan *ch, enum ack_fate f, uint32_t ack, uint32_t credit, uin
 						    : "protocol error (credit past the window)");
 }
 
+/* @p n more frames acked: after a loss, the frames allowed in flight
+ * grow back by one for each cwnd of them (additive increase). */
+static inline void
+cwnd_acked(struct chan *ch, uint32_t n)
+{
+	if (likely(ch->cwnd >= rm.window))
+		return;
+	ch->cwnd_acked += n;
+	if (ch->cwnd_acked >= ch->cwnd) {
+		ch->cwnd_acked -= ch->cwnd;
+		ch->cwnd++;
+	}
+}
+
 static enum ack_fate
 acked_upto(struct chan *ch, uint32_t ack, uint32_t credit, uint64_t now)
 {
@@ -72,6 +86,7 @@ acked_upto(struct chan *ch, uint32_t ack, uint32_t credit, uint64_t now)
 				ch->srtt = (7 * ch->srtt + r) / 8;
 			}
 		}
+		cwnd_acked(ch, ack - ch->acked);
 		while (ch->acked != ack) {
 			struct tx_slot *s = &ch->tx[++ch->acked & (rm.window - 1)];
 
@@ -109,8 +124,10 @@ resend_hole(struct rm_lcore *rl, struct chan *ch, uint32_t seq, uint64_t now)
 	const struct tx_slot *s = &ch->tx[seq & (rm.window - 1)];
 
 	if (seq_lt(ch->acked, seq) && seq_le(seq, ch->sent_seq) && s->m != NULL &&
-	    now - s->sent_tsc >= (s->resent ? ch->rto : rm_eth.rto_min))
+	    now - s->sent_tsc >= (s->resent ? ch->rto : rm_eth.rto_min)) {
+		eth_cwnd_loss(ch, seq);
 		eth_retransmit(rl, ch, seq, now);
+	}
 }
 
 /* A NAK: the first missing frame, and the holes its selective ack shows

@@ -19,6 +19,8 @@
 /* Frames of the large lane in flight: enough to fill a link, few enough
  * that a small message's frame does not queue behind many of them. */
 #define LARGE_WINDOW 32u
+/* The fewest frames in flight a loss leaves a channel. */
+#define CWND_MIN 16u
 /* Fragment frames the large lane fills per loop iteration, so that the
  * small messages' frames of the iteration leave between them. */
 #define LARGE_BURST 8
@@ -212,7 +214,7 @@ frame_open(struct rm_lcore *rl, struct chan *ch)
 	struct rte_mbuf *m;
 
 	if (seq_lt(ch->credit, ch->next_seq) ||
-	    ch->next_seq - ch->acked > (ch->large ? RTE_MIN(rm.window, LARGE_WINDOW) : rm.window)) {
+	    ch->next_seq - ch->acked > (ch->large ? RTE_MIN(ch->cwnd, LARGE_WINDOW) : ch->cwnd)) {
 		rm_count(&ch->st.no_credit, 1);
 		return -ENOBUFS;
 	}
@@ -377,6 +379,24 @@ eth_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned
 	/* The bytes are in the frame: the envelopes are the runtime's. */
 	lca_msg_free_bulk(msgs + freed, sent - freed);
 	return rm_send_done(sent, err, why);
+}
+
+/* Not below CWND_MIN. A resent frame goes out behind every frame queued
+ * before it, on the wire and at the receiver, and the channel cannot
+ * deliver past it until it arrives: with fewer in flight it arrives
+ * sooner, and a loss costs a shorter stall (docs/wire.md). A timeout is
+ * not taken for a loss: on a shared CPU most are a late ack, and halving
+ * at each would tax a clean link. */
+void
+eth_cwnd_loss(struct chan *ch, uint32_t seq)
+{
+	uint32_t floor = RTE_MIN(CWND_MIN, rm.window);
+
+	if (!seq_lt(ch->recover, seq))
+		return; /* of the episode already counted */
+	ch->cwnd = RTE_MAX(ch->cwnd / 2, floor);
+	ch->cwnd_acked = 0;
+	ch->recover = ch->sent_seq;
 }
 
 void
