@@ -59,7 +59,7 @@ struct chan {
 	uint32_t n_rtx;         /* timeouts of the oldest frame since then */
 	/* The frames in flight allowed (<= the window): halved at a loss, one
 	 * more a window of frames acked, so that a resent frame is not queued
-	 * behind a whole window of others (cwnd_loss(), cwnd_acked()). */
+	 * behind a whole window of others (eth_cwnd_loss(), cwnd_acked()). */
 	uint32_t cwnd;
 	uint32_t cwnd_acked;    /* frames acked towards the next increase */
 	uint32_t recover;       /* sent_seq at the last halving: losses up to it
