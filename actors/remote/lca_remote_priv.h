@@ -353,7 +353,7 @@ void rm_names_stop(void);
 
 /* Authenticated frames (lca_remote_auth.c): the subkeys of the node
  * table's key, one a use, and why a tag was refused. */
-enum { RM_SUBKEY_ETH_SIPHASH = 1, RM_SUBKEY_UCX_SIPHASH = 2, RM_SUBKEY_UCX_BLAKE2B = 3 };
+enum { RM_SUBKEY_ETH_SIPHASH = 1, RM_SUBKEY_UCX_SIPHASH = 2, RM_SUBKEY_UCX_PAYLOAD = 3 };
 
 /* Derive subkey @p id of @p conf's key into the @p len bytes at @p out.
  * @return 0, or a negative errno (logged). */

@@ -319,6 +319,7 @@ lcore_free(struct ux_lcore *ul)
 	}
 	rte_free(ul->chan);
 	rte_free(ul->dirty);
+	rte_free(ul->scratch);
 	rte_free(ul);
 }
 
@@ -401,6 +402,11 @@ lcore_alloc(unsigned int lcore, unsigned int n_chan)
 	ul->dirty = rte_zmalloc_socket("lca_ucx", sizeof(*ul->dirty) * n_chan, 0, socket);
 	if (ul->chan == NULL || ul->dirty == NULL)
 		goto fail;
+	if (rm_ux.keyed) {
+		ul->scratch = rte_malloc_socket("lca_ucx", UX_LARGE_MAX, 0, socket);
+		if (ul->scratch == NULL)
+			goto fail;
+	}
 	for (unsigned int p = 0; p < rm.n_peers; p++) {
 		const struct rm_peer *pe = &rm.peers[p];
 
@@ -411,7 +417,8 @@ lcore_alloc(unsigned int lcore, unsigned int n_chan)
 			ch->peer = p;
 			ch->peer_lcore = pe->n.lcores[k];
 			chan_fresh(ch);
-			ch->arena = rte_malloc_socket("lca_ucx", (size_t)rm.window * (UX_HDR_LEN + rm.frame_cap),
+			ch->arena = rte_malloc_socket("lca_ucx",
+						      (size_t)rm.window * (UX_HDR_LEN + rm.frame_cap),
 						      RTE_CACHE_LINE_SIZE, socket);
 			ch->tx = rte_zmalloc_socket("lca_ucx", sizeof(*ch->tx) * rm.window, 0,
 						    socket);

@@ -52,10 +52,10 @@ struct ux_hdr {
  * "Trust model"): SipHash-2-4, as the frames', over one contiguous run of
  * bytes: the header before the tag, or, for a buffer, its data, which then
  * begin with a copy of the header. A large message's header carries its
- * payload's tag too: keyed BLAKE2b, which takes an mbuf chain segment by
- * segment. Without a key, headers stop before the tags. */
+ * payload's tag too, SipHash-2-4 under another subkey over the payload's
+ * bytes in order. Without a key, headers stop before the tags. */
 #define UX_TAG_LEN 8
-#define UX_PAYLOAD_TAG_LEN 16
+#define UX_PAYLOAD_TAG_LEN 8
 
 /* A small active message's header as it is sent. */
 struct ux_am_hdr {
@@ -184,6 +184,8 @@ struct ux_lcore {
 	unsigned int n_retired;
 	struct ux_retired_ep retired[UX_RETIRED_EPS];
 	struct rm_spare spare;
+	uint8_t *scratch;       /* with a key: a large payload in one run, for
+				 * its tag (UX_LARGE_MAX bytes) */
 };
 
 /* The transport's state beside the shared rm. */
@@ -195,7 +197,7 @@ struct ux_state {
 	bool stopping;            /* callbacks during the closes do nothing */
 	bool keyed;               /* tags on every active message */
 	uint8_t tag_key[16];      /* SipHash-2-4's, derived from conf.key */
-	uint8_t payload_key[32];  /* keyed BLAKE2b's, another subkey of it */
+	uint8_t payload_key[16];  /* the large payloads', another subkey of it */
 	struct rm_log_limit tag_log; /* bad tags */
 	struct rm_log_limit proto_log; /* protocol errors */
 };
@@ -271,8 +273,8 @@ ux_hdr_len(size_t base, size_t keyed)
  * @p data, which begin with a copy of the header, when @p data is given. */
 void ux_tag_write(void *hdr, size_t hlen, const void *data, size_t len);
 
-/* The tag of the payload @p m (every segment). */
-void ux_payload_tag(uint8_t *tag, const struct rte_mbuf *m);
+/* The tag of the payload @p m (every segment), on lcore @p ul. */
+void ux_payload_tag(struct ux_lcore *ul, uint8_t *tag, const struct rte_mbuf *m);
 
 /* Check the header of @p hlen bytes at @p hdr, @p tagged or not, with the
  * @p len bytes at @p data (NULL: none) as ux_tag_write() made it; a
@@ -281,8 +283,9 @@ void ux_payload_tag(uint8_t *tag, const struct rte_mbuf *m);
 bool ux_tag_check(const void *hdr, size_t hlen, bool tagged, const void *data, size_t len);
 
 /* Check the payload @p m against the tag of the large header @p lh (taken
- * with a key); a refusal is counted and logged. */
-bool ux_payload_check(const struct ux_large_hdr *lh, const struct rte_mbuf *m);
+ * with a key), on lcore @p ul; a refusal is counted and logged. */
+bool ux_payload_check(struct ux_lcore *ul, const struct ux_large_hdr *lh,
+		      const struct rte_mbuf *m);
 
 /* ---- lca_remote_ucx_tx.c: buffers and large messages out ---- */
 

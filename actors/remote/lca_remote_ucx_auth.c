@@ -5,11 +5,13 @@
  * (libsodium's crypto_shorthash, as the frames'), over one run of bytes:
  * the header before its tag, or a buffer's data, which then begin with a
  * copy of the header, so that one tag covers both without a second pass.
- * A large message's payload is an mbuf chain that UCX may hand over in
- * pieces; its tag, in the header, is keyed BLAKE2b (crypto_generichash),
- * which takes the chain segment by segment. The header is checked as it
- * arrives, before any field is read; the payload once its last byte is
- * in, before it is delivered.
+ * A large message's payload is an mbuf chain, cut differently at each
+ * end; its tag, in the header, is SipHash-2-4 under another subkey over
+ * its bytes in order, copied into one run where the chain has more than
+ * one segment (a copy costs far less than a MAC that takes pieces: keyed
+ * BLAKE2b read 5 times slower here). The header is checked as it arrives,
+ * before any field is read; the payload once its last byte is in, before
+ * it is delivered.
  */
 #define LCA_LOG_PART lca_logtype_remote
 #include <string.h>
@@ -26,10 +28,8 @@
 
 _Static_assert(sizeof(rm_ux.tag_key) == crypto_shorthash_KEYBYTES, "SipHash takes 16 bytes");
 _Static_assert(UX_TAG_LEN == crypto_shorthash_BYTES, "the tag is SipHash-2-4's 8 bytes");
-_Static_assert(sizeof(rm_ux.payload_key) == crypto_generichash_KEYBYTES, "BLAKE2b's key");
-_Static_assert(UX_PAYLOAD_TAG_LEN >= crypto_generichash_BYTES_MIN &&
-		       UX_PAYLOAD_TAG_LEN <= crypto_generichash_BYTES_MAX,
-	       "a tag length BLAKE2b makes");
+_Static_assert(sizeof(rm_ux.payload_key) == crypto_shorthash_KEYBYTES, "SipHash's key");
+_Static_assert(UX_PAYLOAD_TAG_LEN == crypto_shorthash_BYTES, "SipHash-2-4's 8 bytes");
 
 int
 ux_auth_init(const struct lca_remote_conf *conf)
@@ -43,7 +43,7 @@ ux_auth_init(const struct lca_remote_conf *conf)
 	ret = rm_auth_subkey(rm_ux.tag_key, sizeof(rm_ux.tag_key), RM_SUBKEY_UCX_SIPHASH, conf);
 	if (ret == 0)
 		ret = rm_auth_subkey(rm_ux.payload_key, sizeof(rm_ux.payload_key),
-				     RM_SUBKEY_UCX_BLAKE2B, conf);
+				     RM_SUBKEY_UCX_PAYLOAD, conf);
 	if (ret == 0)
 		rm_ux.keyed = true;
 	return ret;
@@ -75,16 +75,13 @@ ux_tag_write(void *hdr, size_t hlen, const void *data, size_t len)
 }
 
 void
-ux_payload_tag(uint8_t *tag, const struct rte_mbuf *m)
+ux_payload_tag(struct ux_lcore *ul, uint8_t *tag, const struct rte_mbuf *m)
 {
-	crypto_generichash_state st;
+	/* The first segment's own bytes when it holds them all, else a copy
+	 * in the lcore's scratch (the lane's limit: a payload fits). */
+	const void *p = rte_pktmbuf_read(m, 0, m->pkt_len, ul->scratch);
 
-	crypto_generichash_init(&st, rm_ux.payload_key, sizeof(rm_ux.payload_key),
-				UX_PAYLOAD_TAG_LEN);
-	for (; m != NULL; m = m->next)
-		crypto_generichash_update(&st, rte_pktmbuf_mtod(m, const unsigned char *),
-					  m->data_len);
-	crypto_generichash_final(&st, tag, UX_PAYLOAD_TAG_LEN);
+	crypto_shorthash(tag, p, m->pkt_len, rm_ux.payload_key);
 }
 
 /* One line a second at most, all lcores together; the node is what the
@@ -125,11 +122,11 @@ refuse:
 }
 
 bool
-ux_payload_check(const struct ux_large_hdr *lh, const struct rte_mbuf *m)
+ux_payload_check(struct ux_lcore *ul, const struct ux_large_hdr *lh, const struct rte_mbuf *m)
 {
 	uint8_t t[UX_PAYLOAD_TAG_LEN];
 
-	ux_payload_tag(t, m);
+	ux_payload_tag(ul, t, m);
 	if (sodium_memcmp(t, lh->payload_tag, UX_PAYLOAD_TAG_LEN) == 0)
 		return true;
 	rm_count_shared(&rm.st.bad_tag, 1);

@@ -259,7 +259,7 @@ big_rx_discard(struct ux_chan *ch)
 static void
 big_rx_arrived(struct ux_chan *ch)
 {
-	if (rm_ux.keyed && !ux_payload_check(&ch->big_rx_hdr, ch->big_rx)) {
+	if (rm_ux.keyed && !ux_payload_check(ch->ul, &ch->big_rx_hdr, ch->big_rx)) {
 		big_rx_discard(ch);
 		return;
 	}

@@ -188,7 +188,7 @@ big_put(struct ux_chan *ch, lca_actor_id_t from, lca_actor_id_t to, struct lca_m
 	ch->big_hdr.type = rte_cpu_to_be_32(msg->type);
 	ch->big_hdr.len = rte_cpu_to_be_32(mb->pkt_len);
 	if (rm_ux.keyed) {
-		ux_payload_tag(ch->big_hdr.payload_tag, mb);
+		ux_payload_tag(ch->ul, ch->big_hdr.payload_tag, mb);
 		ux_tag_write(&ch->big_hdr, sizeof(ch->big_hdr), NULL, 0);
 	}
 	r = ucp_am_send_nbx(ch->ep, UX_AM_LARGE, &ch->big_hdr,
