@@ -110,6 +110,16 @@ for t in memif ucx; do
 		"grep -q '^NOTE: 4 busy-polling lcores in 4 processes share 2 CPUs' <<<\"\$out\""
 	[ $fail -eq 0 ] || tail -30 <<<"$out"
 done
+# Three processes: 8 workers do not divide, the first nodes take one more;
+# the record says how many processes.
+out=$(UCX_TLS=tcp "$pinghops" -l 0 "${eal[@]}" --file-prefix "${prefix}ph3" -- --remote ucx \
+	--remote-nodes 3 --workers 8 --pings 2000 --hops 50 --runs 2 --window-ms 0 \
+	--json "$tmp/ph3.json" 2>&1); rc=$?
+check "pinghops --remote ucx --remote-nodes 3: 3+3+2 workers, both runs' counts exact" \
+	"[ $rc -eq 0 ] && grep -q '^Remote: 3+3+2 workers in 3 processes' <<<\"\$out\" && [ \$(grep -cE '^ +[12] +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ .* ok\$' <<<\"\$out\") -eq 2 ]"
+check "pinghops --remote-nodes 3: its record's conf says 3 processes over ucx" \
+	"python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))[\"conf\"]; sys.exit(not (c[\"remote_nodes\"] == 3 and c[\"remote\"] == \"ucx\"))' '$tmp/ph3.json'"
+[ $fail -eq 0 ] || tail -30 <<<"$out"
 # Each far node of the corrupt build claims one message more than it had:
 # node 1's check sees the three.
 out=$(UCX_TLS=tcp "$pinghops_corrupt" -l 0 "${eal[@]}" --file-prefix "${prefix}phc" -- \

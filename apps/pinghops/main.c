@@ -509,13 +509,16 @@ static json_t *
 conf_json(const struct app_conf *c)
 {
 	const struct ph_conf *pc = &c->ph;
-
-	return json_pack("{s:s, s:i, s:I, s:I, s:i, s:i, s:I, s:i, s:s, s:s?}", "benchmark",
+	json_t *conf = json_pack("{s:s, s:i, s:I, s:I, s:i, s:i, s:I, s:i, s:s, s:s?}", "benchmark",
 			 "pinghops", "workers", (int)pc->workers, "pings", (json_int_t)pc->pings,
 			 "hops", (json_int_t)pc->hops, "runs", (int)pc->runs, "window_ms",
 			 (int)pc->window_ms, "seed",
 			 (json_int_t)pc->seed, "throughput", (int)pc->throughput, "placement",
 			 lca_placement_name(pc->placement), "remote", c->remote);
+
+	if (conf != NULL && c->remote != NULL)
+		json_object_set_new(conf, "remote_nodes", json_integer(pc->remote_nodes));
+	return conf;
 }
 
 /* Whether node 1's link to each of the other @p nodes is up. */
