@@ -44,8 +44,9 @@ rm_auth_subkey(uint8_t *out, size_t len, uint64_t id, const struct lca_remote_co
 	return 0;
 }
 
-const char *
-rm_tag_why(bool keyed, bool tagged)
+/* Why a tag was refused, for the log line. */
+static const char *
+tag_why(bool keyed, bool tagged)
 {
 	if (!keyed)
 		return "a tagged frame, and this node has no key: is `key` set on the sender only?";
@@ -82,18 +83,20 @@ eth_tag_write(uint8_t *buf, uint32_t len)
 	crypto_shorthash(buf + len, buf, len, rm_eth.tag_key);
 }
 
-/* One line a second at most, all lcores together: a flood of forged
- * frames must not flood the log. The node is what the unauthenticated
- * header says, for the reader only. */
-static void
-tag_log(const struct wire_view *v, uint64_t now)
+/* Counted; logged one line a second at most through @p l, all lcores
+ * together: a flood of forged frames must not flood the log. The node is
+ * what the unauthenticated header says, for the reader only. */
+void
+rm_tag_refused(struct rm_log_limit *l, const char *part, const char *what, bool keyed,
+	       bool tagged, uint16_t src_node, uint64_t now)
 {
 	uint64_t quiet;
 
-	if (rm_log_allowed(&rm_eth.tag_log, now, &quiet))
-		LCA_LOG(ERR, "remote: bad tag: %s (src_node %u by its header; dropped, counted in"
-			" bad_tag; %" PRIu64 " more not logged)\n",
-			rm_tag_why(rm_eth.tag_len != 0, v->tag != NULL), rte_be_to_cpu_16(v->hdr->src_node), quiet);
+	rm_count_shared(&rm.st.bad_tag, 1);
+	if (rm_log_allowed(l, now, &quiet))
+		LCA_LOG(ERR, "remote%s: bad tag: %s%s (src_node %u by its header; dropped, counted"
+			     " in bad_tag; %" PRIu64 " more not logged)\n",
+			part, what, tag_why(keyed, tagged), src_node, quiet);
 }
 
 bool
@@ -108,7 +111,7 @@ eth_tag_check(const uint8_t *buf, const struct wire_view *v, uint64_t now)
 		if (sodium_memcmp(t, v->tag, WIRE_TAG_LEN) == 0)
 			return true;
 	}
-	rm_count_shared(&rm.st.bad_tag, 1);
-	tag_log(v, now);
+	rm_tag_refused(&rm_eth.tag_log, "", "", rm_eth.tag_len != 0, v->tag != NULL,
+		       rte_be_to_cpu_16(v->hdr->src_node), now);
 	return false;
 }

@@ -352,16 +352,19 @@ int rm_names_start(void);
 void rm_names_stop(void);
 
 /* Authenticated frames (lca_remote_auth.c): the subkeys of the node
- * table's key, one a use, and why a tag was refused. */
+ * table's key, one a use, and a refused tag's count and log line. */
 enum { RM_SUBKEY_ETH_SIPHASH = 1, RM_SUBKEY_UCX_SIPHASH = 2, RM_SUBKEY_UCX_PAYLOAD = 3 };
 
 /* Derive subkey @p id of @p conf's key into the @p len bytes at @p out.
  * @return 0, or a negative errno (logged). */
 int rm_auth_subkey(uint8_t *out, size_t len, uint64_t id, const struct lca_remote_conf *conf);
 
-/* Why a tag was refused, for the log line: a node @p keyed or not got a
- * frame (or message) @p tagged or not. */
-const char *rm_tag_why(bool keyed, bool tagged);
+/* A tag refused: counted in bad_tag, and said (rate-limited by @p l) as
+ * "remote<@p part>: bad tag: <@p what><why>", why from whether this node
+ * is @p keyed and the frame (or message) @p tagged; @p src_node as its
+ * header says, @p now the TSC. */
+void rm_tag_refused(struct rm_log_limit *l, const char *part, const char *what, bool keyed,
+		    bool tagged, uint16_t src_node, uint64_t now);
 
 /* Telemetry (lca_remote_telemetry.c). */
 void rm_telemetry_register(void);

@@ -13,7 +13,6 @@
  * before any field is read; the payload once its last byte is in, before
  * it is delivered.
  */
-#define LCA_LOG_PART lca_logtype_remote
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -22,8 +21,6 @@
 
 #include <sodium.h>
 
-#include "lca_eal.h"
-#include "lca_logtypes.h"
 #include "lca_remote_ucx.h"
 
 _Static_assert(sizeof(rm_ux.tag_key) == crypto_shorthash_KEYBYTES, "SipHash takes 16 bytes");
@@ -84,17 +81,11 @@ ux_payload_tag(struct ux_lcore *ul, uint8_t *tag, const struct rte_mbuf *m)
 	crypto_shorthash(tag, p, m->pkt_len, rm_ux.payload_key);
 }
 
-/* One line a second at most, all lcores together; the node is what the
- * unauthenticated header says, for the reader only. */
 static void
-tag_log(const char *what, bool tagged, const struct ux_hdr *h)
+tag_refused(const char *what, bool tagged, const struct ux_hdr *h)
 {
-	uint64_t quiet;
-
-	if (rm_log_allowed(&rm_ux.tag_log, rte_rdtsc(), &quiet))
-		LCA_LOG(ERR, "remote ucx: bad tag: %s%s (src_node %u by its header; dropped, counted"
-			     " in bad_tag; %" PRIu64 " more not logged)\n",
-			what, rm_tag_why(rm_ux.keyed, tagged), rte_be_to_cpu_16(h->src_node), quiet);
+	rm_tag_refused(&rm_ux.tag_log, " ucx", what, rm_ux.keyed, tagged,
+		       rte_be_to_cpu_16(h->src_node), rte_rdtsc());
 }
 
 bool
@@ -116,8 +107,7 @@ ux_tag_check(const void *hdr, size_t hlen, bool tagged, const void *data, size_t
 		return true;
 	}
 refuse:
-	rm_count_shared(&rm.st.bad_tag, 1);
-	tag_log("", tagged, hdr);
+	tag_refused("", tagged, hdr);
 	return false;
 }
 
@@ -129,7 +119,6 @@ ux_payload_check(struct ux_lcore *ul, const struct ux_large_hdr *lh, const struc
 	ux_payload_tag(ul, t, m);
 	if (sodium_memcmp(t, lh->payload_tag, UX_PAYLOAD_TAG_LEN) == 0)
 		return true;
-	rm_count_shared(&rm.st.bad_tag, 1);
-	tag_log("a large message's payload: ", true, &lh->h);
+	tag_refused("a large message's payload: ", true, &lh->h);
 	return false;
 }
