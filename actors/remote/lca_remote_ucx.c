@@ -500,6 +500,18 @@ ux_start(void)
 		LCA_LOG(ERR, "remote ucx: ucp_config_read: %s\n", ucs_status_string(st));
 		return -EINVAL;
 	}
+	/* A message that asks for a reply names its endpoint at the receiver;
+	 * in error mode NONE (ux_client_connect()) that name is the endpoint's
+	 * address, so a message that arrives after the receiver closed the
+	 * endpoint (a peer declared dead, starved of CPU) made UCX 1.13 abort
+	 * in ucp_am_handler_reply. An indirect id is looked up in a table, and
+	 * a stale one is dropped. UCX_PROTO_INDIRECT_ID in the environment
+	 * still wins. */
+	if (getenv("UCX_PROTO_INDIRECT_ID") == NULL &&
+	    (st = ucp_config_modify(cfg, "PROTO_INDIRECT_ID", "on")) != UCS_OK)
+		LCA_LOG(WARNING, "remote ucx: PROTO_INDIRECT_ID=on refused (%s): a message for "
+				 "a closed endpoint may abort UCX\n",
+			ucs_status_string(st));
 	st = ucp_init(&params, cfg, &rm_ux.ctx);
 	ucp_config_release(cfg);
 	if (st != UCS_OK) {

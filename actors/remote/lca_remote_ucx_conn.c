@@ -58,10 +58,11 @@ ux_ep_close(ucp_worker_h worker, ucp_ep_h ep)
 
 /*
  * A message the peer sent before its endpoint failed may still be on its
- * way (over shared memory, behind the connection manager's reset), and in
- * error mode NONE UCX finds the endpoint a message names by its address: a
- * closed one is a use after free, and UCX aborts. So a failed endpoint is
- * closed dead_ms later, when nothing sent before the failure is left.
+ * way (over shared memory, behind the connection manager's reset). With
+ * indirect endpoint ids (ux_start()) UCX drops one for a closed endpoint;
+ * without them (a user's UCX_PROTO_INDIRECT_ID=off) it would read freed
+ * memory. So a failed endpoint is closed dead_ms later, when nothing sent
+ * before the failure is left.
  */
 void
 ux_ep_retire(struct ux_lcore *ul, ucp_ep_h ep, uint64_t now)
