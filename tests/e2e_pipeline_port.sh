@@ -76,6 +76,23 @@ PY"
 out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine lcactor \
 	--messages 100000 --partition-by rxq --json "$tmp/rxq.json" 2>&1); rc=$?
 check "net_null, --partition-by rxq: exits 0, exact, said in the record" "[ $rc -eq 0 ] && exact '$tmp/rxq.json' lcactor && python3 -c \"import json,sys; assert json.load(open(sys.argv[1]))['conf']['partition_by'] == 'rxq'\" '$tmp/rxq.json'"
+# ring: plain's stages with lcactor's hand-offs between lcores, lcactor's
+# floor when it runs (plain, which counts where a packet arrives, says why
+# it is not); with --partition-by rxq too, where nothing crosses.
+out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine lcactor,ring,plain \
+	--messages 200000 --json "$tmp/ring.json" 2>&1); rc=$?
+check "net_null, ring beside lcactor and plain: exits 0, every engine exact" "[ $rc -eq 0 ] && exact '$tmp/ring.json' lcactor ring plain"
+check "net_null: ring counts in the partitions' stores, and is lcactor's floor" "grep -qE '^  count +[0-9]+  [1-9][0-9]* keys in the partitions. stores' <<<\"\$out\" && python3 - '$tmp/ring.json' <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r['config']: r for r in d['verdict']['rows']}
+assert rows['lcactor']['floor'].startswith('ring: '), rows['lcactor']
+assert rows['ring']['floor'] is None and 'ring is the floor' in rows['ring']['no_floor_why'], rows['ring']
+assert rows['plain']['floor'] is None and 'ring' in rows['plain']['no_floor_why'], rows['plain']
+PY"
+out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine ring,lcactor \
+	--messages 100000 --partition-by rxq --json "$tmp/ringrxq.json" 2>&1); rc=$?
+check "net_null, ring with --partition-by rxq: exits 0, exact" "[ $rc -eq 0 ] && exact '$tmp/ringrxq.json' ring lcactor"
 out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine plain,lcactor \
 	--messages 50000 --null-frames zero --sink drop --json "$tmp/zero.json" 2>&1); rc=$?
 check "net_null zeroed frames: all malformed, counted, exact, nothing measured" "[ $rc -eq 0 ] && grep -q 'left zeroed (--null-frames zero)' <<<\"\$out\" && [ \$(grep -c 'nothing measured' <<<\"\$out\") -eq 2 ] && [ \$(grep -cE '^  accounting: rx ([0-9]+) = counted 0 \+ dropped by policy \(malformed\) \1 \+ in flight 0; .*exact$' <<<\"\$out\") -eq 2 ]"
@@ -113,10 +130,10 @@ with open(expect, 'w') as o:
 PY
 read -r total valid < "$tmp/expect"
 pcap="net_pcap0,rx_pcap=$tmp/in.pcap,tx_pcap=$tmp/out.pcap"
-out=$("$exe" "${eal[@]}" --vdev "$pcap" -- --source port --engine lcactor,eventdev,plain,graph \
+out=$("$exe" "${eal[@]}" --vdev "$pcap" -- --source port --engine lcactor,eventdev,plain,graph,ring \
 	--messages "$total" --keys "$tmp/keys" --json "$tmp/pcap.json" 2>&1); rc=$?
-check "net_pcap: exits 0, exact" "[ $rc -eq 0 ] && exact '$tmp/pcap.json' lcactor eventdev plain graph"
-check "net_pcap: malformed frames counted, per engine" "[ \$(grep -cE '^  accounting: rx $total = counted $valid \+ dropped by policy \(malformed\) $((total - valid)) \+ in flight 0; port rx $total; forwarded $valid = tx $valid \+ tx_dropped 0 .*exact$' <<<\"\$out\") -eq 4 ]"
+check "net_pcap: exits 0, exact" "[ $rc -eq 0 ] && exact '$tmp/pcap.json' lcactor eventdev plain graph ring"
+check "net_pcap: malformed frames counted, per engine" "[ \$(grep -cE '^  accounting: rx $total = counted $valid \+ dropped by policy \(malformed\) $((total - valid)) \+ in flight 0; port rx $total; forwarded $valid = tx $valid \+ tx_dropped 0 .*exact$' <<<\"\$out\") -eq 5 ]"
 check "net_pcap: counts by key equal what was written, every engine" "python3 - '$tmp/keys' '$tmp/expect' <<'PY'
 import sys, collections
 got = collections.defaultdict(dict)
@@ -124,7 +141,7 @@ for line in open(sys.argv[1]):
     e, run, k, c = line.split(); got[e][int(k)] = int(c)
 lines = open(sys.argv[2]).read().split('\n')[1:]
 want = {int(l.split()[0]): int(l.split()[1]) for l in lines if l}
-assert set(got) == {'lcactor', 'eventdev', 'plain', 'graph'}, got.keys()
+assert set(got) == {'lcactor', 'eventdev', 'plain', 'graph', 'ring'}, got.keys()
 for e in got: assert got[e] == want, (e, got[e], want)
 PY"
 check "net_pcap: TX wrote a pcap of every valid frame (the last run's)" "python3 -c \"
@@ -275,8 +292,10 @@ bad "--rxq 3 on 2 lcores" net_null0 --rxq 3
 bad "--partition-by" net_null0 --partition-by flow
 out=$("$exe" "${eal[@]}" -- --source port 2>&1); rc=$?
 check "no port at all: exits 2, says how to make one" "[ $rc -eq 2 ] && grep -q 'no port to read' <<<\"\$out\""
-out=$("$exe" "${eal[@]}" -- --engine graph 2>&1); rc=$?
-check "--engine graph without --source port exits 2" "[ $rc -eq 2 ] && grep -q 'graph and io go with --source port' <<<\"\$out\""
+for e in graph ring; do
+	out=$("$exe" "${eal[@]}" -- --engine $e 2>&1); rc=$?
+	check "--engine $e without --source port exits 2" "[ $rc -eq 2 ] && grep -q 'graph, io and ring go with --source port' <<<\"\$out\""
+done
 out=$("$exe" "${eal[@]}" --vdev net_null0 -- --port 0 2>&1); rc=$?
 check "--port without --source port exits 2" "[ $rc -eq 2 ] && grep -q 'go with --source port' <<<\"\$out\""
 finish

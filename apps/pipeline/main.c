@@ -35,7 +35,7 @@ parse_engines(char *list)
 
 	if (n < 0) {
 		fprintf(stderr, APP ": bad value for --engine: a comma-separated list of lcactor, "
-				"eventdev, plain (--source port also graph, io)\n");
+				"eventdev, plain (--source port also graph, io, ring)\n");
 		return -EINVAL;
 	}
 	conf.n_engines = 0;
@@ -47,7 +47,8 @@ parse_engines(char *list)
 			if (strcmp(items[i], pl_engine_name(e)) == 0)
 				break;
 		if (e == PL_ENGINE_COUNT) {
-			fprintf(stderr, APP ": unknown engine '%s' (lcactor, eventdev, plain)\n",
+			fprintf(stderr, APP ": unknown engine '%s' (lcactor, eventdev, plain; "
+					"--source port also graph, io, ring)\n",
 				items[i]);
 			return -EINVAL;
 		}
@@ -175,7 +176,11 @@ static const struct lca_opt options[] = {
 		  "  graph     (--source port) DPDK's librte_graph: RX, parse +\n"
 		  "            count, TX nodes walked on each lcore\n"
 		  "  io        (--source port) RX straight to TX, no stage:\n"
-		  "            the port's ceiling; every engine prints its share" },
+		  "            the port's ceiling; every engine prints its share\n"
+		  "  ring      (--source port) plain's stages, each packet sent to\n"
+		  "            its partition's lcore (--partition-by) over an SPSC\n"
+		  "            rte_ring: lcactor's hand-offs without the runtime,\n"
+		  "            and lcactor's floor when it runs" },
 	{ "streams", 0, LCA_OPT_UINT, AT(streams), .min = 1, .max = PL_MAX_STREAMS,
 	  .metavar = "N", .help = "input streams (default 1000)" },
 	{ "partitions", 0, LCA_OPT_UINT, AT(partitions), .min = 1, .max = PL_MAX_PARTITIONS,
@@ -277,8 +282,9 @@ check_conf(struct pl_conf *c)
 			c->warmup_ms = c->duration_ms / 10 ? c->duration_ms / 10 : 1;
 			c->warmup_given = true;
 		}
-	} else if (pl_has_engine(&conf, PL_ENGINE_GRAPH) || pl_has_engine(&conf, PL_ENGINE_IO)) {
-		fprintf(stderr, APP ": --engine graph and io go with --source port\n");
+	} else if (pl_has_engine(&conf, PL_ENGINE_GRAPH) || pl_has_engine(&conf, PL_ENGINE_IO) ||
+		   pl_has_engine(&conf, PL_ENGINE_RING)) {
+		fprintf(stderr, APP ": --engine graph, io and ring go with --source port\n");
 		return -EINVAL;
 	} else if (c->n_ports || c->tx_port >= 0 || c->sink != PL_SINK_TX || c->rxq || c->mbufs ||
 		   c->idle || c->duration_ms || c->null_zero || c->keys_path || c->partition_rxq) {

@@ -46,6 +46,8 @@ enum pl_engine {
 	PL_ENGINE_PLAIN,
 	PL_ENGINE_GRAPH, /**< DPDK's librte_graph (--source port only). */
 	PL_ENGINE_IO,    /**< RX straight to TX, no stage: the port's ceiling (--source port). */
+	PL_ENGINE_RING,  /**< plain's stages, packets to their partition's lcore over rte_rings
+			  *   (--source port): lcactor's job without the runtime. */
 	PL_ENGINE_COUNT,
 };
 

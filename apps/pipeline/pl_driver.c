@@ -53,6 +53,8 @@ static const char *const what_of[][PL_ENGINE_COUNT] = {
 				    "count node -> TX node (malformed -> drop node)",
 		[PL_ENGINE_IO] = "rx_burst -> tx_burst on each lcore, no stage: the port's "
 				 "ceiling",
+		[PL_ENGINE_RING] = "rx_burst -> parse -> SPSC rte_ring to the partition's lcore "
+				   "-> count -> tx_burst, no actors",
 	},
 };
 

@@ -10,7 +10,7 @@
  *   or free (--sink drop).
  *
  * The engines' loops are in pl_port_rtc.c (plain, io, graph's launch),
- * pl_port_ev.c (eventdev) and pl_port_lca.c (lcactor); what they share is
+ * pl_port_ev.c (eventdev), pl_port_ring.c (ring) and pl_port_lca.c (lcactor); what they share is
  * listed in pl_port.h. This file sets them up, runs one engine once, and
  * tells whether the run was exact.
  *
@@ -54,6 +54,7 @@ pl_port_runs_reset(void)
 		pp.rxqs[k].done = false;
 	}
 	pl_port_ev_reset();
+	pl_port_ring_reset();
 	pl_run_reset();
 	pp.t_rx_end = pp.conf->duration_ms ? pl.t0 + pp.conf->duration_ms * rte_get_tsc_hz() / 1000 : 0;
 }
@@ -96,7 +97,8 @@ pl_port_collect(struct port_run *r)
 	r->rx_per_s = r->measured_s > 0 ? (double)r->rx_measured / r->measured_s : 0;
 	for (uint32_t p = 0; p < pl_n_parts; p++) {
 		const struct store *s = r->engine == PL_ENGINE_LCACTOR ||
-						r->engine == PL_ENGINE_EVENTDEV ? pp.stores[p] : NULL;
+						r->engine == PL_ENGINE_EVENTDEV ||
+						r->engine == PL_ENGINE_RING ? pp.stores[p] : NULL;
 
 		if (s != NULL) {
 			r->overflow += s->overflow;
@@ -127,6 +129,8 @@ teardown(void)
 			pl_eventdev_teardown();
 		if (pp.conf->engines[e] == PL_ENGINE_GRAPH)
 			pl_graph_teardown();
+		if (pp.conf->engines[e] == PL_ENGINE_RING)
+			pl_port_ring_teardown();
 	}
 	pl_sink_free();
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
@@ -184,6 +188,9 @@ setup(void)
 			break;
 		case PL_ENGINE_GRAPH:
 			ret = pl_graph_setup();
+			break;
+		case PL_ENGINE_RING:
+			ret = pl_port_ring_setup();
 			break;
 		default:
 			break;

@@ -12,6 +12,7 @@
  * - pl_sink.h/.c    TX buffers and the sink (--sink tx or drop);
  * - pl_port_rtc.c   plain and io (run to completion), graph's launch;
  * - pl_port_ev.c    eventdev's workers;
+ * - pl_port_ring.c  ring: plain's stages with lcactor's hand-offs;
  * - pl_port_lca.c   lcactor on the packet lane;
  * - pl_port_report.c the header, placement, each run printed and as JSON;
  * - pl_port.c       a run of an engine, its figures and exactness.
@@ -216,7 +217,7 @@ void pl_port_capture_down(bool up);
 void pl_port_runs_reset(void);
 /** Sum the lcores' figures and the stores into @p r. */
 void pl_port_collect(struct port_run *r);
-/** plain, io, graph, eventdev: the ports up with their own pools, one run. */
+/** plain, io, graph, eventdev, ring: the ports up with their own pools, one run. */
 int pl_port_run_rtc(struct port_run *r);
 
 int pl_port_ev_setup(void);
@@ -224,6 +225,14 @@ int pl_port_ev_worker(void *arg);
 /** After an interrupted run: free what waits in the event device. */
 void pl_port_ev_drain(void);
 void pl_port_ev_reset(void);
+
+/** ring (pl_port_ring.c): its rings between every two lcores. */
+int pl_port_ring_setup(void);
+int pl_port_ring_worker(void *arg);
+/** After an interrupted run: free what waits in the rings. */
+void pl_port_ring_drain(void);
+void pl_port_ring_reset(void);
+void pl_port_ring_teardown(void);
 
 int pl_port_lca_setup(void);
 int pl_port_lca_run(struct port_run *r);

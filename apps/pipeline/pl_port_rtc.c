@@ -125,11 +125,14 @@ pl_port_run_rtc(struct port_run *r)
 	pl_port_runs_reset();
 	ret = pl_launch(r->engine == PL_ENGINE_PLAIN ? plain_worker :
 			r->engine == PL_ENGINE_IO    ? io_worker :
-			r->engine == PL_ENGINE_GRAPH ? graph_worker : pl_port_ev_worker,
+			r->engine == PL_ENGINE_GRAPH ? graph_worker :
+			r->engine == PL_ENGINE_RING  ? pl_port_ring_worker : pl_port_ev_worker,
 			pp.worker_ret);
 	r->status = ret;
 	if (r->engine == PL_ENGINE_EVENTDEV && ret != 0)
 		pl_port_ev_drain();
+	if (r->engine == PL_ENGINE_RING && ret != 0)
+		pl_port_ring_drain();
 	pl_port_collect(r);
 	for (unsigned int i = 0; i < pp.n_ports; i++) {
 		struct rte_eth_stats es;

@@ -25,6 +25,8 @@ pl_engine_name(enum pl_engine e)
 		return "graph";
 	case PL_ENGINE_IO:
 		return "io";
+	case PL_ENGINE_RING:
+		return "ring";
 	default:
 		return "?";
 	}

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The verdict rows of lca-pipeline, for --source mock and port alike:
- * lcactor judged against plain run by run (the same stages with no actors,
- * run right beside it in the same round of runs), the other engines saying
- * why they have no floor; with io in the runs, every row its share of it.
+ * lcactor judged run by run against its floor, run right beside it in the
+ * same round of runs: ring where it runs (the same stages and the same
+ * hand-offs between lcores, no actors), else plain (the same stages with no
+ * actors); the other engines saying why they have no floor; with io in the
+ * runs, every row its share of it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,23 +17,35 @@
 
 #define CONFIDENCE 0.999
 
+static const char *const floor_what[PL_ENGINE_COUNT] = {
+	[PL_ENGINE_PLAIN] = "plain: the same stages run to completion, no actors, run beside it",
+	[PL_ENGINE_RING] = "ring: the same stages and the same hand-offs between lcores "
+			   "(SPSC rte_rings), no actors, run beside it",
+};
+
 static const char *
-no_floor_why(enum pl_engine e, const struct pl_engine_figs *plain)
+no_floor_why(enum pl_engine e, enum pl_engine floor_e, const struct pl_engine_figs *floor)
 {
+	if (e == PL_ENGINE_PLAIN && floor_e == PL_ENGINE_RING)
+		return "plain counts where a packet arrives (no hand-off between lcores); ring, "
+		       "which hands over as lcactor does, is lcactor's floor in this run";
 	if (e == PL_ENGINE_PLAIN)
 		return "plain is the floor: the same stages run to completion, no actors";
+	if (e == PL_ENGINE_RING)
+		return "ring is the floor: the same stages and hand-offs as lcactor, no actors";
 	if (e == PL_ENGINE_EVENTDEV)
 		return "eventdev is DPDK's scheduler, set beside lcactor for comparison (its "
-		       "ratios are in the side-by-side table); plain is lcactor's floor";
+		       "ratios are in the side-by-side table); it is not lcactor's floor";
 	if (e == PL_ENGINE_GRAPH)
 		return "graph is DPDK's graph library, set beside lcactor for comparison (its "
-		       "ratios are in the side-by-side table); plain is lcactor's floor";
+		       "ratios are in the side-by-side table); it is not lcactor's floor";
 	if (e == PL_ENGINE_IO)
 		return "io is the port's own ceiling (RX straight to TX, no stage): every other "
 		       "row gives its share of it (io_share)";
-	if (plain == NULL)
-		return "plain, its floor, was not run: add it to --engine";
-	return "a run of plain measured nothing, so runs cannot be paired";
+	if (floor == NULL)
+		return "its floor (ring with --source port, else plain) was not run: add it to "
+		       "--engine";
+	return "a run of its floor measured nothing, so runs cannot be paired";
 }
 
 /* The row just added gets its share of the io ceiling, run by run (the
@@ -58,28 +72,27 @@ add_io_share(json_t *root, const struct pl_engine_figs *f, const struct pl_engin
 }
 
 static int
-add_row(json_t *root, enum pl_engine e, const struct pl_engine_figs *f,
-	const struct pl_engine_figs *plain, const char *unit)
+add_row(json_t *root, enum pl_engine e, const struct pl_engine_figs *f, enum pl_engine floor_e,
+	const struct pl_engine_figs *floor, const char *unit)
 {
 	double ratios[PL_MAX_RUNS];
-	bool paired = e == PL_ENGINE_LCACTOR && plain != NULL && plain->n == f->n;
+	bool paired = e == PL_ENGINE_LCACTOR && floor != NULL && floor->n == f->n;
 	struct lca_stats st;
 	char config[64];
 
 	lca_stats_compute(f->v, f->n, CONFIDENCE, &st);
 	for (unsigned int i = 0; paired && i < f->n; i++)
-		ratios[i] = plain->v[i] > 0 ? f->v[i] / plain->v[i] : NAN;
+		ratios[i] = floor->v[i] > 0 ? f->v[i] / floor->v[i] : NAN;
 	snprintf(config, sizeof(config), "%s", pl_engine_name(e));
 	return lca_verdict_add(root, &(struct lca_verdict_row){
 		.config = config, .kind = LCA_VERDICT_RATE,
 		.score = st.p50 / 1e6, .ci_half = st.error / 1e6, .unit = unit,
-		.floor = paired ? "plain: the same stages run to completion, no actors, run "
-				  "beside it" : NULL,
-		.no_floor_why = no_floor_why(e, plain != NULL && plain->n > 0 ? plain : NULL),
+		.floor = paired ? floor_what[floor_e] : NULL,
+		.no_floor_why = no_floor_why(e, floor_e, floor != NULL && floor->n > 0 ? floor : NULL),
 		.ratios = paired ? ratios : NULL,
 		.n_ratios = paired ? f->n : 0,
-		.floor_moved_pct = paired ? lca_floor_moved_pct(plain->v, plain->n) : NAN,
-		.window_s = paired ? fmin(f->window_s, plain->window_s) : f->window_s,
+		.floor_moved_pct = paired ? lca_floor_moved_pct(floor->v, floor->n) : NAN,
+		.window_s = paired ? fmin(f->window_s, floor->window_s) : f->window_s,
 	});
 }
 
@@ -87,12 +100,16 @@ int
 pl_verdict_add(json_t *root, const struct pl_conf *c,
 	       const struct pl_engine_figs figs[PL_ENGINE_COUNT], const char *unit)
 {
-	const struct pl_engine_figs *plain = NULL, *io = NULL;
+	const struct pl_engine_figs *floor = NULL, *io = NULL;
+	enum pl_engine floor_e = PL_ENGINE_PLAIN;
 	int ret = 0;
 
+	for (unsigned int i = 0; i < c->n_engines; i++)
+		if (c->engines[i] == PL_ENGINE_RING)
+			floor_e = PL_ENGINE_RING;
 	for (unsigned int i = 0; i < c->n_engines; i++) {
-		if (c->engines[i] == PL_ENGINE_PLAIN)
-			plain = &figs[PL_ENGINE_PLAIN];
+		if (c->engines[i] == floor_e)
+			floor = &figs[floor_e];
 		if (c->engines[i] == PL_ENGINE_IO)
 			io = &figs[PL_ENGINE_IO];
 	}
@@ -101,7 +118,7 @@ pl_verdict_add(json_t *root, const struct pl_conf *c,
 
 		if (figs[e].n == 0)
 			continue;
-		ret = add_row(root, e, &figs[e], plain, unit);
+		ret = add_row(root, e, &figs[e], floor_e, floor, unit);
 		if (ret == 0 && e != PL_ENGINE_IO)
 			add_io_share(root, &figs[e], io);
 	}
