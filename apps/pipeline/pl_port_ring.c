@@ -267,7 +267,7 @@ pl_port_ring_setup(void)
 
 			if (j == i)
 				continue;
-			snprintf(name, sizeof(name), "pl_ring_%u_%u", i, j);
+			snprintf(name, sizeof(name), "pl_ring_%u", i * n + j);
 			/* On the receiver's node: it is the one that polls it. */
 			rings[i * n + j] = rte_ring_create(
 				name, RING_SIZE, (int)rte_lcore_to_socket_id(pl.lcores[j]),
