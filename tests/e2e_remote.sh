@@ -52,6 +52,9 @@ check "remote-bench: exact link counts, nothing malformed" \
 check "remote-bench: every drop and refusal count printed, nothing lost or undeliverable" \
 	"grep -qE '^Drops and refusals, link to node 2: 0 undeliverable, 0 returned \\(no actor there\\), 0 returned \\(stopped there\\), [0-9]+ duplicates, [0-9]+ out-of-window, [0-9]+ no-credit refusals, [0-9]+ held for a full mailbox, 0 lost-at-node-down, 0 retries given up, 0 acks past what was sent, 0 credits past the window, [0-9]+ in flight; of no link: [0-9]+ not-for-us, 0 unknown-peer, 0 malformed, [0-9]+ no-mbuf, [0-9]+ TX refused, [0-9]+ TX without envelope, 0 bad-tag, [0-9]+ link-downs\$' <<<\"\$out\""
 check "remote-bench: the second process exited 0 (or died of the known crash)" "[ $peer_crashed -eq 1 ] || grep -q '^Peer process exited with status 0' <<<\"\$out\""
+# Node 1 stops first and says so: its peer logs that it left, not a death.
+check "remote-bench over memif: node 1's LEAVE heard, no node declared dead" \
+	"grep -q 'remote: node 1 left: it stopped (its LEAVE came)' <<<\"\$out\" && ! grep -q ' is dead: ' <<<\"\$out\""
 # --msgs and --pings given: one pass each, exactly; "shorter than" exactly
 # when the shorter of the two windows is under 50 scheduler ticks.
 windows=$(grep -E '^ +(16|64|256) B: window: one way [0-9.]+ ms over 1 pass of --msgs, round trips [0-9.]+ ms' <<<"$out" |
@@ -173,6 +176,8 @@ for tls in shm,tcp tcp; do
 		"[ $rc -eq 0 ] && [ \$(grep -c 'messages one way in .* the sink counted 100000\$' <<<\"\$out\") -eq 3 ]"
 	check "remote-bench over ucx (UCX_TLS=$tls): exact link counts, nothing malformed" \
 		"grep -qE '^Link to node 2: 301504 msgs sent, 1503 delivered here, .* 0 malformed' <<<\"\$out\" && grep -q '^All messages counted on both sides.' <<<\"\$out\" && grep -q '^Peer process exited with status 0' <<<\"\$out\""
+	check "remote-bench over ucx (UCX_TLS=$tls): node 1's LEAVE heard, no node declared dead, no UCX error at the stop" \
+		"grep -q 'remote: node 1 left: it stopped (its LEAVE came)' <<<\"\$out\" && ! grep -qE ' is dead: |UCX  ERROR' <<<\"\$out\""
 	check "remote-bench over ucx (UCX_TLS=$tls): the bare UCX floor ran before and after, every message counted" \
 		"[ \$(grep -c '^floor| UCX floor: every message counted\$' <<<\"\$out\") -eq 2 ] && [ \$(grep -cE '^floor\\| +(16|64|256) B: 100000 messages one way in .* the server counted 100000\$' <<<\"\$out\") -eq 6 ]"
 	check "remote-bench over ucx (UCX_TLS=$tls): each size's ratio to the floor printed" \

@@ -559,6 +559,7 @@ test_malformed_counted(void **state)
 		{ 39, 9 },    /* UDP length */
 		{ 42, 2 },    /* version 2 (before the session heard) */
 		{ 43, 0x80 }, /* unknown flag */
+		{ 43, 0x50 }, /* LEAVE of the large lane: a LEAVE is for the node, a frame of its own */
 		{ 43, 0x01 }, /* data without messages */
 		{ 45, 1 },    /* one message that is not there */
 	};
@@ -2206,6 +2207,49 @@ test_rejoin(void **state)
 	fake_stop();
 }
 
+/*
+ * A peer that stops says so, a LEAVE of its session: it is down at once
+ * (dead_ms is ten minutes here), its watcher told, what it never acked
+ * counted lost, and the log says it left, not that it died. Back under a
+ * new session, the old session's LEAVE played again is stale: counted,
+ * and nothing else moves.
+ */
+static void
+test_leave(void **state)
+{
+	struct lca_remote_conf c;
+	struct lca_remote_link_stats ls;
+	uint8_t leave[FAKE_FRAME_MAX];
+	uint16_t leave_len;
+	uint64_t frames = 1;
+
+	(void)state;
+	fake_conf(&c);
+	c.dead_ms = 600000;
+	fake_start(&c);
+	fake_send();
+	assert_true(lca_test_run_until(fake_sent, &frames, 30)); /* frame 1, never acked */
+	leave_len = fake_build(leave, 0x42, 0, 0, 256, fk.session, 0, 0); /* LEAVE | ACK */
+	fake_put(leave, leave_len);
+	assert_true(lca_test_run_until(fake_gone, NULL, 30));
+	assert_true(lca_test_run_until(fake_down, NULL, 30));
+	fake_down_checked();
+	ls = fake_stats();
+	assert_int_equal(ls.lost_on_dead, FAKE_MSGS);
+	assert_int_equal(ls.dead, 1);
+	assert_int_equal(fake_log_count("node 9 left: it stopped (its LEAVE came)"), 1);
+	assert_int_equal(fake_log_count("is dead"), 0);
+	fk.session = FAKE_SESSION + 2;
+	assert_true(lca_test_run_until(fake_rejoined, NULL, 30));
+	ls = fake_stats();
+	fake_put(leave, leave_len);
+	assert_true(lca_test_run_until(stale_seen, &ls.stale_session, 30));
+	assert_true(lca_remote_node_up(FAKE));
+	assert_int_equal(((const struct watcher *)lca_actor_state(fk.watcher))->downs, 1);
+	assert_int_equal(fake_log_count("left: it stopped"), 1);
+	fake_stop();
+}
+
 /* Our session toward FAKE as the log last said it: at the start, or at a
  * death we declared. */
 static uint32_t
@@ -2798,6 +2842,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_key_one_side, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_never_heard_why, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_rejoin, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_leave, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_rejoin_not_answered, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_loopback_forged_heals, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_undelivered_told, runtime_up, runtime_down),

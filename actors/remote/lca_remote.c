@@ -313,10 +313,11 @@ epoch_end_locked(unsigned int p, bool ours_new)
 	__atomic_fetch_add(&pe->epoch, 1, __ATOMIC_RELEASE);
 }
 
-/* Peer @p p dies (its lock held), and its epoch ends; a new session of ours
- * when @p ours_new, so that a peer that lives sees that ours ended. */
+/* Peer @p p is down (its lock held), and its epoch ends; a new session of
+ * ours when @p ours_new, so that a peer that lives sees that ours ended.
+ * @p left: it said it stops (a LEAVE), which is news, not a failure. */
 static void
-peer_down_locked(unsigned int p, const char *why, bool ours_new)
+peer_down_locked(unsigned int p, const char *why, bool ours_new, bool left)
 {
 	struct rm_peer *pe = &rm.peers[p];
 	char note[64];
@@ -326,23 +327,41 @@ peer_down_locked(unsigned int p, const char *why, bool ours_new)
 		return;
 	__atomic_store_n(&pe->dead, 1, __ATOMIC_RELEASE);
 	epoch_end_locked(p, ours_new);
-	if (rm_log_allowed(&pe->down_log, rte_rdtsc(), &quiet))
-		LCA_LOG(ERR, "remote: node %u is dead: %s; sends to it fail with -EHOSTDOWN; our "
-			"session to it %08x%s\n", pe->n.id, why, pe->tx_session,
-			quiet_note(quiet, note, sizeof(note)));
+	if (rm_log_allowed(&pe->down_log, rte_rdtsc(), &quiet)) {
+		if (left)
+			LCA_LOG(INFO, "remote: node %u left: %s; sends to it fail with -EHOSTDOWN; "
+				"our session to it %08x%s\n", pe->n.id, why, pe->tx_session,
+				quiet_note(quiet, note, sizeof(note)));
+		else
+			LCA_LOG(ERR, "remote: node %u is dead: %s; sends to it fail with -EHOSTDOWN; "
+				"our session to it %08x%s\n", pe->n.id, why, pe->tx_session,
+				quiet_note(quiet, note, sizeof(note)));
+	}
 	watchers_tell(p, LCA_TYPE_NODE_DOWN);
 }
 
-void
-rm_peer_dead(unsigned int p, const char *why)
+static void
+peer_down(unsigned int p, const char *why, bool left)
 {
 	struct rm_peer *pe = &rm.peers[p];
 
 	if (__atomic_load_n(&pe->dead, __ATOMIC_ACQUIRE))
 		return;
 	rte_spinlock_lock(&pe->lock);
-	peer_down_locked(p, why, true);
+	peer_down_locked(p, why, true, left);
 	rte_spinlock_unlock(&pe->lock);
+}
+
+void
+rm_peer_dead(unsigned int p, const char *why)
+{
+	peer_down(p, why, false);
+}
+
+void
+rm_peer_left(unsigned int p)
+{
+	peer_down(p, "it stopped (its LEAVE came)", true);
 }
 
 /* Peer @p p's session @p session is heard first in this epoch (its lock held). */
@@ -408,7 +427,7 @@ rm_peer_frame_slow(unsigned int p, uint32_t session, uint32_t echo)
 	} else {
 		/* It restarted, or ended the epoch: ours stays, and our next
 		 * frames, which heard its new session, are its answer. */
-		peer_down_locked(p, "a new session (it restarted, or declared us dead)", false);
+		peer_down_locked(p, "a new session (it restarted, or declared us dead)", false, false);
 		peer_rejoined_locked(p, session);
 	}
 	rte_spinlock_unlock(&pe->lock);

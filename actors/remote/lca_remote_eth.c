@@ -604,6 +604,7 @@ eth_start(void)
 
 	/* First, so that a stop after a failure below finds nothing to undo. */
 	rm_eth.n_ports = 0;
+	rm_eth.started = false;
 	rm_eth.proto_log = (struct rm_log_limit){ 0 };
 	memset(rm_eth.lc, 0, sizeof(rm_eth.lc));
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
@@ -635,12 +636,50 @@ eth_start(void)
 	rm_eth.link_next_tsc = 0;
 	rm_eth.link_said_tsc = rm.start_tsc; /* the first "still down" a second in */
 	links_watch(rm.start_tsc);
+	rm_eth.started = true;
 	return 0;
+}
+
+/*
+ * Tell each peer that lives that we stop: a LEAVE on each small lane, sent
+ * from this thread (lca_remote_stop() runs with the lcores stopped) on its
+ * TX queue. Best effort: a peer that misses it, or a thread without a TX
+ * queue, leaves the peers to find us dead by dead_ms, as before.
+ */
+static void
+leave_all(void)
+{
+	uint64_t now = rte_rdtsc();
+
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		struct rm_lcore *rl = rm_eth.lc[rm.lcores[i]];
+
+		for (unsigned int c = 0; rl != NULL && c < rl->n_chan / 2; c++) {
+			struct chan *ch = &rl->chan[c];
+
+			if (__atomic_load_n(&rm.peers[ch->peer].dead, __ATOMIC_ACQUIRE))
+				continue;
+			chan_sync(rl, ch);
+			eth_send_ack(rl, ch, WIRE_F_LEAVE, now);
+		}
+		for (unsigned int pi = 0; rl != NULL && pi < rm_eth.n_ports; pi++) {
+			unsigned int n = rl->port[pi].n;
+
+			rl->port[pi].n = 0;
+			if (n > 0 && lca_port_tx_now(rm_eth.ports[pi], rl->port[pi].q, n) != 0) {
+				rte_pktmbuf_free_bulk(rl->port[pi].q, n);
+				LCA_LOG(DEBUG, "remote: no TX queue on this thread: no LEAVE sent\n");
+			}
+		}
+	}
 }
 
 static void
 eth_stop(void)
 {
+	if (rm_eth.started)
+		leave_all();
+	rm_eth.started = false;
 	hooks(false);
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		unsigned int l = rm.lcores[i];

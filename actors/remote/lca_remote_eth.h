@@ -136,6 +136,7 @@ struct rm_eth {
 	bool link_down[LCA_REMOTE_MAX_NODES];
 	uint64_t link_next_tsc;  /* the next read */
 	uint64_t link_said_tsc;  /* the last "still down" line */
+	bool started;            /* eth_start() got its ports up: a stop says LEAVE */
 };
 
 extern struct rm_eth rm_eth;

@@ -431,6 +431,12 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 		rte_pktmbuf_free(m);
 		return;
 	}
+	if (unlikely(h->flags & WIRE_F_LEAVE)) {
+		/* Of its current session (checked above): it stops. */
+		rte_pktmbuf_free(m);
+		rm_peer_left((unsigned int)p);
+		return;
+	}
 	if (h->flags & WIRE_F_DATA)
 		rx_data(rl, ch, m, &v, rte_be_to_cpu_32(h->seq));
 	else

@@ -333,6 +333,10 @@ int rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_
 /* Declare peer @p p dead (once) and tell its watchers. */
 void rm_peer_dead(unsigned int p, const char *why);
 
+/* Peer @p p said it stops (a LEAVE of its current session): down as a dead
+ * one is, its watchers told, logged as news rather than as a failure. */
+void rm_peer_left(unsigned int p);
+
 /* Add link counters @p s into @p o. */
 void rm_stats_add(struct lca_remote_link_stats *o, const struct lca_remote_link_stats *s);
 

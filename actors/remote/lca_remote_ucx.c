@@ -333,7 +333,8 @@ worker_start(struct ux_lcore *ul)
 			 { UX_AM_HELLO, ux_am_hello },
 			 { UX_AM_CREDIT, ux_am_credit },
 			 { UX_AM_LARGE, ux_am_large },
-			 { UX_AM_LARGE_CREDIT, ux_am_large_credit } };
+			 { UX_AM_LARGE_CREDIT, ux_am_large_credit },
+			 { UX_AM_LEAVE, ux_am_leave } };
 	ucp_worker_params_t wp = {
 		.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
 		/* Made here, then used by its lcore alone: never at once. */
@@ -565,10 +566,59 @@ ux_start(void)
 	return hooks(true);
 }
 
+static bool
+leaves_in_flight(void)
+{
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		const struct ux_lcore *ul = rm_ux.lc[rm.lcores[i]];
+
+		for (unsigned int c = 0; ul != NULL && c < ul->n_chan; c++)
+			if (ul->chan[c].leave.busy)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Tell each peer that lives that we stop: a LEAVE on each endpoint that is
+ * up, from this thread (the lcores are stopped). Best effort: a peer that
+ * misses it finds us dead by its endpoint's error or dead_ms, as before.
+ */
+static void
+leave_all(void)
+{
+	for (unsigned int i = 0; i < rm.n_lcores; i++) {
+		struct ux_lcore *ul = rm_ux.lc[rm.lcores[i]];
+
+		for (unsigned int c = 0; ul != NULL && c < ul->n_chan; c++) {
+			struct ux_chan *ch = &ul->chan[c];
+
+			if (ch->ep == NULL || ch->failed || !ch->connected ||
+			    __atomic_load_n(&rm.peers[ch->peer].dead, __ATOMIC_ACQUIRE))
+				continue;
+			hdr_fill(&ch->leave.hdr.h, ch, 0, 0);
+			if (ux_am_send(ch->ep, UX_AM_LEAVE, &ch->leave.hdr, NULL, 0, &ch->leave,
+				       false) == UCS_OK)
+				ch->said_leave = true;
+			else
+				LCA_LOG(DEBUG, "remote ucx: no LEAVE to node %u\n",
+					rm.peers[ch->peer].n.id);
+		}
+	}
+	/* Until UCX has sent each: then the endpoints need no flush, which
+	 * would wait for peers that stop as soon as they read it. */
+	for (unsigned int spin = 0; spin < UX_CLOSE_SPINS && leaves_in_flight(); spin++)
+		for (unsigned int i = 0; i < rm.n_lcores; i++)
+			if (rm_ux.lc[rm.lcores[i]] != NULL)
+				ucp_worker_progress(rm_ux.lc[rm.lcores[i]]->worker);
+}
+
 static void
 ux_stop(void)
 {
 	hooks(false);
+	if (rm_ux.ctx != NULL)
+		leave_all();
 	rm_ux.stopping = true;
 	ux_close_all();
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {

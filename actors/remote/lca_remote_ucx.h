@@ -19,7 +19,7 @@
 #include "lca_remote_priv.h"
 
 enum { UX_AM_DATA = 21, UX_AM_HELLO = 22, UX_AM_CREDIT = 23, UX_AM_LARGE = 24,
-       UX_AM_LARGE_CREDIT = 25 };
+       UX_AM_LARGE_CREDIT = 25, UX_AM_LEAVE = 26 };
 
 #define UX_RETRY_MS 20
 #define UX_RETRY_MAX_MS 640
@@ -106,6 +106,8 @@ struct ux_chan {
 	ucp_ep_h reply_ep;  /* the peer's, to our listener: credits go back on it */
 	bool connected;
 	bool failed;        /* ep's error handler ran; closed by the check */
+	bool said_leave;    /* our LEAVE went on ep (ux_stop()) */
+	struct ux_tx leave; /* its header, until UCX has sent it */
 	bool dirty;
 	bool blocked;
 	bool cleaned;
@@ -337,6 +339,9 @@ ucs_status_t ux_am_hello(void *arg, const void *header, size_t hlen, void *data,
 			 const ucp_am_recv_param_t *param);
 ucs_status_t ux_am_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,
 			  const ucp_am_recv_param_t *param);
+/* UX_AM_LEAVE: the peer stops (its current session's header, no data). */
+ucs_status_t ux_am_leave(void *arg, const void *header, size_t hlen, void *data, size_t len,
+			 const ucp_am_recv_param_t *param);
 ucs_status_t ux_am_large(void *arg, const void *header, size_t hlen, void *data, size_t len,
 			 const ucp_am_recv_param_t *param);
 ucs_status_t ux_am_large_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,

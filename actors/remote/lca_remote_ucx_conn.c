@@ -182,6 +182,45 @@ ux_client_connect(struct ux_chan *ch)
 	ux_send_hello(ch);
 }
 
+/* Whether @p ep of @p ul (ours to a peer, a channel's, or the peer's to us,
+ * a channel's reply endpoint) needs no flush at the stop: its peer is down,
+ * or our LEAVE to it went and was flushed. A flush then would wait for a
+ * peer that stops or is gone, and UCX reports it as an error. */
+static bool
+ep_done_with(const struct ux_lcore *ul, ucp_ep_h ep)
+{
+	for (unsigned int c = 0; c < ul->n_chan; c++) {
+		const struct ux_chan *ch = &ul->chan[c];
+
+		if (ch->ep == ep || ch->reply_ep == ep)
+			return ch->said_leave ||
+			       __atomic_load_n(&rm.peers[ch->peer].dead, __ATOMIC_ACQUIRE);
+	}
+	return false;
+}
+
+/* Progress every lcore's worker until the @p n requests of @p reqs are
+ * complete, or UX_CLOSE_SPINS rounds; free them. Every worker: a request
+ * may wait for another worker of this process (the peer of a loopback, or
+ * its other end). */
+static void
+wait_all(ucs_status_ptr_t *reqs, unsigned int n)
+{
+	for (unsigned int spin = 0; spin < UX_CLOSE_SPINS && n > 0; spin++) {
+		bool done = true;
+
+		for (unsigned int i = 0; i < rm.n_lcores; i++)
+			if (rm_ux.lc[rm.lcores[i]] != NULL)
+				ucp_worker_progress(rm_ux.lc[rm.lcores[i]]->worker);
+		for (unsigned int k = 0; k < n && done; k++)
+			done = ucp_request_check_status(reqs[k]) != UCS_INPROGRESS;
+		if (done)
+			break;
+	}
+	for (unsigned int k = 0; k < n; k++)
+		ucp_request_free(reqs[k]);
+}
+
 /* Close every endpoint of every lcore at once, progressing all the workers
  * until the closes complete: an endpoint's flush may wait for a worker of
  * this process (the peer of a loopback, or its other end), which a close
@@ -191,9 +230,7 @@ ux_close_all(void)
 {
 	ucp_request_param_t param = { .op_attr_mask = 0 };
 	unsigned int n = 0, cap = 0;
-	struct {
-		ucs_status_ptr_t r;
-	} *reqs = NULL;
+	ucs_status_ptr_t *reqs = NULL;
 
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		const struct ux_lcore *ul = rm_ux.lc[rm.lcores[i]];
@@ -215,28 +252,22 @@ ux_close_all(void)
 
 			if (*ep == NULL)
 				continue;
+			/* A retired one failed: nothing of it to flush. */
+			if (c >= ul->n_chan + ul->n_server || ep_done_with(ul, *ep)) {
+				/* ucp_worker_destroy() drops it, unflushed. */
+				*ep = NULL;
+				continue;
+			}
 			r = ucp_ep_close_nbx(*ep, &param);
 			*ep = NULL;
 			if (r == NULL || UCS_PTR_IS_ERR(r))
 				continue;
 			if (reqs != NULL && n < cap)
-				reqs[n++].r = r;
+				reqs[n++] = r;
 			else
 				ucp_request_free(r);
 		}
 	}
-	for (unsigned int spin = 0; spin < UX_CLOSE_SPINS && n > 0; spin++) {
-		bool done = true;
-
-		for (unsigned int i = 0; i < rm.n_lcores; i++)
-			if (rm_ux.lc[rm.lcores[i]] != NULL)
-				ucp_worker_progress(rm_ux.lc[rm.lcores[i]]->worker);
-		for (unsigned int k = 0; k < n && done; k++)
-			done = ucp_request_check_status(reqs[k].r) != UCS_INPROGRESS;
-		if (done)
-			break;
-	}
-	for (unsigned int k = 0; k < n; k++)
-		ucp_request_free(reqs[k].r);
+	wait_all(reqs, n);
 	free(reqs);
 }

@@ -523,6 +523,19 @@ ux_am_hello(void *arg, const void *header, size_t hlen, void *data, size_t len,
 }
 
 ucs_status_t
+ux_am_leave(void *arg, const void *header, size_t hlen, void *data, size_t len,
+	    const ucp_am_recv_param_t *param)
+{
+	struct ux_chan *ch = chan_of_bare(arg, header, hlen, len);
+
+	(void)data;
+	(void)param;
+	if (ch != NULL)
+		rm_peer_left(ch->peer);
+	return UCS_OK;
+}
+
+ucs_status_t
 ux_am_credit(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	     const ucp_am_recv_param_t *param)
 {

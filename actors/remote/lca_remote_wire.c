@@ -150,6 +150,9 @@ wire_decode(const uint8_t *buf, uint32_t len, struct wire_view *v)
 		return WIRE_VERSION_BAD;
 	if ((h->flags & ~WIRE_F_KNOWN) != 0 || h->flags == 0)
 		return WIRE_FLAGS_BAD;
+	/* A sender that stops says so in a frame of its own. */
+	if ((h->flags & WIRE_F_LEAVE) && (h->flags & (WIRE_F_DATA | WIRE_F_LARGE)))
+		return WIRE_FLAGS_BAD;
 	n = rd16((const uint8_t *)&h->n_msgs);
 	rec = (const uint8_t *)h + WIRE_HDR_LEN;
 	left = udp_len - WIRE_UDP_LEN - WIRE_HDR_LEN;

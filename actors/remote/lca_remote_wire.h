@@ -32,8 +32,10 @@
 #define WIRE_F_HEARTBEAT 0x08 /* sent because the channel was quiet */
 #define WIRE_F_LARGE 0x10     /* of the large-message lane (its own seq, ack, credit) */
 #define WIRE_F_TAG 0x20       /* a WIRE_TAG_LEN-byte tag follows the last record */
+#define WIRE_F_LEAVE 0x40     /* the sender stops: its session ends (no data) */
 #define WIRE_F_KNOWN                                                                               \
-	(WIRE_F_DATA | WIRE_F_ACK | WIRE_F_NAK | WIRE_F_HEARTBEAT | WIRE_F_LARGE | WIRE_F_TAG)
+	(WIRE_F_DATA | WIRE_F_ACK | WIRE_F_NAK | WIRE_F_HEARTBEAT | WIRE_F_LARGE | WIRE_F_TAG |   \
+	 WIRE_F_LEAVE)
 
 /* The tag of a keyed node's frames (docs/wire.md, "Trust model"): SipHash-2-4
  * of every byte before it, the Ethernet header on. */
