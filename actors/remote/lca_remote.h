@@ -353,10 +353,13 @@ LCA_API int lca_remote_conf_load(const char *path, struct lca_remote_conf *conf)
 LCA_API int lca_remote_start(const struct lca_remote_conf *conf);
 
 /**
- * Stop the remote part: free what the channels hold (frames in flight and
- * undelivered frames, counted in lost_on_dead when unacknowledged), remove
- * the hooks, stop the link actors and the ports. Call from the main lcore
- * while the loops are not running, before lca_runtime_cleanup().
+ * Stop the remote part: first tell each peer that lives that this node
+ * stops (a LEAVE on each channel: the peer takes it down at once and logs
+ * that it left, docs/wire.md), then free what the channels hold (frames in
+ * flight and undelivered frames, counted in lost_on_dead when
+ * unacknowledged), remove the hooks, stop the link actors and the ports.
+ * Call from the main lcore while the loops are not running, before
+ * lca_runtime_cleanup().
  *
  * @return
  *   0 (also when not started); -EBUSY while the loops run.
