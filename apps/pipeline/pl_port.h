@@ -23,6 +23,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -118,6 +119,26 @@ pl_port_sum_fig(size_t off)
 		s += __atomic_load_n((uint64_t *)((char *)&pl.lc[pl.lcores[i]].f + off),
 				     __ATOMIC_RELAXED);
 	return s;
+}
+
+/**
+ * Whether a run of an engine without the runtime (eventdev, ring) is over,
+ * as one lcore sees it: its RX is over (@p rx_over: every queue done,
+ * nothing of it waiting to be handed over), which it says once through
+ * @p said into @p lcores_done; every lcore's is; and every packet taken is
+ * counted or dropped as malformed.
+ */
+static inline bool
+pl_port_all_done(bool rx_over, bool *said, unsigned int *lcores_done)
+{
+	if (rx_over && !*said) {
+		*said = true;
+		__atomic_add_fetch(lcores_done, 1, __ATOMIC_ACQ_REL);
+	}
+	return *said && __atomic_load_n(lcores_done, __ATOMIC_ACQUIRE) == pl.n_lcores &&
+	       pl_port_sum_fig(offsetof(struct pl_fig, processed)) +
+			       pl_port_sum_fig(offsetof(struct pl_fig, malformed)) ==
+		       pl_port_sum_fig(offsetof(struct pl_fig, produced));
 }
 
 static inline bool

@@ -5,7 +5,6 @@
  * event_dsw; every lcore's event port dequeues, counts in the partition's
  * store and transmits. The device itself is pl_eventdev.c's.
  */
-#include <stddef.h>
 
 #include <rte_cycles.h>
 #include <rte_eventdev.h>
@@ -120,21 +119,6 @@ ev_count(struct ev_lcore *w)
 	return n;
 }
 
-/* Done when every lcore's RX is, and every packet taken is counted or
- * dropped as malformed. */
-static bool
-ev_all_done(struct ev_lcore *w)
-{
-	if (w->left == 0 && w->st_head == w->st_n && !w->said_done) {
-		w->said_done = true;
-		__atomic_add_fetch(&lcores_rx_done, 1, __ATOMIC_ACQ_REL);
-	}
-	return w->said_done &&
-	       __atomic_load_n(&lcores_rx_done, __ATOMIC_ACQUIRE) == pl.n_lcores &&
-	       pl_port_sum_fig(offsetof(struct pl_fig, processed)) +
-			       pl_port_sum_fig(offsetof(struct pl_fig, malformed)) ==
-		       pl_port_sum_fig(offsetof(struct pl_fig, produced));
-}
 
 int
 pl_port_ev_worker(void *arg)
@@ -158,7 +142,8 @@ pl_port_ev_worker(void *arg)
 		ev_rx(w, now);
 		if (ev_count(w) > 0)
 			continue;
-		if (ev_all_done(w))
+		if (pl_port_all_done(w->left == 0 && w->st_head == w->st_n, &w->said_done,
+				     &lcores_rx_done))
 			break;
 	}
 	/* Stopped early: what waits in the device is freed by the drain below. */

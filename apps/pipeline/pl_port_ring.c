@@ -159,22 +159,6 @@ ring_take(struct ring_lcore *w)
 	return counted;
 }
 
-/* Done when every lcore's RX is, and every packet taken is counted or
- * dropped as malformed. */
-static bool
-ring_all_done(struct ring_lcore *w)
-{
-	if (w->left == 0 && w->waiting == 0 && !w->said_done) {
-		w->said_done = true;
-		__atomic_add_fetch(&lcores_rx_done, 1, __ATOMIC_ACQ_REL);
-	}
-	return w->said_done &&
-	       __atomic_load_n(&lcores_rx_done, __ATOMIC_ACQUIRE) == pl.n_lcores &&
-	       pl_port_sum_fig(offsetof(struct pl_fig, processed)) +
-			       pl_port_sum_fig(offsetof(struct pl_fig, malformed)) ==
-		       pl_port_sum_fig(offsetof(struct pl_fig, produced));
-}
-
 int
 pl_port_ring_worker(void *arg)
 {
@@ -205,7 +189,8 @@ pl_port_ring_worker(void *arg)
 			pl_count(w->f, counted, rte_rdtsc());
 			continue;
 		}
-		if (ring_all_done(w))
+		if (pl_port_all_done(w->left == 0 && w->waiting == 0, &w->said_done,
+				     &lcores_rx_done))
 			break;
 	}
 	/* Stopped early: pl_port_ring_drain() frees what is left. */
