@@ -9,6 +9,9 @@
  *             a pair; each side answers with the envelope it got, as
  *             lca-reqresp's handlers do (its lookup work left out: the
  *             handler here is a counter);
+ *   local     the reqresp shape with each pair on the main lcore, as
+ *             lca-reqresp's pairs-local and auto placements put them: the
+ *             local path (mailbox, run queue, turn), no channel;
  *   circular  lca-circular's 2 actors across lcores: one message in flight,
  *             each hop forwards the envelope with the count less one;
  *   idle      no message: --ms of loops, for what an empty poll costs.
@@ -143,16 +146,18 @@ send_new(lca_actor_id_t from, lca_actor_id_t to, uint32_t type, uint64_t word)
 	}
 }
 
-/* Set the scenario up. @return the messages it carries across lcores. */
+/* Set the scenario up. @return the messages it carries (across lcores but
+ * in the local scenario). */
 static uint64_t
 setup(const char *scenario, uint64_t n, unsigned int a, unsigned int b)
 {
-	if (strcmp(scenario, "reqresp") == 0) {
+	if (strcmp(scenario, "reqresp") == 0 || strcmp(scenario, "local") == 0) {
 		uint64_t per_pair = n / PAIRS / 2;
+		unsigned int s_lcore = strcmp(scenario, "local") == 0 ? a : b;
 
 		actors_total = PAIRS;
 		for (unsigned int k = 0; k < PAIRS; k++) {
-			lca_actor_id_t q = spawn(query_handler, a), s = spawn(service_handler, b);
+			lca_actor_id_t q = spawn(query_handler, a), s = spawn(service_handler, s_lcore);
 			struct peer *qs = lca_actor_state(q);
 
 			*qs = (struct peer){ .to = s, .left = per_pair - IN_FLIGHT,
@@ -181,7 +186,7 @@ setup(const char *scenario, uint64_t n, unsigned int a, unsigned int b)
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: bench_msgpath [EAL args] -- --scenario reqresp|circular|idle "
+	fprintf(stderr, "usage: bench_msgpath [EAL args] -- --scenario reqresp|local|circular|idle "
 		"[--messages N] [--ms MS] [--sleepy]\n");
 	return 2;
 }
@@ -239,7 +244,7 @@ main(int argc, char **argv)
 			sleeps += st.sleeps;
 		}
 	}
-	printf("bench_msgpath %s: %" PRIu64 " cross-lcore messages, %" PRIu64 " loops, %" PRIu64
+	printf("bench_msgpath %s: %" PRIu64 " messages, %" PRIu64 " loops, %" PRIu64
 	       " sleeps, %.1f ns a message (noisy; under valgrind meaningless)\n", scenario, msgs,
 	       loops, sleeps, msgs ? (double)(t1 - t0) * 1e9 / rte_get_tsc_hz() / msgs : 0.0);
 	lca_runtime_cleanup();
