@@ -94,6 +94,8 @@ slow_case() {
 }
 
 # restart: node 2 killed (SIGKILL) and started again, a new incarnation.
+# stop: node 2 stopped (SIGTERM: lca_remote_stop() says LEAVE) and started
+# again: node 1 hears that it left, rather than finding it dead.
 # pause: node 2 stopped (SIGSTOP) past dead_ms and let go on (SIGCONT): the
 # same incarnation, which finds node 1 silent for as long and declares it
 # dead too; each side's new session makes the other start afresh.
@@ -106,23 +108,24 @@ rejoin_case() {
 	node 1
 	apid=$!
 	check "$t: node 1 had its first 100 replies" "wait_for_line '$tmp/1.log' '^ready$' 60 $apid"
-	if [ "$how" = restart ]; then
-		kill -9 "$bpid"
-		wait "$bpid" 2>/dev/null
-	else
-		kill -STOP "$bpid"
-	fi
+	case $how in
+	restart) kill -9 "$bpid"; wait "$bpid" 2>/dev/null ;;
+	stop) kill -TERM "$bpid"; wait "$bpid" 2>/dev/null ;;
+	pause) kill -STOP "$bpid" ;;
+	esac
 	check "$t: node 1 declared node 2 down" "wait_for_line '$tmp/1.log' '^down$' 30 $apid"
 	sleep 0.5
-	if [ "$how" = restart ]; then start_node2; else kill -CONT "$bpid"; fi
+	if [ "$how" = pause ]; then kill -CONT "$bpid"; else start_node2; fi
 	wait "$apid"; rc=$?
 	apid=
 	out=$(cat "$tmp/1.log")
-	grep -E "^counts: |rejoined|is dead" <<<"$out"
+	grep -E "^counts: |rejoined|is dead|left: " <<<"$out"
 	check "$t: node 1 exits 0: 100 replies after the rejoin" "[ $rc -eq 0 ]"
 	check "$t: node 1's watcher: down, then up, once each" \
 		"[ \"\$(grep -E '^(down|up)$' <<<\"\$out\" | tr '\n' ' ')\" = 'down up ' ]"
 	check "$t: node 1 logged the rejoin" "grep -q 'remote: node 2 rejoined (session ' <<<\"\$out\""
+	[ "$how" != stop ] || check "$t: node 1 logged that node 2 left, not that it died" \
+		"grep -q 'remote: node 2 left: it stopped (its LEAVE came)' <<<\"\$out\" && ! grep -q 'remote: node 2 is dead' <<<\"\$out\""
 	check "$t: counts: sends refused while down, 200 replies or more, one down and one up, node 2 up" \
 		"grep -qE '^counts: [0-9]+ pings sent, [1-9][0-9]* refused, (2[0-9]{2}|[3-9][0-9]{2}|[0-9]{4,}) replies, 1 downs, 1 ups, [0-9]+ lost_on_dead, [0-9]+ stale_session, node 2 up; unaccounted -?[0-9]+\$' <<<\"\$out\""
 	# Each ping taken is a reply or counted lost at the old epoch's end
@@ -146,6 +149,7 @@ else
 	for s in a b; do ip netns exec "${n}$s" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 2>/dev/null; done
 	slow_case
 	rejoin_case restart
+	rejoin_case stop
 	rejoin_case pause
 fi
 # UCX: the same three cases; a peer's endpoints made again while it is
@@ -153,5 +157,6 @@ fi
 transport=ucx
 slow_case
 rejoin_case restart
+rejoin_case stop
 rejoin_case pause
 finish
