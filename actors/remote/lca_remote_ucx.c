@@ -617,9 +617,11 @@ static void
 ux_stop(void)
 {
 	hooks(false);
+	/* First: what arrives while the LEAVEs go (ours to ourselves, on a
+	 * loopback link, or a peer's that stops too) is not read any more. */
+	rm_ux.stopping = true;
 	if (rm_ux.ctx != NULL)
 		leave_all();
-	rm_ux.stopping = true;
 	ux_close_all();
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		unsigned int l = rm.lcores[i];
