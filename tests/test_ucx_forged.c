@@ -11,6 +11,8 @@
  * - Protocol errors: as FAKE, a node of the table that never started, it
  *   credits what was never sent: counted, logged, and the peer declared
  *   down.
+ * - LEAVE: as FAKE, one with a forged tag and one with data are refused;
+ *   the one the spec tags takes FAKE down.
  */
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -27,6 +29,7 @@
 #include <cmocka.h>
 
 #include <rte_common.h>
+#include <rte_log.h>
 
 #include <sodium.h>
 
@@ -43,7 +46,8 @@
 #define FAKE 9      /* in the table; the forger speaks for it */
 #define FAKE_SESSION 0xfa4e5e55u
 /* The active message ids and lengths of docs/wire.md, "The UCX transport". */
-enum { AM_DATA = 21, AM_HELLO = 22, AM_CREDIT = 23, AM_LARGE = 24, AM_LARGE_CREDIT = 25 };
+enum { AM_DATA = 21, AM_HELLO = 22, AM_CREDIT = 23, AM_LARGE = 24, AM_LARGE_CREDIT = 25,
+       AM_LEAVE = 26 };
 #define HDR 20
 #define TAG 8
 #define LARGE_HDR (HDR + 16)
@@ -563,6 +567,56 @@ test_large_payload_tag(void **state)
 	forger_join();
 }
 
+/* As FAKE, with a key: a LEAVE with a zero tag (bad_tag) and one with data
+ * (malformed) change nothing; the one tagged by the spec takes FAKE down,
+ * and nothing else moves. */
+static void
+test_leave(void **state)
+{
+	struct lca_remote_link_stats ls;
+	struct lca_remote_stats gs;
+	uint8_t h[HDR + TAG], d[8] = { 0 };
+	char line[512];
+	unsigned int left = 0, dead = 0;
+	FILE *log = tmpfile();
+
+	(void)state;
+	/* Down by the LEAVE, not by connect_ms: the log says which. */
+	assert_non_null(log);
+	assert_int_equal(rte_openlog_stream(log), 0);
+	node_start(true, true);
+	hdr_session(h, FAKE, 1, 0, 0, FAKE_SESSION);
+	memset(h + HDR, 0, TAG);
+	forge(AM_LEAVE, h, sizeof(h), NULL, 0);
+	spec_tag(h + HDR, key, h, HDR);
+	forge(AM_LEAVE, h, sizeof(h), d, sizeof(d));
+	forge(AM_LEAVE, h, sizeof(h), NULL, 0);
+	forger_start();
+	assert_true(lca_test_run_until(fake_down, NULL, 30));
+	assert_false(__atomic_load_n(&fg.failed, __ATOMIC_ACQUIRE));
+	assert_false(lca_remote_node_up(FAKE));
+	assert_int_equal(lca_remote_link_stats_get(FAKE, &ls), 0);
+	assert_int_equal(ls.ack_beyond_sent, 0);
+	assert_int_equal(ls.stale_session, 0);
+	assert_int_equal(ls.msgs_delivered, 0);
+	gs = stats();
+	assert_int_equal(gs.bad_tag, 1);
+	assert_int_equal(gs.malformed, 1);
+	assert_int_equal(gs.unknown_peer, 0);
+	fflush(log);
+	rewind(log);
+	while (fgets(line, sizeof(line), log) != NULL) {
+		left += strstr(line, "remote: node 9 left: it stopped (its LEAVE came)") != NULL;
+		dead += strstr(line, "remote: node 9 is dead") != NULL;
+		fputs(line, stderr);
+	}
+	rte_openlog_stream(NULL);
+	fclose(log);
+	assert_int_equal(left, 1);
+	assert_int_equal(dead, 0);
+	forger_join();
+}
+
 /* A credit for buffers never sent, tagged with the node's key: past the
  * tag, it is the peer that is wrong, and the session is reset. */
 static void
@@ -600,6 +654,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_large_payload_tag, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_large_credit_past_sent, runtime_up,
 						runtime_down),
+		cmocka_unit_test_setup_teardown(test_leave, runtime_up, runtime_down),
 #else
 		cmocka_unit_test(test_without_ucx),
 #endif
