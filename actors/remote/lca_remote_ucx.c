@@ -608,9 +608,7 @@ leave_all(void)
 	/* Until UCX has sent each: then the endpoints need no flush, which
 	 * would wait for peers that stop as soon as they read it. */
 	for (unsigned int spin = 0; spin < UX_CLOSE_SPINS && leaves_in_flight(); spin++)
-		for (unsigned int i = 0; i < rm.n_lcores; i++)
-			if (rm_ux.lc[rm.lcores[i]] != NULL)
-				ucp_worker_progress(rm_ux.lc[rm.lcores[i]]->worker);
+		ux_progress_all();
 }
 
 static void

@@ -355,6 +355,11 @@ void ux_client_connect(struct ux_chan *ch);
 /* Close every endpoint of every lcore, progressing all the workers. */
 void ux_close_all(void);
 
+/* One progress of every lcore's worker, from a thread while the lcores are
+ * stopped: a request may wait for another worker of this process (the peer
+ * of a loopback, or its other end). */
+void ux_progress_all(void);
+
 /* Close @p ep (a flush close), progressing @p worker until it is done. */
 void ux_ep_close(ucp_worker_h worker, ucp_ep_h ep);
 

@@ -184,8 +184,8 @@ ux_client_connect(struct ux_chan *ch)
 
 /* Whether @p ep of @p ul (ours to a peer, a channel's, or the peer's to us,
  * a channel's reply endpoint) needs no flush at the stop: its peer is down,
- * or our LEAVE to it went and was flushed. A flush then would wait for a
- * peer that stops or is gone, and UCX reports it as an error. */
+ * or UCX has sent our LEAVE to it. A flush then would wait for a peer that
+ * stops or is gone, and UCX reports it as an error. */
 static bool
 ep_done_with(const struct ux_lcore *ul, ucp_ep_h ep)
 {
@@ -199,19 +199,23 @@ ep_done_with(const struct ux_lcore *ul, ucp_ep_h ep)
 	return false;
 }
 
+void
+ux_progress_all(void)
+{
+	for (unsigned int i = 0; i < rm.n_lcores; i++)
+		if (rm_ux.lc[rm.lcores[i]] != NULL)
+			ucp_worker_progress(rm_ux.lc[rm.lcores[i]]->worker);
+}
+
 /* Progress every lcore's worker until the @p n requests of @p reqs are
- * complete, or UX_CLOSE_SPINS rounds; free them. Every worker: a request
- * may wait for another worker of this process (the peer of a loopback, or
- * its other end). */
+ * complete, or UX_CLOSE_SPINS rounds; free them. */
 static void
 wait_all(ucs_status_ptr_t *reqs, unsigned int n)
 {
 	for (unsigned int spin = 0; spin < UX_CLOSE_SPINS && n > 0; spin++) {
 		bool done = true;
 
-		for (unsigned int i = 0; i < rm.n_lcores; i++)
-			if (rm_ux.lc[rm.lcores[i]] != NULL)
-				ucp_worker_progress(rm_ux.lc[rm.lcores[i]]->worker);
+		ux_progress_all();
 		for (unsigned int k = 0; k < n && done; k++)
 			done = ucp_request_check_status(reqs[k]) != UCS_INPROGRESS;
 		if (done)
