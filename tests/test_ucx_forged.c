@@ -464,13 +464,34 @@ fake_down(void *arg)
 	       (lca_remote_link_stats_get(FAKE, &ls) == 0 && ls.dead);
 }
 
+/* Run until FAKE is down; then what moved: its acks past what was sent,
+ * and the refusals of the forger's messages, nothing else. */
+static void
+fake_taken_down(uint64_t ack_beyond_sent, uint64_t bad_tag, uint64_t malformed)
+{
+	struct lca_remote_link_stats ls;
+	struct lca_remote_stats gs;
+
+	assert_true(lca_test_run_until(fake_down, NULL, 30));
+	assert_false(__atomic_load_n(&fg.failed, __ATOMIC_ACQUIRE));
+	assert_false(lca_remote_node_up(FAKE));
+	assert_int_equal(lca_remote_link_stats_get(FAKE, &ls), 0);
+	assert_int_equal(ls.ack_beyond_sent, ack_beyond_sent);
+	assert_int_equal(ls.credit_beyond_window, 0);
+	assert_int_equal(ls.stale_session, 0);
+	assert_int_equal(ls.msgs_delivered, 0);
+	assert_int_equal(ls.lost_on_dead, 0);
+	gs = stats();
+	assert_int_equal(gs.bad_tag, bad_tag);
+	assert_int_equal(gs.malformed, malformed);
+	assert_int_equal(gs.unknown_peer, 0);
+}
+
 /* As FAKE, one credit @p id of @p seq (tagged by the spec when
  * @p keyed): a protocol error that declares FAKE down, nothing else. */
 static void
 credit_past_sent(bool keyed, unsigned int id, uint32_t seq)
 {
-	struct lca_remote_link_stats ls;
-	struct lca_remote_stats gs;
 	uint8_t h[HDR + TAG];
 
 	node_start(keyed, true);
@@ -479,19 +500,7 @@ credit_past_sent(bool keyed, unsigned int id, uint32_t seq)
 		spec_tag(h + HDR, key, h, HDR);
 	forge(id, h, keyed ? sizeof(h) : HDR, NULL, 0);
 	forger_start();
-	assert_true(lca_test_run_until(fake_down, NULL, 30));
-	assert_false(__atomic_load_n(&fg.failed, __ATOMIC_ACQUIRE));
-	assert_int_equal(lca_remote_link_stats_get(FAKE, &ls), 0);
-	assert_int_equal(ls.ack_beyond_sent, 1);
-	assert_int_equal(ls.credit_beyond_window, 0);
-	assert_int_equal(ls.stale_session, 0);
-	assert_int_equal(ls.msgs_delivered, 0);
-	assert_int_equal(ls.lost_on_dead, 0);
-	gs = stats();
-	assert_int_equal(gs.bad_tag, 0);
-	assert_int_equal(gs.malformed, 0);
-	assert_int_equal(gs.unknown_peer, 0);
-	assert_false(lca_remote_node_up(FAKE));
+	fake_taken_down(1, 0, 0);
 	forger_join();
 }
 
@@ -573,8 +582,6 @@ test_large_payload_tag(void **state)
 static void
 test_leave(void **state)
 {
-	struct lca_remote_link_stats ls;
-	struct lca_remote_stats gs;
 	uint8_t h[HDR + TAG], d[8] = { 0 };
 	char line[512];
 	unsigned int left = 0, dead = 0;
@@ -592,17 +599,7 @@ test_leave(void **state)
 	forge(AM_LEAVE, h, sizeof(h), d, sizeof(d));
 	forge(AM_LEAVE, h, sizeof(h), NULL, 0);
 	forger_start();
-	assert_true(lca_test_run_until(fake_down, NULL, 30));
-	assert_false(__atomic_load_n(&fg.failed, __ATOMIC_ACQUIRE));
-	assert_false(lca_remote_node_up(FAKE));
-	assert_int_equal(lca_remote_link_stats_get(FAKE, &ls), 0);
-	assert_int_equal(ls.ack_beyond_sent, 0);
-	assert_int_equal(ls.stale_session, 0);
-	assert_int_equal(ls.msgs_delivered, 0);
-	gs = stats();
-	assert_int_equal(gs.bad_tag, 1);
-	assert_int_equal(gs.malformed, 1);
-	assert_int_equal(gs.unknown_peer, 0);
+	fake_taken_down(0, 1, 1);
 	fflush(log);
 	rewind(log);
 	while (fgets(line, sizeof(line), log) != NULL) {
