@@ -325,7 +325,6 @@ peer_down_locked(unsigned int p, const char *why, bool ours_new, bool left)
 
 	if (__atomic_load_n(&pe->dead, __ATOMIC_RELAXED))
 		return;
-	__atomic_store_n(&pe->left, left, __ATOMIC_RELAXED);
 	__atomic_store_n(&pe->dead, 1, __ATOMIC_RELEASE);
 	epoch_end_locked(p, ours_new);
 	if (rm_log_allowed(&pe->down_log, rte_rdtsc(), &quiet)) {
@@ -405,7 +404,6 @@ peer_rejoined_locked(unsigned int p, uint32_t session)
 	if (rm_log_allowed(&pe->rejoin_log, rte_rdtsc(), &quiet))
 		LCA_LOG(INFO, "remote: node %u rejoined (session %08x): sends to it go again%s\n",
 			pe->n.id, session, quiet_note(quiet, note, sizeof(note)));
-	__atomic_store_n(&pe->left, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&pe->dead, 0, __ATOMIC_RELEASE);
 	watchers_tell(p, LCA_TYPE_NODE_UP);
 }
@@ -571,7 +569,6 @@ nodes_take(const struct lca_remote_conf *conf)
 		pe->n = n->id == conf->self ? rm.self : *n;
 		pe->chan_base = n_chan;
 		pe->dead = 0;
-		pe->left = 0;
 		pe->heard_session = 0;
 		pe->epoch = 0;
 		pe->tx_session = rm.session;

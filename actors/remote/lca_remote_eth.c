@@ -277,12 +277,7 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 
 		chan_sync(rl, ch);
 		if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED)) {
-			/* One that left is not courted: it stopped, and says
-			 * hello itself when it starts again. And on a memif,
-			 * a frame sent as its process goes away may be one in
-			 * flight when the PMD unmaps the regions. */
-			if (!__atomic_load_n(&rm.peers[p].left, __ATOMIC_RELAXED) &&
-			    now - ch->last_tx_tsc >= rm.hb * RM_DEAD_HELLO_BEATS) {
+			if (now - ch->last_tx_tsc >= rm.hb * RM_DEAD_HELLO_BEATS) {
 				eth_send_ack(rl, ch, WIRE_F_HEARTBEAT, now);
 				work++;
 			}

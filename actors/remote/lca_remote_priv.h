@@ -109,7 +109,6 @@ struct rm_peer {
 	struct lca_remote_node n;
 	unsigned int chan_base;      /* its first channel in a transport's lcore */
 	uint32_t dead;               /* atomic */
-	uint32_t left;               /* atomic: down by its LEAVE (while dead) */
 	uint32_t heard_session;      /* atomic: its session in this epoch; 0: not heard */
 	uint32_t epoch;              /* atomic: +1 at each end of one */
 	uint32_t tx_session;         /* atomic: ours toward it in this epoch */
