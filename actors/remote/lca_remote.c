@@ -327,16 +327,11 @@ peer_down_locked(unsigned int p, const char *why, bool ours_new, bool left)
 		return;
 	__atomic_store_n(&pe->dead, 1, __ATOMIC_RELEASE);
 	epoch_end_locked(p, ours_new);
-	if (rm_log_allowed(&pe->down_log, rte_rdtsc(), &quiet)) {
-		if (left)
-			LCA_LOG(INFO, "remote: node %u left: %s; sends to it fail with -EHOSTDOWN; "
-				"our session to it %08x%s\n", pe->n.id, why, pe->tx_session,
-				quiet_note(quiet, note, sizeof(note)));
-		else
-			LCA_LOG(ERR, "remote: node %u is dead: %s; sends to it fail with -EHOSTDOWN; "
-				"our session to it %08x%s\n", pe->n.id, why, pe->tx_session,
-				quiet_note(quiet, note, sizeof(note)));
-	}
+	if (rm_log_allowed(&pe->down_log, rte_rdtsc(), &quiet))
+		rte_log(left ? RTE_LOG_INFO : RTE_LOG_ERR, LCA_LOG_PART,
+			"lcactor: remote: node %u %s: %s; sends to it fail with -EHOSTDOWN; our "
+			"session to it %08x%s\n", pe->n.id, left ? "left" : "is dead", why,
+			pe->tx_session, quiet_note(quiet, note, sizeof(note)));
 	watchers_tell(p, LCA_TYPE_NODE_DOWN);
 }
 

@@ -206,6 +206,15 @@ pl_port_rx(struct rxq_state *q, uint64_t now, struct pl_fig *f, struct rte_mbuf 
 unsigned int pl_port_parse_count(unsigned int lcore, struct pl_fig *f, struct rte_mbuf **pkts,
 				 unsigned int n, struct rte_mbuf **bad, unsigned int *n_bad);
 
+/**
+ * Parse a burst: the valid packets move to the front of @p pkts, the
+ * malformed ones are counted in @p f's malformed and freed (the engines
+ * that hand packets on before they count them: eventdev, ring).
+ *
+ * @return the valid packets.
+ */
+unsigned int pl_port_parse_drop(struct pl_fig *f, struct rte_mbuf **pkts, unsigned int n);
+
 /** Transmit (--sink tx, buffered on @p lcore's TX queue) or free @p n packets. */
 void pl_port_sink(unsigned int lcore, struct pl_fig *f, struct rte_mbuf **pkts, unsigned int n);
 

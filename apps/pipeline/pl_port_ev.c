@@ -57,11 +57,11 @@ ev_make_events(struct ev_lcore *w, struct rte_mbuf **pkts, unsigned int ok)
 static void
 ev_rx(struct ev_lcore *w, uint64_t now)
 {
-	struct rte_mbuf *pkts[PL_MAX_BURST], *bad[PL_MAX_BURST];
+	struct rte_mbuf *pkts[PL_MAX_BURST];
 
 	for (unsigned int i = 0; i < w->n_mine && w->st_head == w->st_n; i++) {
 		struct rxq_state *q = w->mine[i];
-		unsigned int nr, ok, nb, want = RTE_MIN(pp.conf->burst, ev_enq);
+		unsigned int nr, ok, want = RTE_MIN(pp.conf->burst, ev_enq);
 
 		if (q->done)
 			continue;
@@ -77,11 +77,7 @@ ev_rx(struct ev_lcore *w, uint64_t now)
 			continue;
 		q->taken += nr;
 		fig_add(&w->f->produced, nr);
-		ok = parse_burst(pkts, nr, bad, &nb);
-		if (nb) {
-			rte_pktmbuf_free_bulk(bad, nb);
-			fig_add(&w->f->malformed, nb);
-		}
+		ok = pl_port_parse_drop(w->f, pkts, nr);
 		ev_make_events(w, pkts, ok);
 	}
 	if (w->st_head < w->st_n) {

@@ -107,21 +107,17 @@ ring_flush(struct ring_lcore *w)
 static unsigned int
 ring_rx(struct ring_lcore *w, uint64_t now)
 {
-	struct rte_mbuf *pkts[PL_MAX_BURST], *bad[PL_MAX_BURST], *here[PL_MAX_BURST];
+	struct rte_mbuf *pkts[PL_MAX_BURST], *here[PL_MAX_BURST];
 	unsigned int counted = 0;
 
 	for (unsigned int i = 0; i < w->n_mine && ring_flush(w); i++) {
 		bool ended;
-		unsigned int n = pl_port_rx(w->mine[i], now, w->f, pkts, &ended), ok, nb, nh = 0;
+		unsigned int n = pl_port_rx(w->mine[i], now, w->f, pkts, &ended), ok, nh = 0;
 
 		w->left -= ended;
 		if (n == 0)
 			continue;
-		ok = parse_burst(pkts, n, bad, &nb);
-		if (nb) {
-			rte_pktmbuf_free_bulk(bad, nb);
-			fig_add(&w->f->malformed, nb);
-		}
+		ok = pl_port_parse_drop(w->f, pkts, n);
 		for (unsigned int k = 0; k < ok; k++) {
 			unsigned int d = part_idx[partition(pkts[k]->hash.usr, w->me)];
 

@@ -37,6 +37,19 @@ pl_port_parse_count(unsigned int lcore, struct pl_fig *f, struct rte_mbuf **pkts
 	return ok;
 }
 
+unsigned int
+pl_port_parse_drop(struct pl_fig *f, struct rte_mbuf **pkts, unsigned int n)
+{
+	struct rte_mbuf *bad[PL_MAX_BURST];
+	unsigned int nb, ok = parse_burst(pkts, n, bad, &nb);
+
+	if (nb) {
+		rte_pktmbuf_free_bulk(bad, nb);
+		fig_add(&f->malformed, nb);
+	}
+	return ok;
+}
+
 /* plain (parse and count) or io (neither): RX -> [stages] -> TX. */
 static int
 rtc_worker(bool stages)
