@@ -9,8 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_alarm.h>
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_eal.h>
+#include <rte_interrupts.h>
+#include <rte_pause.h>
 #include <rte_errno.h>
 
 #include "lca_eal.h"
@@ -298,6 +302,51 @@ remove_run_dir(const char *dir)
 	closedir(d);
 	if (rmdir(dir) != 0 && errno != ENOENT)
 		LCA_LOG(DEBUG, "kept %s: %s\n", dir, strerror(errno));
+}
+
+struct intr_call {
+	void (*fn)(void *arg);
+	void *arg;
+	int posted; /* release/acquire pair that hands over fn and arg */
+	int done;
+};
+
+static void
+intr_call_run(void *arg)
+{
+	struct intr_call *c = arg;
+
+	/* Set before the alarm was; the load orders fn and arg for checkers
+	 * that cannot see into EAL's alarm list (ThreadSanitizer). */
+	while (!__atomic_load_n(&c->posted, __ATOMIC_ACQUIRE))
+		rte_pause();
+	c->fn(c->arg);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+}
+
+int
+lca_eal_on_intr_thread(void (*fn)(void *arg), void *arg)
+{
+	struct intr_call c = { .fn = fn, .arg = arg };
+	int ret;
+
+	if (rte_thread_is_intr()) {
+		fn(arg);
+		return 0;
+	}
+	/* An alarm's callback runs on the interrupt thread, between its
+	 * handlers; 1 us is the shortest delay EAL takes. */
+	__atomic_store_n(&c.posted, 1, __ATOMIC_RELEASE);
+	ret = rte_eal_alarm_set(1, intr_call_run, &c);
+	if (ret != 0) {
+		LCA_LOG(WARNING, "no alarm on the interrupt thread (%s): running on this one\n",
+			rte_strerror(-ret));
+		fn(arg);
+		return ret;
+	}
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+		rte_delay_us_sleep(100);
+	return 0;
 }
 
 int

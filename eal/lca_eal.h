@@ -85,6 +85,22 @@ LCA_API bool lca_eal_stop_requested(void);
 LCA_API void lca_eal_request_stop(void);
 
 /**
+ * Run @p fn(@p arg) on EAL's interrupt thread and wait until it returned.
+ *
+ * PMDs handle their link and control events on that thread. A call that
+ * stops or closes a device made from it cannot race those handlers: DPDK
+ * 22.11's net_memif frees its shared regions both when its peer disconnects
+ * (on that thread) and at rte_eth_dev_stop(), with no lock between the two,
+ * and a stop made elsewhere while the peer leaves frees them twice.
+ * Called from the interrupt thread itself, @p fn runs at once.
+ *
+ * @return
+ *   0 once @p fn has run, or the negative errno of rte_eal_alarm_set() (then
+ *   @p fn has run on this thread instead).
+ */
+LCA_API int lca_eal_on_intr_thread(void (*fn)(void *arg), void *arg);
+
+/**
  * Count of free hugepages of every size, read from @p sysfs_root (normally
  * "/sys"). Exposed for tests with a fake sysfs.
  *

@@ -20,6 +20,7 @@
 #include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_ethdev.h>
+#include <rte_interrupts.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -844,6 +845,57 @@ test_stop_null_port(void **state)
 	stop_port(p);
 }
 
+struct intr_probe {
+	int runs;
+	bool on_intr;
+	bool nested_on_intr;
+};
+
+static void
+intr_probe_inner(void *arg)
+{
+	struct intr_probe *pr = arg;
+
+	pr->nested_on_intr = rte_thread_is_intr();
+}
+
+static void
+intr_probe_run(void *arg)
+{
+	struct intr_probe *pr = arg;
+
+	pr->runs++;
+	pr->on_intr = rte_thread_is_intr();
+	/* From the interrupt thread itself it runs at once, not deadlocked
+	 * behind this very call. */
+	assert_int_equal(lca_eal_on_intr_thread(intr_probe_inner, pr), 0);
+}
+
+/* Device stop and close run on EAL's interrupt thread (net_memif's peer
+ * disconnect frees what a stop frees, there, without a lock), the call
+ * returns only after, and the PMD's answer comes back. */
+static void
+test_dev_stop_on_intr_thread(void **state)
+{
+	struct intr_probe pr = { 0 };
+	uint16_t port_id;
+
+	(void)state;
+	assert_false(rte_thread_is_intr());
+	assert_int_equal(lca_eal_on_intr_thread(intr_probe_run, &pr), 0);
+	assert_int_equal(pr.runs, 1);
+	assert_true(pr.on_intr);
+	assert_true(pr.nested_on_intr);
+
+	assert_int_equal(rte_dev_probe("net_null8"), 0);
+	assert_int_equal(rte_eth_dev_get_port_by_name("net_null8", &port_id), 0);
+	assert_int_equal(lca_port_dev_stop(port_id), 0);
+	assert_int_equal(lca_port_dev_close(port_id), 0);
+	assert_false(rte_eth_dev_is_valid_port(port_id));
+	assert_int_equal(lca_port_dev_stop(RTE_MAX_ETHPORTS - 1), -ENODEV);
+	assert_int_equal(lca_port_dev_close(RTE_MAX_ETHPORTS - 1), -ENODEV);
+}
+
 int
 main(void)
 {
@@ -860,6 +912,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_stop_keeps_busy_pool, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_rx_off_and_keep_open, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_stop_null_port, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_dev_stop_on_intr_thread, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_idle_port_is_idle, runtime_up_sleepy,
 						runtime_down),
 	};

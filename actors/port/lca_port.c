@@ -243,7 +243,42 @@ port_dev_stop(struct lca_port *p)
 	if (drained > 0)
 		LCA_LOG(INFO, "port %u: %u packets left in the RX queues at stop freed\n",
 			p->port_id, drained);
-	rte_eth_dev_stop(p->port_id);
+	lca_port_dev_stop(p->port_id);
+}
+
+struct dev_call {
+	uint16_t port_id;
+	bool close;
+	int ret;
+};
+
+static void
+dev_call_run(void *arg)
+{
+	struct dev_call *c = arg;
+
+	c->ret = c->close ? rte_eth_dev_close(c->port_id) : rte_eth_dev_stop(c->port_id);
+}
+
+static int
+dev_call(uint16_t port_id, bool close)
+{
+	struct dev_call c = { .port_id = port_id, .close = close };
+
+	lca_eal_on_intr_thread(dev_call_run, &c);
+	return c.ret;
+}
+
+int
+lca_port_dev_stop(uint16_t port_id)
+{
+	return dev_call(port_id, false);
+}
+
+int
+lca_port_dev_close(uint16_t port_id)
+{
+	return dev_call(port_id, true);
 }
 
 static void
@@ -255,7 +290,7 @@ port_free(struct lca_port *p, bool close)
 	if (p->dev_started)
 		port_dev_stop(p);
 	if (close && p->dev_configured)
-		rte_eth_dev_close(p->port_id);
+		lca_port_dev_close(p->port_id);
 	pool_release(p);
 	rte_free(p);
 }
@@ -697,7 +732,7 @@ dev_start(const struct lca_port *p, unsigned int wait_ms)
 			break;
 		if (ret == 0) {
 			waited_ms += link_ms;
-			rte_eth_dev_stop(p->port_id);
+			lca_port_dev_stop(p->port_id);
 			ret = -ENOTCONN;
 		}
 		if (waited_ms >= wait_ms) {

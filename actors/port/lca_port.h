@@ -350,6 +350,25 @@ LCA_API int lca_port_rx_lcore(const struct lca_port *port, unsigned int queue);
  */
 LCA_API struct rte_mempool *lca_port_mempool(const struct lca_port *port);
 
+/**
+ * rte_eth_dev_stop() on EAL's interrupt thread (lca_eal_on_intr_thread()),
+ * as lca_port_stop() does: a PMD's own handlers there (a memif peer that
+ * disconnects) cannot then race the stop. For apps that drive a port
+ * themselves.
+ *
+ * @return
+ *   What rte_eth_dev_stop() returned.
+ */
+LCA_API int lca_port_dev_stop(uint16_t port_id);
+
+/**
+ * rte_eth_dev_close() on EAL's interrupt thread, as lca_port_dev_stop().
+ *
+ * @return
+ *   What rte_eth_dev_close() returned.
+ */
+LCA_API int lca_port_dev_close(uint16_t port_id);
+
 /** How many ethdev ports EAL created and are usable (rte_eth_dev_count_avail()). */
 LCA_API unsigned int lca_port_count(void);
 

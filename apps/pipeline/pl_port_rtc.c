@@ -18,6 +18,7 @@
 #include <rte_mempool.h>
 
 #include "lca_freq.h"
+#include "lca_port.h"
 #include "pl_port.h"
 #include "pl_sink.h"
 #include "pl_stages.h"
@@ -132,7 +133,7 @@ pl_port_run_rtc(struct port_run *r)
 		ret = pl_sink_make();
 	if (ret < 0) {
 		for (unsigned int i = 0; i < pp.n_ports; i++)
-			rte_eth_dev_stop(pp.ports[i].id);
+			lca_port_dev_stop(pp.ports[i].id);
 		return ret;
 	}
 	pl_port_runs_reset();
@@ -152,7 +153,7 @@ pl_port_run_rtc(struct port_run *r)
 
 		if (pp.ports[i].rx && rte_eth_stats_get(pp.ports[i].id, &es) == 0)
 			r->port_rx += es.ipackets;
-		rte_eth_dev_stop(pp.ports[i].id);
+		lca_port_dev_stop(pp.ports[i].id);
 	}
 	pl_port_release();
 	for (unsigned int i = 0; i < pp.n_ports; i++) {
