@@ -18,7 +18,9 @@
 # of nginx's median saturation (lca-load --rate, 100 connections, p99 ms,
 # and the server's CPU per request).
 # Servers: nginx, lca-epoll (--io epoll), lca-uring (--io uring), lca (the
-# default --io).
+# default --io), floor (lca-httpd-floor: the socket path alone, epoll and
+# SO_REUSEPORT with no runtime and no parser, the same answer's bytes; with
+# it each cell also prints every server's share of the floor).
 # Needs nginx and wrk (Debian: apt-get install nginx-light wrk); --install
 # installs them.
 # Usage: scripts/http-compare.sh [--duration SEC] [--warmup SEC] [--reps N]
@@ -59,7 +61,7 @@ done
 [[ "$warmup" =~ ^[0-9]+$ ]] || { echo "http-compare: bad --warmup '$warmup'" >&2; exit 2; }
 [[ "$reps" =~ ^[0-9]+$ && "$reps" -ge 3 ]] || { echo "http-compare: --reps must be at least 3 (a median and a spread need them)" >&2; exit 2; }
 [[ "$cpus" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "http-compare: bad --cpus '$cpus'" >&2; exit 2; }
-[[ "$servers" =~ ^(nginx|lca|lca-epoll|lca-uring)(,(nginx|lca|lca-epoll|lca-uring))*$ ]] || { echo "http-compare: bad --servers '$servers' (nginx, lca, lca-epoll, lca-uring)" >&2; exit 2; }
+[[ "$servers" =~ ^(nginx|lca|lca-epoll|lca-uring|floor)(,(nginx|lca|lca-epoll|lca-uring|floor))*$ ]] || { echo "http-compare: bad --servers '$servers' (nginx, lca, lca-epoll, lca-uring, floor)" >&2; exit 2; }
 [[ "$cells" =~ ^sat-c[0-9]+(,sat-c[0-9]+)*$ ]] || { echo "http-compare: bad --cells '$cells' (sat-cN,...)" >&2; exit 2; }
 [[ -z "$rates" || "$rates" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "http-compare: bad --rates '$rates'" >&2; exit 2; }
 [[ -z "$rates" || ",$servers," == *,nginx,* ]] || { echo "http-compare: --rates are percents of nginx's saturation: --servers needs nginx" >&2; exit 2; }
@@ -79,17 +81,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 httpd=$build/apps/httpd/lca-httpd
 load=$build/apps/load/lca-load
-[ -x "$httpd" ] && [ -x "$load" ] || { echo "http-compare: build first (ninja -C $build)" >&2; exit 2; }
+floor=$build/apps/httpd/lca-httpd-floor
+[ -x "$httpd" ] && [ -x "$load" ] && [ -x "$floor" ] || { echo "http-compare: build first (ninja -C $build)" >&2; exit 2; }
 out=${out:-bench-out/http-compare-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$out"
-exec python3 - "$(cd "$out" && pwd)" "$httpd" "$load" "$(command -v nginx || echo /usr/sbin/nginx)" \
+exec python3 - "$(cd "$out" && pwd)" "$httpd" "$load" "$(command -v nginx || echo /usr/sbin/nginx)" "$floor" \
 	"$duration" "$warmup" "$reps" "$cpus" "$servers" "$cells" "$rates" <<'PY'
 import datetime, json, os, platform, re, signal, socket, statistics, subprocess, sys, time
 
-out, httpd, load, nginx = sys.argv[1:5]
-duration, warmup, reps = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
-cpus, servers, cells = sys.argv[8], sys.argv[9].split(","), sys.argv[10].split(",")
-rates = [int(r) for r in sys.argv[11].split(",")] if sys.argv[11] else []
+out, httpd, load, nginx, floor = sys.argv[1:6]
+duration, warmup, reps = int(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
+cpus, servers, cells = sys.argv[9], sys.argv[10].split(","), sys.argv[11].split(",")
+rates = [int(r) for r in sys.argv[12].split(",")] if sys.argv[12] else []
 BODY = "Hello from lca-httpd on DPDK lcores"
 PORT = 18480
 hz = os.sysconf("SC_CLK_TCK")
@@ -131,7 +134,7 @@ def wait_port(port, proc, what):
 
 class Server:
     def __init__(self, name):
-        self.name, self.proc, self.pad = name, None, 0
+        self.name, self.proc, self.pad, self.bytes = name, None, 0, 0
 
     def start(self, tag):
         log = open("%s/%s-%s.out" % (out, self.name, tag), "w")
@@ -144,6 +147,10 @@ class Server:
                 "n": len(cpus.split(",")), "mask": mask, "d": d, "port": PORT, "body": body})
             self.proc = subprocess.Popen([nginx, "-c", d + "/nginx.conf", "-p", d], stdout=log,
                                          stderr=subprocess.STDOUT)
+        elif self.name == "floor":
+            self.proc = subprocess.Popen([floor, "--port", str(PORT), "--cpus", cpus] +
+                                         (["--bytes", str(self.bytes)] if self.bytes else []),
+                                         stdout=log, stderr=subprocess.STDOUT)
         else:
             io = [] if self.name == "lca" else ["--io", self.name[4:]]
             self.proc = subprocess.Popen(
@@ -256,7 +263,7 @@ def spread(vals):
 
 
 def run_cell(cell, unit, higher_better, rec):
-    order, res = [Server(s) if s != "nginx" else nginx_srv for s in servers], {}
+    order, res = [{"nginx": nginx_srv, "floor": floor_srv}.get(s) or Server(s) for s in servers], {}
     for s in servers:
         res[s] = []
     for rep in range(reps):
@@ -272,49 +279,57 @@ def run_cell(cell, unit, higher_better, rec):
     for s in servers:
         say("| %s | %.3f | %.1f %% | %s |" % (s, statistics.median(res[s]), 100 * spread(res[s]),
             ", ".join("%.3f" % v for v in res[s])))
-    if "nginx" in servers:
+    for ref in ("nginx", "floor"):
+        if ref not in servers:
+            continue
         for s in servers:
-            if s == "nginx":
+            if s == ref:
                 continue
-            a, b = statistics.median(res[s]), statistics.median(res["nginx"])
-            gap, sp = abs(a - b) / b, max(spread(res[s]), spread(res["nginx"]))
+            a, b = statistics.median(res[s]), statistics.median(res[ref])
+            gap, sp = abs(a - b) / b, max(spread(res[s]), spread(res[ref]))
             ratio = a / b
             entry = {"ratio": ratio, "gap": gap, "spread": sp, "reported": gap > sp}
-            rec.setdefault("ratios", {})["%s/%s" % (cell, s)] = entry
+            key = "%s/%s" % (cell, s) if ref == "nginx" else "%s/%s/floor" % (cell, s)
+            rec.setdefault("ratios", {})[key] = entry
             if gap > sp:
-                say("%s: %s / nginx = %.2fx (gap %.1f %% > spread %.1f %%)%s" % (
-                    cell, s, ratio, 100 * gap, 100 * sp, "" if higher_better else " (lower is better)"))
+                say("%s: %s / %s = %.2fx (gap %.1f %% > spread %.1f %%)%s" % (
+                    cell, s, ref, ratio, 100 * gap, 100 * sp, "" if higher_better else " (lower is better)"))
             else:
-                say("%s: %s / nginx: no ratio: the spread %.1f %% is larger than the gap %.1f %%" % (
-                    cell, s, 100 * sp, 100 * gap))
+                say("%s: %s / %s: no ratio: the spread %.1f %% is larger than the gap %.1f %%" % (
+                    cell, s, ref, 100 * sp, 100 * gap))
     say("")
     return {s: statistics.median(v) for s, v in res.items()}
 
 
 def check_bytes():
-    """nginx's answer padded to lca-httpd's byte count, checked."""
-    lca = next((s for s in servers if s != "nginx"), None)
-    if lca is None or "nginx" not in servers:
+    """nginx's and the floor's answers made lca-httpd's byte count, checked."""
+    others = [srv for srv in (nginx_srv, floor_srv) if srv.name in servers]
+    if not others:
         return None
-    srv = Server(lca)
+    srv = Server(next((s for s in servers if s.startswith("lca")), "lca"))
     srv.start("bytes")
     want = answer_bytes(PORT)
     srv.stop()
-    nginx_srv.start("bytes")
-    got = answer_bytes(PORT)
-    nginx_srv.stop()
-    nginx_srv.pad = want - got
-    nginx_srv.start("bytes")
-    got = answer_bytes(PORT)
-    nginx_srv.stop()
-    if got != want:
-        sys.exit("http-compare: the answers differ: lca-httpd %d bytes, nginx %d" % (want, got))
-    say("# answers: %d bytes each (nginx's body %+d bytes to match lca-httpd's headers)" % (
-        want, nginx_srv.pad))
+    for srv in others:
+        srv.start("bytes")
+        got = answer_bytes(PORT)
+        srv.stop()
+        if srv is nginx_srv:
+            srv.pad = want - got
+        else:
+            srv.bytes = want
+        srv.start("bytes")
+        got = answer_bytes(PORT)
+        srv.stop()
+        if got != want:
+            sys.exit("http-compare: the answers differ: lca-httpd %d bytes, %s %d" % (want, srv.name, got))
+    say("# answers: %d bytes each (%s)" % (want, ", ".join(
+        "nginx's body %+d bytes to match lca-httpd's headers" % nginx_srv.pad if srv is nginx_srv else
+        "the floor's --bytes %d" % want for srv in others)))
     return want
 
 
-nginx_srv = Server("nginx")
+nginx_srv, floor_srv = Server("nginx"), Server("floor")
 say("# http-compare: %s, %d CPUs (%s), kernel %s, load average %.2f" % (
     datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"), os.cpu_count(),
     next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?"),
