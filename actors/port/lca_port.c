@@ -187,7 +187,7 @@ port_txqs_free(struct lca_port *p)
 			lca_actor_stop(t->actor);
 		if (t->buf != NULL) {
 			if (p->dev_started)
-				port_tx_flush(t);
+				port_tx_flush_stopped(t);
 			else
 				rte_pktmbuf_free_bulk(t->buf->pkts, t->buf->length);
 			rte_free(t->buf);
@@ -221,10 +221,13 @@ port_rxqs_free(struct lca_port *p)
 
 /* Free what the RX queues still hold (a ring PMD keeps it past a stop),
  * then stop the device. At most a ring's worth a queue: a PMD that makes
- * packets (net_null) never runs dry. */
+ * packets (net_null) never runs dry. On the interrupt thread (from
+ * port_dev_stop()): a memif peer that disconnects meanwhile has its
+ * regions freed there, never under this drain's bursts. */
 static void
-port_dev_stop(struct lca_port *p)
+port_drain_stop(void *arg)
 {
+	struct lca_port *p = arg;
 	unsigned int drained = 0;
 
 	for (uint16_t q = 0; q < p->n_rxq; q++) {
@@ -243,7 +246,13 @@ port_dev_stop(struct lca_port *p)
 	if (drained > 0)
 		LCA_LOG(INFO, "port %u: %u packets left in the RX queues at stop freed\n",
 			p->port_id, drained);
-	lca_port_dev_stop(p->port_id);
+	rte_eth_dev_stop(p->port_id);
+}
+
+static void
+port_dev_stop(struct lca_port *p)
+{
+	lca_eal_on_intr_thread(port_drain_stop, p);
 }
 
 struct dev_call {

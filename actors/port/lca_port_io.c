@@ -397,25 +397,44 @@ txq_buffer(struct port_txq *q, struct rte_mbuf **pkts, unsigned int n)
 	}
 }
 
+struct tx_now {
+	struct port_txq *q;
+	struct rte_mbuf **pkts;
+	unsigned int n;
+};
+
+static void
+tx_now_run(void *arg)
+{
+	const struct tx_now *t = arg;
+	unsigned int done = 0;
+
+	/* What the buffer holds goes first: one order on the queue. */
+	port_tx_flush(t->q);
+	while (done < t->n) {
+		uint16_t burst = (uint16_t)RTE_MIN(t->n - done, (unsigned int)UINT16_MAX);
+
+		txq_send(t->q, t->pkts + done, burst);
+		done += burst;
+	}
+}
+
 int
 lca_port_tx_now(struct lca_port *port, struct rte_mbuf **pkts, unsigned int n)
 {
-	unsigned int done = 0;
-	struct port_txq *q;
+	struct tx_now t = { .pkts = pkts, .n = n };
 
 	if (port == NULL || (pkts == NULL && n > 0))
 		return -EINVAL;
-	q = txq_of_caller(port);
-	if (q == NULL)
+	t.q = txq_of_caller(port);
+	if (t.q == NULL)
 		return -EPERM;
-	/* What the buffer holds goes first: one order on the queue. */
-	port_tx_flush(q);
-	while (done < n) {
-		uint16_t burst = (uint16_t)RTE_MIN(n - done, (unsigned int)UINT16_MAX);
-
-		txq_send(q, pkts + done, burst);
-		done += burst;
-	}
+	/* With the loops stopped (a stop's last frames) a peer may be
+	 * leaving too: see port_tx_flush_stopped(). */
+	if (lca_lcore_running())
+		tx_now_run(&t);
+	else
+		lca_eal_on_intr_thread(tx_now_run, &t);
 	return 0;
 }
 
@@ -438,6 +457,18 @@ port_tx_flush(struct port_txq *q)
 {
 	if (q->buf->length > 0)
 		tx_sent(q, rte_eth_tx_buffer_flush(q->port_id, q->queue_id, q->buf));
+}
+
+static void
+tx_flush_run(void *arg)
+{
+	port_tx_flush(arg);
+}
+
+void
+port_tx_flush_stopped(struct port_txq *q)
+{
+	lca_eal_on_intr_thread(tx_flush_run, q);
 }
 
 void

@@ -126,6 +126,10 @@ void port_lcore_end(unsigned int lcore_id, void *arg);
 void port_tx_handler(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n);
 void port_tx_unsent(struct rte_mbuf **unsent, uint16_t count, void *userdata);
 void port_tx_flush(struct port_txq *q);
+/* port_tx_flush() with the loops stopped, on EAL's interrupt thread: there
+ * a memif peer's disconnect frees the regions this burst would write
+ * (lca_eal_on_intr_thread()), so it comes before or after, never under. */
+void port_tx_flush_stopped(struct port_txq *q);
 void port_rxq_release(struct port_rxq *q);
 
 /* lca_port_telemetry.c */
