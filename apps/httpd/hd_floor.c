@@ -13,6 +13,8 @@
  *
  *   lca-httpd-floor --port P [--cpus 0,1] [--bytes N]
  *
+ * --port 0 takes a free port, which the first line says.
+ *
  * --bytes makes the whole answer (head and body) N bytes, to match another
  * server's (scripts/http-compare.sh passes lca-httpd's). SIGINT or SIGTERM
  * stops it: exit 0.
@@ -80,22 +82,27 @@ count_ends(const char *buf, size_t len, unsigned char *state)
 	return n;
 }
 
+/* A listener on 127.0.0.1:@p port (0: the kernel's choice, which the
+ * other threads then share through SO_REUSEPORT); @p *bound is its port. */
 static int
-listener(int port)
+listener(int port, int *bound)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
 	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0 ||
-	    bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 4096) != 0) {
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 4096) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
 		fprintf(stderr, "lca-httpd-floor: listen on 127.0.0.1:%d: %s\n", port,
 			strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
+	*bound = ntohs(a.sin_port);
 	return fd;
 }
 
@@ -251,7 +258,7 @@ usage(FILE *f)
 	fprintf(f, "usage: lca-httpd-floor --port P [--cpus LIST] [--bytes N]\n"
 		   "  the socket path alone (epoll, SO_REUSEPORT, a thread a CPU), answering every\n"
 		   "  request with one fixed 200: a floor for lca-httpd and nginx, never a server\n"
-		   "  --port P     listen on 127.0.0.1:P (required)\n"
+		   "  --port P     listen on 127.0.0.1:P (required; 0: a free port, printed)\n"
 		   "  --cpus LIST  one thread pinned to each CPU of LIST (default 0)\n"
 		   "  --bytes N    the whole answer, head and body, N bytes (default: as it is)\n");
 }
@@ -275,8 +282,8 @@ main(int argc, char **argv)
 		switch (opt) {
 		case 'p':
 			c.port = (int)strtol(optarg, &end, 10);
-			if (*end != '\0' || c.port <= 0 || c.port > 65535) {
-				fprintf(stderr, "lca-httpd-floor: --port %s: 1 to 65535\n", optarg);
+			if (*end != '\0' || c.port < 0 || c.port > 65535) {
+				fprintf(stderr, "lca-httpd-floor: --port %s: 0 to 65535\n", optarg);
 				return 2;
 			}
 			break;
@@ -317,7 +324,7 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_stop);
 	signal(SIGPIPE, SIG_IGN);
 	for (int i = 0; i < c.n_cpus; i++) {
-		w[i] = (struct worker){ .c = &c, .cpu = c.cpus[i], .lfd = listener(c.port) };
+		w[i] = (struct worker){ .c = &c, .cpu = c.cpus[i], .lfd = listener(c.port, &c.port) };
 		if (w[i].lfd < 0)
 			return 1;
 	}
