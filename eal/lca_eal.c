@@ -304,6 +304,9 @@ remove_run_dir(const char *dir)
 		LCA_LOG(DEBUG, "kept %s: %s\n", dir, strerror(errno));
 }
 
+/* How long lca_eal_on_intr_thread() waits for the interrupt thread. */
+#define INTR_CALL_WAIT_US (5u * 1000 * 1000)
+
 struct intr_call {
 	void (*fn)(void *arg);
 	void *arg;
@@ -344,8 +347,20 @@ lca_eal_on_intr_thread(void (*fn)(void *arg), void *arg)
 		fn(arg);
 		return ret;
 	}
-	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+	for (unsigned int waited_us = 0; !__atomic_load_n(&c.done, __ATOMIC_ACQUIRE);
+	     waited_us += 100) {
+		/* An interrupt thread that never takes it (stuck in a PMD's
+		 * handler, or gone) must not hang a stop: taken back, it runs
+		 * here. A callback already running is waited for by the cancel. */
+		if (waited_us >= INTR_CALL_WAIT_US &&
+		    rte_eal_alarm_cancel(intr_call_run, &c) > 0) {
+			LCA_LOG(WARNING, "the interrupt thread took no call in %u ms: running on "
+				"this thread\n", INTR_CALL_WAIT_US / 1000);
+			fn(arg);
+			return -ETIMEDOUT;
+		}
 		rte_delay_us_sleep(100);
+	}
 	return 0;
 }
 

@@ -95,8 +95,9 @@ LCA_API void lca_eal_request_stop(void);
  * Called from the interrupt thread itself, @p fn runs at once.
  *
  * @return
- *   0 once @p fn has run, or the negative errno of rte_eal_alarm_set() (then
- *   @p fn has run on this thread instead).
+ *   0 once @p fn has run; the negative errno of rte_eal_alarm_set(), or
+ *   -ETIMEDOUT when the interrupt thread had not taken the call in 5 s, and
+ *   then @p fn has run on this thread instead.
  */
 LCA_API int lca_eal_on_intr_thread(void (*fn)(void *arg), void *arg);
 

@@ -871,6 +871,45 @@ intr_probe_run(void *arg)
 	assert_int_equal(lca_eal_on_intr_thread(intr_probe_inner, pr), 0);
 }
 
+static int intr_hold; /* 1 while intr_block() holds the interrupt thread */
+
+static void
+intr_block(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&intr_hold, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&intr_hold, __ATOMIC_ACQUIRE) == 1)
+		rte_delay_us_sleep(1000);
+}
+
+static void *
+intr_blocker(void *arg)
+{
+	lca_eal_on_intr_thread(intr_block, arg);
+	return NULL;
+}
+
+/* An interrupt thread that never takes the call does not hang the caller:
+ * after 5 s the call is taken back and run on the caller's thread. */
+static void
+test_intr_thread_stuck(void **state)
+{
+	struct intr_probe pr = { 0 };
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(pthread_create(&t, NULL, intr_blocker, NULL), 0);
+	while (__atomic_load_n(&intr_hold, __ATOMIC_ACQUIRE) == 0)
+		rte_delay_us_sleep(1000);
+	assert_int_equal(lca_eal_on_intr_thread(intr_probe_inner, &pr), -ETIMEDOUT);
+	assert_false(pr.nested_on_intr); /* it ran here */
+	__atomic_store_n(&intr_hold, 2, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	/* The thread is free again: the next call goes there. */
+	assert_int_equal(lca_eal_on_intr_thread(intr_probe_inner, &pr), 0);
+	assert_true(pr.nested_on_intr);
+}
+
 /* Device stop and close run on EAL's interrupt thread (net_memif's peer
  * disconnect frees what a stop frees, there, without a lock), the call
  * returns only after, and the PMD's answer comes back. */
@@ -913,6 +952,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_rx_off_and_keep_open, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_stop_null_port, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_dev_stop_on_intr_thread, runtime_up, runtime_down),
+		cmocka_unit_test_setup_teardown(test_intr_thread_stuck, runtime_up, runtime_down),
 		cmocka_unit_test_setup_teardown(test_idle_port_is_idle, runtime_up_sleepy,
 						runtime_down),
 	};
