@@ -18,9 +18,10 @@
 # of nginx's median saturation (lca-load --rate, 100 connections, p99 ms,
 # and the server's CPU per request).
 # Servers: nginx, lca-epoll (--io epoll), lca-uring (--io uring), lca (the
-# default --io), floor (lca-httpd-floor: the socket path alone, epoll and
-# SO_REUSEPORT with no runtime and no parser, the same answer's bytes; with
-# it each cell also prints every server's share of the floor).
+# default --io), floor and floor-uring (lca-httpd-floor --io epoll|uring:
+# the socket path alone, SO_REUSEPORT, no runtime and no parser, the same
+# answer's bytes; with floor each cell also prints every server's share
+# of it).
 # Needs nginx and wrk (Debian: apt-get install nginx-light wrk); --install
 # installs them.
 # Usage: scripts/http-compare.sh [--duration SEC] [--warmup SEC] [--reps N]
@@ -61,7 +62,7 @@ done
 [[ "$warmup" =~ ^[0-9]+$ ]] || { echo "http-compare: bad --warmup '$warmup'" >&2; exit 2; }
 [[ "$reps" =~ ^[0-9]+$ && "$reps" -ge 3 ]] || { echo "http-compare: --reps must be at least 3 (a median and a spread need them)" >&2; exit 2; }
 [[ "$cpus" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "http-compare: bad --cpus '$cpus'" >&2; exit 2; }
-[[ "$servers" =~ ^(nginx|lca|lca-epoll|lca-uring|floor)(,(nginx|lca|lca-epoll|lca-uring|floor))*$ ]] || { echo "http-compare: bad --servers '$servers' (nginx, lca, lca-epoll, lca-uring, floor)" >&2; exit 2; }
+[[ "$servers" =~ ^(nginx|lca|lca-epoll|lca-uring|floor|floor-uring)(,(nginx|lca|lca-epoll|lca-uring|floor|floor-uring))*$ ]] || { echo "http-compare: bad --servers '$servers' (nginx, lca, lca-epoll, lca-uring, floor, floor-uring)" >&2; exit 2; }
 [[ "$cells" =~ ^sat-c[0-9]+(,sat-c[0-9]+)*$ ]] || { echo "http-compare: bad --cells '$cells' (sat-cN,...)" >&2; exit 2; }
 [[ -z "$rates" || "$rates" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "http-compare: bad --rates '$rates'" >&2; exit 2; }
 [[ -z "$rates" || ",$servers," == *,nginx,* ]] || { echo "http-compare: --rates are percents of nginx's saturation: --servers needs nginx" >&2; exit 2; }
@@ -147,8 +148,9 @@ class Server:
                 "n": len(cpus.split(",")), "mask": mask, "d": d, "port": PORT, "body": body})
             self.proc = subprocess.Popen([nginx, "-c", d + "/nginx.conf", "-p", d], stdout=log,
                                          stderr=subprocess.STDOUT)
-        elif self.name == "floor":
-            self.proc = subprocess.Popen([floor, "--port", str(PORT), "--cpus", cpus] +
+        elif self.name.startswith("floor"):
+            self.proc = subprocess.Popen([floor, "--port", str(PORT), "--cpus", cpus, "--io",
+                                          "uring" if self.name == "floor-uring" else "epoll"] +
                                          (["--bytes", str(self.bytes)] if self.bytes else []),
                                          stdout=log, stderr=subprocess.STDOUT)
         else:
@@ -263,7 +265,7 @@ def spread(vals):
 
 
 def run_cell(cell, unit, higher_better, rec):
-    order, res = [{"nginx": nginx_srv, "floor": floor_srv}.get(s) or Server(s) for s in servers], {}
+    order, res = [kept.get(s) or Server(s) for s in servers], {}
     for s in servers:
         res[s] = []
     for rep in range(reps):
@@ -303,7 +305,7 @@ def run_cell(cell, unit, higher_better, rec):
 
 def check_bytes():
     """nginx's and the floor's answers made lca-httpd's byte count, checked."""
-    others = [srv for srv in (nginx_srv, floor_srv) if srv.name in servers]
+    others = [srv for name, srv in kept.items() if name in servers]
     if not others:
         return None
     srv = Server(next((s for s in servers if s.startswith("lca")), "lca"))
@@ -325,11 +327,12 @@ def check_bytes():
             sys.exit("http-compare: the answers differ: lca-httpd %d bytes, %s %d" % (want, srv.name, got))
     say("# answers: %d bytes each (%s)" % (want, ", ".join(
         "nginx's body %+d bytes to match lca-httpd's headers" % nginx_srv.pad if srv is nginx_srv else
-        "the floor's --bytes %d" % want for srv in others)))
+        "%s --bytes %d" % (srv.name, want) for srv in others)))
     return want
 
 
-nginx_srv, floor_srv = Server("nginx"), Server("floor")
+kept = {name: Server(name) for name in ("nginx", "floor", "floor-uring")}
+nginx_srv = kept["nginx"]
 say("# http-compare: %s, %d CPUs (%s), kernel %s, load average %.2f" % (
     datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"), os.cpu_count(),
     next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?"),
