@@ -172,13 +172,24 @@ ring_free(struct hd_ring *r, bool queue_up)
 int
 hd_uring_init(struct hd_worker *w)
 {
-	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE, .cq_entries = RING_CQ };
+	/* The lcore polls the ring: a completion's task work waits for its
+	 * next kernel entry (COOP_TASKRUN) instead of interrupting it, and
+	 * the ring's flag says when one is due, which the peek then enters
+	 * for (TASKRUN_FLAG, liburing's io_uring_peek_batch_cqe()). */
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+		.cq_entries = RING_CQ,
+	};
 	struct hd_ring *r = calloc(1, sizeof(*r));
 	int ret;
 
 	if (r == NULL)
 		return -ENOMEM;
 	ret = io_uring_queue_init_params(RING_SQ, &r->ring, &p);
+	if (ret == -EINVAL) { /* a kernel before 5.19 */
+		p = (struct io_uring_params){ .flags = IORING_SETUP_CQSIZE, .cq_entries = RING_CQ };
+		ret = io_uring_queue_init_params(RING_SQ, &r->ring, &p);
+	}
 	if (ret < 0) {
 		ring_free(r, false);
 		return ret;
