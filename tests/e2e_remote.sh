@@ -269,11 +269,16 @@ for order in node1 node2; do
 done
 # Jumbo memif frames (issue 21 item 7): 9216-byte buffers, MTU 9000, every
 # message counted, and far more of them a frame than 1500 bytes hold.
-out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbj -- --remote memif --peer-lcores 1 \
-	--msgs 200000 --pings 100 --sizes 16 --timeout 60 --no-floor --jumbo 2>&1); rc=$?
+out=$("$bench" "${eal[@]}" --log-level 'lcactor.remote:debug' --file-prefix lca_test_rbj -- \
+	--remote memif --peer-lcores 1 --msgs 200000 --pings 100 --sizes 16 --timeout 60 --no-floor \
+	--jumbo 2>&1); rc=$?
 known_memif_crash "$rc" "$out" && rc=0
 check "remote-bench --jumbo: frames of 9014 bytes on both nodes, every message counted" \
 	"[ $rc -eq 0 ] && [ \$(grep -c 'up over ethdev (session [0-9a-f]*): .* frame 9014 bytes' <<<\"\$out\") -eq 2 ] && grep -q 'the sink counted 200000\$' <<<\"\$out\" && grep -q '^All messages counted on both sides' <<<\"\$out\""
+# Node 1's LEAVE quiets node 2's memif port before node 1's disconnect
+# unmaps its regions (docs/wire.md, "Leaving").
+check "remote-bench --jumbo: at node 1's LEAVE node 2 stops polling the memif port" \
+	"grep -q 'remote: port [0-9]*: its peer left: not polled until its link is down' <<<\"\$out\""
 check "remote-bench --jumbo: over 100 16-byte messages a frame" \
 	"grep -qE '^Link to node 2: .* \\(([1-9][0-9]{2,})\\.[0-9] msgs/frame\\)' <<<\"\$out\""
 [ $fail -eq 0 ] || echo "$out" | tail -20

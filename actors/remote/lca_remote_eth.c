@@ -202,6 +202,52 @@ link_read(unsigned int pi)
 }
 
 /*
+ * A memif peer that stops sends LEAVE, waits LEAVE_GRACE_MS, then stops its
+ * port, and its disconnect makes our interrupt thread unmap the port's
+ * regions (DPDK 22.11's net_memif) with nothing to keep out an RX or TX
+ * burst in flight on an lcore. So its LEAVE turns the port's RX off here,
+ * and its heartbeats stop, until the link is seen down (the unmapping is
+ * over; a memif that is not connected answers a burst with nothing) or
+ * QUIET_MS passes (a disconnect missed between two reads: the peer may be
+ * back by then, and must be heard).
+ */
+#define QUIET_MS 1000
+#define LEAVE_GRACE_MS 50
+
+void
+eth_port_quiet(unsigned int p, uint64_t now)
+{
+	unsigned int pi = rm_eth.peer_port[p];
+
+	if (!rm_eth.memif[pi])
+		return;
+	for (unsigned int q = 0; q < rm.n_peers; q++)
+		if (q != p && rm_eth.peer_port[q] == pi &&
+		    !__atomic_load_n(&rm.peers[q].dead, __ATOMIC_RELAXED))
+			return; /* another peer still talks over it */
+	lca_port_rx_enable(rm_eth.ports[pi], -1, false);
+	__atomic_store_n(&rm_eth.quiet_until[pi], now + QUIET_MS * rte_get_tsc_hz() / 1000,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&rm_eth.quiet[pi], true, __ATOMIC_RELEASE);
+	LCA_LOG(DEBUG, "remote: port %u: its peer left: not polled until its link is down\n",
+		rm_eth.port_ids[pi]);
+}
+
+/* Port @p pi's RX back on once its quiet is over (links_watch()). */
+static void
+port_quiet_end(unsigned int pi, uint64_t now)
+{
+	if (!__atomic_load_n(&rm_eth.quiet[pi], __ATOMIC_ACQUIRE) ||
+	    (!rm_eth.link_down[pi] &&
+	     now < __atomic_load_n(&rm_eth.quiet_until[pi], __ATOMIC_RELAXED)))
+		return;
+	__atomic_store_n(&rm_eth.quiet[pi], false, __ATOMIC_RELAXED);
+	lca_port_rx_enable(rm_eth.ports[pi], -1, true);
+	LCA_LOG(DEBUG, "remote: port %u: polled again (%s)\n", rm_eth.port_ids[pi],
+		rm_eth.link_down[pi] ? "its link is down" : "no disconnect seen");
+}
+
+/*
  * Every LINK_READ_MS, on the first lcore: each port's link, logged when it
  * changes and counted; while one is down, once a second, how long (the
  * first of two processes waits for the other: memif's link comes up when
@@ -217,8 +263,10 @@ links_watch(uint64_t now)
 	if (now < rm_eth.link_next_tsc)
 		return;
 	rm_eth.link_next_tsc = now + LINK_READ_MS * hz / 1000;
-	for (unsigned int pi = 0; pi < rm_eth.n_ports; pi++)
+	for (unsigned int pi = 0; pi < rm_eth.n_ports; pi++) {
 		n_down += link_read(pi);
+		port_quiet_end(pi, now);
+	}
 	if (n_down > 0 && now - rm_eth.link_said_tsc >= hz) {
 		rm_eth.link_said_tsc = now;
 		LCA_LOG(WARNING, "remote: %u of %u ports' links down, %" PRIu64 " ms after the "
@@ -277,7 +325,8 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 
 		chan_sync(rl, ch);
 		if (__atomic_load_n(&rm.peers[p].dead, __ATOMIC_RELAXED)) {
-			if (now - ch->last_tx_tsc >= rm.hb * RM_DEAD_HELLO_BEATS) {
+			if (now - ch->last_tx_tsc >= rm.hb * RM_DEAD_HELLO_BEATS &&
+			    !__atomic_load_n(&rm_eth.quiet[ch->port], __ATOMIC_RELAXED)) {
 				eth_send_ack(rl, ch, WIRE_F_HEARTBEAT, now);
 				work++;
 			}
@@ -335,6 +384,16 @@ hook_end(unsigned int lcore_id, void *arg)
 	}
 }
 
+/* Whether port @p pi is a memif. */
+static bool
+port_is_memif(unsigned int pi)
+{
+	struct rte_eth_dev_info info;
+
+	return rte_eth_dev_info_get(rm_eth.port_ids[pi], &info) == 0 &&
+	       info.driver_name != NULL && strcmp(info.driver_name, "net_memif") == 0;
+}
+
 /*
  * A memif pair has the rings the client asks for. A server TX queue beyond
  * them gets no ring of its own: the PMD leaves its ring offset 0, which is
@@ -348,11 +407,9 @@ hook_end(unsigned int lcore_id, void *arg)
 static uint16_t
 memif_queues(unsigned int pi)
 {
-	struct rte_eth_dev_info info;
 	unsigned int n = rm.n_lcores;
 
-	if (rte_eth_dev_info_get(rm_eth.port_ids[pi], &info) != 0 || info.driver_name == NULL ||
-	    strcmp(info.driver_name, "net_memif") != 0)
+	if (!port_is_memif(pi))
 		return 0;
 	for (unsigned int p = 0; p < rm.n_peers; p++)
 		if (rm_eth.peer_port[p] == pi)
@@ -565,6 +622,8 @@ port_start(unsigned int pi)
 		rm_eth.ports[pi] = NULL;
 		return ret;
 	}
+	rm_eth.memif[pi] = port_is_memif(pi);
+	rm_eth.quiet[pi] = false;
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		struct rm_lcore *rl = rm_eth.lc[rm.lcores[i]];
 
@@ -646,10 +705,11 @@ eth_start(void)
  * TX queue. Best effort: a peer that misses it, or a thread without a TX
  * queue, leaves the peers to find us dead by dead_ms, as before.
  */
-static void
+static bool
 leave_all(void)
 {
 	uint64_t now = rte_rdtsc();
+	bool memif = false;
 
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		struct rm_lcore *rl = rm_eth.lc[rm.lcores[i]];
@@ -661,6 +721,7 @@ leave_all(void)
 				continue;
 			chan_sync(rl, ch);
 			eth_send_ack(rl, ch, WIRE_F_LEAVE, now);
+			memif |= rm_eth.memif[ch->port];
 		}
 		for (unsigned int pi = 0; rl != NULL && pi < rm_eth.n_ports; pi++) {
 			unsigned int n = rl->port[pi].n;
@@ -672,13 +733,16 @@ leave_all(void)
 			}
 		}
 	}
+	return memif;
 }
 
 static void
 eth_stop(void)
 {
-	if (rm_eth.started)
-		leave_all();
+	/* A memif peer stops polling the port at our LEAVE (eth_port_quiet()):
+	 * let it, before our disconnect unmaps what it would poll. */
+	if (rm_eth.started && leave_all())
+		rte_delay_us_sleep(LEAVE_GRACE_MS * 1000);
 	rm_eth.started = false;
 	hooks(false);
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {

@@ -134,12 +134,21 @@ struct rm_eth {
 	struct rm_log_limit tag_log; /* bad tags */
 	/* The ports' links, read by the first lcore (links_watch()). */
 	bool link_down[LCA_REMOTE_MAX_NODES];
+	/* memif ports, and those a LEAVE quieted (eth_port_quiet()): their RX
+	 * off until the link is seen down, or quiet_until passes. */
+	bool memif[LCA_REMOTE_MAX_NODES];
+	bool quiet[LCA_REMOTE_MAX_NODES];
+	uint64_t quiet_until[LCA_REMOTE_MAX_NODES];
 	uint64_t link_next_tsc;  /* the next read */
 	uint64_t link_said_tsc;  /* the last "still down" line */
 	bool started;            /* eth_start() got its ports up: a stop says LEAVE */
 };
 
 extern struct rm_eth rm_eth;
+
+/* Peer @p p said LEAVE: its memif port, when no other live peer shares it,
+ * stops being polled until its link is seen down (lca_remote_eth.c). */
+void eth_port_quiet(unsigned int p, uint64_t now);
 
 /* ---- authenticated frames (lca_remote_auth.c) ---- */
 

@@ -435,6 +435,7 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 		/* Of its current session (checked above): it stops. */
 		rte_pktmbuf_free(m);
 		rm_peer_left((unsigned int)p);
+		eth_port_quiet((unsigned int)p, now);
 		return;
 	}
 	if (h->flags & WIRE_F_DATA)
