@@ -409,7 +409,7 @@ memif_queues(unsigned int pi)
 {
 	unsigned int n = rm.n_lcores;
 
-	if (!port_is_memif(pi))
+	if (!rm_eth.memif[pi])
 		return 0;
 	for (unsigned int p = 0; p < rm.n_peers; p++)
 		if (rm_eth.peer_port[p] == pi)
@@ -424,6 +424,8 @@ port_index(uint16_t port_id)
 		if (rm_eth.port_ids[i] == port_id)
 			return i;
 	rm_eth.port_ids[rm_eth.n_ports] = port_id;
+	rm_eth.memif[rm_eth.n_ports] = port_is_memif(rm_eth.n_ports);
+	rm_eth.quiet[rm_eth.n_ports] = false;
 	return rm_eth.n_ports++;
 }
 
@@ -622,8 +624,6 @@ port_start(unsigned int pi)
 		rm_eth.ports[pi] = NULL;
 		return ret;
 	}
-	rm_eth.memif[pi] = port_is_memif(pi);
-	rm_eth.quiet[pi] = false;
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		struct rm_lcore *rl = rm_eth.lc[rm.lcores[i]];
 
