@@ -173,8 +173,10 @@ turn_handle(struct lca_actor *a, struct actor_lcore *here, struct lca_msg **msgs
 {
 	unsigned int expired = 0;
 
+	const bool deadlines = __atomic_load_n(&deadlines_used, __ATOMIC_RELAXED);
+
 	if (a->batch) {
-		for (unsigned int i = 0; i < n; i++)
+		for (unsigned int i = 0; unlikely(deadlines) && i < n; i++)
 			if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE)) {
 				n = i + deadlines_filter(a, msgs + i, n - i);
 				break;
@@ -186,7 +188,7 @@ turn_handle(struct lca_actor *a, struct actor_lcore *here, struct lca_msg **msgs
 		return n;
 	}
 	for (unsigned int i = 0; i < n; i++) {
-		if (unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE) &&
+		if (unlikely(deadlines) && unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE) &&
 		    deadlines_filter(a, msgs + i, 1) == 0) {
 			expired++;
 			continue;

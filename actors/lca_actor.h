@@ -552,6 +552,23 @@ LCA_API int lca_send_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg
 LCA_API unsigned int lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *err);
 
 /**
+ * As lca_send_burst(), run to completion where it can be: called from a
+ * loop hook of the receiver's home lcore (no handler running), to an idle
+ * affinity actor with nothing waiting (mailbox, control lane) and @p n no
+ * more than its throughput, the receiver's handler takes the burst before
+ * this call returns, with no mailbox and no run queue between, as the
+ * runtime's own channel drain and lca_send_packets() do. Anywhere else it
+ * is lca_send_burst(). The hook must not be in the middle of state that
+ * the handler reaches. Order, ownership, deadlines and supervision are as
+ * lca_send_burst()'s.
+ *
+ * @return
+ *   As lca_send_burst().
+ */
+LCA_API unsigned int lca_send_burst_rtc(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
+					int *err);
+
+/**
  * Give @p msg a deadline: if its receiver's turn comes after @p tsc (the
  * TSC, rte_rdtsc()), the runtime drops it unhandled and counts it in the
  * receiver's `expired`. The deadline rides in the last 8 bytes of data[],

@@ -2,8 +2,8 @@
 /*
  * Per-message deadlines. The envelope has no spare field, so a deadline
  * takes the last 8 bytes of data[] and a flag says it is there: a message
- * without one costs its turn one flag test, which its handler's first read
- * of the line pays for anyway. A message past its deadline when its turn
+ * without one costs its turn nothing until the first deadline is set in the
+ * process (deadlines_used), and one flag test after. A message past its deadline when its turn
  * comes is freed unhandled and counted in the receiver's `expired`.
  */
 #include <errno.h>
@@ -15,6 +15,8 @@
 #include "lca_cycles.h"
 #include "lca_deadline.h"
 
+bool deadlines_used;
+
 int
 lca_msg_set_deadline(struct lca_msg *msg, uint64_t tsc)
 {
@@ -24,6 +26,9 @@ lca_msg_set_deadline(struct lca_msg *msg, uint64_t tsc)
 		return -EMSGSIZE;
 	memcpy(&msg->data[LCA_MSG_INLINE_WITH_DEADLINE], &tsc, sizeof(tsc));
 	msg->flags |= LCA_MSG_F_DEADLINE;
+	/* Read, then written once: a line every turn reads stays shared. */
+	if (unlikely(!__atomic_load_n(&deadlines_used, __ATOMIC_RELAXED)))
+		__atomic_store_n(&deadlines_used, true, __ATOMIC_RELAXED);
 	return 0;
 }
 

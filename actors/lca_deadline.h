@@ -16,6 +16,11 @@ msg_deadline(const struct lca_msg *m)
 	return tsc;
 }
 
+/* Whether a deadline was ever set (lca_msg_set_deadline()): until then a
+ * turn does not look at its messages' flags for one. Never cleared: a
+ * message with a deadline may outlive a runtime. */
+extern bool deadlines_used;
+
 /* Drop the messages of @p msgs[0..n) that are past their deadline,
  * counted on @p a; the rest close up, in order. @return how many are
  * left. Only called when one of them has a deadline. */

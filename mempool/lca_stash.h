@@ -80,8 +80,8 @@ lca_stash_get(struct lca_stash *s, void **objs, unsigned int n)
 
 	if (unlikely(have < n))
 		return rte_mempool_get_bulk(s->mp, objs, n);
-	for (unsigned int i = 0; i < n; i++)
-		objs[i] = s->objs[have - 1 - i];
+	/* The n last in, as a block: one copy, not a loop a pointer. */
+	memcpy(objs, &s->objs[have - n], sizeof(objs[0]) * n);
 	__atomic_store_n(&s->n, have - n, __ATOMIC_RELAXED);
 	return 0;
 }
@@ -121,8 +121,7 @@ lca_stash_put_bulk(struct lca_stash *s, uint8_t pool, void **objs, unsigned int 
 		return;
 	}
 	have = s->n;
-	for (unsigned int i = 0; i < n; i++)
-		s->objs[have + i] = objs[i];
+	memcpy(&s->objs[have], objs, sizeof(objs[0]) * n);
 	__atomic_store_n(&s->n, have + n, __ATOMIC_RELAXED);
 }
 

@@ -2,7 +2,8 @@
 /*
  * What packet stages are built from: batch handlers (bursts, in order, the
  * handler owns what it gets), mbufs in and out of envelopes in bulk, and
- * the backlog a sender reads for its watermarks.
+ * the backlog a sender reads for its watermarks, and bursts that run to
+ * completion from a loop hook.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -17,6 +18,7 @@
 
 #include "lca_actor.h"
 #include "lca_eal.h"
+#include "lca_lcore.h"
 #include "lca_mempool.h"
 #include "lca_test.h"
 
@@ -228,6 +230,113 @@ test_backlog_counts_what_waits(void **state)
 	assert_int_equal(lca_actor_backlog(far), 0);
 }
 
+/* A burst of the next @p n sequence numbers of @p p. */
+struct rtc_probe {
+	lca_actor_id_t to;
+	unsigned int step;
+	uint32_t seq;
+	uint64_t got_after[3]; /* the handler's count as each step's send returned */
+	unsigned int sent_short;
+};
+
+static void
+rtc_burst(struct rtc_probe *p, unsigned int n, bool rtc)
+{
+	struct lca_msg *msgs[BURST + 1];
+	unsigned int sent;
+
+	for (unsigned int i = 0; i < n; i++)
+		msgs[i] = lca_test_seq_msg(0, p->seq++);
+	sent = rtc ? lca_send_burst_rtc(p->to, msgs, n, NULL) : lca_send_burst(p->to, msgs, n, NULL);
+	if (sent != n) {
+		p->sent_short++;
+		lca_msg_free_bulk(msgs + sent, n - sent);
+	}
+}
+
+/* The receiver's lcore's hook: one step a loop, and the loop runs the
+ * actor's queued turns between two steps. */
+static unsigned int
+rtc_hook(unsigned int lcore_id, uint64_t now, void *arg)
+{
+	struct rtc_probe *p = arg;
+	const struct batcher *b = lca_actor_state(p->to);
+
+	(void)lcore_id;
+	(void)now;
+	switch (p->step) {
+	case 0: /* idle, nothing waits: handled before the call returns */
+		rtc_burst(p, 8, true);
+		p->got_after[0] = b->got;
+		break;
+	case 1: /* behind what its mailbox holds: queued, after it */
+		rtc_burst(p, 4, false);
+		rtc_burst(p, 4, true);
+		p->got_after[1] = b->got;
+		break;
+	case 2: /* more than its throughput: queued */
+		rtc_burst(p, BURST + 1, true);
+		p->got_after[2] = b->got;
+		break;
+	default:
+		if (p->seq < MSGS)
+			rtc_burst(p, RTE_MIN((uint32_t)BURST, MSGS - p->seq), true);
+		break;
+	}
+	p->step++;
+	return 1;
+}
+
+/* lca_send_burst_rtc() from the receiver's own loop hook runs the handler
+ * at once only where nothing of the actor's waits and the burst fits its
+ * throughput; everywhere else it queues, and order holds either way. */
+static void
+test_send_burst_rtc_runs_idle_receiver_now(void **state)
+{
+	lca_actor_id_t id = spawn_batcher(1, BURST, false);
+	struct batcher *b = lca_actor_state(id);
+	struct rtc_probe probe = { .to = id };
+	const struct lca_lcore_hook hook = { .poll = rtc_hook, .arg = &probe };
+	struct lca_actor_stats st;
+	bool done;
+
+	(void)state;
+	assert_int_equal(lca_lcore_hook_add(1, &hook), 0);
+	done = lca_test_run(20);
+	assert_int_equal(lca_lcore_hook_remove(1, &hook), 0);
+	assert_true(done);
+	assert_int_equal(probe.got_after[0], 8);
+	assert_int_equal(probe.got_after[1], 8);
+	assert_int_equal(probe.got_after[2], 16);
+	assert_int_equal(probe.sent_short, 0);
+	assert_int_equal(b->got, MSGS);
+	assert_int_equal(b->out_of_order, 0);
+	assert_true(b->biggest <= BURST);
+	assert_int_equal(lca_actor_stats_get(id, &st), 0);
+	assert_int_equal(st.handled, MSGS);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
+}
+
+/* Outside a run (the main thread before it) nothing may run a handler:
+ * the burst waits in the mailbox for the run. */
+static void
+test_send_burst_rtc_outside_a_run_queues(void **state)
+{
+	lca_actor_id_t id = spawn_batcher(0, BURST, false);
+	struct batcher *b = lca_actor_state(id);
+	struct rtc_probe probe = { .to = id };
+
+	(void)state;
+	while (probe.seq < MSGS)
+		rtc_burst(&probe, RTE_MIN((uint32_t)BURST, MSGS - probe.seq), true);
+	assert_int_equal(b->got, 0);
+	assert_int_equal(lca_actor_backlog(id), MSGS);
+	assert_true(lca_test_run(20));
+	assert_int_equal(b->got, MSGS);
+	assert_int_equal(b->out_of_order, 0);
+	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
+}
+
 int
 main(void)
 {
@@ -242,6 +351,10 @@ main(void)
 						lca_test_teardown),
 		cmocka_unit_test_setup_teardown(test_backlog_counts_what_waits, lca_test_setup,
 						lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_send_burst_rtc_runs_idle_receiver_now,
+						lca_test_setup, lca_test_teardown),
+		cmocka_unit_test_setup_teardown(test_send_burst_rtc_outside_a_run_queues,
+						lca_test_setup, lca_test_teardown),
 	};
 	int failed;
 

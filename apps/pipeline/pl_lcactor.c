@@ -73,7 +73,7 @@ src_poll(unsigned int lcore_id, uint64_t now, void *arg)
 			msgs[k]->type = PL_MSG_TYPE;
 			msgs[k]->len = sizeof(recs[k]);
 		}
-		sent = lca_send_burst(to, msgs, n, &err);
+		sent = lca_send_burst_rtc(to, msgs, n, &err);
 		if (sent < n) {
 			/* Made again next time: the source commits what went. */
 			lca_msg_free_bulk(msgs + sent, n - sent);
