@@ -31,7 +31,7 @@
 #define HANDLER_SAMPLE 16 /* a power of two */
 
 struct actor_table lca_actors;
-struct actor_lcore lca_actor_lcores[RTE_MAX_LCORE + 1];
+__thread struct actor_lcore lca_actor_here;
 
 static struct {
 	enum lca_placement placement;
@@ -361,7 +361,7 @@ actors_init(unsigned int max_actors, enum lca_placement placement, const unsigne
 		return -ENOMEM;
 	lca_actors.max = max_actors;
 	lca_actors.count = 0;
-	memset(lca_actor_lcores, 0, sizeof(lca_actor_lcores));
+	memset(&lca_actor_here, 0, sizeof(lca_actor_here));
 	memcpy(rt.lcores, lcores, sizeof(rt.lcores[0]) * n_lcores);
 	rt.n_lcores = n_lcores;
 	rt.placement = placement;
