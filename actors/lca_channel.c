@@ -183,8 +183,12 @@ deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id, bool d
 		/* Nothing of its waits and it is idle: no mailbox, no queue. */
 		actor_turn_direct(a, msgs, run);
 		return run;
-	} else if ((done = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, run, NULL)) > 0) {
-		actor_wake(a);
+	} else {
+		/* Single-producer: what a channel or an inbox carries is for
+		 * an affinity actor, and its home is this lcore. */
+		done = rte_ring_sp_enqueue_burst(a->mailbox, (void **)msgs, run, NULL);
+		if (done > 0)
+			actor_wake(a);
 	}
 	if (unlikely(done < run))
 		__atomic_fetch_add(&a->deferred, 1, __ATOMIC_RELAXED);

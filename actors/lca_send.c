@@ -378,7 +378,11 @@ send_burst_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to
 			 * tax bursts that carry no pointer. */
 			if (n == 1)
 				msg_prefetch_payload(msgs[0]);
-			sent = rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
+			/* An affinity actor's mailbox is single-producer (its
+			 * home fills it): no look at the ring's sync type. */
+			sent = likely(!actor_is_shared(a)) ?
+				rte_ring_sp_enqueue_burst(a->mailbox, (void **)msgs, n, NULL) :
+				rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
 			if (sent > 0)
 				actor_wake(a);
 			if (unlikely(balance_watching) && here->self != NULL &&
