@@ -187,7 +187,12 @@ extern __thread struct actor_lcore lca_actor_here
 static inline struct actor_lcore *
 actor_lcore_here(void)
 {
-	return &lca_actor_here;
+	struct actor_lcore *here = &lca_actor_here;
+
+#ifdef LCA_SANITIZE_UNDEFINED
+	__asm__("" : "+r"(here)); /* see meson.build */
+#endif
+	return here;
 }
 
 /* The running actor's id (lca_actor_self()), or LCA_ACTOR_NONE. */
