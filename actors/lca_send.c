@@ -149,11 +149,17 @@ lca_msg_free(struct lca_msg *msg)
 static inline void
 handed_over(struct actor_lcore *here, struct lca_msg **msgs, unsigned int sent)
 {
-	if (likely(here->current == NULL))
+	const struct lca_msg *current = here->current;
+
+	/* Read once, and a search that stops: a reply with the envelope it
+	 * was given (the common send from a handler) is one compare. */
+	if (likely(current == NULL))
 		return;
 	for (unsigned int i = 0; i < sent; i++)
-		if (msgs[i] == here->current)
+		if (msgs[i] == current) {
 			here->current = NULL;
+			return;
+		}
 }
 
 #ifndef LCA_DEBUG_ENVELOPES
