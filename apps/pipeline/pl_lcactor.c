@@ -3,7 +3,9 @@
  * The lcactor engine: each partition's source is a loop hook on its lcore
  * (polled by the run loop, never an actor that sends itself a tick); each
  * partition's task is an actor with a batch handler on the partition's
- * lcore, its counts in its state on that lcore's node. A source stops
+ * lcore, its counts in its state on that lcore's node. A source sends
+ * with lca_send_burst_rtc(): a task on its lcore that is idle takes the
+ * burst before the send returns, run to completion. A source stops
  * producing for a partition whose backlog (lca_actor_backlog(): mailbox,
  * plus the channel to it from another lcore) is at the watermark, so
  * nothing is refused, and what a send refuses all the same is made again.
