@@ -171,9 +171,8 @@ turn_take(struct lca_actor *a, struct lca_msg **msgs, unsigned int *left)
 static __rte_always_inline unsigned int
 turn_handle(struct lca_actor *a, struct actor_lcore *here, struct lca_msg **msgs, unsigned int n)
 {
-	unsigned int expired = 0;
-
 	const bool deadlines = __atomic_load_n(&deadlines_used, __ATOMIC_RELAXED);
+	unsigned int expired = 0;
 
 	if (a->batch) {
 		for (unsigned int i = 0; unlikely(deadlines) && i < n; i++)

@@ -3,8 +3,9 @@
  * Per-message deadlines. The envelope has no spare field, so a deadline
  * takes the last 8 bytes of data[] and a flag says it is there: a message
  * without one costs its turn nothing until the first deadline is set in the
- * process (deadlines_used), and one flag test after. A message past its deadline when its turn
- * comes is freed unhandled and counted in the receiver's `expired`.
+ * process (deadlines_used), and one flag test after. A message past its
+ * deadline when its turn comes is freed unhandled and counted in the
+ * receiver's `expired`.
  */
 #include <errno.h>
 #include <string.h>

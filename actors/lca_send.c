@@ -369,8 +369,7 @@ send_burst_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to
 		lcore_id = rte_lcore_id();
 		switch (route_to(here, a, home, lcore_id)) {
 		case ROUTE_DIRECT:
-			if (rtc && here->self == NULL && lca_lcore_running() &&
-			    actor_can_take_direct(a, n)) {
+			if (rtc && actor_direct_here() && actor_can_take_direct(a, n)) {
 				/* Nothing of its waits and it is idle: no
 				 * mailbox, no run queue (as a channel's drain). */
 				actor_turn_direct(a, msgs, n);

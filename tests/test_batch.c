@@ -230,7 +230,7 @@ test_backlog_counts_what_waits(void **state)
 	assert_int_equal(lca_actor_backlog(far), 0);
 }
 
-/* A burst of the next @p n sequence numbers of @p p. */
+/* What the hook below sends and sees, step by step. */
 struct rtc_probe {
 	lca_actor_id_t to;
 	unsigned int step;
@@ -239,6 +239,8 @@ struct rtc_probe {
 	unsigned int sent_short;
 };
 
+/* A burst of the next @p n sequence numbers of @p p; a short send's rest
+ * is counted and freed. */
 static void
 rtc_burst(struct rtc_probe *p, unsigned int n, bool rtc)
 {
