@@ -446,6 +446,13 @@ lca_send_burst_rtc(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int
 	return send_burst_here(here, self_id(here), to, msgs, n, err, true);
 }
 
+unsigned int
+send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
+		bool rtc, int *err)
+{
+	return send_burst_here(actor_lcore_here(), from, to, msgs, n, err, rtc);
+}
+
 /* One message from @p here: the public single sends. */
 static __rte_always_inline int
 send_one_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to,

@@ -206,14 +206,17 @@ returned_count(const struct lca_msg *e, struct lca_remote_link_stats *st)
 	rm_count(u.error == -EPIPE ? &st->returned_stopped : &st->returned_no_actor, 1);
 }
 
-int
-rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf *frame,
-	       uint32_t off, struct lca_remote_link_stats *st)
+/* Record @p r's message in a new envelope *@p out: its payload copied in,
+ * an mbuf payload copied into mbufs from @p spare or shared with @p frame
+ * (which holds the record at offset @p off). @return 0, or -ENOBUFS (no
+ * envelope, no mbuf: it must wait). */
+static int
+rec_envelope(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf *frame,
+	     uint32_t off, struct lca_msg **out)
 {
 	uint32_t len = rte_be_to_cpu_16(r->len), id_len;
 	const uint8_t *payload;
 	struct lca_msg *e;
-	int ret;
 
 	if (lca_msg_alloc(&e) != 0)
 		return -ENOBUFS;
@@ -236,19 +239,126 @@ rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf
 		memcpy(e->data, payload, len);
 		e->len = (uint16_t)len;
 	}
-	if (unlikely(rte_be_to_cpu_32(r->type) == LCA_TYPE_UNDELIVERED))
+	e->type = rte_be_to_cpu_32(r->type);
+	*out = e;
+	return 0;
+}
+
+/* What a refused record costs: its envelope (and mbuf), a count, and a
+ * notice to its sender. */
+static void
+rec_refused(const struct wire_msg *r, struct lca_msg *e, int err,
+	    struct lca_remote_link_stats *st)
+{
+	lca_msg_free(e); /* and its mbuf */
+	rm_count(&st->undeliverable, 1);
+	undelivered_tell(r, err);
+}
+
+/* Record @p r alone, through rm_rec_send(): a notice that came back, or a
+ * record for no local actor. @return 0 or -ENOBUFS, as rm_recs_deliver()'s
+ * records. */
+static int
+rec_deliver_one(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf *frame,
+		uint32_t off, struct lca_remote_link_stats *st)
+{
+	struct lca_msg *e;
+	int ret = rec_envelope(r, spare, frame, off, &e);
+
+	if (ret != 0)
+		return ret;
+	if (unlikely(e->type == LCA_TYPE_UNDELIVERED))
 		returned_count(e, st);
 	ret = rm_rec_send(r, e);
-	if (unlikely(ret != 0)) {
-		lca_msg_free(e); /* and its mbuf */
-		if (ret == -ENOBUFS || ret == -ENOMEM)
-			return -ENOBUFS;
-		rm_count(&st->undeliverable, 1);
-		undelivered_tell(r, ret);
-	} else {
-		rm_count(&st->msgs_delivered, 1);
+	if (unlikely(ret == -ENOBUFS || ret == -ENOMEM)) {
+		lca_msg_free(e);
+		return -ENOBUFS;
 	}
+	if (unlikely(ret != 0))
+		rec_refused(r, e, ret, st);
+	else
+		rm_count(&st->msgs_delivered, 1);
 	return 0;
+}
+
+/* Records in a row from one sender to one actor, sent as one burst: a ring
+ * operation (or a direct turn) a group instead of one a record. */
+#define RM_GROUP_MAX 64
+struct rec_group {
+	lca_actor_id_t from, to;
+	unsigned int n;
+	struct lca_msg *e[RM_GROUP_MAX];
+	uint32_t off[RM_GROUP_MAX]; /* each record's offset in the buffer */
+};
+
+/* Send group @p g (its records in @p buf; @p at is the cursor past them).
+ * What a full mailbox refuses goes back: the cursor returns to the first
+ * of it. @return 0, or -ENOBUFS when the rest must wait. */
+static int
+group_send(struct rec_group *g, const uint8_t *buf, struct rm_rec_cursor *at, bool rtc,
+	   struct lca_remote_link_stats *st)
+{
+	unsigned int n = g->n, sent;
+	int err;
+
+	if (n == 0)
+		return 0;
+	g->n = 0;
+	sent = send_burst_from(g->from, g->to, g->e, n, rtc, &err);
+	rm_count(&st->msgs_delivered, sent);
+	if (likely(sent == n))
+		return 0;
+	if (err == -ENOBUFS || err == -ENOMEM) {
+		lca_msg_free_bulk(g->e + sent, n - sent);
+		at->i = (uint16_t)(at->i - (n - sent));
+		at->off = g->off[sent];
+		return -ENOBUFS;
+	}
+	for (unsigned int k = sent; k < n; k++)
+		rec_refused((const struct wire_msg *)(buf + g->off[k]), g->e[k], err, st);
+	return 0;
+}
+
+enum rm_recs_fate
+rm_recs_deliver(const uint8_t *buf, uint16_t n_msgs, struct rm_rec_cursor *at,
+		struct rm_spare *spare, struct rte_mbuf *frame, bool rtc,
+		struct lca_remote_link_stats *st)
+{
+	struct rec_group g = { .n = 0 };
+
+	while (at->i < n_msgs) {
+		const struct wire_msg *r = (const struct wire_msg *)(buf + at->off);
+		uint32_t to = rte_be_to_cpu_32(r->to);
+		lca_actor_id_t from = rm_from_of(rte_be_to_cpu_32(r->from));
+		struct lca_msg *e;
+
+		if (rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_FRAG)
+			return group_send(&g, buf, at, rtc, st) != 0 ? RM_RECS_WAIT
+								     : RM_RECS_FRAG;
+		if (to == RM_NAMES_LOCAL)
+			to = rm.names;
+		if (g.n > 0 && (to != g.to || from != g.from || g.n == RM_GROUP_MAX) &&
+		    group_send(&g, buf, at, rtc, st) != 0)
+			return RM_RECS_WAIT;
+		if (unlikely(to >= LCA_ACTOR_REMOTE_BASE ||
+			     rte_be_to_cpu_32(r->type) == LCA_TYPE_UNDELIVERED)) {
+			if (group_send(&g, buf, at, rtc, st) != 0 ||
+			    rec_deliver_one(r, spare, frame, at->off, st) != 0)
+				return RM_RECS_WAIT;
+		} else {
+			if (rec_envelope(r, spare, frame, at->off, &e) != 0) {
+				group_send(&g, buf, at, rtc, st);
+				return RM_RECS_WAIT;
+			}
+			g.from = from;
+			g.to = to;
+			g.off[g.n] = at->off;
+			g.e[g.n++] = e;
+		}
+		at->i++;
+		at->off += wire_rec_len(rte_be_to_cpu_16(r->len));
+	}
+	return group_send(&g, buf, at, rtc, st) != 0 ? RM_RECS_WAIT : RM_RECS_DONE;
 }
 
 /* ---- dead peers, and their return ---- */

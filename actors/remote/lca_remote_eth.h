@@ -69,8 +69,7 @@ struct chan {
 	uint32_t rcv_next;      /* lowest frame not yet delivered whole */
 	uint32_t rcv_contig;    /* every frame <= rcv_contig arrived */
 	uint32_t rcv_high;      /* highest frame that arrived */
-	uint16_t head_i;        /* records of frame rcv_next delivered */
-	uint16_t head_off;      /* offset of its next record */
+	struct rm_rec_cursor head; /* in frame rcv_next: what was delivered */
 	uint64_t last_rx_tsc;   /* 0: never heard (in this epoch) */
 	uint64_t born_tsc;      /* made fresh: connect_ms counts from here or the start */
 	bool need_ack;

@@ -155,7 +155,7 @@ asm_drop(struct chan *ch)
 	ch->asm_got = 0;
 }
 
-/* Chain fragment record @p r (@p len bytes, at ch->head_off of frame @p m)
+/* Chain fragment record @p r (@p len bytes, at ch->head.off of frame @p m)
  * to the message being put together, as an indirect mbuf into the frame:
  * no copy. Sets ch->asm_complete at its last byte. */
 static enum rec_fate
@@ -177,7 +177,7 @@ frag_add(struct chan *ch, struct rte_mbuf *m, const struct wire_msg *r, uint16_t
 		rm_count_shared(&rm.st.no_mbuf, 1);
 		return REC_WAIT;
 	}
-	rte_pktmbuf_adj(c, (uint16_t)(ch->head_off + WIRE_MSG_LEN + WIRE_FRAG_LEN));
+	rte_pktmbuf_adj(c, (uint16_t)(ch->head.off + WIRE_MSG_LEN + WIRE_FRAG_LEN));
 	rte_pktmbuf_trim(c, (uint16_t)(c->pkt_len - (len - WIRE_FRAG_LEN)));
 	if (ch->asm_head == NULL) {
 		ch->asm_head = c;
@@ -244,7 +244,7 @@ frame_done(struct rm_lcore *rl, struct chan *ch, struct rx_slot *s)
 {
 	rte_pktmbuf_free(s->m);
 	s->m = NULL;
-	ch->head_i = 0;
+	ch->head.i = 0;
 	ch->rcv_next++;
 	/* The credit grew. */
 	ch->need_ack = true;
@@ -273,23 +273,27 @@ eth_deliver(struct rm_lcore *rl, struct chan *ch)
 
 		if (m == NULL || s->seq != ch->rcv_next)
 			break;
-		if (ch->head_i == 0)
-			ch->head_off = s->rec_off;
-		while (ch->head_i < s->n_msgs) {
-			const struct wire_msg *r =
-				rte_pktmbuf_mtod_offset(m, const struct wire_msg *, ch->head_off);
-			uint16_t len = rte_be_to_cpu_16(r->len);
-			bool wait = rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_FRAG
-					    ? frag_deliver(ch, m, r, len) == REC_WAIT
-					    : rm_rec_deliver(r, &rl->spare, m, ch->head_off,
-							     &ch->st) != 0;
+		if (ch->head.i == 0)
+			ch->head.off = s->rec_off;
+		for (;;) {
+			uint16_t before = ch->head.i;
+			const struct wire_msg *r;
+			enum rm_recs_fate fate;
 
-			if (wait) {
-				chan_block(rl, ch);
-				return done;
-			}
-			ch->head_i++;
-			ch->head_off = (uint16_t)(ch->head_off + wire_rec_len(len));
+			/* Run to completion: this is the lcore's own RX, a
+			 * loop hook's, as a channel's drain. */
+			fate = rm_recs_deliver(rte_pktmbuf_mtod(m, const uint8_t *), s->n_msgs,
+					       &ch->head, &rl->spare, m, true, &ch->st);
+			done += ch->head.i - before;
+			if (fate == RM_RECS_DONE)
+				break;
+			if (fate == RM_RECS_WAIT)
+				goto blocked;
+			r = rte_pktmbuf_mtod_offset(m, const struct wire_msg *, ch->head.off);
+			if (frag_deliver(ch, m, r, rte_be_to_cpu_16(r->len)) == REC_WAIT)
+				goto blocked;
+			ch->head.i++;
+			ch->head.off += wire_rec_len(rte_be_to_cpu_16(r->len));
 			done++;
 		}
 		frame_done(rl, ch, s);
@@ -298,6 +302,9 @@ eth_deliver(struct rm_lcore *rl, struct chan *ch)
 		ch->blocked = false;
 		rl->n_blocked--;
 	}
+	return done;
+blocked:
+	chan_block(rl, ch);
 	return done;
 }
 

@@ -321,14 +321,30 @@ struct rte_mbuf *rm_mbuf_copy(struct rm_spare *s, const uint8_t *src, uint32_t l
 /* Give @p s's spares back to their pool. */
 void rm_spare_release(struct rm_spare *s);
 
-/* Deliver record @p r (from the channel whose counters are @p st): its
- * payload into a new envelope, an mbuf payload copied into mbufs from
- * @p spare, or, when @p frame holds the record at offset @p off and the
- * payload is over RM_COPY_MAX, shared as an indirect mbuf into it.
- * @return 0 (delivered, or counted undeliverable); -ENOBUFS when it must
- * wait (a full mailbox, no envelope, no mbuf). */
-int rm_rec_deliver(const struct wire_msg *r, struct rm_spare *spare, struct rte_mbuf *frame,
-		   uint32_t off, struct lca_remote_link_stats *st);
+/* Where the delivery of a buffer of records stands: how many went, and
+ * the offset of the next. */
+struct rm_rec_cursor {
+	uint16_t i;
+	uint32_t off;
+};
+
+enum rm_recs_fate {
+	RM_RECS_DONE, /* every record delivered, or counted undeliverable */
+	RM_RECS_WAIT, /* a full mailbox, no envelope or no mbuf: the cursor is
+		       * at the first record that waits */
+	RM_RECS_FRAG, /* the cursor is at a fragment record: the caller's */
+};
+
+/* Deliver the records of @p buf from cursor @p at to the @p n_msgs-th,
+ * those in a row from one sender to one actor as one burst (@p rtc: run
+ * an idle receiver's turn on it at once, lca_send_burst_rtc()). Each
+ * payload goes into a new envelope; an mbuf payload is copied into mbufs
+ * from @p spare or, when @p frame holds @p buf as its data and the payload
+ * is over RM_COPY_MAX, shared as an indirect mbuf into it. Counts go to
+ * @p st (the channel's). */
+enum rm_recs_fate rm_recs_deliver(const uint8_t *buf, uint16_t n_msgs, struct rm_rec_cursor *at,
+				  struct rm_spare *spare, struct rte_mbuf *frame, bool rtc,
+				  struct lca_remote_link_stats *st);
 
 /* Declare peer @p p dead (once) and tell its watchers. */
 void rm_peer_dead(unsigned int p, const char *why);

@@ -105,8 +105,7 @@ chan_fresh(struct ux_chan *ch)
 	ch->open_off = 0;
 	ch->open_n = 0;
 	ch->rcv_next = 1;
-	ch->head_i = 0;
-	ch->head_off = 0;
+	ch->head = (struct rm_rec_cursor){ 0, 0 };
 	ch->big_seq = ch->big_rx_seq = 0;
 	ch->retry = 0;
 	__atomic_store_n(&ch->st.connected, 0, __ATOMIC_RELAXED);

@@ -130,8 +130,7 @@ struct ux_chan {
 	uint16_t open_n;
 	/* RX */
 	uint32_t rcv_next;
-	uint16_t head_i;    /* records of buffer rcv_next delivered */
-	uint32_t head_off;
+	struct rm_rec_cursor head; /* in buffer rcv_next: what was delivered */
 	struct ux_rx *rx;
 	bool need_credit;
 	struct ux_am_hdr hello;

@@ -33,29 +33,37 @@ ux_set_blocked(struct ux_chan *ch, bool blocked)
 	}
 }
 
-/* Deliver the records of buffer rcv_next from head_i on.
- * @return true when all are delivered; false when a mailbox is full. */
+/* Deliver the records of buffer rcv_next from the cursor on. Not run to
+ * completion: this runs inside UCX's callback, where a handler's own UCX
+ * send would re-enter the worker. A fragment record has no place here (the
+ * large lane is its own): malformed. @return true when all are delivered;
+ * false when a mailbox is full. */
 static bool
 deliver_buf(struct ux_chan *ch, const uint8_t *buf, uint16_t n_msgs)
 {
-	while (ch->head_i < n_msgs) {
-		const struct wire_msg *r = (const struct wire_msg *)(buf + ch->head_off);
-
+	for (;;) {
 		/* UCX's buffer is lent: payloads are copied, never shared. */
-		if (rm_rec_deliver(r, &ch->ul->spare, NULL, 0, &ch->st) != 0)
+		switch (rm_recs_deliver(buf, n_msgs, &ch->head, &ch->ul->spare, NULL, false,
+					&ch->st)) {
+		case RM_RECS_DONE:
+			return true;
+		case RM_RECS_WAIT:
 			return false;
-		ch->head_i++;
-		ch->head_off += wire_rec_len(rte_be_to_cpu_16(r->len));
+		case RM_RECS_FRAG:
+			rm_count_shared(&rm.st.malformed, 1);
+			ch->head.off += wire_rec_len(rte_be_to_cpu_16(
+				((const struct wire_msg *)(buf + ch->head.off))->len));
+			ch->head.i++;
+			break;
+		}
 	}
-	return true;
 }
 
 static void
 advance(struct ux_chan *ch)
 {
 	ch->rcv_next++;
-	ch->head_i = 0;
-	ch->head_off = 0;
+	ch->head = (struct rm_rec_cursor){ 0, 0 };
 	ch->need_credit = true;
 	mark_dirty(ch);
 }
