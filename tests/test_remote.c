@@ -180,6 +180,7 @@ receiver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 
 static lca_actor_id_t recv_ids[2];
 static unsigned int recv_mailbox = 4096;
+static unsigned int recv_throughput = 64;
 
 static bool
 all_received(void *arg)
@@ -204,7 +205,7 @@ run_exchange(const struct lca_remote_conf *c, struct lca_remote_link_stats *ls)
 
 	for (unsigned int i = 0; i < 2; i++)
 		recv_ids[i] = lca_test_spawn(receiver_handler, sizeof(struct receiver), i,
-					     recv_mailbox, 64);
+					     recv_mailbox, recv_throughput);
 	for (unsigned int i = 0; i < 2; i++) {
 		struct producer *p;
 
@@ -304,10 +305,11 @@ test_credit_backpressure(void **state)
 	assert_true(ls.no_credit > 0);
 }
 
-/* Receivers with mailboxes of 16 and frames of up to 64 records each: a
- * frame's records to one receiver go as one burst, a full mailbox takes
- * part of it, and the rest waits at its own record. Nothing is lost,
- * repeated or reordered (run_exchange()'s checks). */
+/* Receivers with mailboxes of 16 that take 4 messages a turn, and frames
+ * of up to 64 records each: a frame's records to one receiver go as one
+ * burst, too many for a direct turn, a full mailbox takes part of it, and
+ * the rest waits at its own record. Nothing is lost, repeated or reordered
+ * (run_exchange()'s checks). */
 static void
 test_mailbox_backpressure(void **state)
 {
@@ -317,8 +319,10 @@ test_mailbox_backpressure(void **state)
 	(void)state;
 	loopback_conf(&c);
 	recv_mailbox = 16;
+	recv_throughput = 4;
 	run_exchange(&c, &ls);
 	recv_mailbox = 4096;
+	recv_throughput = 64;
 	assert_true(ls.held > 0);
 }
 

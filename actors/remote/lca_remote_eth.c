@@ -66,9 +66,9 @@ chan_clean(struct rm_lcore *rl, struct chan *ch)
 			ch->rx[i].m = NULL;
 		}
 	}
-	if (ch->blocked) {
-		ch->blocked = false;
-		rl->n_blocked--;
+	if (ch->pending) {
+		ch->pending = false;
+		rl->n_pending--;
 	}
 	ch->rto_tsc = 0;
 	ch->acked = ch->sent_seq;
@@ -299,16 +299,27 @@ never_heard_why(unsigned int p, char *buf, size_t len)
 	return buf;
 }
 
+/* Deliver what waits on @p rl's channels: from its hooks, never from the
+ * link actor's turn, so that a receiver here can run at once. */
+static unsigned int
+pending_deliver(struct rm_lcore *rl)
+{
+	unsigned int work = 0;
+
+	for (unsigned int i = 0; i < rl->n_chan && rl->n_pending > 0; i++)
+		if (rl->chan[i].pending)
+			work += eth_deliver(rl, &rl->chan[i]);
+	return work;
+}
+
 static unsigned int
 hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 {
 	struct rm_lcore *rl = arg;
 	unsigned int work = 0;
 
-	if (unlikely(rl->n_blocked > 0))
-		for (unsigned int i = 0; i < rl->n_chan && rl->n_blocked > 0; i++)
-			if (rl->chan[i].blocked)
-				work += eth_deliver(rl, &rl->chan[i]);
+	if (unlikely(rl->n_pending > 0))
+		work += pending_deliver(rl);
 	if (unlikely(rl->n_big > 0))
 		for (unsigned int i = rl->n_chan / 2; i < rl->n_chan; i++)
 			if (rl->chan[i].big != NULL &&
@@ -359,6 +370,10 @@ hook_end(unsigned int lcore_id, void *arg)
 	uint64_t now;
 
 	(void)lcore_id;
+	/* What the link actor's turn took in, before the frames close: the
+	 * acks and the receivers' replies go in them. */
+	if (rl->n_pending > 0)
+		pending_deliver(rl);
 	if (rl->n_dirty > 0) {
 		now = rte_rdtsc();
 		for (unsigned int i = 0; i < rl->n_dirty; i++) {

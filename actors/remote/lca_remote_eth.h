@@ -75,7 +75,11 @@ struct chan {
 	bool need_ack;
 	bool need_nak;
 	bool dirty;             /* on its lcore's list of channels to close */
-	bool blocked;           /* delivery waits for room in a mailbox */
+	/* Frames wait for delivery: in order, for the lcore's next hook (a
+	 * loop hook, where an idle receiver can run its turn at once), or
+	 * held by a full mailbox, tried again at every poll. */
+	bool pending;
+	bool held;              /* a full mailbox stopped its delivery */
 	bool large;             /* the large-message lane of its pair */
 	/* Large lane, TX: the message being cut into fragments. */
 	struct lca_msg *big;
@@ -102,7 +106,7 @@ struct rm_lcore {
 	unsigned int n_big;         /* large-lane channels with a message to cut */
 	unsigned int n_dirty;
 	struct chan **dirty;
-	unsigned int n_blocked;
+	unsigned int n_pending;     /* channels with ->pending */
 	uint64_t next_check;
 	uint64_t rng;
 	struct rm_spare spare;
@@ -247,7 +251,8 @@ unsigned int eth_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **m
 /* ---- frames in (lca_remote_eth_rx.c) ---- */
 
 /* Deliver what arrived in sequence on @p ch; stop at a full mailbox (the
- * channel is then blocked until the poll hook calls again). */
+ * channel then stays pending, and the hooks try again). From a loop hook:
+ * an idle receiver on this lcore runs its turn at once. */
 unsigned int eth_deliver(struct rm_lcore *rl, struct chan *ch);
 
 /* The link actor of an lcore: the frames the port's RX steered to it. Its

@@ -251,15 +251,25 @@ frame_done(struct rm_lcore *rl, struct chan *ch, struct rx_slot *s)
 	chan_dirty(rl, ch);
 }
 
-/* Delivery waits: the poll hook resumes it. */
+/* Delivery to do: the hooks do it. */
+static void
+chan_pending(struct rm_lcore *rl, struct chan *ch)
+{
+	if (!ch->pending) {
+		ch->pending = true;
+		rl->n_pending++;
+	}
+}
+
+/* Delivery waits for room in a mailbox: every poll tries again. */
 static void
 chan_block(struct rm_lcore *rl, struct chan *ch)
 {
-	if (!ch->blocked) {
-		ch->blocked = true;
-		rl->n_blocked++;
+	if (!ch->held) {
+		ch->held = true;
 		rm_count(&ch->st.held, 1);
 	}
+	chan_pending(rl, ch);
 }
 
 unsigned int
@@ -298,9 +308,10 @@ eth_deliver(struct rm_lcore *rl, struct chan *ch)
 		}
 		frame_done(rl, ch, s);
 	}
-	if (ch->blocked) {
-		ch->blocked = false;
-		rl->n_blocked--;
+	ch->held = false;
+	if (ch->pending) {
+		ch->pending = false;
+		rl->n_pending--;
 	}
 	return done;
 blocked:
@@ -344,8 +355,8 @@ rx_data(struct rm_lcore *rl, struct chan *ch, struct rte_mbuf *m, const struct w
 	}
 	/* A gap: ask for its first frame. */
 	ch->need_nak = seq_lt(ch->rcv_contig, ch->rcv_high);
-	if (!ch->blocked)
-		eth_deliver(rl, ch);
+	if (seq == ch->rcv_next)
+		chan_pending(rl, ch);
 }
 
 /* What a frame of the session says for our TX side of @p ch: the peer is
