@@ -1412,6 +1412,7 @@ struct fake {
 	lca_actor_id_t watcher;
 	lca_actor_id_t target; /* on its lcore 1: our lcore 0's channel to it */
 	uint32_t ack;          /* what its heartbeats acknowledge */
+	uint32_t window;       /* the credit its heartbeats grant past ack */
 	uint32_t session;      /* its heartbeats' (FAKE_SESSION at the start) */
 	uint32_t echo;         /* our session its frames say it heard (0: none) */
 	uint8_t src;           /* the node its frames come from (FAKE, or SELF
@@ -1514,7 +1515,7 @@ fake_frame(uint8_t flags, uint32_t ack, uint32_t credit, unsigned int n)
 static void
 fake_beat(void)
 {
-	fake_frame(0x0a, fk.ack, fk.ack + 256, 1);
+	fake_frame(0x0a, fk.ack, fk.ack + fk.window, 1);
 }
 
 /* SELF and FAKE on one new net_ring port; FAKE's channels never heard are
@@ -1564,6 +1565,8 @@ fake_start_unheard(const struct lca_remote_conf *c)
 
 	memset(&fk, 0, sizeof(fk));
 	fk.session = FAKE_SESSION;
+	/* More would be a protocol error (credit past the window). */
+	fk.window = c->window != 0 ? c->window : 256;
 	fk.src = c->loopback ? SELF : FAKE; /* a loopback node is its own peer */
 	fk.watcher = lca_test_spawn(watcher_handler, sizeof(struct watcher), 0, 64, 1);
 	fk.target = lca_remote_ref(fk.src, 1);

@@ -328,6 +328,10 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 	if (likely(now < rl->next_check))
 		return work;
 	rl->next_check = now + rm_eth.check;
+	/* Not the loop's now: the port's RX hook before this one may have run
+	 * the link actor, which stamped its channels after it (as UCX's
+	 * progress does), and now - last_rx_tsc would wrap. */
+	now = rte_rdtsc();
 	if (lcore_id == rm.lcores[0])
 		links_watch(now);
 	for (unsigned int i = 0; i < rl->n_chan; i++) {
@@ -593,6 +597,7 @@ link_actors_spawn(void)
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		unsigned int lcore = rm.lcores[i];
 		struct lca_actor_spec spec = {
+			.on_packets = eth_link_packets,
 			.batch_handler = eth_link_handler,
 			.lcore = lcore,
 			.mailbox_size = 4096,

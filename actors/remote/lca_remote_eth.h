@@ -255,8 +255,10 @@ unsigned int eth_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **m
  * an idle receiver on this lcore runs its turn at once. */
 unsigned int eth_deliver(struct rm_lcore *rl, struct chan *ch);
 
-/* The link actor of an lcore: the frames the port's RX steered to it. Its
- * state is its lcore's struct rm_lcore pointer (eth_link_init). */
+/* The link actor of an lcore: the frames the port's RX steered to it, as
+ * packets (or, from a sender that wrapped them, as messages). Its state is
+ * its lcore's struct rm_lcore pointer (eth_link_init). */
+void eth_link_packets(lca_actor_id_t self, void *state, struct rte_mbuf **pkts, uint16_t n);
 void eth_link_handler(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n);
 void eth_link_init(void *state, void *arg);
 

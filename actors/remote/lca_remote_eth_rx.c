@@ -462,22 +462,30 @@ rx_frame(struct rm_lcore *rl, struct rte_mbuf *m, uint64_t now)
 		rte_pktmbuf_free(m);
 }
 
-/* The link actor of an lcore: the frames the port's RX steered to it. */
+/* The link actor of an lcore: the frames the port's RX steered to it, on
+ * the packet lane (no envelope a frame; run at once when it is idle). */
+void
+eth_link_packets(lca_actor_id_t self, void *state, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rm_lcore *rl = *(struct rm_lcore **)state;
+	uint64_t now = rte_rdtsc();
+
+	(void)self;
+	for (unsigned int i = 0; i < n; i++)
+		rx_frame(rl, pkts[i], now);
+}
+
+/* Frames that came as messages (a sender that wrapped them). */
 void
 eth_link_handler(lca_actor_id_t self, void *state, struct lca_msg **msgs, unsigned int n)
 {
-	struct rm_lcore *rl = *(struct rm_lcore **)state;
 	struct rte_mbuf *mbufs[LCA_PORT_BURST_MAX];
-	uint64_t now = rte_rdtsc();
-	unsigned int k;
 
-	(void)self;
 	while (n > 0) {
 		unsigned int c = RTE_MIN(n, (unsigned int)LCA_PORT_BURST_MAX);
+		unsigned int k = lca_msg_to_mbuf_bulk(msgs, mbufs, c);
 
-		k = lca_msg_to_mbuf_bulk(msgs, mbufs, c);
-		for (unsigned int i = 0; i < k; i++)
-			rx_frame(rl, mbufs[i], now);
+		eth_link_packets(self, state, mbufs, (uint16_t)k);
 		msgs += c;
 		n -= c;
 	}
