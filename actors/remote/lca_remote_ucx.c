@@ -57,11 +57,9 @@ chan_clean(struct ux_chan *ch)
 
 	for (uint32_t s = ch->acked + 1; seq_lt(s, ch->next_seq); s++)
 		lost += rte_be_to_cpu_16(ch->tx[s & (rm.window - 1)].hdr.h.n_msgs);
-	for (unsigned int i = 0; i < rm.window; i++) {
-		free(ch->rx[i].buf);
-		ch->rx[i].buf = NULL;
-	}
-	ux_set_blocked(ch, false);
+	for (unsigned int i = 0; i < rm.window; i++)
+		ux_rx_release(ch, &ch->rx[i]);
+	ux_set_pending(ch, false);
 	if (ch->big != NULL && !ch->big_acked)
 		lost++;
 	if (ch->big_rx != NULL && !ch->big_rx_pending) {
@@ -230,9 +228,11 @@ hook_poll(unsigned int lcore_id, uint64_t now, void *arg)
 
 	(void)lcore_id;
 	work = ucp_worker_progress(ul->worker);
-	if (unlikely(ul->n_blocked > 0))
-		for (unsigned int c = 0; c < ul->n_chan && ul->n_blocked > 0; c++)
-			if (ul->chan[c].blocked)
+	/* Out of UCX's callbacks: an idle receiver here runs its turn on
+	 * what came at once. */
+	if (ul->n_pending > 0)
+		for (unsigned int c = 0; c < ul->n_chan && ul->n_pending > 0; c++)
+			if (ul->chan[c].pending)
 				work += ux_drain(&ul->chan[c]);
 	if (unlikely(ul->n_big > 0))
 		for (unsigned int c = 0; c < ul->n_chan; c++)

@@ -91,7 +91,9 @@ struct ux_tx {
 
 /* A buffer that arrived ahead of its turn, or whose delivery waits. */
 struct ux_rx {
-	uint8_t *buf;      /* a copy (malloc); NULL: none */
+	uint8_t *buf;      /* its records; NULL: none */
+	void *desc;        /* UCX's data that buf lies in, kept until delivered
+			    * (ucp_am_data_release()); NULL: buf is a copy */
 	uint32_t len;
 	uint16_t n_msgs;
 };
@@ -109,7 +111,11 @@ struct ux_chan {
 	bool said_leave;    /* our LEAVE went on ep (ux_stop()) */
 	struct ux_tx leave; /* its header, until UCX has sent it */
 	bool dirty;
-	bool blocked;
+	/* Buffers wait for delivery: in order, for the poll hook after
+	 * UCX's progress, or held by a full mailbox (held), tried again at
+	 * every poll. */
+	bool pending;
+	bool held;
 	bool cleaned;
 	ucs_status_t fail_status;
 	uint64_t retry_tsc; /* when to make ep again; 0: not waiting */
@@ -177,7 +183,7 @@ struct ux_lcore {
 	struct ux_chan *chan;   /* rm.peers[p].chan_base + k: lcore k of peer p */
 	unsigned int n_dirty;
 	struct ux_chan **dirty;
-	unsigned int n_blocked;
+	unsigned int n_pending;   /* channels with ->pending */
 	unsigned int n_big;     /* channels with a large message, either way */
 	uint64_t next_check;
 	unsigned int n_server;
@@ -327,8 +333,13 @@ unsigned int ux_drain(struct ux_chan *ch);
 /* Tell the peer of @p ch what was delivered, on its reply endpoint. */
 void ux_send_credit(struct ux_chan *ch);
 
-/* Mark @p ch as waiting for a mailbox (the poll hook resumes it), or not. */
-void ux_set_blocked(struct ux_chan *ch, bool blocked);
+/* Mark @p ch as having buffers to deliver (the poll hook delivers them),
+ * or not. */
+void ux_set_pending(struct ux_chan *ch, bool pending);
+
+/* Let go of received buffer @p s of @p ch: UCX's data back to UCX, or the
+ * copy freed. */
+void ux_rx_release(struct ux_chan *ch, struct ux_rx *s);
 
 /* The worker's active-message handlers: a buffer, a hello, a credit, a
  * large message, a large message's credit. Their arg is the lcore. */

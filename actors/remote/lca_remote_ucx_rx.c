@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The UCX transport, in: the worker's active-message handlers. Buffers are
- * delivered in the order of their numbers, whatever lanes UCX picked; a
- * buffer whose mailbox is full waits (copied) and holds the channel, and the
- * credit that goes back says what was delivered.
+ * The UCX transport, in: the worker's active-message handlers keep each
+ * buffer (UCX's own data where it lets us, else a copy), and the poll hook
+ * delivers them after UCX's progress, in the order of their numbers
+ * whatever lanes UCX picked; a buffer whose mailbox is full holds the
+ * channel, and the credit that goes back says what was delivered.
  */
 #define LCA_LOG_PART lca_logtype_remote
 #include <errno.h>
@@ -20,30 +21,40 @@
 #include "lca_logtypes.h"
 
 void
-ux_set_blocked(struct ux_chan *ch, bool blocked)
+ux_set_pending(struct ux_chan *ch, bool pending)
 {
-	if (blocked == ch->blocked)
+	if (pending == ch->pending)
 		return;
-	ch->blocked = blocked;
-	if (blocked) {
-		ch->ul->n_blocked++;
-		rm_count(&ch->st.held, 1);
+	ch->pending = pending;
+	if (pending) {
+		ch->ul->n_pending++;
 	} else {
-		ch->ul->n_blocked--;
+		ch->ul->n_pending--;
+		ch->held = false;
 	}
 }
 
-/* Deliver the records of buffer rcv_next from the cursor on. Not run to
- * completion: this runs inside UCX's callback, where a handler's own UCX
- * send would re-enter the worker. A fragment record has no place here (the
- * large lane is its own): malformed. @return true when all are delivered;
- * false when a mailbox is full. */
+void
+ux_rx_release(struct ux_chan *ch, struct ux_rx *s)
+{
+	if (s->desc != NULL)
+		ucp_am_data_release(ch->ul->worker, s->desc);
+	else
+		free(s->buf);
+	s->buf = NULL;
+	s->desc = NULL;
+}
+
+/* Deliver the records of buffer rcv_next from the cursor on, from the poll
+ * hook: run to completion where the receiver is idle. A fragment record
+ * has no place here (the large lane is its own, and the buffer's check
+ * refused them): malformed. @return true when all are delivered; false
+ * when a mailbox is full. */
 static bool
 deliver_buf(struct ux_chan *ch, const uint8_t *buf, uint16_t n_msgs)
 {
 	for (;;) {
-		/* UCX's buffer is lent: payloads are copied, never shared. */
-		switch (rm_recs_deliver(buf, n_msgs, &ch->head, &ch->ul->spare, NULL, false,
+		switch (rm_recs_deliver(buf, n_msgs, &ch->head, &ch->ul->spare, NULL, true,
 					&ch->st)) {
 		case RM_RECS_DONE:
 			return true;
@@ -80,18 +91,19 @@ ux_drain(struct ux_chan *ch)
 		if (s->buf == NULL)
 			break;
 		if (!deliver_buf(ch, s->buf, s->n_msgs)) {
-			ux_set_blocked(ch, true);
+			if (!ch->held) {
+				ch->held = true;
+				rm_count(&ch->st.held, 1);
+			}
 			return done;
 		}
-		free(s->buf);
-		s->buf = NULL;
+		ux_rx_release(ch, s);
 		advance(ch);
 		done++;
 	}
-	ux_set_blocked(ch, false);
+	ux_set_pending(ch, false);
 	return done;
 }
-
 /* The channel an active message's header names, on this lcore: a header
  * of @p base bytes without a key, @p keyed with one, checked with the
  * @p len bytes of data at @p data (NULL: none tagged) before any field is
@@ -162,6 +174,8 @@ ux_am_data(void *arg, const void *header, size_t hlen, void *data, size_t len,
 	   const ucp_am_recv_param_t *param)
 {
 	const struct ux_hdr *h = header;
+	void *desc = data; /* what UCX takes back, whatever the key skips */
+	ucs_status_t ret = UCS_OK;
 	struct ux_chan *ch;
 	struct ux_rx *s;
 	uint32_t seq;
@@ -198,32 +212,35 @@ ux_am_data(void *arg, const void *header, size_t hlen, void *data, size_t len,
 		return UCS_OK;
 	}
 	rm_count(&ch->st.frames_rx, 1);
-	if (seq == ch->rcv_next) {
-		if (deliver_buf(ch, data, n)) {
-			advance(ch);
-			if (ch->rx[ch->rcv_next & (rm.window - 1)].buf != NULL)
-				ux_drain(ch);
-			return UCS_OK;
-		}
-		ux_set_blocked(ch, true);
-	} else {
+	if (seq != ch->rcv_next)
 		rm_count(&ch->st.reordered, 1);
-	}
-	/* Not all of it can be delivered now: keep a copy (UCX's buffer is
+	/* Delivered from the poll hook, never in this callback: a handler run
+	 * here at once would re-enter the worker with its own UCX sends. UCX
+	 * lets us keep its data when it says so; else a copy (the buffer is
 	 * only ours during this call). */
 	s = &ch->rx[seq & (rm.window - 1)];
-	s->buf = malloc(len);
-	if (s->buf == NULL) {
-		/* Cannot happen within the window's few MiB; say so if it does. */
-		LCA_LOG(ERR, "remote ucx: no memory for a %zu-byte buffer from node %u\n", len,
-			rm.peers[ch->peer].n.id);
-		rm_peer_dead(ch->peer, "out of memory for received buffers");
-		return UCS_OK;
-	}
-	memcpy(s->buf, data, len);
 	s->len = (uint32_t)len;
 	s->n_msgs = n;
-	return UCS_OK;
+	if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) {
+		s->desc = desc;
+		s->buf = data;
+		ret = UCS_INPROGRESS;
+	} else {
+		s->desc = NULL;
+		s->buf = malloc(len);
+		if (s->buf == NULL) {
+			/* Cannot happen within the window's few MiB; say so if it
+			 * does. */
+			LCA_LOG(ERR, "remote ucx: no memory for a %zu-byte buffer from node %u\n",
+				len, rm.peers[ch->peer].n.id);
+			rm_peer_dead(ch->peer, "out of memory for received buffers");
+			return UCS_OK;
+		}
+		memcpy(s->buf, data, len);
+	}
+	if (seq == ch->rcv_next)
+		ux_set_pending(ch, true);
+	return ret;
 }
 
 /* A large message that cannot be delivered (a transfer that broke):
