@@ -172,7 +172,7 @@ static __rte_always_inline unsigned int
 turn_handle(struct lca_actor *a, struct actor_lcore *here, struct lca_msg **msgs, unsigned int n)
 {
 	const bool deadlines = __atomic_load_n(&deadlines_used, __ATOMIC_RELAXED);
-	unsigned int expired = 0;
+	unsigned int expired = 0, done = 0;
 
 	if (a->batch) {
 		for (unsigned int i = 0; unlikely(deadlines) && i < n; i++)
@@ -187,18 +187,26 @@ turn_handle(struct lca_actor *a, struct actor_lcore *here, struct lca_msg **msgs
 		return n;
 	}
 	for (unsigned int i = 0; i < n; i++) {
-		if (unlikely(deadlines) && unlikely(msgs[i]->flags & LCA_MSG_F_DEADLINE) &&
+		struct lca_msg *m = msgs[i];
+
+		if (unlikely(deadlines) && unlikely(m->flags & LCA_MSG_F_DEADLINE) &&
 		    deadlines_filter(a, msgs + i, 1) == 0) {
 			expired++;
 			continue;
 		}
-		here->current = msgs[i];
-		a->handler.one(a->id, a->state, msgs[i]);
+		here->current = m;
+		a->handler.one(a->id, a->state, m);
 		if (unlikely(here->failed))
-			actor_failed(a, here, msgs[i]);
+			actor_failed(a, here, m);
+		/* What the handler left is the runtime's: gathered at the
+		 * front of the turn's array (slots already handled) and freed
+		 * in one call after the turn, not one call a message. */
 		if (here->current != NULL)
-			lca_msg_free(here->current);
+			msgs[done++] = here->current;
 	}
+	here->current = NULL;
+	if (done > 0)
+		lca_msg_free_bulk(msgs, done);
 	return n - expired;
 }
 
