@@ -353,7 +353,7 @@ eth_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned
 		return rm_send_done(0, p, why);
 	if (rl == NULL)
 		return rm_send_done(0, -EPERM, why);
-	ch = chan_of(rl, (unsigned int)p, lca_remote_local(to) % rm.peers[p].n.n_lcores);
+	ch = chan_of(rl, (unsigned int)p, rm_peer_lcore_of(&rm.peers[p], to));
 	chan_sync(rl, ch);
 	for (; sent < n; sent++) {
 		struct lca_msg *m = msgs[sent];

@@ -249,6 +249,18 @@ rm_chan_waited(uint64_t born_tsc, uint64_t now)
  * a frame that holds them) in an indirect mbuf into it. */
 #define RM_COPY_MAX 256
 
+/* Which of peer @p pe's lcores (its index in the node's list) takes
+ * remote reference @p to: the same for every send to it, so its order
+ * holds. A mask where the count is a power of two (one lcore, most often):
+ * a division a message costs tens of cycles. */
+static inline unsigned int
+rm_peer_lcore_of(const struct rm_peer *pe, lca_actor_id_t to)
+{
+	unsigned int n = pe->n.n_lcores, local = lca_remote_local(to);
+
+	return rte_is_power_of_2(n) ? local & (n - 1) : local % n;
+}
+
 /* The start of every transport's send: the index of the live peer that
  * holds remote reference @p to, or -ESRCH (not started, no such node) or
  * -EHOSTDOWN (the peer is dead). */

@@ -233,7 +233,7 @@ ux_send(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, unsigned 
 	if (ul == NULL)
 		return rm_send_done(0, -EPERM, err);
 	pe = &rm.peers[p];
-	ch = &ul->chan[pe->chan_base + lca_remote_local(to) % pe->n.n_lcores];
+	ch = &ul->chan[pe->chan_base + rm_peer_lcore_of(pe, to)];
 	ux_chan_sync(ch);
 	for (; sent < n; sent++) {
 		if (unlikely(msgs[sent] == NULL)) {
