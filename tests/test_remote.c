@@ -305,6 +305,19 @@ test_credit_backpressure(void **state)
 	assert_true(ls.no_credit > 0);
 }
 
+/* run_exchange() with receivers whose mailboxes hold 16 and who take 4
+ * messages a turn: a frame's burst to one is more than a direct turn takes,
+ * and its mailbox fills. */
+static void
+run_exchange_small_receivers(const struct lca_remote_conf *c, struct lca_remote_link_stats *ls)
+{
+	recv_mailbox = 16;
+	recv_throughput = 4;
+	run_exchange(c, ls);
+	recv_mailbox = 4096;
+	recv_throughput = 64;
+}
+
 /* Receivers with mailboxes of 16 that take 4 messages a turn, and frames
  * of up to 64 records each: a frame's records to one receiver go as one
  * burst, too many for a direct turn, a full mailbox takes part of it, and
@@ -318,11 +331,7 @@ test_mailbox_backpressure(void **state)
 
 	(void)state;
 	loopback_conf(&c);
-	recv_mailbox = 16;
-	recv_throughput = 4;
-	run_exchange(&c, &ls);
-	recv_mailbox = 4096;
-	recv_throughput = 64;
+	run_exchange_small_receivers(&c, &ls);
 	assert_true(ls.held > 0);
 }
 
@@ -387,13 +396,7 @@ test_ucx_backpressure(void **state)
 	ucx_conf(&c);
 	c.window = 2;
 	c.mtu = 256;
-	/* Receivers that take 4 a turn: a buffer's burst to one is more than
-	 * a direct turn takes, and its mailbox fills. */
-	recv_mailbox = 16;
-	recv_throughput = 4;
-	run_exchange(&c, &ls);
-	recv_mailbox = 4096;
-	recv_throughput = 64;
+	run_exchange_small_receivers(&c, &ls);
 	assert_true(ls.no_credit > 0);
 	assert_true(ls.held > 0);
 #else
