@@ -118,16 +118,25 @@ rm_mbuf_copy(struct rm_spare *s, const uint8_t *src, uint32_t len)
 	return head;
 }
 
+/* The actor record @p r is for on this node: its id, the name service's
+ * for its alias, or one at or above LCA_ACTOR_REMOTE_BASE when there is
+ * none here (a remote id on the wire, or no name service running). */
+static inline uint32_t
+rec_to(const struct wire_msg *r)
+{
+	uint32_t to = rte_be_to_cpu_32(r->to);
+
+	return to == RM_NAMES_LOCAL ? rm.names : to;
+}
+
 int
 rm_rec_send(const struct wire_msg *r, struct lca_msg *e)
 {
-	uint32_t to = rte_be_to_cpu_32(r->to);
+	uint32_t to = rec_to(r);
 
 	e->type = rte_be_to_cpu_32(r->type);
 	if (to >= LCA_ACTOR_REMOTE_BASE)
 		return -ESRCH;
-	if (to == RM_NAMES_LOCAL)
-		to = rm.names;
 	if (unlikely(e->type == LCA_TYPE_UNDELIVERED))
 		return lca_send_control(to, e); /* like the runtime's own notices */
 	return lca_send_from(rm_from_of(rte_be_to_cpu_32(r->from)), to, e);
@@ -328,15 +337,13 @@ rm_recs_deliver(const uint8_t *buf, uint16_t n_msgs, struct rm_rec_cursor *at,
 
 	while (at->i < n_msgs) {
 		const struct wire_msg *r = (const struct wire_msg *)(buf + at->off);
-		uint32_t to = rte_be_to_cpu_32(r->to);
+		uint32_t to = rec_to(r);
 		lca_actor_id_t from = rm_from_of(rte_be_to_cpu_32(r->from));
 		struct lca_msg *e;
 
 		if (rte_be_to_cpu_16(r->flags) & WIRE_MSG_F_FRAG)
 			return group_send(&g, buf, at, rtc, st) != 0 ? RM_RECS_WAIT
 								     : RM_RECS_FRAG;
-		if (to == RM_NAMES_LOCAL)
-			to = rm.names;
 		if (g.n > 0 && (to != g.to || from != g.from || g.n == RM_GROUP_MAX) &&
 		    group_send(&g, buf, at, rtc, st) != 0)
 			return RM_RECS_WAIT;
