@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
 	build-essential pkg-config meson ninja-build python3
 	libdpdk-dev dpdk          # the runtime's base; dpdk brings dpdk-devbind etc.
-	dpdk-dev                  # dpdk-testpmd (the bare memif floor), dpdk-dumpcap and dpdk-pdump
+	dpdk-dev                  # dpdk-dumpcap and dpdk-pdump (capture from a running app)
 	libnuma-dev               # node of a page (move_pages) and NUMA checks
 	libhwloc-dev hwloc        # topology: cores, SMT siblings, caches, nodes
 	libcmocka-dev             # unit tests

@@ -588,9 +588,10 @@ static const struct lca_opt_table table = {
 	.about = "Actor messages between two processes over a link: one-way msg/s\n"
 		 "and round-trip percentiles per message size. This process is node 1 (the\n"
 		 "driver) and starts node 2 (sink and echo) with --peer-lcores.\n",
-	.footer = "With --remote ucx, the bare UCX floor (lca-ucx-floor, beside this program) runs\n"
-		  "with the same sizes and counts on the same CPUs before node 2 starts and after\n"
-		  "it ends; each figure is printed as a ratio to both rounds.\n",
+	.footer = "With --remote ucx or memif, the bare transport's floor (lca-ucx-floor or\n"
+		  "lca-memif-floor, beside this program) runs with the same sizes and counts on the\n"
+		  "same CPUs before node 2 starts and after it ends; each figure is printed as a\n"
+		  "ratio to both rounds.\n",
 };
 
 static int
@@ -688,7 +689,7 @@ finish(json_t *record, const struct result *done, unsigned int n_done,
 	int ret;
 
 	if (why == NULL && (!fl[0].ran || !fl[1].ran))
-		why = "lca-ucx-floor did not run both rounds (see above)";
+		why = "the floor did not run both rounds (see above)";
 	if (why == NULL && ok) {
 		rb_floor_judge(record, res, fc, done, fl);
 	} else {
@@ -720,7 +721,7 @@ floor_conf(const char *transport, struct rb_floor_conf *fc)
 {
 	*fc = (struct rb_floor_conf){
 		.transport = transport, .sizes = o.sizes, .n_sizes = o.n_sizes, .msgs = o.msgs,
-		.pings = o.pings, .timeout_s = o.timeout_s,
+		.pings = o.pings, .timeout_s = o.timeout_s, .jumbo = pair.jumbo,
 		.cpu = { lca_topo_lcore_cpu(rte_get_main_lcore()), atoi(o.peer_lcores) },
 	};
 }
@@ -765,8 +766,8 @@ start_nodes(struct rb_run *r)
 	floor_conf(pair.transport, &r->fc);
 	if (floor_wanted()) {
 		/* Before node 2 busy-polls a CPU the floor uses. */
-		printf("Floor, before: lca-ucx-floor on CPUs %d and %d\n", r->fc.cpu[0],
-		       r->fc.cpu[1]);
+		printf("Floor, before: %s on CPUs %d and %d\n", rb_floor_name(r->fc.transport),
+		       r->fc.cpu[0], r->fc.cpu[1]);
 		rb_floor_run(&r->fc, &r->fl[0]);
 	}
 	if (pair.is_peer)
@@ -953,8 +954,8 @@ finish_node1(struct rb_run *r, int ret)
 			ret = -EIO;
 	}
 	if (ret == 0 && floor_wanted()) {
-		printf("Floor, after: lca-ucx-floor on CPUs %d and %d\n", r->fc.cpu[0],
-		       r->fc.cpu[1]);
+		printf("Floor, after: %s on CPUs %d and %d\n", rb_floor_name(r->fc.transport),
+		       r->fc.cpu[0], r->fc.cpu[1]);
 		rb_floor_run(&r->fc, &r->fl[1]);
 	}
 	if (r->record != NULL &&

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lca-remote-bench's floor: for --remote ucx, lca-ucx-floor (the bare UCX
- * ping-pong and one-way stream, ucx_floor.c) with the same sizes and
+ * lca-remote-bench's floor: the bare transport with the same sizes and
  * counts on the same two CPUs, a round before node 2 starts and one after
  * it has gone, so that neither shares a CPU with a busy-polling lcore; the
- * runtime's figures are read as ratios to both rounds.
+ * runtime's figures are read as ratios to both rounds. For --remote ucx
+ * that is lca-ucx-floor (UCP active messages, ucx_floor.c), for memif
+ * lca-memif-floor (DPDK's memif PMD and frames packed as lcactor packs
+ * them, memif_floor.c); both beside this program's executable.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,32 +16,62 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_common.h>
+
 #include "lca_floor.h"
 #include "lca_floor_stream.h"
 #include "lca_verdict.h"
 #include "remote_bench.h"
 
-#define UCX_FLOOR "lca-ucx-floor"
-#define UCX_FLOOR_WHAT "bare UCX active messages between two processes on the same CPUs " \
-	"(lca-ucx-floor: one message each, where lcactor packs many into a frame), a round " \
-	"before node 2 started and one after it ended"
+/* A transport's floor: its program and what the verdict calls it. */
+struct floor_prog {
+	const char *transport;
+	const char *label; /* "the bare LABEL floor" */
+	const char *exe;
+	const char *what;
+};
+
+static const struct floor_prog floors[] = {
+	{ "ucx", "UCX", "lca-ucx-floor",
+	  "bare UCX active messages between two processes on the same CPUs (lca-ucx-floor: one "
+	  "message each, where lcactor packs many into a frame), a round before node 2 started "
+	  "and one after it ended" },
+	{ "memif", "memif", "lca-memif-floor",
+	  "DPDK's memif PMD alone between two processes on the same CPUs (lca-memif-floor: "
+	  "frames of the same size packed with 16-byte records, as lcactor's), a round before "
+	  "node 2 started and one after it ended" },
+};
+
+static const struct floor_prog *
+floor_of(const char *transport)
+{
+	for (unsigned int i = 0; i < RTE_DIM(floors); i++)
+		if (strcmp(floors[i].transport, transport) == 0)
+			return &floors[i];
+	return NULL;
+}
+
+const char *
+rb_floor_name(const char *transport)
+{
+	const struct floor_prog *f = floor_of(transport);
+
+	return f != NULL ? f->exe : NULL;
+}
 
 const char *
 rb_floor_none(const char *transport)
 {
-	if (strcmp(transport, "ucx") == 0)
+	if (floor_of(transport) != NULL)
 		return NULL;
-	if (strcmp(transport, "memif") == 0)
-		return "the bare memif floor is dpdk-testpmd --forward-mode=io over a memif pair, "
-		       "run beside this program by scripts/remote-compare.sh";
 	if (strcmp(transport, "ring") == 0)
 		return "one process over a loopback: a test of the protocol, not of a link";
 	return "none built for af_packet over veth";
 }
 
-/* lca-ucx-floor beside this program's own executable. */
+/* The floor's program beside this program's own executable. */
 static int
-floor_path(char *buf, size_t len)
+floor_path(const char *name, char *buf, size_t len)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -52,7 +84,7 @@ floor_path(char *buf, size_t len)
 	if (slash == NULL)
 		return -ENOENT;
 	*slash = '\0';
-	if ((size_t)snprintf(buf, len, "%s/" UCX_FLOOR, self) >= len)
+	if ((size_t)snprintf(buf, len, "%s/%s", self, name) >= len)
 		return -ENAMETOOLONG;
 	return access(buf, X_OK) == 0 ? 0 : -errno;
 }
@@ -74,17 +106,21 @@ take_line(const char *line, const struct rb_floor_conf *fc, struct rb_floor_roun
 int
 rb_floor_run(const struct rb_floor_conf *fc, struct rb_floor_round *out)
 {
+	const struct floor_prog *f = floor_of(fc->transport);
 	char exe[PATH_MAX], cmd[PATH_MAX + 256], line[512];
 	int n, status;
 	FILE *p;
 
 	memset(out, 0, sizeof(*out));
-	if (floor_path(exe, sizeof(exe)) != 0) {
-		fprintf(stderr, "lca-remote-bench: no " UCX_FLOOR " beside this program: no floor\n");
+	if (f == NULL)
+		return -ENOTSUP;
+	if (floor_path(f->exe, exe, sizeof(exe)) != 0) {
+		fprintf(stderr, "lca-remote-bench: no %s beside this program: no floor\n", f->exe);
 		return -ENOENT;
 	}
 	n = snprintf(cmd, sizeof(cmd), "'%s' --msgs %" PRIu64 " --pings %u --timeout %u --cpus %d,%d "
-		     "--sizes ", exe, fc->msgs, fc->pings, fc->timeout_s, fc->cpu[0], fc->cpu[1]);
+		     "%s--sizes ", exe, fc->msgs, fc->pings, fc->timeout_s, fc->cpu[0], fc->cpu[1],
+		     fc->jumbo ? "--jumbo " : "");
 	for (unsigned int i = 0; i < fc->n_sizes && n > 0 && (size_t)n < sizeof(cmd); i++)
 		n += snprintf(cmd + n, sizeof(cmd) - (size_t)n, "%s%u", i ? "," : "", fc->sizes[i]);
 	fflush(stdout);
@@ -101,7 +137,7 @@ rb_floor_run(const struct rb_floor_conf *fc, struct rb_floor_round *out)
 	for (unsigned int i = 0; i < fc->n_sizes; i++)
 		out->ran &= out->s[i].mps > 0 && out->s[i].p50_us > 0;
 	if (!out->ran) {
-		fprintf(stderr, "lca-remote-bench: " UCX_FLOOR " failed (status %d): no floor\n",
+		fprintf(stderr, "lca-remote-bench: %s failed (status %d): no floor\n", f->exe,
 			status);
 		return -EIO;
 	}
@@ -128,12 +164,12 @@ round_json(const struct result *r)
 }
 
 static void
-add_row(json_t *record, const char *config, enum lca_verdict_kind kind, double score,
+add_row(json_t *record, const char *what_floor, const char *config, enum lca_verdict_kind kind, double score,
 	const char *unit, const double *ratios, const double *floor, double window_s)
 {
 	lca_verdict_add(record, &(const struct lca_verdict_row){
 		.config = config, .kind = kind, .score = score, .ci_half = NAN, .unit = unit,
-		.floor = UCX_FLOOR_WHAT, .ratios = ratios, .n_ratios = 2,
+		.floor = what_floor, .ratios = ratios, .n_ratios = 2,
 		.floor_moved_pct = lca_floor_moved_pct(floor, 2), .window_s = window_s,
 	});
 }
@@ -142,6 +178,10 @@ void
 rb_floor_judge(json_t *record, json_t *results, const struct rb_floor_conf *fc,
 	       const struct result *res, const struct rb_floor_round *fl)
 {
+	const struct floor_prog *f = floor_of(fc->transport);
+
+	if (f == NULL)
+		return;
 	for (unsigned int i = 0; i < fc->n_sizes; i++) {
 		const struct result *r = &res[i], *a = &fl[0].s[i], *b = &fl[1].s[i];
 		double fm[2] = { a->mps, b->mps }, fp[2] = { a->p50_us, b->p50_us };
@@ -150,18 +190,18 @@ rb_floor_judge(json_t *record, json_t *results, const struct rb_floor_conf *fc,
 
 		lca_floor_ratios((const double[]){ r->mps, r->mps }, fm, 2, rm);
 		lca_floor_ratios((const double[]){ r->p50_us, r->p50_us }, fp, 2, rp);
-		printf("  %4u B against the bare UCX floor: one way %.2f M msg/s = %.1f%% of the "
+		printf("  %4u B against the bare %s floor: one way %.2f M msg/s = %.1f%% of the "
 		       "floor's (%.2f before, %.2f after); RTT p50 %.2f us = %.2fx the floor's "
-		       "(%.2f, %.2f us)\n", r->size, r->mps, 50 * (rm[0] + rm[1]), a->mps, b->mps,
-		       r->p50_us, (rp[0] + rp[1]) / 2, a->p50_us, b->p50_us);
+		       "(%.2f, %.2f us)\n", r->size, f->label, r->mps, 50 * (rm[0] + rm[1]),
+		       a->mps, b->mps, r->p50_us, (rp[0] + rp[1]) / 2, a->p50_us, b->p50_us);
 		json_object_set_new(json_array_get(results, i), "floor", json_pack(
-			"{s:s, s:s, s:[o, o], s:o, s:o}", "what", UCX_FLOOR_WHAT, "order",
+			"{s:s, s:s, s:[o, o], s:o, s:o}", "what", f->what, "order",
 			"a floor round before the runtime's and one after it", "rounds",
 			round_json(a), round_json(b), "one_way", pair_json(rm, fm), "rtt_p50",
 			pair_json(rp, fp)));
 		snprintf(what, sizeof(what), "%u B one way over %s", r->size, fc->transport);
-		add_row(record, what, LCA_VERDICT_RATE, r->mps, "M msg/s", rm, fm, r->ms / 1e3);
+		add_row(record, f->what, what, LCA_VERDICT_RATE, r->mps, "M msg/s", rm, fm, r->ms / 1e3);
 		snprintf(what, sizeof(what), "%u B RTT p50 over %s", r->size, fc->transport);
-		add_row(record, what, LCA_VERDICT_TIME, r->p50_us, "us", rp, fp, r->ping_ms / 1e3);
+		add_row(record, f->what, what, LCA_VERDICT_TIME, r->p50_us, "us", rp, fp, r->ping_ms / 1e3);
 	}
 }

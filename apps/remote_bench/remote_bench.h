@@ -5,7 +5,7 @@
 /*
  * lca-remote-bench: main.c runs the runtime's measurement between two
  * processes; rb_floor.c runs the bare floor beside it (lca-ucx-floor for
- * --remote ucx) and judges the one against the other; rb_counts.c reports
+ * --remote ucx, lca-memif-floor for memif) and judges the one against the other; rb_counts.c reports
  * the link's drop and refusal counts.
  */
 
@@ -44,12 +44,17 @@ struct rb_floor_conf {
 	unsigned int pings;
 	int cpu[2];
 	unsigned int timeout_s;
+	bool jumbo; /* memif: --jumbo's buffers and frames */
 };
 
 /* Why @p transport has no floor here, or NULL when it has one. */
 const char *rb_floor_none(const char *transport);
 
-/* A round of the floor (lca-ucx-floor beside this program), its lines
+/* The program of @p transport's floor (lca-ucx-floor, lca-memif-floor), or
+ * NULL. */
+const char *rb_floor_name(const char *transport);
+
+/* A round of the floor (its program beside this one), its lines
  * echoed behind "floor| "; 0, or a negative errno after a line saying why. */
 int rb_floor_run(const struct rb_floor_conf *fc, struct rb_floor_round *out);
 

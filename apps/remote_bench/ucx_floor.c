@@ -27,32 +27,15 @@
 
 #include <ucp/api/ucp.h>
 
-#include "lca_cli.h"
 #include "lca_opt.h"
-
-/* DPDK's, for this program that has no DPDK. */
-#define RTE_STR_(x) #x
-#define RTE_STR(x) RTE_STR_(x)
+#include "rb_floor_prog.h"
 
 #define PROG "lca-ucx-floor"
-#define MAX_SIZES 8
-#define MAX_SIZE 1024
 #define WINDOW 256 /* sends still in UCX's hands before the client waits */
-#define WARM_PINGS 1000
 
 enum { AM_DATA = 1, AM_END, AM_END_ACK, AM_PING, AM_PONG, AM_QUIT };
 
-struct floor_opts {
-	unsigned int sizes[MAX_SIZES];
-	unsigned int n_sizes;
-	uint64_t msgs;
-	unsigned int pings;
-	int cpu[2]; /* client, server; -1: not pinned */
-	unsigned int timeout_s;
-};
-
-static struct floor_opts o = { .sizes = { 16, 64, 256 }, .n_sizes = 3, .msgs = 2000000, .pings = 20000,
-	.cpu = { -1, -1 }, .timeout_s = 120 };
+static struct floor_opts o = FLOOR_OPTS_DEFAULT;
 
 /* One side's UCX objects and what its callbacks saw. */
 static struct {
@@ -287,19 +270,11 @@ wait_reply(void)
 	return true;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* One-way: msgs active messages as fast as UCX takes them, then END. */
 static int
 one_way(unsigned int size, double *mps)
 {
-	static uint8_t buf[MAX_SIZE];
+	static uint8_t buf[FLOOR_MAX_SIZE];
 	uint64_t t0 = now_ns();
 	double ms;
 
@@ -323,22 +298,17 @@ one_way(unsigned int size, double *mps)
 static int
 round_trips(unsigned int size, uint64_t *rtt, double *p)
 {
-	static uint8_t buf[MAX_SIZE];
+	static uint8_t buf[FLOOR_MAX_SIZE];
 
-	for (unsigned int i = 0; i < WARM_PINGS + o.pings; i++) {
+	for (unsigned int i = 0; i < FLOOR_WARM_PINGS + o.pings; i++) {
 		uint64_t t0 = now_ns();
 
 		if (am_send(ux.ep, AM_PING, buf, size, true) != 0 || !wait_reply())
 			return -EIO;
-		if (i >= WARM_PINGS)
-			rtt[i - WARM_PINGS] = now_ns() - t0;
+		if (i >= FLOOR_WARM_PINGS)
+			rtt[i - FLOOR_WARM_PINGS] = now_ns() - t0;
 	}
-	qsort(rtt, o.pings, sizeof(*rtt), cmp_u64);
-	p[0] = (double)rtt[o.pings / 2] / 1e3;
-	p[1] = (double)rtt[(uint64_t)o.pings * 99 / 100] / 1e3;
-	p[2] = (double)rtt[(uint64_t)o.pings * 999 / 1000] / 1e3;
-	printf("  %4u B: RTT p50 %.2f us, p99 %.2f us, p99.9 %.2f us (%u round trips, one at a "
-	       "time)\n", size, p[0], p[1], p[2], o.pings);
+	floor_rtt_report(size, rtt, o.pings, 1.0, p);
 	return 0;
 }
 
@@ -376,9 +346,7 @@ drive(uint16_t port)
 		if (ret == 0)
 			ret = round_trips(o.sizes[i], rtt, p);
 		if (ret == 0)
-			printf("# floor-result size=%u mps=%.4f p50_us=%.4f p99_us=%.4f "
-			       "p999_us=%.4f\n", o.sizes[i], mps, p[0], p[1], p[2]);
-		fflush(stdout);
+			floor_result_line(o.sizes[i], mps, p);
 	}
 	if (ux.ep != NULL) {
 		am_send(ux.ep, AM_QUIT, NULL, 0, false);
@@ -390,46 +358,8 @@ drive(uint16_t port)
 	return ret;
 }
 
-/* --sizes (1..MAX_SIZE bytes, up to MAX_SIZES) or --cpus (exactly two). */
-static int
-opt_list(void *conf, const struct lca_opt *opt, char *arg)
-{
-	bool cpus = strcmp(opt->name, "cpus") == 0;
-	char *items[MAX_SIZES];
-	int n = lca_cli_split(arg, items, cpus ? 2 : MAX_SIZES);
-
-	(void)conf;
-	if (n <= 0 || (cpus && n != 2))
-		return -EINVAL;
-	for (int i = 0; i < n; i++) {
-		uint64_t v;
-
-		if (lca_cli_uint(items[i], cpus ? 0 : 1, cpus ? CPU_SETSIZE - 1 : MAX_SIZE, &v) < 0)
-			return -EINVAL;
-		if (cpus)
-			o.cpu[i] = (int)v;
-		else
-			o.sizes[i] = (unsigned int)v;
-	}
-	if (!cpus)
-		o.n_sizes = (unsigned int)n;
-	return 0;
-}
-
-#define AT(field) LCA_OPT_AT(struct floor_opts, field)
-
 static const struct lca_opt options[] = {
-	{ "sizes", 0, LCA_OPT_CUSTOM, .parse = opt_list, .metavar = "LIST",
-	  .help = "message sizes in bytes (default 16,64,256; at most " RTE_STR(MAX_SIZE) ")",
-	  .why = "up to " RTE_STR(MAX_SIZES) " sizes, each 1 to " RTE_STR(MAX_SIZE) },
-	{ "msgs", 0, LCA_OPT_UINT, AT(msgs), .min = 1, .max = 1ull << 40, .metavar = "N",
-	  .help = "one-way messages per size (default 2000000)" },
-	{ "pings", 0, LCA_OPT_UINT, AT(pings), .min = 1, .max = 10000000, .metavar = "N",
-	  .help = "round trips per size (default 20000)" },
-	{ "cpus", 0, LCA_OPT_CUSTOM, .parse = opt_list, .metavar = "A,B",
-	  .help = "pin this process to CPU A and the second to CPU B", .why = "two CPUs, A,B" },
-	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = 86400, .metavar = "S",
-	  .help = "give up on an answer after S seconds (default 120)" },
+	FLOOR_OPTIONS,
 	{ NULL },
 };
 
