@@ -43,6 +43,7 @@ grep -h '^# TSC' "$out"/memif.1 || true
 # One line per transport and size: the median over the rounds.
 summary() { # label
 	cat "$out/$1".* | awk -v t="$1" '
+		/^floor\|/ { next }
 		/ B: [0-9]+ messages one way/ { s = $1; rate[s] = rate[s] " " $10 }
 		/ B: RTT p50/ { s = $1; p99[s] = p99[s] " " $8 }
 		END { for (s in rate) print t, s, rate[s], "|", p99[s] }'
