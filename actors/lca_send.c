@@ -136,6 +136,19 @@ lca_msg_alloc_bulk(struct lca_msg **msgs, unsigned int n)
 int
 lca_msg_alloc(struct lca_msg **msg)
 {
+	struct lca_stash *s = lca_stash_here();
+
+	/* One from a stash that has one: the common single alloc without the
+	 * bulk path's block copy and loop (68 instructions, now about half). */
+	if (likely(s != NULL && s->n > 0)) {
+		uint32_t have = s->n - 1;
+		struct lca_msg *m = s->objs[have];
+
+		__atomic_store_n(&s->n, have, __ATOMIC_RELAXED);
+		msg_reset_bulk(&m, 1, s->pool);
+		*msg = m;
+		return 0;
+	}
 	return lca_msg_alloc_bulk(msg, 1);
 }
 
@@ -200,24 +213,17 @@ one_pool_no_mbuf(struct lca_msg *const *msgs, unsigned int n)
 }
 #endif
 
-void
-lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
+/* The general free: envelopes of several pools, with mbufs, NULLs, and in
+ * a debug build each checked. Apart from the common burst, so that the
+ * common burst's call does not set up these arrays (a single free from a
+ * transport cost 93 instructions with them, 17 of them the frame). */
+static __rte_noinline void
+free_mixed(struct lca_msg **msgs, unsigned int n)
 {
-	struct actor_lcore *here = actor_lcore_here();
 	struct rte_mbuf *mbufs[FREE_CHUNK];
 	void *run[FREE_CHUNK];
 	unsigned int n_mbufs = 0, n_run = 0, run_pool = 0;
 
-	if (unlikely(here->current != NULL))
-		handed_over(here, msgs, n);
-#ifndef LCA_DEBUG_ENVELOPES
-	/* The common burst: envelopes of one pool without mbufs go back with
-	 * one put of the caller's array, no copy. */
-	if (likely(n > 0 && msgs[0] != NULL) && one_pool_no_mbuf(msgs, n)) {
-		lca_stash_put_bulk(lca_stash_here(), msgs[0]->pool, (void **)msgs, n);
-		return;
-	}
-#endif
 	for (unsigned int i = 0; i < n; i++) {
 		struct lca_msg *m = msgs[i];
 
@@ -244,6 +250,30 @@ lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
 		rte_pktmbuf_free_bulk(mbufs, n_mbufs);
 	if (n_run > 0)
 		lca_stash_put_bulk(lca_stash_here(), (uint8_t)run_pool, run, n_run);
+}
+
+void
+lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
+{
+	struct actor_lcore *here = actor_lcore_here();
+
+	if (unlikely(here->current != NULL))
+		handed_over(here, msgs, n);
+#ifndef LCA_DEBUG_ENVELOPES
+	/* One, as a transport frees each single send it copied: no loop. */
+	if (n == 1 && msgs[0] != NULL && !(msgs[0]->flags & LCA_MSG_F_MBUF)) {
+		lca_stash_put(lca_stash_here(), msgs[0]->pool, msgs[0]);
+		return;
+	}
+	/* The common burst: envelopes of one pool without mbufs go back with
+	 * one put of the caller's array, no copy. */
+	if (likely(n > 0 && msgs[0] != NULL) && one_pool_no_mbuf(msgs, n)) {
+		lca_stash_put_bulk(lca_stash_here(), msgs[0]->pool, (void **)msgs, n);
+		return;
+	}
+#endif
+	if (n > 0)
+		free_mixed(msgs, n);
 }
 
 void
