@@ -17,12 +17,10 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -400,7 +398,7 @@ int
 main(int argc, char **argv)
 {
 	char sock[64], go;
-	int fds[2], status = 0, ret;
+	int fds[2], ret;
 	pid_t child;
 
 	ret = lca_opt_parse(argc, argv, &table, &o, NULL);
@@ -410,10 +408,7 @@ main(int argc, char **argv)
 		if (o.cpu[k] < 0)
 			o.cpu[k] = allowed_cpu(k);
 	snprintf(sock, sizeof(sock), "/tmp/lca-memif-floor-%d.sock", (int)getpid());
-	if (pipe(fds) != 0)
-		return 1;
-	fflush(stdout);
-	child = fork();
+	child = floor_fork(fds);
 	if (child < 0)
 		return 1;
 	if (child == 0) {
@@ -443,14 +438,7 @@ main(int argc, char **argv)
 		       o.cpu[1], frame_cap);
 		ret = drive();
 	}
-	if (ret != 0)
-		kill(child, SIGTERM);
-	waitpid(child, &status, 0);
-	if (ret == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		fprintf(stderr, PROG ": the second process ended with status %d\n", status);
-		ret = -EIO;
-	}
-	printf("%s\n", ret == 0 ? "memif floor: every message counted" : "memif floor: FAILED");
+	ret = floor_reap(PROG, "memif", child, ret);
 	rte_eth_dev_stop(port);
 	rte_eth_dev_close(port);
 	rte_eal_cleanup();

@@ -2,9 +2,12 @@
 /* The options and the report the bare floors share (rb_floor_prog.h). */
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "lca_cli.h"
 #include "rb_floor_prog.h"
@@ -61,4 +64,30 @@ floor_result_line(unsigned int size, double mps, const double p[3])
 	printf("# floor-result size=%u mps=%.4f p50_us=%.4f p99_us=%.4f p999_us=%.4f\n", size, mps,
 	       p[0], p[1], p[2]);
 	fflush(stdout);
+}
+
+pid_t
+floor_fork(int fds[2])
+{
+	if (pipe(fds) != 0)
+		return -1;
+	/* Nothing buffered twice. */
+	fflush(stdout);
+	return fork();
+}
+
+int
+floor_reap(const char *prog, const char *label, pid_t child, int ret)
+{
+	int status = 0;
+
+	if (ret != 0)
+		kill(child, SIGTERM);
+	waitpid(child, &status, 0);
+	if (ret == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		fprintf(stderr, "%s: the second process ended with status %d\n", prog, status);
+		ret = -EIO;
+	}
+	printf("%s floor: %s\n", label, ret == 0 ? "every message counted" : "FAILED");
+	return ret;
 }

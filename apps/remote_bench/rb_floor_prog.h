@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "lca_opt.h"
 
@@ -59,5 +60,15 @@ void floor_rtt_report(unsigned int size, uint64_t *rtt, unsigned int n, double n
 
 /* The line rb_floor.c reads for @p size. */
 void floor_result_line(unsigned int size, double mps, const double p[3]);
+
+/* The second process, with a pipe @p fds between the two (fds[0] to read,
+ * fds[1] to write): @return its pid to this one, 0 to it, -1 on failure. */
+pid_t floor_fork(int fds[2]);
+
+/* The end of a run that went @p ret (0 or a negative errno): the second
+ * process stopped if the run failed, reaped, its status checked, and the
+ * last line ("LABEL floor: every message counted" or "... FAILED").
+ * @return 0, or the run's or the second process's failure. */
+int floor_reap(const char *prog, const char *label, pid_t child, int ret);
 
 #endif /* RB_FLOOR_PROG_H */

@@ -16,12 +16,10 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -389,17 +387,14 @@ pin(int cpu)
 int
 main(int argc, char **argv)
 {
-	int fds[2], status = 0, ret;
+	int fds[2], ret;
 	uint16_t port = 0;
 	pid_t child;
 
 	ret = lca_opt_parse(argc, argv, &table, &o, NULL);
 	if (ret != 0)
 		return ret > 0 ? 0 : 2;
-	if (pipe(fds) != 0)
-		return 1;
-	fflush(stdout);
-	child = fork();
+	child = floor_fork(fds);
 	if (child < 0)
 		return 1;
 	if (child == 0) {
@@ -417,13 +412,5 @@ main(int argc, char **argv)
 		       "else\n", getenv("UCX_TLS") ? getenv("UCX_TLS") : "unset", o.cpu[0], o.cpu[1]);
 		ret = drive(port);
 	}
-	if (ret != 0)
-		kill(child, SIGTERM);
-	waitpid(child, &status, 0);
-	if (ret == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		fprintf(stderr, PROG ": the second process ended with status %d\n", status);
-		ret = -EIO;
-	}
-	printf("%s\n", ret == 0 ? "UCX floor: every message counted" : "UCX floor: FAILED");
-	return ret == 0 ? 0 : 1;
+	return floor_reap(PROG, "UCX", child, ret) == 0 ? 0 : 1;
 }
