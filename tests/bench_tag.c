@@ -115,7 +115,8 @@ main(int argc, char **argv)
 	randombytes_buf(frame, sizeof(frame));
 	randombytes_buf(key16, sizeof(key16));
 	randombytes_buf(key32, sizeof(key32));
-	crypto_aead_aes256gcm_beforenm(&gcm, key32);
+	if (crypto_aead_aes256gcm_is_available())
+		crypto_aead_aes256gcm_beforenm(&gcm, key32);
 	for (unsigned int f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
 		if (fns[f] == round_gmac && !crypto_aead_aes256gcm_is_available()) {
 			printf("%-18s skipped: this CPU has no AES-NI and PCLMUL\n", names[f]);

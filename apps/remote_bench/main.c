@@ -721,7 +721,8 @@ floor_conf(const char *transport, struct rb_floor_conf *fc)
 {
 	*fc = (struct rb_floor_conf){
 		.transport = transport, .sizes = o.sizes, .n_sizes = o.n_sizes, .msgs = o.msgs,
-		.pings = o.pings, .timeout_s = o.timeout_s, .jumbo = pair.jumbo,
+		.pings = o.pings, .timeout_s = o.timeout_s,
+		.jumbo = pair.jumbo && strcmp(transport, "memif") == 0,
 		.cpu = { lca_topo_lcore_cpu(rte_get_main_lcore()), atoi(o.peer_lcores) },
 	};
 }

@@ -5,24 +5,31 @@
  * its CPU, with a memif pair between them as lca-remote-bench makes it
  * (this one the server, the second the client, DPDK's memif PMD in copy
  * mode), and nothing else: no actor, no credit, no acknowledgement, no
- * retransmission. The frames carry what lcactor's carry, packed the same
- * way: one record a message, a 16-byte header and the payload, as many as
- * fit a frame of the same size (1514 bytes; 9014 with --jumbo). For each
- * message size: one-way msg/s (the second process reads every record and
- * counts; an END frame asks for its count) and round trips one at a time,
- * a frame of one record each way (p50, p99, p99.9). Its lines are
+ * retransmission. The frames are laid out as lcactor's: 78 bytes of
+ * headers (Ethernet, IPv4, UDP and the channel header's length), then one
+ * record a message, a 16-byte header and the payload padded to 4 bytes, as
+ * many as fit a frame of the same size (1514 bytes; 9014 with --jumbo), so
+ * a frame carries exactly as many messages as lcactor's. For each message
+ * size: one-way msg/s (the second process reads every record and counts;
+ * an END frame asks for its count), after an untimed pass that warms both
+ * ends, in passes of --msgs until they took 200 ms; and round trips one at
+ * a time, a frame of one record each way (p50, p99, p99.9). Its lines are
  * lca-remote-bench's, and a "# floor-result" line per size says the same
  * for a program to read (rb_floor_prog.h).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -40,32 +47,43 @@
 #define MTU 1500
 #define JUMBO_MTU 9000
 #define JUMBO_BUF 9216
+/* lcactor's frame before its first record: Ethernet, IPv4 and UDP
+ * (WIRE_OUTER_LEN) and its channel header (WIRE_HDR_LEN). */
+#define FRAME_HDRS (14 + 20 + 8 + 36)
 #define REC_HDR 16 /* lcactor's record header (struct wire_msg) */
+/* The shortest one-way window, as lca-remote-bench's without --msgs. */
+#define WINDOW_MIN_S 0.2
 
 enum frame_kind { F_DATA = 1, F_END, F_END_ACK, F_PING, F_PONG, F_QUIT };
 
-/* After the Ethernet header: what the frame is and how many records. */
+/* After the Ethernet header, in the bytes lcactor's IP, UDP and channel
+ * headers take: what the frame is and how many records. */
 struct frame_hdr {
-	uint32_t kind;
-	uint32_t n;
-	uint64_t count; /* F_END_ACK: the records counted since the last END */
+	rte_be32_t kind;
+	rte_be32_t n;
+	rte_be64_t count; /* F_END_ACK: the records counted since the last END */
 };
+_Static_assert(RTE_ETHER_HDR_LEN + sizeof(struct frame_hdr) <= FRAME_HDRS,
+	       "the floor's header within lcactor's");
 
-/* A record's header: the payload's length, and what a record header
- * carries besides (lcactor's: to, from, type), here only written and read. */
+/* A record's header, in wire order as lcactor's: the payload's length,
+ * and what lcactor's carries besides (to, from, type), only written and
+ * read here. */
 struct rec_hdr {
-	uint32_t len;
-	uint32_t to;
-	uint64_t tag;
+	rte_be32_t to;
+	rte_be32_t from;
+	rte_be32_t type;
+	rte_be16_t len;
+	rte_be16_t flags;
 };
 _Static_assert(sizeof(struct rec_hdr) == REC_HDR, "a record header as lcactor's");
-
-#define FRAME_OFF (RTE_ETHER_HDR_LEN + sizeof(struct frame_hdr))
 
 static struct floor_opts o = FLOOR_OPTS_DEFAULT;
 static struct rte_mempool *pool;
 static const uint16_t port;
 static uint32_t frame_cap; /* bytes a frame may have */
+static bool eal_is_up;
+static pid_t child = -1; /* this process's second one: gone, it stops waiting */
 
 /* --- Both processes: the EAL, the port, frames ------------------------- */
 
@@ -75,8 +93,8 @@ eal_up(bool server, int cpu, const char *sock)
 {
 	char lcores[32], prefix[64], vdev[256];
 	char *argv[] = { PROG, "--lcores", lcores, "--no-huge", "-m", o.jumbo ? "512" : "256",
-			 "--no-pci", "--no-shconf", "--file-prefix", prefix, "--log-level",
-			 "lib.*:error", "--vdev", vdev, NULL };
+			 "--no-pci", "--no-shconf", "--no-telemetry", "--file-prefix", prefix,
+			 "--log-level", "lib.*:error", "--vdev", vdev, NULL };
 	int argc = (int)RTE_DIM(argv) - 1;
 
 	snprintf(lcores, sizeof(lcores), "0@%d", cpu);
@@ -88,7 +106,24 @@ eal_up(bool server, int cpu, const char *sock)
 			rte_strerror(rte_errno));
 		return -ENODEV;
 	}
+	eal_is_up = true;
 	return 0;
+}
+
+/* The port closed and the EAL's runtime folder gone: runs leave nothing. */
+static void
+eal_down(void)
+{
+	char dir[PATH_MAX];
+
+	if (!eal_is_up)
+		return;
+	snprintf(dir, sizeof(dir), "%s", rte_eal_get_runtime_dir());
+	rte_eth_dev_stop(port);
+	rte_eth_dev_close(port);
+	rte_eal_cleanup();
+	rmdir(dir);
+	eal_is_up = false;
 }
 
 static int
@@ -118,20 +153,64 @@ port_up(void)
 	return ret;
 }
 
-/* Until the memif is connected; false after --timeout. */
+static bool
+link_is_up(void)
+{
+	struct rte_eth_link link;
+
+	return rte_eth_link_get_nowait(port, &link) == 0 && link.link_status;
+}
+
+/* Whether the other process is still there: the driving one asks of its
+ * child, the second one of its parent (it is re-parented when that dies). */
+static bool
+peer_alive(void)
+{
+	int status;
+
+	if (child > 0)
+		return waitpid(child, &status, WNOHANG) == 0;
+	return getppid() != 1;
+}
+
+/* Until the memif is connected; false after --timeout or once the other
+ * process is gone. */
 static bool
 link_wait(void)
 {
 	uint64_t limit = rte_get_timer_cycles() + o.timeout_s * rte_get_timer_hz();
-	struct rte_eth_link link;
 
 	do {
-		if (rte_eth_link_get_nowait(port, &link) == 0 && link.link_status)
+		if (link_is_up())
 			return true;
+		if (!peer_alive()) {
+			fprintf(stderr, PROG ": the other process ended before the link came up\n");
+			return false;
+		}
 		rte_delay_ms(1);
 	} while (rte_get_timer_cycles() < limit);
 	fprintf(stderr, PROG ": the memif link did not come up within %u s\n", o.timeout_s);
 	return false;
+}
+
+/* Whether to go on waiting past @p limit (TSC): false, after a line saying
+ * why, when the time is up, the link went down or the other process left. */
+static bool
+still_there(uint64_t limit, const char *what)
+{
+	if (rte_rdtsc() <= limit && link_is_up())
+		return true;
+	if (link_is_up() && peer_alive())
+		fprintf(stderr, PROG ": %s: nothing within %u s\n", what, o.timeout_s);
+	else
+		fprintf(stderr, PROG ": %s: the link went down\n", what);
+	return false;
+}
+
+static uint64_t
+deadline(void)
+{
+	return rte_rdtsc() + o.timeout_s * rte_get_tsc_hz();
 }
 
 static struct frame_hdr *
@@ -140,7 +219,8 @@ frame_of(struct rte_mbuf *m)
 	return rte_pktmbuf_mtod_offset(m, struct frame_hdr *, RTE_ETHER_HDR_LEN);
 }
 
-/* A frame of @p kind with its Ethernet header; records go after. */
+/* A frame of @p kind with its Ethernet header; records go after
+ * FRAME_HDRS. */
 static void
 frame_start(struct rte_mbuf *m, enum frame_kind kind)
 {
@@ -148,32 +228,51 @@ frame_start(struct rte_mbuf *m, enum frame_kind kind)
 
 	memset(eth, 0, sizeof(*eth));
 	eth->ether_type = rte_cpu_to_be_16(0x88b5); /* IEEE local experimental */
-	*frame_of(m) = (struct frame_hdr){ .kind = kind };
-	m->data_len = m->pkt_len = FRAME_OFF;
+	*frame_of(m) = (struct frame_hdr){ .kind = rte_cpu_to_be_32(kind) };
+	m->data_len = m->pkt_len = FRAME_HDRS;
 }
 
-/* Append a record of @p size bytes from @p payload. */
+static inline uint32_t
+rec_len(unsigned int size)
+{
+	return REC_HDR + ((size + 3u) & ~3u);
+}
+
+/* Append a record of @p size bytes from @p payload; @p n records so far. */
 static inline void
-rec_add(struct rte_mbuf *m, const uint8_t *payload, unsigned int size)
+rec_add(struct rte_mbuf *m, const uint8_t *payload, unsigned int size, uint32_t *n)
 {
 	uint8_t *at = rte_pktmbuf_mtod_offset(m, uint8_t *, m->data_len);
-	struct rec_hdr h = { .len = size, .to = 1, .tag = 0 };
+	struct rec_hdr h = {
+		.to = rte_cpu_to_be_32(1), .from = rte_cpu_to_be_32(2),
+		.type = rte_cpu_to_be_32(1), .len = rte_cpu_to_be_16((uint16_t)size),
+	};
 
 	memcpy(at, &h, sizeof(h));
 	memcpy(at + sizeof(h), payload, size);
-	m->data_len = (uint16_t)(m->data_len + sizeof(h) + size);
+	m->data_len = (uint16_t)(m->data_len + rec_len(size));
 	m->pkt_len = m->data_len;
-	frame_of(m)->n++;
+	(*n)++;
 }
 
-/* Send all @p n frames, spinning while the ring is full. */
-static void
+/* Send all @p n frames, spinning while the ring is full; -EIO (the frames
+ * not sent freed) after --timeout or once the link is down. */
+static int
 tx_all(struct rte_mbuf **m, uint16_t n)
 {
+	uint64_t limit = deadline();
 	uint16_t done = 0;
 
-	while (done < n)
-		done += rte_eth_tx_burst(port, 0, m + done, (uint16_t)(n - done));
+	while (done < n) {
+		uint16_t sent = rte_eth_tx_burst(port, 0, m + done, (uint16_t)(n - done));
+
+		done = (uint16_t)(done + sent);
+		if (sent == 0 && done < n && !still_there(limit, "sending")) {
+			rte_pktmbuf_free_bulk(m + done, (unsigned int)(n - done));
+			return -EIO;
+		}
+	}
+	return 0;
 }
 
 static int
@@ -184,9 +283,8 @@ send_one(enum frame_kind kind, uint64_t count)
 	if (m == NULL)
 		return -ENOMEM;
 	frame_start(m, kind);
-	frame_of(m)->count = count;
-	tx_all(&m, 1);
-	return 0;
+	frame_of(m)->count = rte_cpu_to_be_64(count);
+	return tx_all(&m, 1);
 }
 
 /* --- The second process: count, answer, echo ------------------------- */
@@ -195,49 +293,60 @@ send_one(enum frame_kind kind, uint64_t count)
 static uint64_t
 count_records(struct rte_mbuf *m)
 {
-	const uint8_t *at = rte_pktmbuf_mtod_offset(m, const uint8_t *, FRAME_OFF);
+	const uint8_t *at = rte_pktmbuf_mtod_offset(m, const uint8_t *, FRAME_HDRS);
 	const uint8_t *end = rte_pktmbuf_mtod_offset(m, const uint8_t *, m->data_len);
-	uint32_t n = frame_of(m)->n, seen = 0;
+	uint32_t n = rte_be_to_cpu_32(frame_of(m)->n), seen = 0;
 	volatile uint8_t sink;
 
 	for (uint32_t i = 0; i < n && at + REC_HDR <= end; i++) {
 		struct rec_hdr h;
+		uint16_t len;
 
 		memcpy(&h, at, sizeof(h));
-		if (h.len > 0)
+		len = rte_be_to_cpu_16(h.len);
+		if (len > 0)
 			sink = at[REC_HDR];
-		at += REC_HDR + h.len;
+		at += rec_len(len);
 		seen++;
 	}
 	(void)sink;
 	return seen;
 }
 
+/* Until QUIT: 0; 1 when the link goes down or nothing comes for
+ * --timeout (the driving process is gone). */
 static int
 serve(void)
 {
 	struct rte_mbuf *m[BURST];
-	uint64_t count = 0;
+	uint64_t count = 0, limit = deadline();
 
 	for (;;) {
 		uint16_t n = rte_eth_rx_burst(port, 0, m, BURST);
 
+		if (n == 0) {
+			if (!still_there(limit, "second process"))
+				return 1;
+			continue;
+		}
+		limit = deadline();
 		for (uint16_t i = 0; i < n; i++) {
 			struct frame_hdr *f = frame_of(m[i]);
 
-			switch (f->kind) {
+			switch (rte_be_to_cpu_32(f->kind)) {
 			case F_DATA:
 				count += count_records(m[i]);
 				rte_pktmbuf_free(m[i]);
 				break;
 			case F_PING:
-				f->kind = F_PONG;
-				tx_all(&m[i], 1);
+				f->kind = rte_cpu_to_be_32(F_PONG);
+				if (tx_all(&m[i], 1) != 0)
+					goto gone;
 				break;
 			case F_END:
 				rte_pktmbuf_free(m[i]);
 				if (send_one(F_END_ACK, count) != 0)
-					return 1;
+					goto gone;
 				count = 0;
 				break;
 			case F_QUIT:
@@ -246,70 +355,103 @@ serve(void)
 			default:
 				rte_pktmbuf_free(m[i]);
 			}
+			continue;
+gone:
+			rte_pktmbuf_free_bulk(m + i + 1, (unsigned int)(n - i - 1));
+			return 1;
 		}
 	}
 }
 
 /* --- This process: drive ------------------------------------------- */
 
-/* The next frame of @p kind; false after --timeout. */
+/* The next frame of @p kind; NULL after --timeout or once the link is
+ * down. */
 static struct rte_mbuf *
 wait_frame(enum frame_kind kind)
 {
-	uint64_t limit = rte_rdtsc() + o.timeout_s * rte_get_tsc_hz();
+	uint64_t limit = deadline();
 
 	for (;;) {
 		struct rte_mbuf *m;
 
 		if (rte_eth_rx_burst(port, 0, &m, 1) == 1) {
-			if (frame_of(m)->kind == kind)
+			if (rte_be_to_cpu_32(frame_of(m)->kind) == kind)
 				return m;
 			rte_pktmbuf_free(m);
-		} else if (rte_rdtsc() > limit) {
-			fprintf(stderr, PROG ": no answer within %u s\n", o.timeout_s);
+		} else if (!still_there(limit, "waiting for an answer")) {
 			return NULL;
 		}
 	}
 }
 
-/* One-way: --msgs records packed into frames as fast as the memif takes
+/* One pass: @p msgs records packed into frames as fast as the memif takes
  * them, then END; the count in its answer must be all of them. */
 static int
-one_way(unsigned int size, double *mps)
+pass(unsigned int size, uint64_t msgs, unsigned int per_frame)
 {
 	static uint8_t payload[FLOOR_MAX_SIZE];
-	unsigned int per_frame = (frame_cap - FRAME_OFF) / (REC_HDR + size);
-	uint64_t left = o.msgs, t0 = rte_rdtsc(), counted;
 	struct rte_mbuf *m[BURST], *ack;
-	double ms;
+	uint64_t left = msgs, counted;
 
 	memset(payload, 0x5a, size);
 	while (left > 0) {
 		uint16_t n = BURST;
 
-		if (rte_pktmbuf_alloc_bulk(pool, m, n) != 0)
+		if (rte_pktmbuf_alloc_bulk(pool, m, n) != 0) {
+			fprintf(stderr, PROG ": no mbufs for a burst of frames\n");
 			return -ENOMEM;
+		}
 		for (uint16_t i = 0; i < n; i++) {
+			uint32_t recs = 0;
+
 			frame_start(m[i], F_DATA);
 			for (unsigned int k = 0; k < per_frame && left > 0; k++, left--)
-				rec_add(m[i], payload, size);
+				rec_add(m[i], payload, size, &recs);
+			frame_of(m[i])->n = rte_cpu_to_be_32(recs);
 			if (left == 0 && i + 1 < n) {
 				rte_pktmbuf_free_bulk(m + i + 1, (unsigned int)(n - i - 1));
 				n = (uint16_t)(i + 1);
 			}
 		}
-		tx_all(m, n);
+		if (tx_all(m, n) != 0)
+			return -EIO;
 	}
 	if (send_one(F_END, 0) != 0 || (ack = wait_frame(F_END_ACK)) == NULL)
 		return -EIO;
-	ms = (double)(rte_rdtsc() - t0) * 1e3 / (double)rte_get_tsc_hz();
-	counted = frame_of(ack)->count;
+	counted = rte_be_to_cpu_64(frame_of(ack)->count);
 	rte_pktmbuf_free(ack);
-	*mps = (double)o.msgs / ms / 1e3;
-	printf("  %4u B: %" PRIu64 " messages one way in %.1f ms: %.2f M msg/s (%u a frame); "
-	       "the second process counted %" PRIu64 "\n", size, o.msgs, ms, *mps, per_frame,
-	       counted);
-	return counted == o.msgs ? 0 : -EIO;
+	if (counted != msgs) {
+		fprintf(stderr, PROG ": %u B: the second process counted %" PRIu64 " of %" PRIu64
+			"\n", size, counted, msgs);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* One-way: an untimed pass, then passes of --msgs until they took
+ * WINDOW_MIN_S. */
+static int
+one_way(unsigned int size, double *mps)
+{
+	unsigned int per_frame = (frame_cap - FRAME_HDRS) / rec_len(size), passes = 0;
+	uint64_t t0, hz = rte_get_tsc_hz();
+	double ms;
+	int ret = pass(size, o.msgs, per_frame);
+
+	t0 = rte_rdtsc();
+	while (ret == 0 && (passes == 0 || rte_rdtsc() - t0 < WINDOW_MIN_S * (double)hz)) {
+		ret = pass(size, o.msgs, per_frame);
+		passes++;
+	}
+	if (ret != 0)
+		return ret;
+	ms = (double)(rte_rdtsc() - t0) * 1e3 / (double)hz;
+	*mps = (double)o.msgs * passes / ms / 1e3;
+	printf("  %4u B: %" PRIu64 " messages one way in %.1f ms (%u passes after one to warm "
+	       "up): %.2f M msg/s (%u a frame); the second process counted %" PRIu64 "\n", size,
+	       o.msgs * passes, ms, passes, *mps, per_frame, o.msgs * passes);
+	return 0;
 }
 
 /* Round trips one at a time, a frame of one record each way. */
@@ -321,13 +463,14 @@ round_trips(unsigned int size, uint64_t *rtt, double p[3])
 	for (unsigned int i = 0; i < FLOOR_WARM_PINGS + o.pings; i++) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 		uint64_t t0 = rte_rdtsc();
+		uint32_t recs = 0;
 
 		if (m == NULL)
 			return -ENOMEM;
 		frame_start(m, F_PING);
-		rec_add(m, payload, size);
-		tx_all(&m, 1);
-		if ((m = wait_frame(F_PONG)) == NULL)
+		rec_add(m, payload, size, &recs);
+		frame_of(m)->n = rte_cpu_to_be_32(recs);
+		if (tx_all(&m, 1) != 0 || (m = wait_frame(F_PONG)) == NULL)
 			return -EIO;
 		if (i >= FLOOR_WARM_PINGS)
 			rtt[i - FLOOR_WARM_PINGS] = rte_rdtsc() - t0;
@@ -346,7 +489,7 @@ drive(void)
 	for (unsigned int i = 0; ret == 0 && i < o.n_sizes; i++) {
 		double mps = 0, p[3];
 
-		if (REC_HDR + o.sizes[i] > frame_cap - FRAME_OFF) {
+		if (FRAME_HDRS + rec_len(o.sizes[i]) > frame_cap) {
 			fprintf(stderr, PROG ": a %u-byte message does not fit a frame\n",
 				o.sizes[i]);
 			ret = -EINVAL;
@@ -358,7 +501,10 @@ drive(void)
 		if (ret == 0)
 			floor_result_line(o.sizes[i], mps, p);
 	}
-	send_one(F_QUIT, 0);
+	/* The second process stops at QUIT; over a dead link it stops on its
+	 * own (serve()). */
+	if (link_is_up())
+		send_one(F_QUIT, 0);
 	free(rtt);
 	return ret;
 }
@@ -375,8 +521,8 @@ static const struct lca_opt_table table = {
 	.prog = PROG, .opts = options, .synopsis = "[options]", .column = 17,
 	.about = "The bare memif floor of lca-remote-bench --remote memif: two processes (this\n"
 		 "one starts the second), each one DPDK lcore with an end of a memif pair, and\n"
-		 "frames of records packed as lcactor packs them, nothing else. It makes its own\n"
-		 "EAL arguments (--no-huge, a socket under /tmp); it takes none.\n",
+		 "frames of records laid out as lcactor's, nothing else. It makes its own EAL\n"
+		 "arguments (--no-huge, a socket under /tmp); it takes none.\n",
 };
 
 /* The @p k-th CPU this process may run on, for an unpinned run. */
@@ -394,12 +540,58 @@ allowed_cpu(unsigned int k)
 	return 0;
 }
 
+/* --cpus that a thread may run on, or -EINVAL after a line: tried, as the
+ * EAL will pin its lcore there (this process may itself be pinned
+ * elsewhere, as lca-remote-bench's main lcore that starts it is). */
+static int
+cpus_check(void)
+{
+	cpu_set_t mine, one;
+	int ret = 0;
+
+	if (sched_getaffinity(0, sizeof(mine), &mine) != 0)
+		return 0; /* the EAL will say */
+	for (unsigned int k = 0; k < 2 && ret == 0; k++) {
+		CPU_ZERO(&one);
+		CPU_SET(o.cpu[k], &one);
+		if (sched_setaffinity(0, sizeof(one), &one) != 0) {
+			fprintf(stderr, PROG ": --cpus: cannot run on CPU %d: %s\n", o.cpu[k],
+				strerror(errno));
+			ret = -EINVAL;
+		}
+	}
+	sched_setaffinity(0, sizeof(mine), &mine);
+	return ret;
+}
+
+/* The second process: the client's EAL once the server's socket is there,
+ * then answer until QUIT. It dies with this one. */
+static int
+second(int fd, pid_t parent, const char *sock)
+{
+	char go;
+	int ret;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		return 1;
+	if (read(fd, &go, 1) != 1)
+		return 1;
+	close(fd);
+	ret = eal_up(false, o.cpu[1], sock);
+	if (ret == 0)
+		ret = port_up();
+	if (ret == 0)
+		ret = link_wait() ? serve() : 1;
+	eal_down();
+	return ret == 0 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
-	char sock[64], go;
+	pid_t parent = getpid();
+	char sock[64];
 	int fds[2], ret;
-	pid_t child;
 
 	ret = lca_opt_parse(argc, argv, &table, &o, NULL);
 	if (ret != 0)
@@ -407,21 +599,18 @@ main(int argc, char **argv)
 	for (unsigned int k = 0; k < 2; k++)
 		if (o.cpu[k] < 0)
 			o.cpu[k] = allowed_cpu(k);
-	snprintf(sock, sizeof(sock), "/tmp/lca-memif-floor-%d.sock", (int)getpid());
+	if (cpus_check() != 0)
+		return 2;
+	snprintf(sock, sizeof(sock), "/tmp/lca-memif-floor-%d.sock", (int)parent);
+	unlink(sock); /* a killed run's, of a pid now reused */
 	child = floor_fork(fds);
-	if (child < 0)
+	if (child < 0) {
+		fprintf(stderr, PROG ": cannot start the second process: %s\n", strerror(errno));
 		return 1;
+	}
 	if (child == 0) {
-		/* The client's EAL once the server's socket is there. */
 		close(fds[1]);
-		if (read(fds[0], &go, 1) != 1)
-			_exit(1);
-		ret = eal_up(false, o.cpu[1], sock);
-		if (ret == 0)
-			ret = port_up();
-		if (ret == 0)
-			ret = link_wait() ? serve() : 1;
-		_exit(ret == 0 ? 0 : 1);
+		_exit(second(fds[0], parent, sock));
 	}
 	close(fds[0]);
 	ret = eal_up(true, o.cpu[0], sock);
@@ -434,14 +623,12 @@ main(int argc, char **argv)
 		ret = -ETIMEDOUT;
 	if (ret == 0) {
 		printf("memif floor: DPDK's memif PMD between two processes, CPUs %d and %d, "
-		       "frames of %u bytes packed with 16-byte records, nothing else\n", o.cpu[0],
+		       "frames of %u bytes laid out as lcactor's, nothing else\n", o.cpu[0],
 		       o.cpu[1], frame_cap);
 		ret = drive();
 	}
 	ret = floor_reap(PROG, "memif", child, ret);
-	rte_eth_dev_stop(port);
-	rte_eth_dev_close(port);
-	rte_eal_cleanup();
+	eal_down();
 	unlink(sock);
 	return ret == 0 ? 0 : 1;
 }

@@ -38,8 +38,8 @@ static const struct floor_prog floors[] = {
 	  "and one after it ended" },
 	{ "memif", "memif", "lca-memif-floor",
 	  "DPDK's memif PMD alone between two processes on the same CPUs (lca-memif-floor: "
-	  "frames of the same size packed with 16-byte records, as lcactor's), a round before "
-	  "node 2 started and one after it ended" },
+	  "frames laid out as lcactor's, as many messages a frame), a round before node 2 "
+	  "started and one after it ended" },
 };
 
 static const struct floor_prog *
@@ -164,8 +164,8 @@ round_json(const struct result *r)
 }
 
 static void
-add_row(json_t *record, const char *what_floor, const char *config, enum lca_verdict_kind kind, double score,
-	const char *unit, const double *ratios, const double *floor, double window_s)
+add_row(json_t *record, const char *what_floor, const char *config, enum lca_verdict_kind kind,
+	double score, const char *unit, const double *ratios, const double *floor, double window_s)
 {
 	lca_verdict_add(record, &(const struct lca_verdict_row){
 		.config = config, .kind = kind, .score = score, .ci_half = NAN, .unit = unit,
@@ -200,8 +200,10 @@ rb_floor_judge(json_t *record, json_t *results, const struct rb_floor_conf *fc,
 			round_json(a), round_json(b), "one_way", pair_json(rm, fm), "rtt_p50",
 			pair_json(rp, fp)));
 		snprintf(what, sizeof(what), "%u B one way over %s", r->size, fc->transport);
-		add_row(record, f->what, what, LCA_VERDICT_RATE, r->mps, "M msg/s", rm, fm, r->ms / 1e3);
+		add_row(record, f->what, what, LCA_VERDICT_RATE, r->mps, "M msg/s", rm, fm,
+			r->ms / 1e3);
 		snprintf(what, sizeof(what), "%u B RTT p50 over %s", r->size, fc->transport);
-		add_row(record, f->what, what, LCA_VERDICT_TIME, r->p50_us, "us", rp, fp, r->ping_ms / 1e3);
+		add_row(record, f->what, what, LCA_VERDICT_TIME, r->p50_us, "us", rp, fp,
+			r->ping_ms / 1e3);
 	}
 }

@@ -5,8 +5,8 @@
 /*
  * lca-remote-bench: main.c runs the runtime's measurement between two
  * processes; rb_floor.c runs the bare floor beside it (lca-ucx-floor for
- * --remote ucx, lca-memif-floor for memif) and judges the one against the other; rb_counts.c reports
- * the link's drop and refusal counts.
+ * --remote ucx, lca-memif-floor for memif) and judges the one against the
+ * other; rb_counts.c reports the link's drop and refusal counts.
  */
 
 #include <stdbool.h>
