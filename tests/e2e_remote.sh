@@ -283,6 +283,10 @@ check "remote-bench --jumbo: frames of 9014 bytes on both nodes, every message c
 # unmaps its regions (docs/wire.md, "Leaving").
 check "remote-bench --jumbo: at node 1's LEAVE node 2 stops polling the memif port" \
 	"grep -q 'remote: port [0-9]*: its peer left: not polled until its link is down' <<<\"\$out\""
+# memif's regions are populated at link up on both nodes, not page by page
+# under the first thousand frames (docs/benchmarks.md, "First touch").
+check "remote-bench --jumbo: both nodes populated their memif regions at link up" \
+	"[ \$(grep -cE 'remote: memif regions populated: [1-9][0-9]* KiB in [0-9.]+ ms' <<<\"\$out\") -ge 2 ]"
 check "remote-bench --jumbo: over 100 16-byte messages a frame" \
 	"grep -qE '^Link to node 2: .* \\(([1-9][0-9]{2,})\\.[0-9] msgs/frame\\)' <<<\"\$out\""
 [ $fail -eq 0 ] || echo "$out" | tail -20

@@ -13,11 +13,11 @@
  */
 #define LCA_LOG_PART lca_logtype_remote
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include <rte_alarm.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
@@ -189,10 +189,12 @@ port_name(unsigned int pi, char buf[RTE_ETH_NAME_MAX_LEN])
  * every other round trip paid it until the rings had gone round once
  * (about 1000 frames: docs/benchmarks.md, "first touch"). Their page tables
  * are filled at link up instead, without writing a byte
- * (MADV_POPULATE_WRITE), on the interrupt thread: the one that maps and
- * unmaps them, so never under an unmap, and not on an lcore.
+ * (MADV_POPULATE_WRITE), on a control thread of its own: not on an lcore,
+ * and not on the interrupt thread, whose other work (memif's connects, a
+ * stop's LEAVE) must not wait the 10-60 ms it takes. A region unmapped
+ * under it only makes madvise() fail.
  */
-static void
+static void *
 memif_prefault(void *arg)
 {
 	uint64_t t0 = rte_rdtsc();
@@ -204,7 +206,7 @@ memif_prefault(void *arg)
 	(void)arg;
 	f = fopen("/proc/self/maps", "r");
 	if (f == NULL)
-		return;
+		return NULL;
 	while (err == 0 && fgets(line, sizeof(line), f) != NULL) {
 		unsigned long lo, hi;
 		char perms[5];
@@ -225,6 +227,36 @@ memif_prefault(void *arg)
 	else
 		LCA_LOG(DEBUG, "remote: memif regions populated: %zu KiB in %.1f ms\n",
 			bytes >> 10, (double)(rte_rdtsc() - t0) * 1e3 / (double)rte_get_tsc_hz());
+	return NULL;
+}
+
+/* The populating thread; started by the main thread (port_start()) or
+ * rm.lcores[0]'s poll (link_read()), joined by the stop, never two at once. */
+static pthread_t prefault_thread;
+static bool prefault_started;
+
+/* Populate what is mapped now. @return false while the last thread still
+ * runs (what it read of the maps may miss new regions): asked again. */
+static bool
+memif_prefault_start(void)
+{
+	if (prefault_started) {
+		if (pthread_tryjoin_np(prefault_thread, NULL) != 0)
+			return false;
+		prefault_started = false;
+	}
+	prefault_started = rte_ctrl_thread_create(&prefault_thread, "lca-memif-pf", NULL,
+						  memif_prefault, NULL) == 0;
+	/* No thread: the pages fault in as they are touched, as before. */
+	return true;
+}
+
+static void
+memif_prefault_join(void)
+{
+	if (prefault_started)
+		pthread_join(prefault_thread, NULL);
+	prefault_started = false;
 }
 
 /* Read port @p pi's link; say when it changed. @return whether it is down. */
@@ -238,6 +270,10 @@ link_read(unsigned int pi)
 	if (rte_eth_link_get_nowait(rm_eth.port_ids[pi], &link) != 0)
 		return false; /* a PMD that cannot say: taken as up */
 	down = link.link_status == RTE_ETH_LINK_DOWN;
+	/* Its regions are mapped once it is up (a client may be up from its
+	 * start: no transition), new ones at each connect. */
+	if (rm_eth.memif[pi])
+		rm_eth.populated[pi] = !down && (rm_eth.populated[pi] || memif_prefault_start());
 	if (down == rm_eth.link_down[pi])
 		return down;
 	rm_eth.link_down[pi] = down;
@@ -250,8 +286,6 @@ link_read(unsigned int pi)
 		__atomic_fetch_sub(&rm.st.links_down, 1, __ATOMIC_RELAXED);
 		LCA_LOG(INFO, "remote: port %u (%s): link up\n", rm_eth.port_ids[pi],
 			port_name(pi, name));
-		if (rm_eth.memif[pi])
-			rte_eal_alarm_set(1, memif_prefault, NULL);
 	}
 	return down;
 }
@@ -315,6 +349,11 @@ links_watch(uint64_t now)
 	uint64_t hz = rte_get_tsc_hz();
 	unsigned int n_down = 0;
 
+	/* A memif port not yet populated is read at every check, not every
+	 * LINK_READ_MS: its first frames would fault its pages in. */
+	for (unsigned int pi = 0; pi < rm_eth.n_ports; pi++)
+		if (rm_eth.memif[pi] && !rm_eth.populated[pi] && now < rm_eth.link_next_tsc)
+			link_read(pi);
 	if (now < rm_eth.link_next_tsc)
 		return;
 	rm_eth.link_next_tsc = now + LINK_READ_MS * hz / 1000;
@@ -500,6 +539,7 @@ port_index(uint16_t port_id)
 	rm_eth.port_ids[rm_eth.n_ports] = port_id;
 	rm_eth.memif[rm_eth.n_ports] = port_is_memif(rm_eth.n_ports);
 	rm_eth.quiet[rm_eth.n_ports] = false;
+	rm_eth.populated[rm_eth.n_ports] = false;
 	return rm_eth.n_ports++;
 }
 
@@ -707,11 +747,6 @@ port_start(unsigned int pi)
 		if (pi == 0)
 			rl->spare.pool = rl->port[0].pool;
 	}
-	/* A client whose server was there is up already: no transition for
-	 * link_read() to see. Not up yet, nothing is mapped; link_read() comes
-	 * back at the transition. */
-	if (rm_eth.memif[pi])
-		rte_eal_alarm_set(1, memif_prefault, NULL);
 	return 0;
 }
 
@@ -825,7 +860,7 @@ eth_stop(void)
 		rte_delay_us_sleep(LEAVE_GRACE_MS * 1000);
 	rm_eth.started = false;
 	hooks(false);
-	rte_eal_alarm_cancel(memif_prefault, NULL);
+	memif_prefault_join();
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		unsigned int l = rm.lcores[i];
 

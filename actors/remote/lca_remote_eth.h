@@ -137,6 +137,7 @@ struct rm_eth {
 	struct rm_log_limit tag_log; /* bad tags */
 	/* The ports' links, read by the first lcore (links_watch()). */
 	bool link_down[LCA_REMOTE_MAX_NODES];
+	bool populated[LCA_REMOTE_MAX_NODES]; /* memif: its regions, since its link is up */
 	/* memif ports, and those a LEAVE quieted (eth_port_quiet()): their RX
 	 * off until the link is seen down, or quiet_until passes. */
 	bool memif[LCA_REMOTE_MAX_NODES];
