@@ -230,8 +230,8 @@ memif_prefault(void *arg)
 	return NULL;
 }
 
-/* The populating thread; started by the main thread (port_start()) or
- * rm.lcores[0]'s poll (link_read()), joined by the stop, never two at once. */
+/* The populating thread: started by rm.lcores[0]'s poll (link_read()),
+ * joined by the stop once the loops are stopped; never two at once. */
 static pthread_t prefault_thread;
 static bool prefault_started;
 
