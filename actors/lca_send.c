@@ -137,14 +137,11 @@ int
 lca_msg_alloc(struct lca_msg **msg)
 {
 	struct lca_stash *s = lca_stash_here();
+	struct lca_msg *m;
 
 	/* One from a stash that has one: the common single alloc without the
 	 * bulk path's block copy and loop (68 instructions, now about half). */
-	if (likely(s != NULL && s->n > 0)) {
-		uint32_t have = s->n - 1;
-		struct lca_msg *m = s->objs[have];
-
-		__atomic_store_n(&s->n, have, __ATOMIC_RELAXED);
+	if (likely(s != NULL) && (m = lca_stash_pop(s)) != NULL) {
 		msg_reset_bulk(&m, 1, s->pool);
 		*msg = m;
 		return 0;

@@ -99,6 +99,20 @@ lca_stash_get(struct lca_stash *s, void **objs, unsigned int n)
 	return 0;
 }
 
+/* The last object in @p s, or NULL when it is empty. */
+static __rte_always_inline void *
+lca_stash_pop(struct lca_stash *s)
+{
+	uint32_t have = s->n;
+	void *obj;
+
+	if (unlikely(have == 0))
+		return NULL;
+	obj = s->objs[have - 1];
+	__atomic_store_n(&s->n, have - 1, __ATOMIC_RELAXED);
+	return obj;
+}
+
 /* Put @p obj, of pool @p pool, back: into @p s when it is of the stash's
  * pool (@p s may be NULL: a thread that is not an lcore). A full stash
  * spills its older half into the pool first. */

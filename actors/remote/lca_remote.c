@@ -362,8 +362,7 @@ rm_recs_deliver(const uint8_t *buf, uint16_t n_msgs, struct rm_rec_cursor *at,
 			g.off[g.n] = at->off;
 			g.e[g.n++] = e;
 		}
-		at->i++;
-		at->off += wire_rec_len(rte_be_to_cpu_16(r->len));
+		rm_rec_cursor_step(at, r);
 	}
 	return group_send(&g, buf, at, rtc, st) != 0 ? RM_RECS_WAIT : RM_RECS_DONE;
 }

@@ -302,8 +302,7 @@ eth_deliver(struct rm_lcore *rl, struct chan *ch)
 			r = rte_pktmbuf_mtod_offset(m, const struct wire_msg *, ch->head.off);
 			if (frag_deliver(ch, m, r, rte_be_to_cpu_16(r->len)) == REC_WAIT)
 				goto blocked;
-			ch->head.i++;
-			ch->head.off += wire_rec_len(rte_be_to_cpu_16(r->len));
+			rm_rec_cursor_step(&ch->head, r);
 			done++;
 		}
 		frame_done(rl, ch, s);

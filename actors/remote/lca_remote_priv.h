@@ -340,6 +340,14 @@ struct rm_rec_cursor {
 	uint32_t off;
 };
 
+/* Past record @p r, the one @p at is on. */
+static inline void
+rm_rec_cursor_step(struct rm_rec_cursor *at, const struct wire_msg *r)
+{
+	at->i++;
+	at->off += wire_rec_len(rte_be_to_cpu_16(r->len));
+}
+
 enum rm_recs_fate {
 	RM_RECS_DONE, /* every record delivered, or counted undeliverable */
 	RM_RECS_WAIT, /* a full mailbox, no envelope or no mbuf: the cursor is

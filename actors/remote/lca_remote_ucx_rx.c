@@ -62,9 +62,8 @@ deliver_buf(struct ux_chan *ch, const uint8_t *buf, uint16_t n_msgs)
 			return false;
 		case RM_RECS_FRAG:
 			rm_count_shared(&rm.st.malformed, 1);
-			ch->head.off += wire_rec_len(rte_be_to_cpu_16(
-				((const struct wire_msg *)(buf + ch->head.off))->len));
-			ch->head.i++;
+			rm_rec_cursor_step(&ch->head,
+					   (const struct wire_msg *)(buf + ch->head.off));
 			break;
 		}
 	}

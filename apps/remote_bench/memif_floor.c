@@ -83,7 +83,8 @@ static struct rte_mempool *pool;
 static const uint16_t port;
 static uint32_t frame_cap; /* bytes a frame may have */
 static bool eal_is_up;
-static pid_t child = -1; /* this process's second one: gone, it stops waiting */
+static pid_t child = -1;  /* this process's second one: gone, it stops waiting */
+static pid_t parent = -1; /* in the second process: the first one */
 
 /* --- Both processes: the EAL, the port, frames ------------------------- */
 
@@ -170,7 +171,7 @@ peer_alive(void)
 
 	if (child > 0)
 		return waitpid(child, &status, WNOHANG) == 0;
-	return getppid() != 1;
+	return getppid() == parent;
 }
 
 /* Until the memif is connected; false after --timeout or once the other
@@ -567,7 +568,7 @@ cpus_check(void)
 /* The second process: the client's EAL once the server's socket is there,
  * then answer until QUIT. It dies with this one. */
 static int
-second(int fd, pid_t parent, const char *sock)
+second(int fd, const char *sock)
 {
 	char go;
 	int ret;
@@ -589,7 +590,6 @@ second(int fd, pid_t parent, const char *sock)
 int
 main(int argc, char **argv)
 {
-	pid_t parent = getpid();
 	char sock[64];
 	int fds[2], ret;
 
@@ -601,6 +601,7 @@ main(int argc, char **argv)
 			o.cpu[k] = allowed_cpu(k);
 	if (cpus_check() != 0)
 		return 2;
+	parent = getpid();
 	snprintf(sock, sizeof(sock), "/tmp/lca-memif-floor-%d.sock", (int)parent);
 	unlink(sock); /* a killed run's, of a pid now reused */
 	child = floor_fork(fds);
@@ -610,7 +611,7 @@ main(int argc, char **argv)
 	}
 	if (child == 0) {
 		close(fds[1]);
-		_exit(second(fds[0], parent, sock));
+		_exit(second(fds[0], sock));
 	}
 	close(fds[0]);
 	ret = eal_up(true, o.cpu[0], sock);
