@@ -149,18 +149,13 @@ lca_msg_alloc(struct lca_msg **msg)
 	return lca_msg_alloc_bulk(msg, 1);
 }
 
-void
-lca_msg_free(struct lca_msg *msg)
+/* @p msg (not NULL) and the mbuf it owns back: the single free's, and a
+ * burst of one's. */
+static __rte_always_inline void
+msg_free_one(struct lca_msg *msg)
 {
-	struct actor_lcore *here = actor_lcore_here();
 	uint8_t pool;
 
-	if (msg == NULL)
-		return;
-	/* A handler that frees the message it handles (after a failed send,
-	 * say) must not have the runtime free it again. */
-	if (msg == here->current)
-		here->current = NULL;
 	if (!envelope_giving_back(msg))
 		return;
 	if (msg->flags & LCA_MSG_F_MBUF)
@@ -168,6 +163,20 @@ lca_msg_free(struct lca_msg *msg)
 	pool = msg->pool;
 	envelope_poison(msg);
 	lca_stash_put(lca_stash_here(), pool, msg);
+}
+
+void
+lca_msg_free(struct lca_msg *msg)
+{
+	struct actor_lcore *here = actor_lcore_here();
+
+	if (msg == NULL)
+		return;
+	/* A handler that frees the message it handles (after a failed send,
+	 * say) must not have the runtime free it again. */
+	if (msg == here->current)
+		here->current = NULL;
+	msg_free_one(msg);
 }
 
 /* Count @p sent messages as the receiver's (or the pool's) from now on:
@@ -256,12 +265,13 @@ lca_msg_free_bulk(struct lca_msg **msgs, unsigned int n)
 
 	if (unlikely(here->current != NULL))
 		handed_over(here, msgs, n);
-#ifndef LCA_DEBUG_ENVELOPES
 	/* One, as a transport frees each single send it copied: no loop. */
-	if (n == 1 && msgs[0] != NULL && !(msgs[0]->flags & LCA_MSG_F_MBUF)) {
-		lca_stash_put(lca_stash_here(), msgs[0]->pool, msgs[0]);
+	if (n == 1) {
+		if (msgs[0] != NULL)
+			msg_free_one(msgs[0]);
 		return;
 	}
+#ifndef LCA_DEBUG_ENVELOPES
 	/* The common burst: envelopes of one pool without mbufs go back with
 	 * one put of the caller's array, no copy. */
 	if (likely(n > 0 && msgs[0] != NULL) && one_pool_no_mbuf(msgs, n)) {
