@@ -83,6 +83,7 @@ check "placement: 4 partitions over lcores 0 and 1, sources local" "[ \$(grep -c
 check "per-lcore rows, stage rows" "[ \$(grep -cE '^  [01] +[0-9]+ +[0-9]+ +[0-9]+ ' <<<\"\$out\") -eq 6 ] && [ \$(grep -cE '^  (source|task) +[0-9]+ ' <<<\"\$out\") -eq 6 ]"
 check "a clock verdict per engine, and the frequency report" "[ \$(grep -c '^  clock: ' <<<\"\$out\") -eq 3 ] && grep -q '^Clock verdict: ' <<<\"\$out\""
 check "JSON: every engine's accounting exact" "exact '$tmp/all.json' 200000 lcactor eventdev plain"
+check "lcactor carries records in mbufs by default, and says so" "grep -q '^# lcactor carries each record in an mbuf' <<<\"\$out\" && grep -q '(--carrier mbuf)' <<<\"\$out\" && grep -q 'tasks are actors (records in mbufs) ==' <<<\"\$out\" && python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))[\"conf\"][\"carrier\"] == \"mbuf\"' '$tmp/all.json'"
 record_checks "$tmp/all.json" lca-pipeline
 verdict_checks "$tmp/all" "$tmp/all.json" lca-pipeline
 
@@ -92,6 +93,14 @@ out=$("$exe" "${eal[@]}" -- --messages 100003 --streams 7 --partitions 3 --batch
 	--throughput 3 --mailbox 64 --watermark 40 --warmup-messages 1 --runs 2 \
 	--engine plain,lcactor --json "$tmp/odd.json" 2>&1); rc=$?
 check "odd sizes, 2 runs: exits 0, exact" "[ $rc -eq 0 ] && exact '$tmp/odd.json' 100003 plain lcactor"
+# The envelope carrier: the message path, with the same remainders, and
+# crossing lcores through the channels.
+for layout in local cross; do
+	out=$("$exe" "${eal[@]}" -- --carrier envelope --messages 100003 --streams 7 --partitions 3 \
+		--batch 3 --burst 5 --throughput 3 --mailbox 64 --watermark 40 --layout $layout \
+		--warmup-messages 1 --engine lcactor,plain --json "$tmp/env.json" 2>&1); rc=$?
+	check "--carrier envelope, $layout: exits 0, exact, in envelopes" "[ $rc -eq 0 ] && exact '$tmp/env.json' 100003 lcactor plain && grep -q 'tasks are actors (records in envelopes) ==' <<<\"\$out\" && python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))[\"conf\"][\"carrier\"] == \"envelope\"' '$tmp/env.json'"
+done
 out=$("$exe" "${eal[@]}" -- --messages 200000 --layout cross --engine lcactor,plain,eventdev \
 	--json "$tmp/cross.json" 2>&1); rc=$?
 check "cross layout: exits 0, exact" "[ $rc -eq 0 ] && exact '$tmp/cross.json' 200000 lcactor plain eventdev"
@@ -134,12 +143,14 @@ for bad in "--engine foo" "--engine lcactor,lcactor" "--engine lcactor," "--engi
 	"--warmup-messages 200000 --messages 200000" "--warmup-ms 5 --warmup-messages 5" \
 	"--warmup-ms 0" "--layout diagonal" "--burst 0" "--burst 257" "--throughput 0" \
 	"--mailbox 1000" "--mailbox 1024 --watermark 1024" "--runs 0" "--timeout 0" \
-	"--streams 1000000 --partitions 8" "--bogus" "extra"; do
+	"--streams 1000000 --partitions 8" "--carrier" "--carrier pigeon" "--bogus" "extra"; do
 	out=$("$exe" "${eal[@]}" -- $bad 2>&1); rc=$?
 	check "bad argument '$bad' exits 2 with a message" "[ $rc -eq 2 ] && grep -qE 'lca-pipeline: |unknown option|unexpected argument|needs a value' <<<\"\$out\""
 done
 out=$("$exe" "${eal[@]}" -- --source port 2>&1); rc=$?
 check "--source port with no port exits 2 (tests/e2e_pipeline_port.sh covers ports)" "[ $rc -eq 2 ] && grep -q 'no port to read' <<<\"\$out\""
+out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --carrier mbuf 2>&1); rc=$?
+check "--carrier with --source port exits 2" "[ $rc -eq 2 ] && grep -q -- '--carrier goes with --source mock' <<<\"\$out\""
 out=$("$exe" -l 0 --no-huge --no-pci --in-memory --file-prefix lca_test_pipeline -- --layout cross 2>&1); rc=$?
 check "cross layout on one lcore exits 2" "[ $rc -eq 2 ] && grep -q 'needs two lcores' <<<\"\$out\""
 out=$("$exe" "${eal[@]}" -- --help 2>&1); rc=$?

@@ -165,8 +165,7 @@ static const struct lca_opt options[] = {
 	  .help = "comma-separated, run in this order (default lcactor,plain:\n"
 		  "plain is lcactor's floor, run beside it run by run;\n"
 		  "--source port: lcactor):\n"
-		  "  lcactor   sources are loop hooks, tasks are actors with a\n"
-		  "            batch handler\n"
+		  "  lcactor   sources are loop hooks, tasks are actors (--carrier)\n"
 		  "  eventdev  sources enqueue NEW events (flow = partition,\n"
 		  "            atomic) into event_dsw; every lcore's port\n"
 		  "            dequeues and counts. Needs EAL --vdev event_dsw0:\n"
@@ -199,6 +198,14 @@ static const struct lca_opt options[] = {
 	{ "layout", 0, LCA_OPT_ENUM, AT(layout), CHOICES("local", "cross"), .metavar = "L",
 	  .help = "local (default): a partition's source on its task's lcore;\n"
 		  "cross: on the next lcore, so every message crosses lcores" },
+	{ "carrier", 0, LCA_OPT_ENUM, AT(carrier), CHOICES("mbuf", "envelope"),
+	  LCA_OPT_GIVEN(struct pl_conf, carrier_given), .metavar = "C",
+	  .help = "what carries a record through lcactor (--source mock):\n"
+		  "mbuf (default): the record in the private area of an mbuf\n"
+		  "taken from a pool as plain takes its buffers, its pointer on\n"
+		  "the packet lane (lca_send_packets(), tasks with on_packets);\n"
+		  "envelope: the record in an envelope (lca_msg_alloc_bulk(),\n"
+		  "lca_send_burst_rtc(), tasks with a batch handler)" },
 	{ "burst", 0, LCA_OPT_UINT, AT(burst), .min = 1, .max = PL_MAX_BURST, .metavar = "N",
 	  .help = "most messages a source puts out at once (default 64, max "
 		  RTE_STR(PL_MAX_BURST) ")" },
@@ -281,6 +288,11 @@ check_conf(struct pl_conf *c)
 		if (c->duration_ms != 0 && !c->messages_given && !c->warmup_given) {
 			c->warmup_ms = c->duration_ms / 10 ? c->duration_ms / 10 : 1;
 			c->warmup_given = true;
+		}
+		if (c->carrier_given) {
+			fprintf(stderr, APP ": --carrier goes with --source mock (--source port's "
+					"packets are their own mbufs)\n");
+			return -EINVAL;
 		}
 	} else if (pl_has_engine(&conf, PL_ENGINE_GRAPH) || pl_has_engine(&conf, PL_ENGINE_IO) ||
 		   pl_has_engine(&conf, PL_ENGINE_RING)) {

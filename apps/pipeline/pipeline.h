@@ -57,6 +57,12 @@ enum pl_layout {
 	PL_LAYOUT_CROSS, /**< On the next lcore: every message crosses. */
 };
 
+/** What carries a record of the mock source through lcactor (--carrier). */
+enum pl_carrier {
+	PL_CARRIER_MBUF,     /**< In an mbuf's private area, on the packet lane. */
+	PL_CARRIER_ENVELOPE, /**< In an envelope's inline data, on the message path. */
+};
+
 /** Sources. */
 enum pl_source_kind {
 	PL_SOURCE_MOCK,
@@ -94,6 +100,8 @@ struct pl_conf {
 	unsigned int mailbox;     /**< Task mailbox / hand-off ring size (power of 2). */
 	unsigned int watermark;   /**< Backlog at which a source stops for a partition. */
 	enum pl_layout layout;
+	enum pl_carrier carrier;  /**< lcactor's carrier of a record (--source mock). */
+	bool carrier_given;       /**< --carrier was given. */
 	unsigned int runs;        /**< Runs of each engine, interleaved. */
 	uint64_t timeout_s;       /**< Most seconds a run may take. */
 	const char *json_path;
@@ -410,6 +418,9 @@ int pl_driver_main(const struct pl_conf *c, const struct pl_source *src, bool vd
 
 /** For a source's run() that must exit(): ends the run's frequency series first. */
 void pl_driver_abort(void);
+
+/** --carrier's word for @p carrier. */
+const char *pl_carrier_name(enum pl_carrier carrier);
 
 /** What engine @p e is, over --source @p s, for its runs' headings. */
 const char *pl_engine_what(enum pl_source_kind s, enum pl_engine e);

@@ -35,8 +35,7 @@ static bool series_open;
 
 static const char *const what_of[][PL_ENGINE_COUNT] = {
 	[PL_SOURCE_MOCK] = {
-		[PL_ENGINE_LCACTOR] = "sources are loop hooks, tasks are actors with a batch "
-				      "handler",
+		[PL_ENGINE_LCACTOR] = "sources are loop hooks, tasks are actors",
 		[PL_ENGINE_EVENTDEV] = "sources enqueue NEW events (flow = partition, atomic), "
 				       "each lcore's port dequeues and counts",
 		[PL_ENGINE_PLAIN] = "a run-to-completion loop per lcore, no actors",
@@ -57,6 +56,12 @@ static const char *const what_of[][PL_ENGINE_COUNT] = {
 				   "-> count -> tx_burst, no actors",
 	},
 };
+
+const char *
+pl_carrier_name(enum pl_carrier carrier)
+{
+	return carrier == PL_CARRIER_MBUF ? "mbuf" : "envelope";
+}
 
 const char *
 pl_engine_what(enum pl_source_kind s, enum pl_engine e)

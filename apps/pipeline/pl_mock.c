@@ -97,6 +97,14 @@ print_header(const struct pl_conf *c)
 	for (unsigned int i = 0; i < c->n_engines; i++)
 		printf("%s %s", i ? "," : "", pl_engine_name(c->engines[i]));
 	printf("; %u run%s each.\n", c->runs, c->runs > 1 ? "s" : "");
+	if (pl_has_engine(c, PL_ENGINE_LCACTOR))
+		printf("# lcactor carries each record %s (--carrier %s).\n",
+		       c->carrier == PL_CARRIER_MBUF ?
+		       "in an mbuf's private area, its pointer on the packet lane; the mbufs "
+		       "come from\n#   a pool on the source's node and go back to it in bulk, as "
+		       "plain's buffers do" :
+		       "in an envelope's inline data, on the message path",
+		       pl_carrier_name(c->carrier));
 	if (pl.vdev_added)
 		printf("# EAL: added --vdev " EVENT_VDEV " for --engine eventdev (no event_ vdev "
 		       "was given).\n");
@@ -173,6 +181,8 @@ print_result(unsigned int run, unsigned int pass)
 	if (pass > 0)
 		printf(", pass %u", pass + 1);
 	printf(": %s", pl_engine_what(PL_SOURCE_MOCK, r->engine));
+	if (r->engine == PL_ENGINE_LCACTOR)
+		printf(" (records in %ss)", pl_carrier_name(c->carrier));
 	if (r->engine == PL_ENGINE_EVENTDEV)
 		printf(" (%s, new-event threshold %u)", pl_eventdev_driver(), pl_eventdev_threshold());
 	printf(" ==\n");
@@ -312,7 +322,7 @@ conf_json(const struct pl_conf *c)
 						     "source_lcore", (int)pl.src_lcore[p],
 						     "task_lcore", (int)pl.task_lcore[p]));
 	return json_pack("{s:s, s:s, s:o, s:i, s:i, s:I, s:i, s:I, s:I, s:I, s:i, s:i, s:i, "
-			 "s:i, s:s, s:i, s:I, s:b, s:s, s:o}",
+			 "s:i, s:s, s:s, s:i, s:I, s:b, s:s, s:o}",
 			 "benchmark", "samza-container", "source", pl_source_mock.name, "engines",
 			 engines, "streams", (int)c->streams, "partitions", (int)c->partitions,
 			 "stream_partitions", (json_int_t)c->streams * c->partitions, "batch",
@@ -321,7 +331,8 @@ conf_json(const struct pl_conf *c)
 			 (json_int_t)c->warmup_ms, "burst", (int)c->burst, "throughput",
 			 (int)c->throughput, "mailbox", (int)c->mailbox, "watermark",
 			 (int)c->watermark, "layout",
-			 c->layout == PL_LAYOUT_LOCAL ? "local" : "cross", "runs", (int)c->runs,
+			 c->layout == PL_LAYOUT_LOCAL ? "local" : "cross", "carrier",
+			 pl_carrier_name(c->carrier), "runs", (int)c->runs,
 			 "timeout_s", (json_int_t)c->timeout_s, "eventdev_vdev_added",
 			 pl.vdev_added, "eventdev_driver",
 			 pl_has_engine(c, PL_ENGINE_EVENTDEV) ? pl_eventdev_driver() : "",
