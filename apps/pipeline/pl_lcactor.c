@@ -55,7 +55,9 @@ static struct src_hook *hooks[RTE_MAX_LCORE];
 static struct rte_mempool *carrier_pool[RTE_MAX_NUMA_NODES];
 static bool runtime_up;
 
-/* Records @p recs[0..n) to @p to in envelopes: how many went. */
+/* Records @p recs[0..n) to @p to in envelopes: how many went (what a send
+ * refused is counted, and made again next time: the source commits what
+ * went). */
 static unsigned int
 put_envelopes(lca_actor_id_t to, const struct pl_rec *recs, unsigned int n, struct pl_fig *f)
 {
@@ -73,12 +75,14 @@ put_envelopes(lca_actor_id_t to, const struct pl_rec *recs, unsigned int n, stru
 		msgs[k]->len = sizeof(recs[k]);
 	}
 	sent = lca_send_burst_rtc(to, msgs, n, &err);
-	if (sent < n)
+	if (sent < n) {
 		lca_msg_free_bulk(msgs + sent, n - sent);
+		f->refused += n - sent;
+	}
 	return sent;
 }
 
-/* Records @p recs[0..n) to @p to in mbufs of @p pool: how many went. */
+/* Records @p recs[0..n) to @p to in mbufs of @p pool: as put_envelopes(). */
 static unsigned int
 put_mbufs(lca_actor_id_t to, struct rte_mempool *pool, const struct pl_rec *recs, unsigned int n,
 	  struct pl_fig *f)
@@ -95,8 +99,10 @@ put_mbufs(lca_actor_id_t to, struct rte_mempool *pool, const struct pl_rec *recs
 	sent = lca_send_packets(to, pkts, n);
 	if (sent < 0)
 		sent = 0;
-	if ((unsigned int)sent < n)
+	if ((unsigned int)sent < n) {
 		rte_mempool_put_bulk(pool, (void **)pkts + sent, n - (unsigned int)sent);
+		f->refused += n - (unsigned int)sent;
+	}
 	return (unsigned int)sent;
 }
 
@@ -129,8 +135,6 @@ src_poll(unsigned int lcore_id, uint64_t now, void *arg)
 		n = pl.feed->peek(p, recs, max);
 		sent = h->carriers != NULL ? put_mbufs(to, h->carriers, recs, n, f) :
 					     put_envelopes(to, recs, n, f);
-		/* Made again next time: the source commits what went. */
-		f->refused += n - sent;
 		pl.feed->commit(p, sent);
 		f->produced += sent;
 		work += sent;
