@@ -6,12 +6,18 @@
  * the master sit on the lcore the runtime gave them; a worker draws its
  * next worker from the same splitmix64 stream as in the runtime's run of
  * that number; the master spreads the initial pings round robin, at most
- * PH_START_BATCH a loop, as its handler does a turn. A ring holds every
- * ping, so a push never waits. No runtime does less for this work.
+ * PH_START_BATCH a loop, as its handler does a turn. An lcore buffers
+ * what it pushes a destination lcore and enqueues it once a loop (or a
+ * full BURST), as a bare DPDK loop buffers its TX; a ring holds every
+ * ping, so a push never waits. What every lcore reads at every hop (a
+ * worker's lcore) is apart from what one lcore writes (its stream), so no
+ * hop pays a line the other lcore owns. No runtime does less for this
+ * work.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -27,20 +33,26 @@
 #define BURST 64
 #define TO_MASTER UINT32_MAX
 
+/* A worker's stream: written by its lcore at every hop it takes. */
 struct fl_worker {
 	uint64_t rng;
-	unsigned int lcore;
 } __rte_cache_aligned;
 
 struct fl_run {
 	const struct ph_conf *conf;
 	struct fl_worker *w;
+	/* Each worker's lcore, apart from its stream: every lcore reads it
+	 * at every hop, and a line the other lcore writes would cost a
+	 * transfer a hop that the runtime, whose actors keep what senders
+	 * read on a line of its own, does not pay. */
+	unsigned int *lcore_of;
 	unsigned int master_lcore;
 	struct rte_ring *ring[RTE_MAX_LCORE][RTE_MAX_LCORE]; /* [from][to], NULL where unused */
 	uint64_t start_tsc, end_tsc;
 	uint64_t handled; /* atomic: worker hops, then reports */
 	uint32_t done;    /* atomic: the master heard of every ping */
 	uint32_t broken;  /* atomic: a push found its ring full */
+	uint32_t nomem;   /* atomic: an lcore could not allocate its buffers */
 };
 
 /* A ping in a ring: whom it is for, and its hops left. */
@@ -50,23 +62,46 @@ item(uint32_t to, uint32_t hops)
 	return (void *)(uintptr_t)(((uint64_t)to << 32) | hops);
 }
 
+/* What an lcore will push to one lcore's ring at the end of its loop. */
+struct fl_out {
+	struct rte_ring *ring;
+	unsigned int n;
+	void *items[BURST];
+};
+
 static inline void
-push(struct fl_run *r, unsigned int me, unsigned int lcore, uint32_t to, uint32_t hops)
+flush(struct fl_run *r, struct fl_out *o)
 {
-	if (unlikely(rte_ring_sp_enqueue(r->ring[me][lcore], item(to, hops)) != 0))
+	if (o->n == 0)
+		return;
+	if (unlikely(rte_ring_sp_enqueue_bulk(o->ring, o->items, o->n, NULL) == 0))
 		__atomic_store_n(&r->broken, 1, __ATOMIC_RELAXED);
+	o->n = 0;
+}
+
+/* A ping to @p lcore's ring, buffered: a bare loop moves its pings in
+ * bursts, one ring operation (and one look at the other side's index) a
+ * destination a loop, as a DPDK pipeline buffers its TX. */
+static inline void
+push(struct fl_run *r, struct fl_out *out, unsigned int lcore, uint32_t to, uint32_t hops)
+{
+	struct fl_out *o = &out[lcore];
+
+	o->items[o->n++] = item(to, hops);
+	if (o->n == BURST)
+		flush(r, o);
 }
 
 /* The master's part of a loop: spread a batch, count the reports. */
 static void
-master_take(struct fl_run *r, uint32_t to_master, uint32_t *to_send, uint32_t *next,
-	    uint32_t *heard)
+master_take(struct fl_run *r, struct fl_out *out, uint32_t to_master, uint32_t *to_send,
+	    uint32_t *next, uint32_t *heard)
 {
 	const struct ph_conf *c = r->conf;
 
 	*heard += to_master;
 	for (unsigned int b = 0; *to_send > 0 && b < PH_START_BATCH; b++) {
-		push(r, r->master_lcore, r->w[*next].lcore, *next, c->hops);
+		push(r, out, r->lcore_of[*next], *next, c->hops);
 		*next = *next + 1 == c->workers ? 0 : *next + 1;
 		(*to_send)--;
 	}
@@ -87,7 +122,15 @@ fl_lcore(void *arg)
 	uint64_t handled = 0, loops = 0;
 	void *items[BURST];
 	struct rte_ring *in[RTE_MAX_LCORE];
-	unsigned int n_in = 0, from;
+	unsigned int n_in = 0, n_out = 0, from;
+	struct fl_out *out = calloc(RTE_MAX_LCORE, sizeof(*out));
+	unsigned int outs[RTE_MAX_LCORE];
+
+	if (out == NULL) {
+		__atomic_store_n(&r->nomem, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->broken, 1, __ATOMIC_RELAXED); /* the others stop */
+		return -ENOMEM;
+	}
 
 	/* The rings into this lcore, found once: RTE_LCORE_FOREACH in the
 	 * loop would ask every possible lcore whether it is enabled, a cost
@@ -95,6 +138,11 @@ fl_lcore(void *arg)
 	RTE_LCORE_FOREACH(from)
 		if (r->ring[from][me] != NULL)
 			in[n_in++] = r->ring[from][me];
+	RTE_LCORE_FOREACH(from)
+		if (r->ring[me][from] != NULL) {
+			out[from].ring = r->ring[me][from];
+			outs[n_out++] = from;
+		}
 	if (master)
 		r->start_tsc = rte_rdtsc();
 	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) &&
@@ -116,16 +164,18 @@ fl_lcore(void *arg)
 				}
 				handled++;
 				if (hops == 0) {
-					push(r, me, r->master_lcore, TO_MASTER, 0);
+					push(r, out, r->master_lcore, TO_MASTER, 0);
 					continue;
 				}
 				w = &r->w[to];
 				dst = lca_rng_below(&w->rng, c->workers);
-				push(r, me, r->w[dst].lcore, dst, hops - 1);
+				push(r, out, r->lcore_of[dst], dst, hops - 1);
 			}
 		}
 		if (master)
-			master_take(r, to_master, &to_send, &next, &heard);
+			master_take(r, out, to_master, &to_send, &next, &heard);
+		for (unsigned int k = 0; k < n_out; k++)
+			flush(r, &out[outs[k]]);
 		if ((++loops & 1023) == 0) {
 			lca_freq_poll(me, rte_rdtsc());
 			if (lca_eal_stop_requested())
@@ -133,6 +183,7 @@ fl_lcore(void *arg)
 		}
 	}
 	__atomic_fetch_add(&r->handled, handled + (master ? heard : 0), __ATOMIC_RELAXED);
+	free(out);
 	return 0;
 }
 
@@ -153,7 +204,7 @@ rings_make(struct fl_run *r, unsigned int round)
 
 	used[r->master_lcore] = true;
 	for (unsigned int i = 0; i < r->conf->workers; i++)
-		used[r->w[i].lcore] = true;
+		used[r->lcore_of[i]] = true;
 	for (unsigned int a = 0; a < RTE_MAX_LCORE; a++)
 		for (unsigned int b = 0; b < RTE_MAX_LCORE; b++) {
 			char name[RTE_RING_NAMESIZE];
@@ -179,24 +230,31 @@ ph_floor_run(const struct ph_conf *conf, const struct ph_place *place, unsigned 
 	if (r == NULL)
 		return -ENOMEM;
 	r->conf = conf;
-	r->w = calloc(conf->workers, sizeof(*r->w));
-	ret = r->w == NULL ? -ENOMEM : 0;
+	/* A line a worker: calloc() does not align to one. */
+	r->w = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(*r->w) * conf->workers);
+	r->lcore_of = calloc(conf->workers, sizeof(*r->lcore_of));
+	ret = r->w == NULL || r->lcore_of == NULL ? -ENOMEM : 0;
+	if (ret == 0)
+		memset(r->w, 0, sizeof(*r->w) * conf->workers);
 	for (unsigned int i = 0; ret == 0 && i < n_place; i++) {
 		if (place[i].master)
 			r->master_lcore = place[i].lcore;
-		else if (place[i].index < conf->workers)
+		else if (place[i].index < conf->workers) {
 			r->w[place[i].index] = (struct fl_worker){
 				/* The stream the runtime's worker has in this run. */
 				.rng = lca_rng_stream(conf->seed,
 						      ((uint64_t)run << 32) | place[i].index),
-				.lcore = place[i].lcore,
 			};
+			r->lcore_of[place[i].index] = place[i].lcore;
+		}
 	}
 	if (ret == 0)
 		ret = rings_make(r, run);
 	if (ret == 0)
 		ret = lca_floor_run_all(fl_lcore, r);
-	if (ret == 0 && __atomic_load_n(&r->broken, __ATOMIC_RELAXED))
+	if (ret == 0 && __atomic_load_n(&r->nomem, __ATOMIC_RELAXED))
+		ret = -ENOMEM;
+	else if (ret == 0 && __atomic_load_n(&r->broken, __ATOMIC_RELAXED))
 		ret = -ENOBUFS;
 	else if (ret == 0 && !__atomic_load_n(&r->done, __ATOMIC_RELAXED))
 		ret = -EINTR;
@@ -205,6 +263,7 @@ ph_floor_run(const struct ph_conf *conf, const struct ph_place *place, unsigned 
 	if (ret == 0)
 		*cycles = r->end_tsc - r->start_tsc;
 	rings_free(r);
+	free(r->lcore_of);
 	free(r->w);
 	free(r);
 	return ret;
