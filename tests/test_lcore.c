@@ -2,8 +2,8 @@
 /*
  * Unit tests of the run loop's hooks: what a hook returns is work for the
  * loop's accounting and idle policy, end functions run once per iteration,
- * a removed hook is never called again, and the frequency sampler rides
- * the hook.
+ * a removed hook is never called again, the frequency sampler rides the
+ * hook, and a spinning loop's cycles go to busy or idle as its loops did.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include <rte_cycles.h>
 #include <rte_lcore.h>
 
 #include "lca_freq.h"
@@ -181,6 +182,75 @@ test_hook_work_and_end(void **state)
 	}
 }
 
+/* Loops the main lcore runs in the accounting test before it stops. */
+#define SPIN_LOOPS 100000
+
+/* Idle (or, with a non-NULL @p arg, busy) on every loop; the main lcore
+ * ends the run after SPIN_LOOPS. */
+static unsigned int
+poll_same_every_loop(unsigned int lcore_id, uint64_t now_tsc, void *arg)
+{
+	(void)now_tsc;
+	if (lcore_id == rte_get_main_lcore() && ++counts[lcore_id].polls == SPIN_LOOPS)
+		lca_lcore_stop();
+	return arg != NULL ? 1 : 0;
+}
+
+/* Spin the loops with every hook returning @p busy; check that each
+ * lcore's cycles are all of one kind and no more than the run took. */
+static void
+spin_and_check(bool busy)
+{
+	unsigned int main_lcore = rte_get_main_lcore(), lcore_id;
+	struct lca_lcore_hook h = { .poll = poll_same_every_loop, .arg = busy ? &counts : NULL };
+	uint64_t t0, span;
+
+	memset(counts, 0, sizeof(counts));
+	RTE_LCORE_FOREACH(lcore_id)
+		assert_int_equal(lca_lcore_hook_add(lcore_id, &h), 0);
+	lca_lcore_stats_reset();
+	t0 = rte_rdtsc();
+	assert_int_equal(lca_lcore_run(30000), 0);
+	span = rte_rdtsc() - t0;
+	RTE_LCORE_FOREACH(lcore_id) {
+		struct lca_lcore_stats st;
+
+		assert_int_equal(lca_lcore_hook_remove(lcore_id, &h), 0);
+		assert_int_equal(lca_lcore_stats_get(lcore_id, &st), 0);
+		assert_true(st.busy_cycles + st.idle_cycles <= span);
+		if (busy) {
+			assert_true(st.idle_cycles == 0);
+			assert_true(lcore_id != main_lcore || st.busy_cycles > 0);
+		} else {
+			assert_true(st.busy_cycles == 0);
+			assert_true(lcore_id != main_lcore || st.idle_cycles > 0);
+		}
+	}
+}
+
+/* A spinning loop reads the TSC in only some of its empty loops (it costs
+ * what the rest of the loop does): the time still goes to the right side,
+ * idle when nothing worked, busy when every loop did, and none is made up. */
+static void
+test_spin_accounting(void **state)
+{
+	struct lca_lcore_conf spin = {
+		.turn = turn_never, .max_items = 16, .idle = LCA_IDLE_SPIN,
+	};
+	struct lca_lcore_conf sleep = {
+		.turn = turn_never, .max_items = 16, .idle = LCA_IDLE_SLEEP,
+		.idle_sleep_after = 1, .idle_sleep_us = 1,
+	};
+
+	(void)state;
+	lca_lcore_cleanup();
+	assert_int_equal(lca_lcore_init(&spin), 0);
+	spin_and_check(false);
+	spin_and_check(true);
+	lca_lcore_cleanup();
+	assert_int_equal(lca_lcore_init(&sleep), 0); /* as setup() left it */
+}
+
 /* Ends the run once every lcore has sampled: however slowly a loaded
  * machine runs the loops. */
 static unsigned int
@@ -232,6 +302,7 @@ main(void)
 		cmocka_unit_test(test_hook_bad_args),
 		cmocka_unit_test(test_hook_work_and_end),
 		cmocka_unit_test(test_freq_sampler_rides_hook),
+		cmocka_unit_test(test_spin_accounting),
 	};
 
 	lca_test_eal_init("lca_test_lcore");
