@@ -18,8 +18,21 @@
  * signal stops a floor round of billions within a millisecond or so. */
 #define STOP_EVERY 65536
 
-/* A message: 0 in seq is an empty slot, so the producer never overtakes
- * the consumer and neither side reads the other's index. */
+/* Slots the producer asks for ahead of the one it writes (as a channel's
+ * PUT_AHEAD): under a stream each store would otherwise wait for its line
+ * from the consumer's cache. */
+#define PUT_AHEAD 8
+/* Slots the consumer takes before it publishes its tail. */
+#define TAKE_BURST 64
+
+/*
+ * A message, as a runtime channel carries one: `seq` is the message's
+ * number, stored last, so a slot is full for message v when it holds v
+ * (a lap earlier it held v - SLOTS). The consumer never writes a slot; it
+ * publishes how far it has read on a line of its own, which the producer
+ * reads once it has used up the room it learnt last time, about once a
+ * ring. So on the fast path the one line a message moves is its slot.
+ */
 struct slot {
 	uint64_t seq;
 	uint8_t body[RTE_CACHE_LINE_SIZE - sizeof(uint64_t)];
@@ -28,6 +41,7 @@ struct slot {
 struct stream {
 	struct lca_floor_stream s;
 	struct slot *ring;
+	uint64_t tail __rte_cache_aligned; /* atomic: next message the consumer wants */
 	uint64_t t_start __rte_cache_aligned;
 	uint64_t t_end;
 	uint64_t counted;
@@ -41,6 +55,8 @@ producer(void *arg)
 	struct stream *st = arg;
 	uint8_t body[sizeof(st->ring[0].body)] = { 0 };
 
+	uint64_t free_to = 1 + SLOTS; /* messages before it have a free slot */
+
 	st->t_start = rte_rdtsc();
 	for (uint64_t v = 1; v <= st->s.messages; v++) {
 		struct slot *sl = &st->ring[v & (SLOTS - 1)];
@@ -50,9 +66,12 @@ producer(void *arg)
 			return 0;
 		}
 		/* A full ring: the consumer may have stopped on a signal. */
-		while (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != 0)
-			if (__atomic_load_n(&st->stopped, __ATOMIC_ACQUIRE))
+		while (v >= free_to) {
+			free_to = __atomic_load_n(&st->tail, __ATOMIC_ACQUIRE) + SLOTS;
+			if (v >= free_to && __atomic_load_n(&st->stopped, __ATOMIC_ACQUIRE))
 				return 0;
+		}
+		__builtin_prefetch(&st->ring[(v + PUT_AHEAD) & (SLOTS - 1)], 1, 3);
 		body[0] = (uint8_t)v;
 		memcpy(sl->body, body, sizeof(sl->body));
 		__atomic_store_n(&sl->seq, v, __ATOMIC_RELEASE);
@@ -69,22 +88,29 @@ consumer(void *arg)
 	const uint64_t total = st->s.messages + st->s.local;
 
 	while (next - 1 + local < total) {
-		/* What has arrived, then a burst of the lcore's own. */
+		/* What has arrived, a burst at a time, then a burst of the
+		 * lcore's own. */
 		for (;;) {
-			struct slot *sl = &st->ring[next & (SLOTS - 1)];
+			uint64_t from = next;
 
-			if (next > st->s.messages ||
-			    __atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != next) {
+			while (next - from < TAKE_BURST && next <= st->s.messages) {
+				struct slot *sl = &st->ring[next & (SLOTS - 1)];
+
+				if (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != next)
+					break;
+				memcpy(body, sl->body, sizeof(body));
+				sum += body[0];
+				next++;
+			}
+			if (next == from) {
 				/* Only while it waits: the flag's line stays in
 				 * its cache until a signal writes it. */
 				if (__atomic_load_n(&st->stopped, __ATOMIC_ACQUIRE))
 					goto out;
 				break;
 			}
-			memcpy(body, sl->body, sizeof(body));
-			sum += body[0];
-			__atomic_store_n(&sl->seq, 0, __ATOMIC_RELEASE);
-			next++;
+			/* Release: the producer reuses them after the reads. */
+			__atomic_store_n(&st->tail, next, __ATOMIC_RELEASE);
 		}
 		for (unsigned int i = 0; i < st->s.burst && local < st->s.local; i++)
 			local++;
@@ -144,6 +170,7 @@ lca_floor_stream_run(const struct lca_floor_stream *s, uint64_t *cycles)
 	if (st == NULL)
 		return -ENOMEM;
 	st->s = *s;
+	st->tail = 1;
 	/* On the node of the side that polls it. */
 	st->ring = rte_zmalloc_socket("lca_floor_stream", SLOTS * sizeof(struct slot), 0,
 				      (int)rte_lcore_to_socket_id(s->consumer));
