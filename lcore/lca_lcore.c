@@ -382,6 +382,7 @@ run_loop(void *arg)
 			c->stats.busy_cycles += now - prev;
 			c->stats.turns += n;
 			c->empty_loops = 0;
+			stale = false;
 		} else {
 			bool slept = idle(c);
 
