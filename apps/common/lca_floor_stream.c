@@ -54,7 +54,6 @@ producer(void *arg)
 {
 	struct stream *st = arg;
 	uint8_t body[sizeof(st->ring[0].body)] = { 0 };
-
 	uint64_t free_to = 1 + SLOTS; /* messages before it have a free slot */
 
 	st->t_start = rte_rdtsc();

@@ -17,11 +17,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_ring.h>
 
 #include "lca_eal.h"
@@ -135,14 +135,14 @@ fl_lcore(void *arg)
 	/* The rings into this lcore, found once: RTE_LCORE_FOREACH in the
 	 * loop would ask every possible lcore whether it is enabled, a cost
 	 * that no bare loop pays and that would flatter the runtime. */
-	RTE_LCORE_FOREACH(from)
+	RTE_LCORE_FOREACH(from) {
 		if (r->ring[from][me] != NULL)
 			in[n_in++] = r->ring[from][me];
-	RTE_LCORE_FOREACH(from)
 		if (r->ring[me][from] != NULL) {
 			out[from].ring = r->ring[me][from];
 			outs[n_out++] = from;
 		}
+	}
 	if (master)
 		r->start_tsc = rte_rdtsc();
 	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) &&
@@ -231,11 +231,9 @@ ph_floor_run(const struct ph_conf *conf, const struct ph_place *place, unsigned 
 		return -ENOMEM;
 	r->conf = conf;
 	/* A line a worker: calloc() does not align to one. */
-	r->w = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(*r->w) * conf->workers);
+	r->w = rte_zmalloc("ph_floor", sizeof(*r->w) * conf->workers, RTE_CACHE_LINE_SIZE);
 	r->lcore_of = calloc(conf->workers, sizeof(*r->lcore_of));
 	ret = r->w == NULL || r->lcore_of == NULL ? -ENOMEM : 0;
-	if (ret == 0)
-		memset(r->w, 0, sizeof(*r->w) * conf->workers);
 	for (unsigned int i = 0; ret == 0 && i < n_place; i++) {
 		if (place[i].master)
 			r->master_lcore = place[i].lcore;
@@ -264,7 +262,7 @@ ph_floor_run(const struct ph_conf *conf, const struct ph_place *place, unsigned 
 		*cycles = r->end_tsc - r->start_tsc;
 	rings_free(r);
 	free(r->lcore_of);
-	free(r->w);
+	rte_free(r->w);
 	free(r);
 	return ret;
 }
