@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The floor row: the request-response work with nothing between the two
- * sides of a pair but a hand-written queue per direction. Each queue item
- * says itself whether it is full, so neither side reads an index the other
- * writes; four items share a line, so a burst costs a line per four
- * messages. No runtime does less: it is the ceiling for the placement.
+ * sides of a pair but a hand-written queue per direction. An item carries
+ * its sequence number, stored last, so the consumer never writes an item
+ * and the producer never reads one; the consumer publishes how far it has
+ * read on a line of its own once a poll, and the producer reads that only
+ * when it has used up the room it learnt last time. Four items share a
+ * line, so a burst costs a line per four messages. No runtime does less:
+ * it is the ceiling for the placement.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,24 +23,25 @@
 #include "rr_work.h"
 
 struct floor_item {
-	uint32_t full; /* written last by the producer, cleared by the consumer */
+	uint32_t seq; /* the message's number (mod 2^32), stored last */
 	uint32_t id;
 	const struct rr_user *user;
 };
 
 struct floor_queue {
 	struct {
-		uint32_t head;
-		uint32_t free_to; /* items before it are known empty */
+		uint64_t head;    /* the next message's number, from 1 */
+		uint64_t room_to; /* numbers before it have a free item */
 		uint32_t mask;
 	} prod __rte_cache_aligned;
 	struct {
-		uint32_t tail;
+		uint64_t next;    /* the number it waits for */
+		uint64_t told;    /* the last `next` it published */
 		uint32_t mask;
 	} cons __rte_cache_aligned;
+	uint64_t tail __rte_cache_aligned; /* atomic: cons.next, published */
 	struct floor_item items[] __rte_cache_aligned;
 };
-
 struct floor_link {
 	struct floor_queue *req; /* Q -> S */
 	struct floor_queue *rsp; /* S -> Q */
@@ -57,55 +61,56 @@ queue_create(uint32_t size, unsigned int lcore)
 	struct floor_queue *fq = lca_mempool_alloc_on_lcore(
 		"rr_floor", sizeof(*fq) + size * sizeof(struct floor_item), lcore);
 
-	if (fq != NULL)
+	if (fq != NULL) {
 		fq->prod.mask = fq->cons.mask = size - 1;
+		fq->prod.head = fq->cons.next = fq->cons.told = fq->tail = 1;
+		fq->prod.room_to = 1 + size;
+	}
 	return fq;
-}
-
-static inline bool
-item_full(const struct floor_item *it)
-{
-	return __atomic_load_n(&it->full, __ATOMIC_ACQUIRE) != 0;
 }
 
 static inline bool
 queue_push(struct floor_queue *fq, uint32_t id, const struct rr_user *user)
 {
-	uint32_t head = fq->prod.head, mask = fq->prod.mask;
+	uint64_t v = fq->prod.head;
 	struct floor_item *it;
 
-	if (unlikely(head == fq->prod.free_to)) {
-		/* Learn a quarter of the queue at once: the consumer empties
-		 * items in order, so when the last of them is empty all are. */
-		uint32_t ahead = (mask + 1) / 4;
-
-		if (item_full(&fq->items[(head + ahead - 1) & mask])) {
-			ahead = 1;
-			if (item_full(&fq->items[head & mask]))
-				return false;
-		}
-		fq->prod.free_to = head + ahead;
+	if (unlikely(v >= fq->prod.room_to)) {
+		fq->prod.room_to = __atomic_load_n(&fq->tail, __ATOMIC_ACQUIRE) +
+				   fq->prod.mask + 1;
+		if (v >= fq->prod.room_to)
+			return false;
 	}
-	it = &fq->items[head & mask];
+	it = &fq->items[v & fq->prod.mask];
 	it->id = id;
 	it->user = user;
-	__atomic_store_n(&it->full, 1, __ATOMIC_RELEASE);
-	fq->prod.head = head + 1;
+	__atomic_store_n(&it->seq, (uint32_t)v, __ATOMIC_RELEASE);
+	fq->prod.head = v + 1;
 	return true;
 }
 
 static inline bool
 queue_pop(struct floor_queue *fq, uint32_t *id, const struct rr_user **user)
 {
-	struct floor_item *it = &fq->items[fq->cons.tail & fq->cons.mask];
+	const struct floor_item *it = &fq->items[fq->cons.next & fq->cons.mask];
 
-	if (!item_full(it))
+	if (__atomic_load_n(&it->seq, __ATOMIC_ACQUIRE) != (uint32_t)fq->cons.next)
 		return false;
 	*id = it->id;
 	*user = it->user;
-	__atomic_store_n(&it->full, 0, __ATOMIC_RELEASE);
-	fq->cons.tail++;
+	fq->cons.next++;
 	return true;
+}
+
+/* After a poll: the items it took may be written again (release: after
+ * the reads). */
+static inline void
+queue_publish(struct floor_queue *fq)
+{
+	if (fq->cons.next != fq->cons.told) {
+		fq->cons.told = fq->cons.next;
+		__atomic_store_n(&fq->tail, fq->cons.next, __ATOMIC_RELEASE);
+	}
 }
 
 /* The service side: answer up to throughput requests, as its handler does. */
@@ -119,6 +124,7 @@ serve(struct floor_run *r, unsigned int k)
 	for (unsigned int i = 0; i < r->throughput && queue_pop(r->links[k].req, &id, &unused); i++)
 		if (!queue_push(r->links[k].rsp, id, service_lookup(s, id)))
 			__atomic_store_n(&r->broken, 1, __ATOMIC_RELAXED);
+	queue_publish(r->links[k].req);
 }
 
 /* The query side: take up to throughput replies and ask again, as its
@@ -134,10 +140,11 @@ collect(struct floor_run *r, unsigned int k)
 	     i++) {
 		query_store(q, user, q->fifo[q->fifo_head++ & (FIFO_SIZE - 1)]);
 		if (q->received == q->queries)
-			return;
+			break;
 		if (q->sent < q->queries && !queue_push(r->links[k].req, query_ask(q), NULL))
 			__atomic_store_n(&r->broken, 1, __ATOMIC_RELAXED);
 	}
+	queue_publish(r->links[k].rsp);
 }
 
 static int
