@@ -61,7 +61,11 @@ struct port_info {
 	char driver[32];
 	struct lca_port *lp;          /* lcactor, while it runs */
 	struct rte_mempool *pool;     /* plain, eventdev */
-	rte_spinlock_t txlock[RTE_MAX_LCORE]; /* TX queue q shared by lcores (plain, eventdev) */
+	/* TX queue q shared by lcores (plain, eventdev): a line a lock, as
+	 * lcores that share one queue are apart from those of another. */
+	struct {
+		rte_spinlock_t lock;
+	} __rte_cache_aligned txlock[RTE_MAX_LCORE];
 	bool tx_shared;
 };
 

@@ -172,7 +172,7 @@ port_queues(const struct pl_conf *c, struct port_info *p)
 	}
 	p->tx_shared = p->n_txq < pl.n_lcores;
 	for (unsigned int l = 0; l < RTE_MAX_LCORE; l++)
-		rte_spinlock_init(&p->txlock[l]);
+		rte_spinlock_init(&p->txlock[l].lock);
 	p->rx_desc = DESC;
 	p->tx_desc = DESC;
 	ret = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &p->rx_desc, &p->tx_desc);

@@ -34,11 +34,15 @@ tx_one(struct txbuf *t, struct rte_mbuf *m)
 {
 	uint16_t sent;
 
-	if (t->p->tx_shared)
-		rte_spinlock_lock(&t->p->txlock[t->queue]);
-	sent = rte_eth_tx_buffer(t->p->id, t->queue, t->buf, m);
-	if (t->p->tx_shared)
-		rte_spinlock_unlock(&t->p->txlock[t->queue]);
+	/* The buffer is the lcore's own: only the burst that empties it
+	 * into a shared queue needs the queue's lock. */
+	if (likely(!t->p->tx_shared) || t->buf->length + 1u < t->buf->size) {
+		sent = rte_eth_tx_buffer(t->p->id, t->queue, t->buf, m);
+	} else {
+		rte_spinlock_lock(&t->p->txlock[t->queue].lock);
+		sent = rte_eth_tx_buffer(t->p->id, t->queue, t->buf, m);
+		rte_spinlock_unlock(&t->p->txlock[t->queue].lock);
+	}
 	if (sent)
 		fig_add(&t->f->tx, sent);
 }
@@ -53,10 +57,10 @@ tx_flush_all(unsigned int lcore)
 		if (t == NULL || t->buf->length == 0)
 			continue;
 		if (t->p->tx_shared)
-			rte_spinlock_lock(&t->p->txlock[t->queue]);
+			rte_spinlock_lock(&t->p->txlock[t->queue].lock);
 		sent = rte_eth_tx_buffer_flush(t->p->id, t->queue, t->buf);
 		if (t->p->tx_shared)
-			rte_spinlock_unlock(&t->p->txlock[t->queue]);
+			rte_spinlock_unlock(&t->p->txlock[t->queue].lock);
 		fig_add(&t->f->tx, sent);
 	}
 }
