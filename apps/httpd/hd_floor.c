@@ -62,7 +62,7 @@ struct floor_conf {
 
 /* What a connection keeps between reads: how much of "\r\n\r\n" the last
  * read ended in, so that an end cut between two reads still counts. */
-static unsigned char matched[FLOOR_MAX_FDS];
+static __thread unsigned char matched[FLOOR_MAX_FDS];
 static volatile sig_atomic_t stopping;
 
 static void
@@ -224,8 +224,8 @@ worker_epoll(struct worker *w)
 enum { U_ACCEPT = 1, U_RECV, U_SEND };
 
 /* Per connection, by fd: answers due, and whether a send is out. */
-static unsigned int u_due[FLOOR_MAX_FDS];
-static bool u_sending[FLOOR_MAX_FDS];
+static __thread unsigned int u_due[FLOOR_MAX_FDS];
+static __thread bool u_sending[FLOOR_MAX_FDS];
 
 struct u_thread {
 	struct io_uring ring;
