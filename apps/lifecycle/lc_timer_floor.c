@@ -33,7 +33,7 @@ struct tf_lcore {
 	uint64_t armed, fired, arm_errors;
 	struct lca_hdr *late;
 	struct tf_timer *t; /* [inflight] */
-};
+} __rte_cache_aligned; /* each lcore writes its counters: a line apiece */
 
 static struct tf_lcore tf[2];
 
