@@ -46,7 +46,8 @@ struct stream {
 	uint64_t t_end;
 	uint64_t counted;
 	uint64_t checksum;
-	bool stopped; /* a signal cut the round short */
+	bool stopped; /* a signal, or local_fn's failure, cut the round short */
+	int local_ret; /* what local_fn returned last */
 };
 
 static int
@@ -111,8 +112,19 @@ consumer(void *arg)
 			/* Release: the producer reuses them after the reads. */
 			__atomic_store_n(&st->tail, next, __ATOMIC_RELEASE);
 		}
-		for (unsigned int i = 0; i < st->s.burst && local < st->s.local; i++)
-			local++;
+		if (local < st->s.local) {
+			unsigned int n = (unsigned int)RTE_MIN((uint64_t)st->s.burst,
+							       st->s.local - local);
+
+			if (st->s.local_fn != NULL) {
+				st->local_ret = st->s.local_fn(st->s.local_arg, n);
+				if (st->local_ret != 0) {
+					__atomic_store_n(&st->stopped, true, __ATOMIC_RELEASE);
+					goto out;
+				}
+			}
+			local += n;
+		}
 		if ((++rounds & (STOP_EVERY - 1)) == 0 && lca_eal_stop_requested())
 			__atomic_store_n(&st->stopped, true, __ATOMIC_RELEASE);
 	}
@@ -174,7 +186,9 @@ lca_floor_stream_run(const struct lca_floor_stream *s, uint64_t *cycles)
 	st->ring = rte_zmalloc_socket("lca_floor_stream", SLOTS * sizeof(struct slot), 0,
 				      (int)rte_lcore_to_socket_id(s->consumer));
 	ret = st->ring == NULL ? -ENOMEM : launch(st);
-	if (ret == 0 && st->stopped)
+	if (ret == 0 && st->local_ret != 0)
+		ret = st->local_ret;
+	else if (ret == 0 && st->stopped)
 		ret = -EINTR;
 	if (ret == 0)
 		*cycles = st->t_end - st->t_start;

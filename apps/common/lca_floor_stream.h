@@ -25,6 +25,12 @@ struct lca_floor_stream {
 	 *  whose senders sit on the receiver's lcore. */
 	uint64_t local;
 	unsigned int burst;    /**< Local messages handled per look; 1 at least. */
+	/** Does the work of @p n local messages on the consumer's lcore, as
+	 *  the runtime's local senders and receiver would without it (take,
+	 *  handle, give back): 0, or a negative errno that ends the round.
+	 *  NULL: they are only counted. */
+	int (*local_fn)(void *arg, unsigned int n);
+	void *local_arg;       /**< @p local_fn's argument. */
 };
 
 /**
@@ -41,7 +47,8 @@ struct lca_floor_stream {
  * @return
  *   0; -EINVAL for a bad lcore, no message at all, a zero burst or a NULL
  *   @p cycles; -ENOMEM; -EBUSY when an lcore could not be launched;
- *   -EINTR when a signal asked the app to stop (lca_eal_stop_requested()).
+ *   -EINTR when a signal asked the app to stop (lca_eal_stop_requested());
+ *   what @p s->local_fn returned when it failed.
  */
 int lca_floor_stream_run(const struct lca_floor_stream *s, uint64_t *cycles);
 

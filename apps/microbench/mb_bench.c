@@ -236,35 +236,59 @@ cross_share(const struct stream *st, uint64_t msgs)
 	return cross;
 }
 
+/* The floor's messages sent and handled on one lcore. */
+struct local_work {
+	const struct stream *st;
+	struct receiver rs;
+};
+
 /*
- * The same-lcore floor: the receiver's own handler called in a plain loop
- * on envelopes taken from the pool and given back in bursts of --burst, as
- * the sender takes them and a turn frees them: the work without a mailbox
- * or a scheduler.
+ * The work of @p n messages sent and handled on one lcore, without the
+ * runtime: envelopes from the pool in bursts of --burst, as a sender takes
+ * them, the receiver's own handler called on each in a plain loop, and
+ * given back in one call, as a turn frees what its handler left. The
+ * same-lcore floor, and the local half of a many-to-one floor.
  */
+static int
+local_burst(void *arg, unsigned int n)
+{
+	struct local_work *w = arg;
+	struct lca_msg *m[MB_MAX_BURST];
+	unsigned int burst = (unsigned int)w->st->c->burst;
+
+	while (n > 0) {
+		unsigned int k = RTE_MIN(n, burst);
+
+		if ((k == 1 ? lca_msg_alloc(&m[0]) : lca_msg_alloc_bulk(m, k)) != 0)
+			return -ENOMEM;
+		for (unsigned int i = 0; i < k; i++)
+			receiver_handler(w->st->recv, &w->rs, m[i]);
+		lca_msg_free_bulk(m, k);
+		n -= k;
+	}
+	return 0;
+}
+
+/* The same-lcore floor: local_burst() with no mailbox or scheduler. */
 static int
 same_lcore_floor(const struct stream *st, uint64_t msgs, uint64_t *cycles)
 {
-	struct receiver rs = { .expected = UINT64_MAX };
-	struct lca_msg *m[MB_MAX_BURST];
+	struct local_work w = { .st = st, .rs.expected = UINT64_MAX };
 	unsigned int burst = (unsigned int)st->c->burst;
 	uint64_t t0 = rte_rdtsc();
 
 	for (uint64_t left = msgs; left > 0;) {
 		unsigned int n = (unsigned int)RTE_MIN(left, (uint64_t)burst);
+		int ret = local_burst(&w, n);
 
-		if ((n == 1 ? lca_msg_alloc(&m[0]) : lca_msg_alloc_bulk(m, n)) != 0)
-			return -ENOMEM;
-		for (unsigned int i = 0; i < n; i++)
-			receiver_handler(st->recv, &rs, m[i]);
-		/* In one call, as a turn frees what its handler left. */
-		lca_msg_free_bulk(m, n);
+		if (ret != 0)
+			return ret;
 		left -= n;
 		if ((left & 0xffff) < n && lca_eal_stop_requested())
 			return -EINTR;
 	}
 	*cycles = rte_rdtsc() - t0;
-	return rs.count == msgs ? 0 : -EIO;
+	return w.rs.count == msgs ? 0 : -EIO;
 }
 
 /* A round of the scenario's floor of @p msgs; its time in @p ms. */
@@ -278,14 +302,19 @@ floor_of(const struct stream *st, uint64_t msgs, double *ms)
 		ret = same_lcore_floor(st, msgs, &cycles);
 	} else {
 		/* What crosses goes through the ring; what the senders on the
-		 * receiver's lcore send, its consumer handles itself. */
+		 * receiver's lcore send, its consumer takes, handles and gives
+		 * back itself, a sender's batch between two looks. */
+		struct local_work w = { .st = st, .rs.expected = UINT64_MAX };
 		struct lca_floor_stream fs = {
 			.producer = st->send_lc, .consumer = st->recv_lc,
 			.messages = cross, .local = msgs - cross,
 			.burst = (unsigned int)st->c->batch,
+			.local_fn = local_burst, .local_arg = &w,
 		};
 
 		ret = lca_floor_stream_run(&fs, &cycles);
+		if (ret == 0 && w.rs.count != msgs - cross)
+			ret = -EIO;
 	}
 	if (ret < 0 && ret != -EINTR) /* a signal: the app says "interrupted" */
 		fprintf(stderr, PROG ": %s: the floor round failed: %s\n", st->r->label,
@@ -324,7 +353,8 @@ describe_floor(const struct stream *st)
 	else
 		snprintf(r->floor_what, sizeof(r->floor_what),
 			 "a bare ring of 64-byte slots streamed from lcore %u to lcore %u "
-			 "(%" PRIu64 " msgs), lcore %u counting its own %" PRIu64 " between looks",
+			 "(%" PRIu64 " msgs), lcore %u taking, handling and freeing its own %" PRIu64
+			 " between looks",
 			 st->send_lc, st->recv_lc, cross, st->recv_lc, r->floor_messages - cross);
 }
 
