@@ -89,6 +89,7 @@ initiator(void *arg)
 	struct bounce *b = arg;
 	uint8_t body[RTE_CACHE_LINE_SIZE] = { 0 };
 	uint64_t v = 0, spent = 0;
+	unsigned int done = 0; /* b->done at the end: its line is the one the responder reads */
 
 	for (unsigned int r = 0; r < b->warmup + b->rounds; r++) {
 		uint64_t start = rte_rdtsc();
@@ -103,10 +104,11 @@ initiator(void *arg)
 			continue;
 		b->cycles[r - b->warmup] = rte_rdtsc() - start;
 		spent += b->cycles[r - b->warmup];
-		b->done = r - b->warmup + 1;
-		if (b->done >= b->min_rounds && spent >= b->min_cycles)
+		done = r - b->warmup + 1;
+		if (done >= b->min_rounds && spent >= b->min_cycles)
 			break;
 	}
+	b->done = done;
 	__atomic_store_n(&b->stop, 1, __ATOMIC_RELEASE);
 	return 0;
 }
