@@ -42,6 +42,7 @@ struct floor_queue {
 	uint64_t tail __rte_cache_aligned; /* atomic: cons.next, published */
 	struct floor_item items[] __rte_cache_aligned;
 };
+
 struct floor_link {
 	struct floor_queue *req; /* Q -> S */
 	struct floor_queue *rsp; /* S -> Q */
