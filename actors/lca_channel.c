@@ -55,15 +55,17 @@
 #include "lca_mempool.h"
 #include "lca_migrate.h"
 
+/*
+ * A slot's line, asked for ahead of its write. GCC emits PREFETCHT0 for
+ * this on x86 without PRFCHW, and that is what is wanted: PREFETCHW (the
+ * line owned at once) streamed 8 % slower across lcores on the 2-vCPU
+ * EPYC guest, and slowed the floor stream by 16-20 % when the host made
+ * line transfers dear (docs/benchmarks.md, "PREFETCHW out of the channel").
+ */
 static inline void
 prefetch_for_write(const void *p)
 {
-#if defined(RTE_ARCH_X86)
-	/* PREFETCHW (a no-op where the CPU lacks it): the line comes owned. */
-	asm volatile("prefetchw %0" : : "m"(*(const char *)p));
-#else
 	__builtin_prefetch(p, 1, 3);
-#endif
 }
 
 /* A full barrier on every thread of the process (see struct bell). */
