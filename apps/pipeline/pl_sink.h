@@ -32,17 +32,16 @@ void pl_sink_free(void);
 static inline void
 tx_one(struct txbuf *t, struct rte_mbuf *m)
 {
-	uint16_t sent;
-
 	/* The buffer is the lcore's own: only the burst that empties it
 	 * into a shared queue needs the queue's lock. */
-	if (likely(!t->p->tx_shared) || t->buf->length + 1u < t->buf->size) {
-		sent = rte_eth_tx_buffer(t->p->id, t->queue, t->buf, m);
-	} else {
+	const bool lock = unlikely(t->p->tx_shared) && t->buf->length + 1u >= t->buf->size;
+	uint16_t sent;
+
+	if (lock)
 		rte_spinlock_lock(&t->p->txlock[t->queue].lock);
-		sent = rte_eth_tx_buffer(t->p->id, t->queue, t->buf, m);
+	sent = rte_eth_tx_buffer(t->p->id, t->queue, t->buf, m);
+	if (lock)
 		rte_spinlock_unlock(&t->p->txlock[t->queue].lock);
-	}
 	if (sent)
 		fig_add(&t->f->tx, sent);
 }
