@@ -333,7 +333,56 @@ LCA_API int lca_runtime_init(const struct lca_runtime_conf *conf);
  */
 LCA_API int lca_runtime_run(unsigned int timeout_ms);
 
-/** Make lca_runtime_run() return. Safe from handlers and any thread. */
+/**
+ * @name lcactor inside an application's own loop (EXPERIMENTAL)
+ * A DPDK application that has its loops (l2fwd-style, rte_graph_walk(),
+ * eventdev workers) keeps them: instead of lca_runtime_run(), the main
+ * lcore calls lca_runtime_start(), every lcore of the runtime (the main one
+ * included) calls lca_runtime_poll() from its loop, and once those loops
+ * have stopped, the main lcore calls lca_runtime_end(). A poll runs the
+ * same iteration as lcactor's own loop (lca_lcore_poll()), so order,
+ * accounting, migration, timers, asks and supervision hold as they do
+ * there, as long as every lcore polls: an lcore unpolled for longer than
+ * lca_lcore_stall_limit() (1 s) is logged and counted, and its actors wait
+ * (a migration to it, an ask to one of them) until it polls again.
+ * docs/usage.md, "lcactor inside your own loop".
+ * @{
+ */
+
+/**
+ * Start a guest run: returns at once; the application's loops poll.
+ * @param timeout_ms
+ *   Most milliseconds to run; 0 for no limit.
+ * @return
+ *   0; -EINVAL before lca_runtime_init(); -EBUSY during a run; -EPERM
+ *   when not called from the main lcore.
+ */
+LCA_API int lca_runtime_start(unsigned int timeout_ms);
+
+/**
+ * One iteration of the calling lcore's actor work: what other lcores sent
+ * it, its timers, ports and hooks, up to a burst of turns.
+ * @return
+ *   The work done (0: none); -ESHUTDOWN once the run was stopped
+ *   (lca_runtime_stop(), SIGINT/SIGTERM, the time limit): stop polling;
+ *   -EPERM on a thread that is not an lcore of the runtime; -EBUSY during
+ *   lca_runtime_run(); -EDEADLK from inside a handler.
+ */
+LCA_API int lca_runtime_poll(void);
+
+/**
+ * End a guest run on the main lcore, once the loops that polled have
+ * stopped polling; it stops the run first if nobody did.
+ * @return
+ *   As lca_runtime_run(): 0; -ETIMEDOUT; -EINTR on SIGINT/SIGTERM; -EINVAL
+ *   when no guest run is under way.
+ */
+LCA_API int lca_runtime_end(void);
+
+/** @} */
+
+/** Make lca_runtime_run() return, or end a guest run's polls (they return
+ *  -ESHUTDOWN). Safe from handlers and any thread. */
 LCA_API void lca_runtime_stop(void);
 
 /**

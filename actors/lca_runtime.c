@@ -236,6 +236,26 @@ lca_runtime_run(unsigned int timeout_ms)
 	return lca_lcore_run(timeout_ms);
 }
 
+int
+lca_runtime_start(unsigned int timeout_ms)
+{
+	if (!lca_actors.up)
+		return -EINVAL;
+	return lca_lcore_start(timeout_ms);
+}
+
+int
+lca_runtime_poll(void)
+{
+	return lca_lcore_poll();
+}
+
+int
+lca_runtime_end(void)
+{
+	return lca_lcore_end();
+}
+
 void
 lca_runtime_stop(void)
 {
@@ -250,7 +270,7 @@ lca_runtime_cleanup(void)
 	/* Freeing what the loops run would pull the queues from under them. */
 	if (lca_lcore_running() || rte_lcore_id() != rte_get_main_lcore()) {
 		LCA_LOG(ERR, "lca_runtime_cleanup: %s; nothing freed\n",
-			lca_lcore_running() ? "the loops are running (lca_runtime_stop() first)" :
+			lca_lcore_running() ? "the loops are running (lca_runtime_stop() first; lca_runtime_end() after a guest run)" :
 					      "only the main lcore may clean up");
 		return -EBUSY;
 	}

@@ -74,6 +74,8 @@ fill_lcores(const char *params, struct rte_tel_data *d)
 	unsigned int lcore_id;
 
 	(void)params;
+	/* A guest run that no lcore polls has nobody to look: look here. */
+	lca_lcore_watch();
 	rte_tel_data_start_dict(d);
 	RTE_LCORE_FOREACH(lcore_id) {
 		struct rte_tel_data *l = rte_tel_data_alloc();
@@ -90,6 +92,8 @@ fill_lcores(const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(l, "busy_cycles", s.busy_cycles);
 		rte_tel_data_add_dict_u64(l, "idle_cycles", s.idle_cycles);
 		rte_tel_data_add_dict_u64(l, "sleeps", s.sleeps);
+		/* Guest runs: times it went unpolled past the limit. */
+		rte_tel_data_add_dict_u64(l, "stalls", lca_lcore_stalls(lcore_id));
 		snprintf(name, sizeof(name), "%u", lcore_id);
 		rte_tel_data_add_dict_container(d, name, l, 0);
 	}

@@ -18,29 +18,19 @@
 #include "lca_steal.h"
 
 #define DEFAULT_BURST 32
-#define MAX_BURST 256
-
-struct lcore_ctx {
-	/* Its run queue: a plain FIFO, filled and emptied by this lcore only
-	 * (or by one thread while the loops are not running), sized for every
-	 * item, so no atomic and no ring header lines on the hot path. */
-	void **runq;
-	uint32_t head;
-	uint32_t tail;
-	uint32_t mask;
-	struct lca_lcore_stats stats;
-	uint64_t empty_loops;
-} __rte_cache_aligned;
-
-/* Empty loops (idle spin) a TSC read: see run_loop(). */
+/* Empty loops (idle spin) a TSC read: see loop_idle(). */
 #define IDLE_CLOCK_EVERY 16
+#define MAX_BURST LCA_LCORE_MAX_BURST
 
-static struct lcore_ctx lcores[RTE_MAX_LCORE];
+#include "lca_lcore_priv.h"
+
+struct lcore_ctx lca_lcores[RTE_MAX_LCORE];
 static struct lca_lcore_conf cfg;
 static bool inited;
 static bool running;
+static bool guest; /* lca_lcore_start(): the application's loops poll */
 static uint32_t stop_flag;
-static uint64_t deadline_tsc; /* checked by the main lcore only */
+static uint64_t deadline_tsc;
 static bool timed_out;
 static unsigned int n_lcores;
 
@@ -123,9 +113,9 @@ lca_lcore_init(const struct lca_lcore_conf *conf)
 	cfg = *conf;
 	if (cfg.burst == 0)
 		cfg.burst = DEFAULT_BURST;
-	memset(lcores, 0, sizeof(lcores));
+	memset(lca_lcores, 0, sizeof(lca_lcores));
 	RTE_LCORE_FOREACH(lcore_id) {
-		struct lcore_ctx *c = &lcores[lcore_id];
+		struct lcore_ctx *c = &lca_lcores[lcore_id];
 		uint32_t size = rte_align32pow2(cfg.max_items + 1);
 
 		c->runq = rte_zmalloc_socket("lca_runq", sizeof(void *) * size, 0,
@@ -153,8 +143,8 @@ lca_lcore_cleanup(void)
 	if (!inited)
 		return;
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++) {
-		rte_free(lcores[i].runq);
-		lcores[i].runq = NULL;
+		rte_free(lca_lcores[i].runq);
+		lca_lcores[i].runq = NULL;
 	}
 	steal_cleanup();
 	inited = false;
@@ -168,8 +158,8 @@ lca_lcore_schedule(unsigned int lcore_id, void *item)
 	if (lcore_id == LCA_LCORE_SHARED)
 		return steal_push(item, __atomic_load_n(&running, __ATOMIC_ACQUIRE) &&
 				  rte_lcore_id() < RTE_MAX_LCORE &&
-				  lcores[rte_lcore_id()].runq != NULL);
-	c = lcore_id < RTE_MAX_LCORE ? &lcores[lcore_id] : NULL;
+				  lca_lcores[rte_lcore_id()].runq != NULL);
+	c = lcore_id < RTE_MAX_LCORE ? &lca_lcores[lcore_id] : NULL;
 	if (unlikely(c == NULL || c->runq == NULL))
 		return -EINVAL;
 	/* Cannot overflow: it holds every item and each is in it once. */
@@ -283,13 +273,6 @@ lca_lcore_stopping(void)
 	return __atomic_load_n(&stop_flag, __ATOMIC_RELAXED) != 0 || lca_eal_stop_requested();
 }
 
-/* Items whose turn asked for another: they run after what is queued,
- * without going through the run queue. */
-struct again_list {
-	unsigned int n;
-	void *items[MAX_BURST];
-};
-
 /* Take what is runnable on this lcore: its queue, a share of the shared
  * queue, then the items that asked for another turn. */
 static inline unsigned int
@@ -336,97 +319,148 @@ run_items(struct lcore_ctx *c, struct again_list *again, void **items)
 	return turns;
 }
 
+/* The poll function and the hooks' polls. @p now_io: the clock after
+ * them, for the iteration's accounting. */
+static inline unsigned int
+poll_sources(struct lcore_ctx *c, const struct hook_set *hs, unsigned int lcore_id)
+{
+	unsigned int work = cfg.poll != NULL ? cfg.poll(lcore_id) : 0;
+
+	if (work > 0) {
+		/* The poll may have run handlers that read the clock. */
+		uint64_t now = rte_rdtsc();
+
+		if (c->stale) {
+			/* The empty loops up to this poll: idle. */
+			c->stats.idle_cycles += now - c->prev;
+			c->prev = now;
+			c->stale = false;
+		}
+		return work + hooks_poll(hs, lcore_id, now);
+	}
+	return hooks_poll(hs, lcore_id, c->prev);
+}
+
+/* An empty iteration: the idle policy (lcactor's own loop only: in a
+ * guest poll, idling is the application's), and the clock.
+ * @return whether it slept. */
+static inline bool
+loop_idle(struct lcore_ctx *c, bool in_guest, uint64_t *now)
+{
+	bool slept = in_guest ? false : idle(c);
+
+	/* Reading the TSC costs what the rest of an empty loop does (about
+	 * 9 ns in a VM), and a message that lands waits half an empty loop to
+	 * be seen: so an empty loop reads it once in IDLE_CLOCK_EVERY, and
+	 * after a pause or a sleep. A loop that finds work after unread ones
+	 * counts them idle up to its poll (poll_sources()); one whose work was
+	 * a hook's or an item's counts them busy, at most IDLE_CLOCK_EVERY
+	 * loops. A guest poll read the clock on the way in: its empty polls
+	 * are neither busy nor idle (the time between them is the
+	 * application's), so it reads no more. */
+	if (in_guest) {
+		*now = c->prev;
+	} else if (cfg.idle != LCA_IDLE_SPIN ||
+		   (c->stats.loops & (IDLE_CLOCK_EVERY - 1)) == 0) {
+		*now = rte_rdtsc();
+		c->stats.idle_cycles += *now - c->prev;
+		c->stale = false;
+	} else {
+		*now = c->prev;
+		c->stale = true;
+	}
+	return slept;
+}
+
+/*
+ * One iteration of an lcore's loop: the poll function and the hooks, the
+ * runnable items, the hooks' ends, the accounting and the time limit. The
+ * body of lcactor's own loop and of lca_lcore_poll() alike, inlined into
+ * each (@p in_guest is a constant there).
+ * @return the work done; -1 when an empty iteration slept and a signal
+ * came (the loop looks at every sleep, not every 1024 loops).
+ */
+static inline int
+loop_once(struct lcore_ctx *c, const struct hook_set *hs, unsigned int lcore_id,
+	  void **items, bool in_guest)
+{
+	unsigned int work = poll_sources(c, hs, lcore_id);
+	unsigned int n = run_items(c, &c->again, items);
+	uint64_t now;
+
+	if (steal_in_use())
+		c->stats.steals += steal_balance(lcore_id, n + work == 0);
+	hooks_end(hs, lcore_id);
+
+	c->stats.loops++;
+	if (n + work > 0) {
+		now = rte_rdtsc();
+		c->stats.busy_cycles += now - c->prev;
+		c->stats.turns += n;
+		c->empty_loops = 0;
+		c->stale = false;
+	} else if (loop_idle(c, in_guest, &now) && lca_eal_stop_requested()) {
+		return -1;
+	}
+	if (unlikely(now > deadline_tsc)) {
+		__atomic_store_n(&timed_out, true, __ATOMIC_RELAXED);
+		lca_lcore_stop();
+	}
+	c->prev = now;
+	return (int)(n + work);
+}
+
+/* Hand on what the lcore still holds after its last iteration, so that
+ * nothing waits in it: the items still runnable go back into its queue,
+ * for the next run, and its poll function moves what it holds. Called by
+ * the lcore itself, or by the main lcore for a guest lcore that stopped
+ * polling before it saw the stop. */
+static void
+loop_end(struct lcore_ctx *c, unsigned int lcore_id)
+{
+	for (unsigned int i = 0; i < c->again.n; i++)
+		c->runq[c->tail++ & c->mask] = c->again.items[i];
+	c->again.n = 0;
+	if (cfg.poll != NULL)
+		cfg.poll(lcore_id);
+}
+
+/* Whether the loops must end: the stop flag every loop; a signal, which
+ * only ends a run, every 1024 loops: that check is a call into another
+ * part. */
+static inline bool
+loop_should_stop(const struct lcore_ctx *c)
+{
+	return __atomic_load_n(&stop_flag, __ATOMIC_RELAXED) ||
+	       ((c->stats.loops & 1023) == 0 && lca_eal_stop_requested());
+}
+
 static int
 run_loop(void *arg)
 {
 	unsigned int lcore_id = rte_lcore_id();
-	struct lcore_ctx *c = &lcores[lcore_id];
+	struct lcore_ctx *c = &lca_lcores[lcore_id];
 	const struct hook_set *hs = &hooks[lcore_id];
 	void *items[MAX_BURST];
-	struct again_list again = { .n = 0 };
-	const bool is_main = lcore_id == rte_get_main_lcore();
-	uint64_t prev = rte_rdtsc();
-	bool stale = false; /* empty loops ran since `prev` was read */
 
 	(void)arg;
 	c->empty_loops = 0;
-	/* The stop flag is read every loop; a signal, which only ends a run,
-	 * every 1024 loops: that check is a call into another part. */
-	while (!__atomic_load_n(&stop_flag, __ATOMIC_RELAXED) &&
-	       ((c->stats.loops & 1023) != 0 || !lca_eal_stop_requested())) {
-		unsigned int work = cfg.poll != NULL ? cfg.poll(lcore_id) : 0;
-		unsigned int n;
-		uint64_t now;
-
-		if (work > 0) {
-			/* The poll may have run handlers that read the clock. */
-			now = rte_rdtsc();
-			if (stale) {
-				/* The empty loops up to this poll: idle. */
-				c->stats.idle_cycles += now - prev;
-				prev = now;
-				stale = false;
-			}
-			work += hooks_poll(hs, lcore_id, now);
-		} else {
-			work = hooks_poll(hs, lcore_id, prev);
-		}
-		n = run_items(c, &again, items);
-		if (steal_in_use())
-			c->stats.steals += steal_balance(lcore_id, n + work == 0);
-		hooks_end(hs, lcore_id);
-
-		c->stats.loops++;
-		if (n + work > 0) {
-			now = rte_rdtsc();
-			c->stats.busy_cycles += now - prev;
-			c->stats.turns += n;
-			c->empty_loops = 0;
-			stale = false;
-		} else {
-			bool slept = idle(c);
-
-			/* Reading the TSC costs what the rest of an empty loop
-			 * does (about 9 ns in a VM), and a message that lands
-			 * waits half an empty loop to be seen: so an empty loop
-			 * reads it once in IDLE_CLOCK_EVERY, and after a pause
-			 * or a sleep. A loop that finds work after unread ones
-			 * counts them idle up to its poll (above); one whose
-			 * work was a hook's or an item's counts them busy, at
-			 * most IDLE_CLOCK_EVERY loops. */
-			if (cfg.idle != LCA_IDLE_SPIN ||
-			    (c->stats.loops & (IDLE_CLOCK_EVERY - 1)) == 0) {
-				now = rte_rdtsc();
-				c->stats.idle_cycles += now - prev;
-				stale = false;
-			} else {
-				now = prev;
-				stale = true;
-			}
-			/* A loop that sleeps is slow: look for a signal at
-			 * every sleep, not every 1024 loops. */
-			if (slept && lca_eal_stop_requested())
-				break;
-		}
-		if (unlikely(now > deadline_tsc) && is_main) {
-			timed_out = true;
-			lca_lcore_stop();
-		}
-		prev = now;
-	}
-	/* Still runnable: back into the queue, so the next run finds them. */
-	for (unsigned int i = 0; i < again.n; i++)
-		c->runq[c->tail++ & c->mask] = again.items[i];
-	/* Hand on what this lcore still holds, so nothing waits in it. */
-	if (cfg.poll != NULL)
-		cfg.poll(lcore_id);
+	c->prev = rte_rdtsc();
+	c->stale = false;
+	while (!loop_should_stop(c))
+		if (loop_once(c, hs, lcore_id, items, false) < 0)
+			break;
+	loop_end(c, lcore_id);
 	return 0;
 }
 
-int
-lca_lcore_run(unsigned int timeout_ms)
+/* The state of a run, from its start: shared by lcactor's loops and a
+ * guest run. */
+static int
+run_begin(unsigned int timeout_ms, bool in_guest)
 {
-	int ret;
+	uint64_t now = rte_rdtsc();
+	unsigned int lcore_id;
 
 	if (!inited)
 		return -EINVAL;
@@ -434,19 +468,120 @@ lca_lcore_run(unsigned int timeout_ms)
 		return -EBUSY;
 	if (rte_lcore_id() != rte_get_main_lcore())
 		return -EPERM;
-	__atomic_store_n(&running, true, __ATOMIC_RELEASE);
+	RTE_LCORE_FOREACH(lcore_id) {
+		struct lcore_ctx *c = &lca_lcores[lcore_id];
+
+		c->ended = 0;
+		c->prev = now;
+		c->stale = false;
+		__atomic_store_n(&c->seen_tsc, now, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->stalled, 0, __ATOMIC_RELAXED);
+	}
+	guest = in_guest;
+	lcore_watch_start(now, in_guest);
 	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELEASE);
 	timed_out = false;
 	deadline_tsc = timeout_ms == 0 ? UINT64_MAX :
-		rte_rdtsc() + rte_get_tsc_hz() / 1000 * timeout_ms;
-	ret = rte_eal_mp_remote_launch(run_loop, NULL, CALL_MAIN);
-	rte_eal_mp_wait_lcore();
+		now + rte_get_tsc_hz() / 1000 * timeout_ms;
+	__atomic_store_n(&running, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* The end of a run: what it returns. */
+static int
+run_finish(void)
+{
 	__atomic_store_n(&running, false, __ATOMIC_RELEASE);
-	if (ret < 0)
-		return ret;
-	if (timed_out)
+	guest = false;
+	if (__atomic_load_n(&timed_out, __ATOMIC_RELAXED))
 		return -ETIMEDOUT;
 	return lca_eal_stop_requested() ? -EINTR : 0;
+}
+
+int
+lca_lcore_run(unsigned int timeout_ms)
+{
+	int ret = run_begin(timeout_ms, false);
+
+	if (ret < 0)
+		return ret;
+	ret = rte_eal_mp_remote_launch(run_loop, NULL, CALL_MAIN);
+	rte_eal_mp_wait_lcore();
+	if (ret < 0) {
+		run_finish();
+		return ret;
+	}
+	return run_finish();
+}
+
+int
+lca_lcore_start(unsigned int timeout_ms)
+{
+	return run_begin(timeout_ms, true);
+}
+
+/* A guest poll on a stopped run: the first hands on what the lcore holds. */
+static int
+poll_stopped(struct lcore_ctx *c, unsigned int lcore_id)
+{
+	uint32_t no = 0;
+
+	if (__atomic_compare_exchange_n(&c->ended, &no, 1, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED))
+		loop_end(c, lcore_id);
+	return -ESHUTDOWN;
+}
+
+int
+lca_lcore_poll(void)
+{
+	unsigned int lcore_id = rte_lcore_id();
+	struct lcore_ctx *c;
+	void *items[MAX_BURST];
+	uint64_t now;
+	int ret;
+
+	if (unlikely(lcore_id >= RTE_MAX_LCORE || lca_lcores[lcore_id].runq == NULL))
+		return -EPERM;
+	c = &lca_lcores[lcore_id];
+	if (unlikely(!__atomic_load_n(&running, __ATOMIC_ACQUIRE) || !guest))
+		return running ? -EBUSY : -ESHUTDOWN;
+	if (unlikely(loop_should_stop(c)))
+		return poll_stopped(c, lcore_id);
+	/* A handler that polls would run its own lcore's turns inside one. */
+	if (unlikely(c->polling))
+		return -EDEADLK;
+	c->polling = true;
+	/* The time since the last poll was the application's: this poll's
+	 * accounting starts now. */
+	now = rte_rdtsc();
+	c->prev = now;
+	c->stale = false;
+	__atomic_store_n(&c->seen_tsc, now, __ATOMIC_RELAXED);
+	if (unlikely(now >= lcore_watch_next_tsc))
+		lcore_watch_check(now);
+	if (unlikely(__atomic_load_n(&c->stalled, __ATOMIC_RELAXED)))
+		lcore_watch_back(c, lcore_id, now);
+	ret = loop_once(c, &hooks[lcore_id], lcore_id, items, true);
+	c->polling = false;
+	return ret;
+}
+
+int
+lca_lcore_end(void)
+{
+	unsigned int lcore_id;
+
+	if (!running || !guest)
+		return running ? -EBUSY : -EINVAL;
+	if (rte_lcore_id() != rte_get_main_lcore())
+		return -EPERM;
+	lca_lcore_stop();
+	/* The lcores that stopped polling before they saw the stop: their
+	 * hand-on, done here (the application's loops no longer poll). */
+	RTE_LCORE_FOREACH(lcore_id)
+		poll_stopped(&lca_lcores[lcore_id], lcore_id);
+	return run_finish();
 }
 
 bool
@@ -466,7 +601,7 @@ lca_lcore_stats_get(unsigned int lcore_id, struct lca_lcore_stats *out)
 {
 	if (out == NULL || lcore_id >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore_id))
 		return -EINVAL;
-	*out = lcores[lcore_id].stats;
+	*out = lca_lcores[lcore_id].stats;
 	return 0;
 }
 
@@ -474,5 +609,5 @@ void
 lca_lcore_stats_reset(void)
 {
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
-		memset(&lcores[i].stats, 0, sizeof(lcores[i].stats));
+		memset(&lca_lcores[i].stats, 0, sizeof(lca_lcores[i].stats));
 }

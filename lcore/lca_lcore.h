@@ -210,6 +210,74 @@ LCA_API int lca_lcore_schedule(unsigned int lcore_id, void *item);
 LCA_API int lca_lcore_run(unsigned int timeout_ms);
 
 /**
+ * Start a guest run (EXPERIMENTAL): the application's own loops, not
+ * lcactor's, drive the lcores, each calling lca_lcore_poll() on its lcore.
+ * Returns at once. Every enabled lcore is expected to poll, the main one
+ * included: one unpolled for longer than lca_lcore_stall_limit() is logged
+ * and counted (lca_lcore_stalls()). End the run with lca_lcore_end().
+ * @param timeout_ms
+ *   Most milliseconds to run (0: no limit): past it, every poll returns
+ *   -ESHUTDOWN. Any polling lcore checks it.
+ * @return
+ *   0; -EBUSY when a run is under way; -EINVAL before init; -EPERM when not
+ *   called from the main lcore.
+ */
+LCA_API int lca_lcore_start(unsigned int timeout_ms);
+
+/**
+ * One iteration of the calling lcore's loop, from the application's own
+ * loop during a guest run (EXPERIMENTAL): the poll function, the hooks'
+ * polls, the runnable items (at most a burst of turns), the hooks' ends.
+ * The same iteration as lcactor's own loop runs; the idle policy is not
+ * applied (idling is the loop's owner's), and the cycles between two polls
+ * are the application's: the counters' busy cycles are those of polls that
+ * did work, and empty polls count no cycles.
+ * @return
+ *   The work done (0: nothing to do); -ESHUTDOWN once the run was stopped
+ *   (lca_lcore_stop(), a signal, the time limit): the first such return on
+ *   each lcore has handed on what the lcore held, and the loop should stop
+ *   polling; -EPERM on a thread that is not an lcore of the runtime;
+ *   -EBUSY while lcactor's own loops run (lca_lcore_run()); -EDEADLK when
+ *   called from inside a poll (a turn function or a hook).
+ */
+LCA_API int lca_lcore_poll(void);
+
+/**
+ * End a guest run (EXPERIMENTAL), on the main lcore, once the
+ * application's loops no longer call lca_lcore_poll() (after
+ * rte_eal_mp_wait_lcore(), say): stops it if it was not stopped, and hands
+ * on what each lcore that did not see the stop still holds.
+ * @return
+ *   As lca_lcore_run(): 0; -ETIMEDOUT; -EINTR on a signal; -EINVAL when no
+ *   run is under way; -EBUSY during lcactor's own run; -EPERM when not
+ *   called from the main lcore.
+ */
+LCA_API int lca_lcore_end(void);
+
+/**
+ * How long a guest lcore may go unpolled before it is logged and counted
+ * (EXPERIMENTAL). Set it between runs; 0 turns the watch off.
+ * @return
+ *   0; -EBUSY during a run.
+ */
+LCA_API int lca_lcore_stall_limit_set(unsigned int ms);
+
+/** The limit of lca_lcore_stall_limit_set() (default 1000 ms; EXPERIMENTAL). */
+LCA_API unsigned int lca_lcore_stall_limit(void);
+
+/** Times @p lcore_id went unpolled past the limit in guest runs (EXPERIMENTAL). */
+LCA_API uint64_t lca_lcore_stalls(unsigned int lcore_id);
+
+/**
+ * Look at every lcore of a guest run now, as the polling lcores do once a
+ * quarter limit (EXPERIMENTAL): for a thread that polls none, such as a
+ * control thread, or telemetry.
+ * @return
+ *   How many lcores are unpolled past the limit now (0 outside a guest run).
+ */
+LCA_API int lca_lcore_watch(void);
+
+/**
  * Ask every loop to return. Safe from any thread and from a turn function.
  */
 LCA_API void lca_lcore_stop(void);

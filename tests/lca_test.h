@@ -27,6 +27,18 @@ void lca_test_eal_init(const char *prefix);
 void lca_test_eal_init_args(const char *prefix, const char *const *extra, unsigned int n_extra);
 
 /*
+ * One run of the runtime, as LCA_TEST_DRIVER says: lcactor's own loops
+ * (lca_runtime_run(), "own", the default) or the application's ("guest":
+ * lca_runtime_start(), a loop on every lcore that calls lca_runtime_poll(),
+ * lca_runtime_end()), so that one test checks a guarantee both ways.
+ * @return lca_runtime_run()'s, or lca_runtime_end()'s.
+ */
+int lca_test_runtime_run(unsigned int timeout_ms);
+
+/* The driver of lca_test_runtime_run(): "own" or "guest". */
+const char *lca_test_driver(void);
+
+/*
  * Run the loops until a handler stops them, or until @p max_seconds pass.
  * @return true when a handler stopped them, false on the watchdog.
  */

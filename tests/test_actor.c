@@ -709,7 +709,7 @@ test_stop_from_another_lcore(void **state)
 	for (uint32_t i = 0; i < 40; i++)
 		assert_int_equal(lca_send(victim, seq_msg(0, i)), 0);
 	assert_int_equal(lca_send(stopper, seq_msg(0, 0)), 0);
-	assert_int_equal(lca_runtime_run(500), -ETIMEDOUT);
+	assert_int_equal(lca_test_runtime_run(500), -ETIMEDOUT);
 
 	assert_int_equal(((struct stopper *)lca_actor_state(stopper))->ret, 0);
 	assert_false(lca_actor_alive(victim));

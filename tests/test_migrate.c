@@ -529,7 +529,7 @@ test_auto_moves_nothing_when_traffic_is_uniform(void **state)
 			(struct scatter){ .first = id[0], .n = 8, .rng = i + 1 };
 	for (unsigned int i = 0; i < 8; i++)
 		assert_int_equal(lca_send(id[i], lca_test_msg()), 0);
-	assert_int_equal(lca_runtime_run(300), -ETIMEDOUT);
+	assert_int_equal(lca_test_runtime_run(300), -ETIMEDOUT);
 	assert_int_equal(lca_migrations_get(NULL, 0), 0);
 }
 
