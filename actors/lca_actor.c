@@ -397,7 +397,7 @@ static int
 choose_lcore(const struct lca_actor_spec *spec, unsigned int *lcore)
 {
 	if (spec->lcore != LCA_LCORE_ANY) {
-		if (spec->lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(spec->lcore)) {
+		if (spec->lcore >= RTE_MAX_LCORE || !lca_eal_lcore_in_use(spec->lcore)) {
 			/* A zeroed spec asks for lcore 0, which -l may leave out. */
 			LCA_LOG(ERR, "cannot spawn on lcore %u: not enabled (use LCA_LCORE_ANY "
 				"to let the placement choose)\n", spec->lcore);

@@ -379,6 +379,36 @@ LCA_API int lca_runtime_poll(void);
  */
 LCA_API int lca_runtime_end(void);
 
+/**
+ * The rte_service component that runs @p lcore_id's actor work,
+ * "lcactor_lcore_N", registered by lca_runtime_init() for every lcore of
+ * the runtime. Its iteration is lca_runtime_poll() on that lcore, and on no
+ * other: map it to lcore N only (rte_service_map_lcore_set()), then set its
+ * run state (rte_service_runstate_set()). A service lcore (EAL's -s, or
+ * rte_service_lcore_add() before lca_runtime_init()) is an lcore of the
+ * runtime whose actors only its service runs; an EAL lcore's service may
+ * be run by the application's loop (rte_service_run_iter_on_app_lcore()).
+ * lca_runtime_run() and a guest run both end with every service lcore's
+ * last poll (waited for up to 1 s).
+ * @return
+ *   0 and the id in @p service_id; -EINVAL; -ENODEV when the runtime is not
+ *   up or @p lcore_id is not one of its lcores.
+ */
+LCA_API int lca_runtime_service_id(unsigned int lcore_id, uint32_t *service_id);
+
+/**
+ * Map each service lcore's lcactor service to that lcore, set the service
+ * running and start the service lcore: what an application that gave EAL
+ * `-s` for lcactor would write itself.
+ * @return
+ *   How many services were mapped; a negative errno of rte_service_*().
+ */
+LCA_API int lca_runtime_services_map(void);
+
+/** Iterations of an lcactor service run on another lcore than its own,
+ *  refused (logged once). */
+LCA_API uint64_t lca_runtime_service_refusals(void);
+
 /** @} */
 
 /** Make lca_runtime_run() return, or end a guest run's polls (they return

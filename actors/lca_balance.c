@@ -27,6 +27,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "lca_eal.h"
 #include "lca_actor_priv.h"
 #include "lca_balance.h"
 #include "lca_migrate.h"
@@ -252,7 +253,7 @@ balance_init(const struct lca_runtime_conf *conf)
 		return 0;
 	if (conf->auto_balance_pct > 1000)
 		return -EINVAL;
-	RTE_LCORE_FOREACH(lcore_id) {
+	LCA_LCORE_FOREACH(lcore_id) {
 		bal.index_of_lcore[lcore_id] = n;
 		bal.lcore_of_index[n++] = lcore_id;
 	}

@@ -12,6 +12,7 @@
 
 #include <rte_mbuf.h>
 
+#include "lca_eal.h"
 #include "lca_actor_priv.h"
 #include "lca_channel.h"
 #include "lca_channel_links.h"
@@ -83,7 +84,7 @@ channels_init(unsigned int max_actors)
 	uint32_t slots;
 	int ret;
 
-	RTE_LCORE_FOREACH(lcore_id) {
+	LCA_LCORE_FOREACH(lcore_id) {
 		chan_links[lcore_id].index = (uint16_t)n;
 		chan_lcore_of[n++] = lcore_id;
 	}

@@ -152,7 +152,7 @@ actor_migrate(struct lca_actor *a, unsigned int lcore, const char *why)
 {
 	if (a == NULL)
 		return -ESRCH;
-	if (lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore) || actor_is_shared(a))
+	if (lcore >= RTE_MAX_LCORE || !lca_eal_lcore_in_use(lcore) || actor_is_shared(a))
 		return -EINVAL;
 	if (a->pinned) {
 		if (a->pkt_box != NULL)
@@ -220,7 +220,7 @@ migration_request(struct lca_actor *a, unsigned int lcore_id)
 	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (pushers_asym)
 		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-	RTE_LCORE_FOREACH(lcore)
+	LCA_LCORE_FOREACH(lcore)
 		if (lcore != lcore_id)
 			ctl_push(lcore, a, CTL_FENCE);
 }

@@ -23,6 +23,7 @@
 #include "lca_migrate.h"
 #include "lca_registry.h"
 #include "lca_send_priv.h"
+#include "lca_service_priv.h"
 #include "lca_supervise.h"
 #include "lca_telemetry_priv.h"
 #include "lca_timer_priv.h"
@@ -91,10 +92,15 @@ placement_order(unsigned int *lcores)
 		lca_topo_spread_order(cpus, (unsigned int)n, order);
 		for (int i = 0; i < n; i++)
 			lcores[i] = ids[order[i]];
+		/* The service lcores, which the topology's EAL order leaves
+		 * out, after the others. */
+		LCA_LCORE_FOREACH(lcore_id)
+			if (rte_lcore_has_role(lcore_id, ROLE_SERVICE) == 1)
+				lcores[n++] = lcore_id;
 		return (unsigned int)n;
 	}
 	n = 0;
-	RTE_LCORE_FOREACH(lcore_id)
+	LCA_LCORE_FOREACH(lcore_id)
 		lcores[n++] = lcore_id;
 	return (unsigned int)n;
 }
@@ -112,7 +118,7 @@ envelopes_init(struct lca_runtime_conf *c)
 	 * a pool sized for the messages in flight runs dry on a machine with
 	 * many lcores. */
 	c->pool_cache = RTE_MIN(c->pool_cache, (unsigned int)RTE_MEMPOOL_CACHE_MAX_SIZE);
-	cache_room = (uint64_t)rte_lcore_count() * (c->pool_cache * 3 / 2 + LCA_STASH_SIZE);
+	cache_room = (uint64_t)lca_eal_lcore_count() * (c->pool_cache * 3 / 2 + LCA_STASH_SIZE);
 	if (c->msgs_per_node + cache_room > UINT32_MAX / 2)
 		return -EINVAL;
 	pool_conf = (struct lca_mempool_conf){
@@ -160,7 +166,7 @@ subsystems_cleanup(bool deliver)
 	/* Before the actors go: a timer's message is freed, not sent. */
 	timers_cleanup();
 	if (deliver)
-		RTE_LCORE_FOREACH(lcore_id)
+		LCA_LCORE_FOREACH(lcore_id)
 			channels_poll(lcore_id);
 	lanes_cleanup();
 	channels_cleanup();
@@ -209,6 +215,8 @@ lca_runtime_init(const struct lca_runtime_conf *conf)
 	if (ret < 0)
 		goto no_actors;
 	ret = subsystems_init(&c);
+	if (ret == 0)
+		ret = services_register();
 	if (ret < 0)
 		goto no_subsystems;
 	lca_send_errors_reset();
@@ -274,6 +282,7 @@ lca_runtime_cleanup(void)
 					      "only the main lcore may clean up");
 		return -EBUSY;
 	}
+	services_unregister(); /* no service lcore polls from here on */
 	telemetry_runtime_up(false);
 	supervision_quiet(true);
 	subsystems_cleanup(true);

@@ -17,6 +17,7 @@
 #include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
+#include "lca_eal.h"
 #include "lca_actor_priv.h"
 #include "lca_registry.h"
 #include "lca_telemetry_priv.h"
@@ -51,7 +52,7 @@ fill_info(const char *params, struct rte_tel_data *d)
 	lca_send_errors_get(&e);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "actors", lca_actor_count());
-	rte_tel_data_add_dict_u64(d, "lcores", rte_lcore_count());
+	rte_tel_data_add_dict_u64(d, "lcores", lca_eal_lcore_count());
 	rte_tel_data_add_dict_u64(d, "send_mailbox_full", e.mailbox_full);
 	rte_tel_data_add_dict_u64(d, "send_no_actor", e.no_actor);
 	rte_tel_data_add_dict_u64(d, "send_stopped", e.stopped);
@@ -77,7 +78,7 @@ fill_lcores(const char *params, struct rte_tel_data *d)
 	/* A guest run that no lcore polls has nobody to look: look here. */
 	lca_lcore_watch();
 	rte_tel_data_start_dict(d);
-	RTE_LCORE_FOREACH(lcore_id) {
+	LCA_LCORE_FOREACH(lcore_id) {
 		struct rte_tel_data *l = rte_tel_data_alloc();
 		struct lca_lcore_stats s;
 		char name[16];

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <rte_lcore.h>
 #include <rte_log.h>
 
 #include "lca_api.h"
@@ -117,6 +118,35 @@ LCA_API long lca_eal_free_hugepages(const char *sysfs_root);
  *   0 on success, or the negative errno of rte_eal_cleanup().
  */
 LCA_API int lca_eal_cleanup(void);
+
+/**
+ * Whether lcactor runs actors on @p lcore_id: an EAL lcore (-l, --lcores)
+ * or a service lcore (-s, or rte_service_lcore_add() before
+ * lca_runtime_init()), where lcactor's service for that lcore runs them
+ * (lca_runtime_service_id()). EXPERIMENTAL.
+ */
+static inline bool
+lca_eal_lcore_in_use(unsigned int lcore_id)
+{
+	return lcore_id < RTE_MAX_LCORE && (rte_lcore_has_role(lcore_id, ROLE_RTE) == 1 ||
+					    rte_lcore_has_role(lcore_id, ROLE_SERVICE) == 1);
+}
+
+/** How many lcores lca_eal_lcore_in_use() holds. EXPERIMENTAL. */
+static inline unsigned int
+lca_eal_lcore_count(void)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		n += lca_eal_lcore_in_use(i);
+	return n;
+}
+
+/** Every lcore of lca_eal_lcore_in_use(), by id, as RTE_LCORE_FOREACH. */
+#define LCA_LCORE_FOREACH(i)                     \
+	for ((i) = 0; (i) < RTE_MAX_LCORE; (i)++) \
+		if (lca_eal_lcore_in_use(i))
 
 #ifdef __cplusplus
 }

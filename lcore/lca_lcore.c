@@ -20,6 +20,8 @@
 #define DEFAULT_BURST 32
 /* Empty loops (idle spin) a TSC read: see loop_idle(). */
 #define IDLE_CLOCK_EVERY 16
+/* How long the end of a run waits for a service lcore's last poll. */
+#define JOIN_WAIT_MS 1000
 #define MAX_BURST LCA_LCORE_MAX_BURST
 
 #include "lca_lcore_priv.h"
@@ -73,13 +75,13 @@ static void
 warn_oversubscription(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned int n = rte_lcore_count();
+	unsigned int n = lca_eal_lcore_count();
 	rte_cpuset_t seen;
 	unsigned int lcore_id;
 	bool shared_cpu = false;
 
 	CPU_ZERO(&seen);
-	RTE_LCORE_FOREACH(lcore_id) {
+	LCA_LCORE_FOREACH(lcore_id) {
 		rte_cpuset_t set = rte_lcore_cpuset(lcore_id);
 		rte_cpuset_t both;
 
@@ -114,7 +116,7 @@ lca_lcore_init(const struct lca_lcore_conf *conf)
 	if (cfg.burst == 0)
 		cfg.burst = DEFAULT_BURST;
 	memset(lca_lcores, 0, sizeof(lca_lcores));
-	RTE_LCORE_FOREACH(lcore_id) {
+	LCA_LCORE_FOREACH(lcore_id) {
 		struct lcore_ctx *c = &lca_lcores[lcore_id];
 		uint32_t size = rte_align32pow2(cfg.max_items + 1);
 
@@ -126,7 +128,7 @@ lca_lcore_init(const struct lca_lcore_conf *conf)
 	}
 	if (steal_init(cfg.max_items) < 0)
 		goto fail;
-	n_lcores = rte_lcore_count();
+	n_lcores = lca_eal_lcore_count();
 	inited = true;
 	warn_oversubscription();
 	return 0;
@@ -197,7 +199,7 @@ idle(struct lcore_ctx *c)
 static bool
 hook_valid_lcore(unsigned int lcore_id, const struct lca_lcore_hook *hook)
 {
-	return hook != NULL && lcore_id < RTE_MAX_LCORE && rte_lcore_is_enabled(lcore_id);
+	return hook != NULL && lcore_id < RTE_MAX_LCORE && lca_eal_lcore_in_use(lcore_id);
 }
 
 static int
@@ -402,6 +404,8 @@ loop_once(struct lcore_ctx *c, const struct hook_set *hs, unsigned int lcore_id,
 	} else if (loop_idle(c, in_guest, &now) && lca_eal_stop_requested()) {
 		return -1;
 	}
+	if (unlikely(now >= lcore_watch_next_tsc) && !in_guest)
+		lcore_watch_check(now); /* a guest poll looked on the way in */
 	if (unlikely(now > deadline_tsc)) {
 		__atomic_store_n(&timed_out, true, __ATOMIC_RELAXED);
 		lca_lcore_stop();
@@ -454,6 +458,18 @@ run_loop(void *arg)
 	return 0;
 }
 
+/* A poll on a stopped run: the first hands on what the lcore holds. */
+static int
+poll_stopped(struct lcore_ctx *c, unsigned int lcore_id)
+{
+	uint32_t no = 0;
+
+	if (__atomic_compare_exchange_n(&c->ended, &no, 1, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED))
+		loop_end(c, lcore_id);
+	return -ESHUTDOWN;
+}
+
 /* The state of a run, from its start: shared by lcactor's loops and a
  * guest run. */
 static int
@@ -468,17 +484,23 @@ run_begin(unsigned int timeout_ms, bool in_guest)
 		return -EBUSY;
 	if (rte_lcore_id() != rte_get_main_lcore())
 		return -EPERM;
-	RTE_LCORE_FOREACH(lcore_id) {
+	bool polled = false; /* an lcore that something else polls */
+
+	LCA_LCORE_FOREACH(lcore_id) {
 		struct lcore_ctx *c = &lca_lcores[lcore_id];
 
 		c->ended = 0;
 		c->prev = now;
 		c->stale = false;
+		/* lcactor's loops run on the EAL lcores; the service lcores,
+		 * and a guest run's every lcore, are polled. */
+		c->own_loop = !in_guest && rte_lcore_has_role(lcore_id, ROLE_RTE) == 1;
+		polled |= !c->own_loop;
 		__atomic_store_n(&c->seen_tsc, now, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->stalled, 0, __ATOMIC_RELAXED);
 	}
 	guest = in_guest;
-	lcore_watch_start(now, in_guest);
+	lcore_watch_start(now, polled);
 	__atomic_store_n(&stop_flag, 0, __ATOMIC_RELEASE);
 	timed_out = false;
 	deadline_tsc = timeout_ms == 0 ? UINT64_MAX :
@@ -487,10 +509,43 @@ run_begin(unsigned int timeout_ms, bool in_guest)
 	return 0;
 }
 
-/* The end of a run: what it returns. */
+/* A polled lcore's hand-on after a stop: a service lcore does its own at
+ * its next poll (wait for it, a while); an lcore whose poll will not come
+ * (a guest run's loops have returned, a service that no longer runs) has it
+ * done here. */
+static void
+join_polled(unsigned int lcore_id)
+{
+	struct lcore_ctx *c = &lca_lcores[lcore_id];
+	uint64_t give_up = rte_rdtsc() + rte_get_tsc_hz() * JOIN_WAIT_MS / 1000;
+
+	if (rte_lcore_has_role(lcore_id, ROLE_SERVICE) == 1)
+		while (!__atomic_load_n(&c->ended, __ATOMIC_ACQUIRE) && rte_rdtsc() < give_up)
+			rte_pause();
+	if (__atomic_load_n(&c->ended, __ATOMIC_ACQUIRE))
+		return;
+	if (__atomic_load_n(&c->polling, __ATOMIC_ACQUIRE)) {
+		LCA_LOG(ERR, "lcore %u: still inside a poll %u ms after the stop; "
+			"what it holds stays there\n", lcore_id, JOIN_WAIT_MS);
+		return;
+	}
+	if (rte_lcore_has_role(lcore_id, ROLE_SERVICE) == 1)
+		LCA_LOG(WARNING, "lcore %u: its service did not poll after the stop "
+			"(not mapped or not running?); what it held is handed on for it\n",
+			lcore_id);
+	poll_stopped(c, lcore_id);
+}
+
+/* The end of a run: the polled lcores joined; what it returns. */
 static int
 run_finish(void)
 {
+	unsigned int lcore_id;
+
+	lca_lcore_stop();
+	LCA_LCORE_FOREACH(lcore_id)
+		if (!lca_lcores[lcore_id].own_loop)
+			join_polled(lcore_id);
 	__atomic_store_n(&running, false, __ATOMIC_RELEASE);
 	guest = false;
 	if (__atomic_load_n(&timed_out, __ATOMIC_RELAXED))
@@ -520,18 +575,6 @@ lca_lcore_start(unsigned int timeout_ms)
 	return run_begin(timeout_ms, true);
 }
 
-/* A guest poll on a stopped run: the first hands on what the lcore holds. */
-static int
-poll_stopped(struct lcore_ctx *c, unsigned int lcore_id)
-{
-	uint32_t no = 0;
-
-	if (__atomic_compare_exchange_n(&c->ended, &no, 1, false, __ATOMIC_ACQ_REL,
-					__ATOMIC_RELAXED))
-		loop_end(c, lcore_id);
-	return -ESHUTDOWN;
-}
-
 int
 lca_lcore_poll(void)
 {
@@ -544,13 +587,15 @@ lca_lcore_poll(void)
 	if (unlikely(lcore_id >= RTE_MAX_LCORE || lca_lcores[lcore_id].runq == NULL))
 		return -EPERM;
 	c = &lca_lcores[lcore_id];
-	if (unlikely(!__atomic_load_n(&running, __ATOMIC_ACQUIRE) || !guest))
-		return running ? -EBUSY : -ESHUTDOWN;
-	if (unlikely(loop_should_stop(c)))
-		return poll_stopped(c, lcore_id);
+	if (unlikely(!__atomic_load_n(&running, __ATOMIC_ACQUIRE)))
+		return -ESHUTDOWN;
+	if (unlikely(c->own_loop)) /* lcactor's loop polls it */
+		return -EBUSY;
 	/* A handler that polls would run its own lcore's turns inside one. */
 	if (unlikely(c->polling))
 		return -EDEADLK;
+	if (unlikely(loop_should_stop(c)))
+		return poll_stopped(c, lcore_id);
 	c->polling = true;
 	/* The time since the last poll was the application's: this poll's
 	 * accounting starts now. */
@@ -570,17 +615,10 @@ lca_lcore_poll(void)
 int
 lca_lcore_end(void)
 {
-	unsigned int lcore_id;
-
 	if (!running || !guest)
 		return running ? -EBUSY : -EINVAL;
 	if (rte_lcore_id() != rte_get_main_lcore())
 		return -EPERM;
-	lca_lcore_stop();
-	/* The lcores that stopped polling before they saw the stop: their
-	 * hand-on, done here (the application's loops no longer poll). */
-	RTE_LCORE_FOREACH(lcore_id)
-		poll_stopped(&lca_lcores[lcore_id], lcore_id);
 	return run_finish();
 }
 
@@ -599,7 +637,7 @@ lca_lcore_stop(void)
 int
 lca_lcore_stats_get(unsigned int lcore_id, struct lca_lcore_stats *out)
 {
-	if (out == NULL || lcore_id >= RTE_MAX_LCORE || !rte_lcore_is_enabled(lcore_id))
+	if (out == NULL || lcore_id >= RTE_MAX_LCORE || !lca_eal_lcore_in_use(lcore_id))
 		return -EINVAL;
 	*out = lca_lcores[lcore_id].stats;
 	return 0;

@@ -40,6 +40,7 @@ struct lcore_ctx {
 	uint64_t prev;  /* TSC at the end of the last iteration */
 	bool stale;     /* empty loops ran since `prev` was read */
 	bool polling;   /* inside lca_lcore_poll() */
+	bool own_loop;  /* this run, lcactor's loop runs it (else it is polled) */
 	uint32_t ended; /* what it held was handed on after a stop (guest) */
 	/* The watch (lca_lcore_watch.c): written by this lcore at each clock
 	 * read of a guest poll, read by the other lcores. */

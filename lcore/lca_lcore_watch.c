@@ -92,8 +92,8 @@ lcore_watch_check(uint64_t now)
 						       now + watch_period(), false,
 						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		return;
-	RTE_LCORE_FOREACH(lcore_id)
-		if (lca_lcores[lcore_id].runq != NULL)
+	LCA_LCORE_FOREACH(lcore_id)
+		if (lca_lcores[lcore_id].runq != NULL && !lca_lcores[lcore_id].own_loop)
 			watch_one(lcore_id, now);
 }
 
@@ -122,8 +122,8 @@ lca_lcore_watch(void)
 
 	if (!lca_lcore_running() || lcore_watch_next_tsc == UINT64_MAX)
 		return 0;
-	RTE_LCORE_FOREACH(lcore_id) {
-		if (lca_lcores[lcore_id].runq == NULL)
+	LCA_LCORE_FOREACH(lcore_id) {
+		if (lca_lcores[lcore_id].runq == NULL || lca_lcores[lcore_id].own_loop)
 			continue;
 		watch_one(lcore_id, now);
 		n += __atomic_load_n(&lca_lcores[lcore_id].stalled, __ATOMIC_RELAXED) != 0;

@@ -30,6 +30,7 @@
 #include <rte_malloc.h>
 #include <rte_ring.h>
 
+#include "lca_eal.h"
 #include "lca_steal.h"
 
 #define STEAL_MAX 64
@@ -71,7 +72,7 @@ steal_init(unsigned int max_items)
 	memset(sl, 0, sizeof(sl));
 	n_lcores = 0;
 	steal_used = 0;
-	RTE_LCORE_FOREACH(lcore_id) {
+	LCA_LCORE_FOREACH(lcore_id) {
 		struct steal_lcore *s = &sl[lcore_id];
 
 		/* Room for every item: each is queued once, wherever it is. */

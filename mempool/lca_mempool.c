@@ -109,7 +109,7 @@ lca_mempool_init(const struct lca_mempool_conf *conf)
 		cache = conf->per_node * 2 / 3;
 
 	pool_size = conf->per_node;
-	RTE_LCORE_FOREACH(lcore_id) {
+	LCA_LCORE_FOREACH(lcore_id) {
 		int node = node_of_lcore(lcore_id);
 		char name[RTE_MEMPOOL_NAMESIZE];
 
@@ -140,7 +140,7 @@ lca_mempool_init(const struct lca_mempool_conf *conf)
 	}
 	memset(pool_of_lcore, 0, sizeof(pool_of_lcore));
 	stashes_off();
-	RTE_LCORE_FOREACH(lcore_id) {
+	LCA_LCORE_FOREACH(lcore_id) {
 		pool_of_lcore[lcore_id] = (uint8_t)lca_mempool_index_of_node(node_of_lcore(lcore_id));
 		lca_stashes[lcore_id].pool = pool_of_lcore[lcore_id];
 		lca_stashes[lcore_id].mp = pools[pool_of_lcore[lcore_id]];

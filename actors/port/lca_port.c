@@ -139,7 +139,7 @@ runtime_lcores(unsigned int *out)
 {
 	unsigned int n = 0, lcore;
 
-	RTE_LCORE_FOREACH(lcore)
+	LCA_LCORE_FOREACH(lcore)
 		out[n++] = lcore;
 	return n;
 }
@@ -363,7 +363,7 @@ check_conf(const struct lca_port_conf *conf)
 		return -EINVAL;
 	}
 	for (unsigned int i = 0; i < conf->n_rx_lcores; i++)
-		if (conf->rx_lcores[i] >= RTE_MAX_LCORE || !rte_lcore_is_enabled(conf->rx_lcores[i])) {
+		if (conf->rx_lcores[i] >= RTE_MAX_LCORE || !lca_eal_lcore_in_use(conf->rx_lcores[i])) {
 			LCA_LOG(ERR, "port %u: RX lcore %u is not enabled (-l)\n", conf->port_id,
 				conf->rx_lcores[i]);
 			return -EINVAL;

@@ -660,7 +660,7 @@ nodes_take(const struct lca_remote_conf *conf)
 	unsigned int lcore, n_chan = 0;
 
 	rm.n_lcores = 0;
-	RTE_LCORE_FOREACH(lcore)
+	LCA_LCORE_FOREACH(lcore)
 		rm.lcores[rm.n_lcores++] = lcore;
 	rm.n_peers = 0;
 	for (unsigned int i = 0; i < LCA_REMOTE_NODE_MAX; i++)
