@@ -67,7 +67,7 @@ SHARED = 'lca_actor_priv.h'
 PRIVATE = {SHARED, 'lca_ask.h', 'lca_balance.h', 'lca_channel.h', 'lca_channel_links.h',
            'lca_control.h', 'lca_deadline.h', 'lca_lane.h', 'lca_migrate.h', 'lca_registry.h',
            'lca_route.h', 'lca_send_priv.h', 'lca_supervise.h', 'lca_telemetry_priv.h',
-           'lca_timer_priv.h'}
+           'lca_timer_priv.h', 'lca_service_priv.h'}
 # What each subsystem sets up, polls and tears down: called from
 # lca_runtime.c only (and from its own file); the lane's poll is the end of
 # the channels' poll.
@@ -81,13 +81,14 @@ LIFECYCLE = {
     'lca_supervise.h': ('supervision_quiet',),
     'lca_telemetry_priv.h': ('telemetry_runtime_up',),
     'lca_send_priv.h': ('lca_send_errors_reset',),
+    'lca_service_priv.h': ('services_register', 'services_unregister'),
 }
 LIFECYCLE_ALSO = {'lanes_poll': {'lca_channel.c'}}
 ALLOWED = {
     # the composition root: every subsystem
     'lca_runtime.c': {SHARED, 'lca_balance.h', 'lca_channel.h', 'lca_lane.h', 'lca_migrate.h',
                       'lca_registry.h', 'lca_send_priv.h', 'lca_supervise.h',
-                      'lca_telemetry_priv.h', 'lca_timer_priv.h'},
+                      'lca_telemetry_priv.h', 'lca_timer_priv.h', 'lca_service_priv.h'},
     # the data model and the turn: what a turn and a spawn use
     'lca_actor.c': {SHARED, 'lca_ask.h', 'lca_channel.h', 'lca_control.h', 'lca_deadline.h',
                     'lca_lane.h', 'lca_migrate.h', 'lca_registry.h', 'lca_supervise.h'},
@@ -104,6 +105,8 @@ ALLOWED = {
     'lca_balance.c': {SHARED, 'lca_balance.h', 'lca_migrate.h'},
     'lca_deadline.c': {SHARED, 'lca_deadline.h'},
     'lca_telemetry.c': {SHARED, 'lca_registry.h', 'lca_telemetry_priv.h'},
+    # rte_service components: one a runtime lcore
+    'lca_service.c': {SHARED, 'lca_service_priv.h'},
     # services: asks and names
     'lca_ask.c': {SHARED, 'lca_ask.h'},
     'lca_registry.c': {SHARED, 'lca_ask.h', 'lca_registry.h'},
