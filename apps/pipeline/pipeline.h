@@ -48,8 +48,20 @@ enum pl_engine {
 	PL_ENGINE_IO,    /**< RX straight to TX, no stage: the port's ceiling (--source port). */
 	PL_ENGINE_RING,  /**< plain's stages, packets to their partition's lcore over rte_rings
 			  *   (--source port): lcactor's job without the runtime. */
+	PL_ENGINE_EMBEDDED, /**< lcactor's engine driven by the application's own loop, which
+			     *   calls lca_runtime_poll() (--source port). */
+	PL_ENGINE_SERVICE,  /**< lcactor's engine run as rte_services: the workers' lcores
+			     *   turned service lcores, the main lcore running its own
+			     *   service from its loop (--source port). */
 	PL_ENGINE_COUNT,
 };
+
+/** Whether @p e is lcactor's engine, whoever drives its loops. */
+static inline bool
+pl_engine_is_lcactor(enum pl_engine e)
+{
+	return e == PL_ENGINE_LCACTOR || e == PL_ENGINE_EMBEDDED || e == PL_ENGINE_SERVICE;
+}
 
 /** Where each partition's source runs. */
 enum pl_layout {

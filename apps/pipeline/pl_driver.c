@@ -54,6 +54,11 @@ static const char *const what_of[][PL_ENGINE_COUNT] = {
 				 "ceiling",
 		[PL_ENGINE_RING] = "rx_burst -> parse -> SPSC rte_ring to the partition's lcore "
 				   "-> count -> tx_burst, no actors",
+		[PL_ENGINE_EMBEDDED] = "lcactor's engine in the application's own loop on "
+				       "each lcore, which calls lca_runtime_poll()",
+		[PL_ENGINE_SERVICE] = "lcactor's engine as rte_services: each worker lcore a "
+				      "service lcore running its lcactor_lcore_N, the main "
+				      "lcore running its own from its loop",
 	},
 };
 
@@ -210,7 +215,8 @@ report(const struct pl_conf *c, json_t *placement, struct lca_freq_total *all, b
 	printf("\nFrequency over every run:\n");
 	lca_freq_total_print(stdout, "All engines' runs together:", all);
 	json_object_set_new(root, "frequency", lca_freq_total_json(all));
-	if (pl_has_engine(c, PL_ENGINE_LCACTOR)) {
+	if (pl_has_engine(c, PL_ENGINE_LCACTOR) || pl_has_engine(c, PL_ENGINE_EMBEDDED) ||
+	    pl_has_engine(c, PL_ENGINE_SERVICE)) {
 		printf("\nlcactor's runtime after its last run:\n");
 		lca_report_actors(stdout);
 		lca_report_lcores(stdout);

@@ -75,7 +75,7 @@ pl_port_collect(struct port_run *r)
 		r->malformed += f->malformed;
 		r->forwarded += f->forwarded;
 		r->sink_refused += f->sink_refused;
-		if (r->engine != PL_ENGINE_LCACTOR) {
+		if (!pl_engine_is_lcactor(r->engine)) {
 			r->tx += f->tx;
 			r->tx_dropped += f->tx_dropped;
 		}
@@ -96,7 +96,7 @@ pl_port_collect(struct port_run *r)
 	r->pkt_per_s = r->measured_s > 0 ? (double)r->measured / r->measured_s : 0;
 	r->rx_per_s = r->measured_s > 0 ? (double)r->rx_measured / r->measured_s : 0;
 	for (uint32_t p = 0; p < pl_n_parts; p++) {
-		const struct store *s = r->engine == PL_ENGINE_LCACTOR ||
+		const struct store *s = pl_engine_is_lcactor(r->engine) ||
 						r->engine == PL_ENGINE_EVENTDEV ||
 						r->engine == PL_ENGINE_RING ? pp.stores[p] : NULL;
 
@@ -181,6 +181,8 @@ setup(void)
 	for (unsigned int e = 0; e < pp.conf->n_engines; e++) {
 		switch (pp.conf->engines[e]) {
 		case PL_ENGINE_LCACTOR:
+		case PL_ENGINE_EMBEDDED:
+		case PL_ENGINE_SERVICE:
 			ret = pl_port_lca_setup();
 			break;
 		case PL_ENGINE_EVENTDEV:
@@ -199,7 +201,7 @@ setup(void)
 			return ret;
 	}
 	for (unsigned int e = 0; e < pp.conf->n_engines; e++)
-		if (pp.conf->engines[e] != PL_ENGINE_LCACTOR)
+		if (!pl_engine_is_lcactor(pp.conf->engines[e]))
 			for (unsigned int i = 0; i < pp.n_ports; i++)
 				if (pp.ports[i].pool == NULL && (ret = pl_port_pool(&pp.ports[i])) < 0)
 					return ret;
@@ -223,7 +225,7 @@ run_exact(const struct pl_conf *c, enum pl_engine e, const struct port_run *r)
 	       r->overflow == 0 && (pp.quota_total == UINT64_MAX || r->rx >= pp.quota_total) &&
 	       (c->sink == PL_SINK_DROP || r->forwarded == r->tx + r->tx_dropped) &&
 	       r->forwarded + r->sink_refused == (c->sink == PL_SINK_TX ? r->processed : 0) &&
-	       (e == PL_ENGINE_LCACTOR || pp.quota_total == UINT64_MAX || r->rx == pp.quota_total);
+	       (pl_engine_is_lcactor(e) || pp.quota_total == UINT64_MAX || r->rx == pp.quota_total);
 }
 
 /* Run engine @p e once; its figures, exactness and keys. */
@@ -239,7 +241,7 @@ port_run(enum pl_engine e, unsigned int run, unsigned int pass, struct pl_outcom
 	r->engine = e;
 	ret = pl_port_reprobe();
 	if (ret == 0)
-		ret = e == PL_ENGINE_LCACTOR ? pl_port_lca_run(r) : pl_port_run_rtc(r);
+		ret = pl_engine_is_lcactor(e) ? pl_port_lca_run(r) : pl_port_run_rtc(r);
 	r->pools_full = r->pools_kept == 0;
 	for (unsigned int k = 0; k < pp.n_ports; k++)
 		r->pools_full &= r->pool_avail[k] == r->pool_size[k];

@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_prefetch.h>
+#include <rte_service.h>
 
 #include "lca_actor.h"
 #include "lca_lcore.h"
@@ -334,6 +335,100 @@ workers_took(uint64_t *packets, uint64_t *envelopes)
 	}
 }
 
+/* The application's own loop, on every lcore: lcactor's work through its
+ * poll call (embedded). */
+static int
+own_loop(void *arg)
+{
+	(void)arg;
+	while (lca_runtime_poll() >= 0)
+		;
+	return 0;
+}
+
+static int
+run_embedded(unsigned int timeout_ms)
+{
+	int ret = lca_runtime_start(timeout_ms);
+
+	if (ret < 0)
+		return ret;
+	ret = rte_eal_mp_remote_launch(own_loop, NULL, CALL_MAIN);
+	rte_eal_mp_wait_lcore();
+	return ret < 0 ? (lca_runtime_end(), ret) : lca_runtime_end();
+}
+
+/* Turn the worker lcores into service lcores, each running its own
+ * lcactor_lcore_N service (@p on), or back into EAL lcores (!@p on). */
+static int
+service_lcores(bool on)
+{
+	int ret = 0;
+
+	for (unsigned int i = 0; i < pl.n_lcores && ret == 0; i++) {
+		unsigned int lc = pl.lcores[i];
+		uint32_t id;
+
+		if (lc == rte_get_main_lcore() || lca_runtime_service_id(lc, &id) < 0)
+			continue;
+		if (on) {
+			ret = rte_service_lcore_add(lc);
+			ret = ret == 0 ? rte_service_map_lcore_set(id, lc, 1) : ret;
+			ret = ret == 0 ? rte_service_runstate_set(id, 1) : ret;
+			ret = ret == 0 ? rte_service_lcore_start(lc) : ret;
+		} else {
+			rte_service_runstate_set(id, 0);
+			rte_service_map_lcore_set(id, lc, 0);
+			rte_service_lcore_stop(lc);
+			rte_eal_wait_lcore(lc); /* its runner has returned */
+			rte_service_lcore_del(lc);
+		}
+	}
+	if (ret < 0)
+		fprintf(stderr, APP ": --engine service: %s\n", strerror(-ret));
+	return ret;
+}
+
+/* service: the workers' lcores run their services; the main lcore, which
+ * EAL keeps, runs its own service from its loop until the run stops. */
+static int
+run_service(unsigned int timeout_ms)
+{
+	uint32_t main_id;
+	int ret = service_lcores(true);
+
+	if (ret == 0)
+		ret = lca_runtime_service_id(rte_get_main_lcore(), &main_id);
+	if (ret == 0) {
+		rte_service_runstate_set(main_id, 1);
+		rte_service_set_runstate_mapped_check(main_id, 0);
+		ret = lca_runtime_start(timeout_ms);
+	}
+	if (ret == 0) {
+		while (!lca_lcore_stopping())
+			rte_service_run_iter_on_app_lcore(main_id, 0);
+		rte_service_run_iter_on_app_lcore(main_id, 0); /* its hand-on */
+		ret = lca_runtime_end();
+		rte_service_runstate_set(main_id, 0);
+	}
+	service_lcores(false);
+	return ret;
+}
+
+/* lcactor's engine, its loops driven as @p e says. */
+static int
+run_engine(enum pl_engine e, unsigned int timeout_ms)
+{
+	switch (e) {
+	case PL_ENGINE_EMBEDDED:
+		return run_embedded(timeout_ms);
+	case PL_ENGINE_SERVICE:
+		return run_service(timeout_ms);
+	default:
+		return lca_runtime_run(timeout_ms);
+	}
+}
+
 int
 pl_port_lca_run(struct port_run *r)
 {
@@ -349,7 +444,7 @@ pl_port_lca_run(struct port_run *r)
 	if (ret == 0) {
 		lca_lcore_stats_reset();
 		pl_port_runs_reset();
-		ret = lca_runtime_run((unsigned int)(pp.conf->timeout_s * 1000));
+		ret = run_engine(r->engine, (unsigned int)(pp.conf->timeout_s * 1000));
 	}
 	for (unsigned int i = 0; i < pl.n_lcores; i++) {
 		struct lca_lcore_hook hk = { .poll = lc_watch };
@@ -404,8 +499,11 @@ pl_port_lca_run(struct port_run *r)
 int
 pl_port_lca_setup(void)
 {
-	int ret = lcactor_setup();
+	int ret;
 
+	if (workers_spawned) /* lcactor, embedded and service share them */
+		return 0;
+	ret = lcactor_setup();
 	return ret == 0 ? lcactor_spawn_workers() : ret;
 }
 

@@ -21,7 +21,7 @@ static bool
 has_lcactor_engine(void)
 {
 	for (unsigned int i = 0; i < pp.conf->n_engines; i++)
-		if (pp.conf->engines[i] == PL_ENGINE_LCACTOR)
+		if (pl_engine_is_lcactor(pp.conf->engines[i]))
 			return true;
 	return false;
 }
@@ -203,7 +203,7 @@ pl_port_print_run(const struct port_run *r, unsigned int run)
 		printf("  pool of port %u: %" PRIu64 " of %" PRIu64 " mbufs back%s\n", pp.ports[i].id,
 		       r->pool_avail[i], r->pool_size[i],
 		       r->pool_avail[i] == r->pool_size[i] ? " (full)" : " (SOME ARE OUT)");
-	if (r->engine == PL_ENGINE_LCACTOR) {
+	if (pl_engine_is_lcactor(r->engine)) {
 		printf("  lca_port pools kept after the stop: %u\n", r->pools_kept);
 		printf("  packet lane: the workers took %" PRIu64 " packets in on_packets and %"
 		       PRIu64 " envelopes\n", r->lane_packets, r->worker_envelopes);
@@ -242,7 +242,7 @@ pl_port_run_json(const struct port_run *r, unsigned int run)
 			 "warmup_s", r->warm_s, "end_s", r->end_s, "measured_s", r->measured_s,
 			 "msg_per_s", r->pkt_per_s, "rx_per_s", r->rx_per_s, "exact", r->exact,
 			 "pools_full", r->pools_full, "lcores", lcs);
-	if (o != NULL && r->engine == PL_ENGINE_LCACTOR) {
+	if (o != NULL && pl_engine_is_lcactor(r->engine)) {
 		json_object_set_new(o, "lane_packets", json_integer((json_int_t)r->lane_packets));
 		json_object_set_new(o, "worker_envelopes",
 				    json_integer((json_int_t)r->worker_envelopes));

@@ -27,6 +27,10 @@ pl_engine_name(enum pl_engine e)
 		return "io";
 	case PL_ENGINE_RING:
 		return "ring";
+	case PL_ENGINE_EMBEDDED:
+		return "embedded";
+	case PL_ENGINE_SERVICE:
+		return "service";
 	default:
 		return "?";
 	}

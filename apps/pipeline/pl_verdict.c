@@ -76,7 +76,7 @@ add_row(json_t *root, enum pl_engine e, const struct pl_engine_figs *f, enum pl_
 	const struct pl_engine_figs *floor, const char *unit)
 {
 	double ratios[PL_MAX_RUNS];
-	bool paired = e == PL_ENGINE_LCACTOR && floor != NULL && floor->n == f->n;
+	bool paired = pl_engine_is_lcactor(e) && floor != NULL && floor->n == f->n;
 	struct lca_stats st;
 	char config[64];
 
