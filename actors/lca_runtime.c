@@ -253,12 +253,6 @@ lca_runtime_start(unsigned int timeout_ms)
 }
 
 int
-lca_runtime_poll(void)
-{
-	return lca_lcore_poll();
-}
-
-int
 lca_runtime_end(void)
 {
 	return lca_lcore_end();

@@ -495,6 +495,8 @@ run_begin(unsigned int timeout_ms, bool in_guest)
 		/* lcactor's loops run on the EAL lcores; the service lcores,
 		 * and a guest run's every lcore, are polled. */
 		c->own_loop = !in_guest && rte_lcore_has_role(lcore_id, ROLE_RTE) == 1;
+		__atomic_store_n(&c->poll_state, c->own_loop ? POLL_OWN_LOOP : POLL_READY,
+				 __ATOMIC_RELAXED);
 		polled |= !c->own_loop;
 		__atomic_store_n(&c->seen_tsc, now, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->stalled, 0, __ATOMIC_RELAXED);
@@ -524,7 +526,7 @@ join_polled(unsigned int lcore_id)
 			rte_pause();
 	if (__atomic_load_n(&c->ended, __ATOMIC_ACQUIRE))
 		return;
-	if (__atomic_load_n(&c->polling, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&c->poll_state, __ATOMIC_ACQUIRE) == POLL_INSIDE) {
 		LCA_LOG(ERR, "lcore %u: still inside a poll %u ms after the stop; "
 			"what it holds stays there\n", lcore_id, JOIN_WAIT_MS);
 		return;
@@ -546,6 +548,17 @@ run_finish(void)
 	LCA_LCORE_FOREACH(lcore_id)
 		if (!lca_lcores[lcore_id].own_loop)
 			join_polled(lcore_id);
+	LCA_LCORE_FOREACH(lcore_id) {
+		uint8_t ready = POLL_READY;
+
+		/* One still inside (said by join_polled()) finds the next run's. */
+		if (!__atomic_compare_exchange_n(&lca_lcores[lcore_id].poll_state, &ready,
+						 POLL_OFF, false, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+			__atomic_store_n(&lca_lcores[lcore_id].poll_state,
+					 ready == POLL_INSIDE ? POLL_INSIDE : POLL_OFF,
+					 __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&running, false, __ATOMIC_RELEASE);
 	guest = false;
 	if (__atomic_load_n(&timed_out, __ATOMIC_RELAXED))
@@ -575,6 +588,20 @@ lca_lcore_start(unsigned int timeout_ms)
 	return run_begin(timeout_ms, true);
 }
 
+/* Why lca_lcore_poll() refuses on @p c. */
+static int
+poll_refused(const struct lcore_ctx *c)
+{
+	switch (__atomic_load_n(&c->poll_state, __ATOMIC_RELAXED)) {
+	case POLL_INSIDE: /* a handler that polls would run turns inside one */
+		return -EDEADLK;
+	case POLL_OWN_LOOP: /* lcactor's loop polls it */
+		return -EBUSY;
+	default:
+		return c->runq == NULL ? -EPERM : -ESHUTDOWN;
+	}
+}
+
 int
 lca_lcore_poll(void)
 {
@@ -584,19 +611,14 @@ lca_lcore_poll(void)
 	uint64_t now;
 	int ret;
 
-	if (unlikely(lcore_id >= RTE_MAX_LCORE || lca_lcores[lcore_id].runq == NULL))
+	if (unlikely(lcore_id >= RTE_MAX_LCORE))
 		return -EPERM;
 	c = &lca_lcores[lcore_id];
-	if (unlikely(!__atomic_load_n(&running, __ATOMIC_ACQUIRE)))
-		return -ESHUTDOWN;
-	if (unlikely(c->own_loop)) /* lcactor's loop polls it */
-		return -EBUSY;
-	/* A handler that polls would run its own lcore's turns inside one. */
-	if (unlikely(c->polling))
-		return -EDEADLK;
+	if (unlikely(__atomic_load_n(&c->poll_state, __ATOMIC_RELAXED) != POLL_READY))
+		return poll_refused(c);
 	if (unlikely(loop_should_stop(c)))
 		return poll_stopped(c, lcore_id);
-	c->polling = true;
+	__atomic_store_n(&c->poll_state, POLL_INSIDE, __ATOMIC_RELAXED);
 	/* The time since the last poll was the application's: this poll's
 	 * accounting starts now. */
 	now = rte_rdtsc();
@@ -605,10 +627,8 @@ lca_lcore_poll(void)
 	__atomic_store_n(&c->seen_tsc, now, __ATOMIC_RELAXED);
 	if (unlikely(now >= lcore_watch_next_tsc))
 		lcore_watch_check(now);
-	if (unlikely(__atomic_load_n(&c->stalled, __ATOMIC_RELAXED)))
-		lcore_watch_back(c, lcore_id, now);
 	ret = loop_once(c, &hooks[lcore_id], lcore_id, items, true);
-	c->polling = false;
+	__atomic_store_n(&c->poll_state, POLL_READY, __ATOMIC_RELAXED);
 	return ret;
 }
 

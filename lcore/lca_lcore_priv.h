@@ -24,6 +24,13 @@ struct again_list {
 	void *items[LCA_LCORE_MAX_BURST];
 };
 
+enum poll_state {
+	POLL_OFF,      /* no run, or no lcore of the runtime: refused */
+	POLL_READY,    /* a run polls it: an iteration may run */
+	POLL_INSIDE,   /* an iteration runs: a poll from a handler is refused */
+	POLL_OWN_LOOP, /* lcactor's own loop runs it this run: refused */
+};
+
 struct lcore_ctx {
 	/* Its run queue: a plain FIFO, filled and emptied by this lcore only
 	 * (or by one thread while the loops are not running), sized for every
@@ -39,8 +46,11 @@ struct lcore_ctx {
 	 * lca_lcore_poll() runs the same iteration as lcactor's loop. */
 	uint64_t prev;  /* TSC at the end of the last iteration */
 	bool stale;     /* empty loops ran since `prev` was read */
-	bool polling;   /* inside lca_lcore_poll() */
 	bool own_loop;  /* this run, lcactor's loop runs it (else it is polled) */
+	/* Whether lca_lcore_poll() may run an iteration: one compare on its
+	 * way in for every refusal. Set by a run's start and end (the main
+	 * lcore), and by the poll itself around its iteration. */
+	uint8_t poll_state;
 	uint32_t ended; /* what it held was handed on after a stop (guest) */
 	/* The watch (lca_lcore_watch.c): written by this lcore at each clock
 	 * read of a guest poll, read by the other lcores. */
@@ -58,8 +68,6 @@ void lcore_watch_start(uint64_t now, bool on);
 /* Called by a guest poll that read the clock: looks at every lcore once a
  * watch period, from whichever lcore gets there first. */
 void lcore_watch_check(uint64_t now);
-/* A stalled lcore polls again: say so once. */
-void lcore_watch_back(struct lcore_ctx *c, unsigned int lcore_id, uint64_t now);
 /* When the next look is due (TSC): the guest poll compares its clock read. */
 extern uint64_t lcore_watch_next_tsc;
 

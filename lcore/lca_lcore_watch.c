@@ -68,8 +68,12 @@ watch_one(unsigned int lcore_id, uint64_t now)
 	uint64_t seen = __atomic_load_n(&c->seen_tsc, __ATOMIC_RELAXED);
 	uint32_t no = 0;
 
-	if (now <= seen || now - seen <= ms_to_tsc(stall_ms))
+	if (now <= seen || now - seen <= ms_to_tsc(stall_ms)) {
+		/* Seen again: said once here, so that a poll pays nothing. */
+		if (__atomic_exchange_n(&c->stalled, 0, __ATOMIC_RELAXED))
+			LCA_LOG(NOTICE, "lcore %u: polled again\n", lcore_id);
 		return;
+	}
 	if (!__atomic_compare_exchange_n(&c->stalled, &no, 1, false, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
 		return;
@@ -95,14 +99,6 @@ lcore_watch_check(uint64_t now)
 	LCA_LCORE_FOREACH(lcore_id)
 		if (lca_lcores[lcore_id].runq != NULL && !lca_lcores[lcore_id].own_loop)
 			watch_one(lcore_id, now);
-}
-
-void
-lcore_watch_back(struct lcore_ctx *c, unsigned int lcore_id, uint64_t now)
-{
-	(void)now;
-	if (__atomic_exchange_n(&c->stalled, 0, __ATOMIC_RELAXED))
-		LCA_LOG(NOTICE, "lcore %u: polled again\n", lcore_id);
 }
 
 uint64_t

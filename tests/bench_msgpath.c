@@ -16,6 +16,11 @@
  *             each hop forwards the envelope with the count less one;
  *   idle      no message: --ms of loops, for what an empty poll costs.
  *
+ * --guest drives the loops as an application would (lca_runtime_start(),
+ * a loop on each lcore calling lca_runtime_poll(), lca_runtime_end()) in
+ * place of lca_runtime_run(): the idle scenario then gives what a poll
+ * from someone else's loop costs, beside lcactor's own empty loop.
+ *
  * The measured window is between CALLGRIND_ZERO_STATS and
  * CALLGRIND_DUMP_STATS. Under valgrind one thread runs at a time, so an
  * lcore waiting for the other spins for its whole time slice: --sleepy
@@ -183,11 +188,37 @@ setup(const char *scenario, uint64_t n, unsigned int a, unsigned int b)
 	return UINT64_MAX;
 }
 
+/* The application's own loop of --guest. */
+static int
+guest_loop(void *arg)
+{
+	(void)arg;
+	while (lca_runtime_poll() >= 0)
+		;
+	return 0;
+}
+
+/* One run, lcactor's loops or (@p guest) the application's. */
+static int
+run(bool guest, unsigned int timeout_ms)
+{
+	int ret;
+
+	if (!guest)
+		return lca_runtime_run(timeout_ms);
+	ret = lca_runtime_start(timeout_ms);
+	if (ret < 0)
+		return ret;
+	rte_eal_mp_remote_launch(guest_loop, NULL, CALL_MAIN);
+	rte_eal_mp_wait_lcore();
+	return lca_runtime_end();
+}
+
 static int
 usage(void)
 {
 	fprintf(stderr, "usage: bench_msgpath [EAL args] -- --scenario reqresp|local|circular|idle "
-		"[--messages N] [--ms MS] [--sleepy]\n");
+		"[--messages N] [--ms MS] [--sleepy] [--guest]\n");
 	return 2;
 }
 
@@ -198,7 +229,7 @@ main(int argc, char **argv)
 	const char *scenario = NULL;
 	uint64_t n = 200000, msgs, t0, t1, loops = 0, sleeps = 0;
 	unsigned int ms = 200, a, b, lcore_id;
-	bool sleepy = false;
+	bool sleepy = false, guest = false;
 
 	if (ret < 0)
 		return 2;
@@ -211,6 +242,8 @@ main(int argc, char **argv)
 			ms = (unsigned int)strtoul(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--sleepy") == 0)
 			sleepy = true;
+		else if (strcmp(argv[i], "--guest") == 0)
+			guest = true;
 		else
 			return usage();
 	}
@@ -231,7 +264,7 @@ main(int argc, char **argv)
 	lca_lcore_stats_reset();
 	CALLGRIND_ZERO_STATS;
 	t0 = rte_rdtsc();
-	ret = lca_runtime_run(msgs == 0 ? ms : RUN_LIMIT_MS);
+	ret = run(guest, msgs == 0 ? ms : RUN_LIMIT_MS);
 	t1 = rte_rdtsc();
 	CALLGRIND_DUMP_STATS_AT(scenario);
 	RTE_LCORE_FOREACH(lcore_id) {
