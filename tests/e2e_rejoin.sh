@@ -129,11 +129,19 @@ rejoin_case() {
 	stop) kill -TERM "$bpid"; wait "$bpid" 2>/dev/null ;;
 	pause) kill -STOP "$bpid" ;;
 	esac
-	check "$t: node 1 declared node 2 down" "wait_for_line '$tmp/1.log' '^down$' 30 $apid"
+	if ! wait_for_line "$tmp/1.log" '^down$' 30 $apid && ! kill -0 "$apid" 2>/dev/null; then
+		wait "$apid"; rc=$?
+		apid=
+		known_crash_retry $rc "$how" && return
+	fi
+	check "$t: node 1 declared node 2 down" "grep -q '^down$' '$tmp/1.log'"
 	sleep 0.5
 	if [ "$how" = pause ]; then kill -CONT "$bpid"; else start_node2; fi
-	wait "$apid"; rc=$?
-	apid=
+	if [ -n "$apid" ]; then
+		wait "$apid"; rc=$?
+		apid=
+		known_crash_retry $rc "$how" && return
+	fi
 	out=$(cat "$tmp/1.log")
 	grep -E "^counts: |rejoined|is dead|left: " <<<"$out"
 	check "$t: node 1 exits 0: 100 replies after the rejoin" "[ $rc -eq 0 ]"
@@ -153,6 +161,21 @@ rejoin_case() {
 	check "$t: no ping unaccounted (one at most killed between its ack and its reply)" \
 		"grep -qE '; unaccounted (-[0-9]+|0|1)\$' <<<\"\$out\""
 	case_end
+}
+
+# known_crash_retry RC HOW: node 1 died of SIGSEGV (RC 139) over memif: DPDK
+# 22.11's net_memif unmaps its regions on the interrupt thread when the
+# other side disconnects, with nothing to keep out a burst in flight on an
+# lcore (docs/usage.md). Named and counted (scripts/ci-no-skips lists it),
+# and the case runs once more, once a test; anything else stays a failure.
+retried=0
+known_crash_retry() {
+	[ "$transport" = memif ] && [ "$1" -eq 139 ] && [ $retried -eq 0 ] || return 1
+	retried=1
+	echo "# known crash: node 1 died of SIGSEGV when its memif peer was killed" \
+		"(DPDK 22.11 net_memif: regions unmapped under a burst in flight); once more"
+	case_end
+	rejoin_case "$2"
 }
 
 # A second memif server on node 2's live socket: refused at its start, the
