@@ -172,7 +172,7 @@ retried=0
 known_crash_retry() {
 	[ "$transport" = memif ] && [ "$1" -eq 139 ] && [ $retried -eq 0 ] || return 1
 	retried=1
-	echo "# known crash: node 1 died of SIGSEGV when its memif peer was killed" \
+	echo "# known crash: node 1 died of SIGSEGV when node 2 was killed over memif" \
 		"(DPDK 22.11 net_memif: regions unmapped under a burst in flight); once more"
 	case_end
 	rejoin_case "$2"
