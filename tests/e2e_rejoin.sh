@@ -223,7 +223,7 @@ if [[ " $only " == *" memif "* ]]; then
 	check "memif server restart: its stale socket file removed at its start" \
 		"grep -q 'memif socket $tmp/memif.sock: left by a server that is gone' '$tmp/2.log'"
 	check "memif server restart: node 1's client started again to reconnect" \
-		"grep -q 'memif link down for [0-9]* ms: started again, to reconnect' '$tmp/1.log'"
+		"grep -q 'memif link down for [0-9]* ms: started again, to reconnect' '$tmp/1.log' && grep -qE 'port 0 \(net_memif0\): [1-9][0-9]* memif restarts to reconnect' '$tmp/1.log'"
 	memif_server=1 tlabel="memif client"
 	rejoin_case restart
 fi

@@ -133,7 +133,7 @@ memif_restart(struct lca_port *p, unsigned int down_ms)
 		p->memif_stopped = true;
 	}
 	ret = rte_eth_dev_start(p->port_id);
-	p->memif_restarts++;
+	__atomic_store_n(&p->memif_restarts, p->memif_restarts + 1, __ATOMIC_RELAXED);
 	if (ret == 0) {
 		p->memif_stopped = false;
 		__atomic_store_n(&port_gate[p->port_id], 0, __ATOMIC_RELEASE);
@@ -141,7 +141,7 @@ memif_restart(struct lca_port *p, unsigned int down_ms)
 			"reconnect to its server\n", p->port_id, p->name, down_ms);
 		return;
 	}
-	p->memif_start_fails++;
+	__atomic_store_n(&p->memif_start_fails, p->memif_start_fails + 1, __ATOMIC_RELAXED);
 	/* Said once, then once a second of trying. */
 	if (p->memif_start_fails == 1 || p->memif_start_fails % (1000 / RECONNECT_MS) == 0)
 		LCA_LOG(WARNING, "port %u (%s): memif link down for %u ms: no server to "
@@ -161,7 +161,7 @@ memif_watch(void *arg)
 		return;
 	if (!p->memif_stopped && rte_eth_link_get_nowait(p->port_id, &link) == 0 &&
 	    link.link_status == RTE_ETH_LINK_UP) {
-		if (p->memif_down_tsc != 0 && p->memif_restarts > 0)
+		if (p->memif_down_tsc != 0)
 			LCA_LOG(INFO, "port %u (%s): memif link up again, %" PRIu64 " ms after "
 				"it went down\n", p->port_id, p->name,
 				(now - p->memif_down_tsc) * 1000 / hz);
