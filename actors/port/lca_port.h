@@ -163,7 +163,8 @@ struct lca_port_conf {
 				     *   Failing: its error, or -ENOTCONN. Once
 				     *   started, a memif client whose link stays
 				     *   down 200 ms is stopped and started again
-				     *   every 200 ms until it reconnects (its
+				     *   every 200 ms (1 s after a start that
+				     *   connected) until it reconnects (its
 				     *   bursts paused meanwhile, TX counted in
 				     *   tx_dropped), whatever this is. */
 };

@@ -35,6 +35,9 @@
 
 #define WATCH_MS 100
 #define RECONNECT_MS 200
+/* After a start that connected, how long its handshake gets before the
+ * next restart (a loaded machine's interrupt thread may be slow). */
+#define HANDSHAKE_MS 1000
 /* How long a restart waits for the lcores to leave their bursts: longer
  * only when an lcore's thread was preempted inside one. */
 #define QUIESCE_WAIT_MS 100
@@ -136,6 +139,7 @@ memif_restart(struct lca_port *p, unsigned int down_ms)
 	__atomic_store_n(&p->memif_restarts, p->memif_restarts + 1, __ATOMIC_RELAXED);
 	if (ret == 0) {
 		p->memif_stopped = false;
+		p->memif_next_tsc += (HANDSHAKE_MS - RECONNECT_MS) * rte_get_timer_hz() / 1000;
 		__atomic_store_n(&port_gate[p->port_id], 0, __ATOMIC_RELEASE);
 		LCA_LOG(WARNING, "port %u (%s): memif link down for %u ms: started again, to "
 			"reconnect to its server\n", p->port_id, p->name, down_ms);
@@ -145,11 +149,12 @@ memif_restart(struct lca_port *p, unsigned int down_ms)
 	/* Said once, then once a second of trying. */
 	if (p->memif_start_fails == 1 || p->memif_start_fails % (1000 / RECONNECT_MS) == 0)
 		LCA_LOG(WARNING, "port %u (%s): memif link down for %u ms: no server to "
-			"reconnect to yet (%s); trying every %u ms\n", p->port_id, p->name,
-			down_ms, rte_strerror(-ret), RECONNECT_MS);
+			"reconnect to yet (its socket refused the connection, or is not "
+			"there); trying every %u ms\n", p->port_id, p->name, down_ms, RECONNECT_MS);
 }
 
-/* The alarm: read the link; restart the device after RECONNECT_MS down. */
+/* The alarm: read the link; restart the device after RECONNECT_MS down,
+ * then every RECONNECT_MS (HANDSHAKE_MS after a start that connected). */
 static void
 memif_watch(void *arg)
 {
@@ -166,12 +171,11 @@ memif_watch(void *arg)
 				"it went down\n", p->port_id, p->name,
 				(now - p->memif_down_tsc) * 1000 / hz);
 		p->memif_down_tsc = 0;
-		p->memif_try_tsc = 0;
 	} else if (p->memif_down_tsc == 0) {
 		p->memif_down_tsc = now;
-		p->memif_try_tsc = now;
-	} else if (now - p->memif_try_tsc >= RECONNECT_MS * hz / 1000) {
-		p->memif_try_tsc = now;
+		p->memif_next_tsc = now + RECONNECT_MS * hz / 1000;
+	} else if (now >= p->memif_next_tsc) {
+		p->memif_next_tsc = now + RECONNECT_MS * hz / 1000;
 		memif_restart(p, (unsigned int)((now - p->memif_down_tsc) * 1000 / hz));
 	}
 	if (rte_eal_alarm_set(WATCH_MS * 1000, memif_watch, p) != 0)

@@ -125,7 +125,7 @@ struct lca_port {
 	bool memif_unwatch;   /* the watch is ending: do not re-arm (atomic) */
 	bool memif_stopped;   /* a restart's start failed: the device is stopped */
 	uint64_t memif_down_tsc;
-	uint64_t memif_try_tsc;
+	uint64_t memif_next_tsc;  /* the next restart, while down */
 	unsigned int memif_restarts;
 	unsigned int memif_start_fails;
 };
