@@ -166,7 +166,9 @@ struct lca_port_conf {
 				     *   every 200 ms (1 s after a start that
 				     *   connected) until it reconnects (its
 				     *   bursts paused meanwhile, TX counted in
-				     *   tx_dropped), whatever this is. */
+				     *   tx_dropped), whatever this is; so make
+				     *   no rte_eth_*_burst() of your own on such
+				     *   a port: those are not paused. */
 };
 
 /**
