@@ -174,6 +174,7 @@ known_crash_retry() {
 	retried=1
 	echo "# known crash: node 1 died of SIGSEGV when node 2 was killed over memif" \
 		"(DPDK 22.11 net_memif: regions unmapped under a burst in flight); once more"
+	grep -A 12 'Caught signal' "$tmp/1.log" | sed 's/^/#   /'
 	case_end
 	rejoin_case "$2"
 }
@@ -222,6 +223,10 @@ if [[ " $only " == *" memif "* ]]; then
 	rejoin_case restart
 	check "memif server restart: its stale socket file removed at its start" \
 		"grep -q 'memif socket $tmp/memif.sock: left by a server that is gone' '$tmp/2.log'"
+	# Node 2 comes back over a second after its kill: node 1's first tries
+	# find no server, and say so.
+	check "memif server restart: node 1's client found no server at first, and said so" \
+		"grep -q 'memif link down for [0-9]* ms: no server to reconnect to yet' '$tmp/1.log'"
 	check "memif server restart: node 1's client started again to reconnect" \
 		"grep -q 'memif link down for [0-9]* ms: started again, to reconnect' '$tmp/1.log' && grep -qE 'port 0 \(net_memif0\): [1-9][0-9]* memif restarts to reconnect' '$tmp/1.log'"
 	memif_server=1 tlabel="memif client"
