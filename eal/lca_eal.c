@@ -197,6 +197,23 @@ explain_failure(int err)
 	LCA_LOG(ERR, "EAL init failed: %s (%s)\n", rte_strerror(err), hint);
 }
 
+/* The app's argv: program name, then everything after "--" (at @p sep). */
+static void
+app_args(int argc, char **argv, int sep, int *app_argc, char ***app_argv)
+{
+	if (sep < argc) {
+		argv[sep] = argv[0];
+		*app_argc = argc - sep;
+		*app_argv = argv + sep;
+	} else {
+		static char *name_only[2];
+
+		name_only[0] = argv[0];
+		*app_argc = 1;
+		*app_argv = name_only;
+	}
+}
+
 int
 lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 {
@@ -274,19 +291,7 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 		return -err;
 	}
 	eal_up = true;
-
-	/* The app's argv: program name, then everything after "--". */
-	if (sep < argc) {
-		argv[sep] = argv[0];
-		*app_argc = argc - sep;
-		*app_argv = argv + sep;
-	} else {
-		static char *name_only[2];
-
-		name_only[0] = argv[0];
-		*app_argc = 1;
-		*app_argv = name_only;
-	}
+	app_args(argc, argv, sep, app_argc, app_argv);
 	return 0;
 }
 
