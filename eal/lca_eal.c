@@ -18,6 +18,7 @@
 #include <rte_errno.h>
 
 #include "lca_eal.h"
+#include "lca_eal_priv.h"
 
 /* Room for the user's EAL args plus what the fallback adds. */
 #define EXTRA_ARGS 4
@@ -196,12 +197,30 @@ explain_failure(int err)
 	LCA_LOG(ERR, "EAL init failed: %s (%s)\n", rte_strerror(err), hint);
 }
 
+/* The app's argv: program name, then everything after "--" (at @p sep). */
+static void
+app_args(int argc, char **argv, int sep, int *app_argc, char ***app_argv)
+{
+	if (sep < argc) {
+		argv[sep] = argv[0];
+		*app_argc = argc - sep;
+		*app_argv = argv + sep;
+	} else {
+		static char *name_only[2];
+
+		name_only[0] = argv[0];
+		*app_argc = 1;
+		*app_argv = name_only;
+	}
+}
+
 int
 lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 {
 	int sep, n_eal, ret;
 	long free_pages;
 	bool no_huge, in_memory_replaced = false, mem_added = false;
+	char memif_removed[128];
 
 	if (argc < 1 || argv == NULL || app_argc == NULL || app_argv == NULL)
 		return -EINVAL;
@@ -235,6 +254,13 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 		mem_added = true;
 	}
 	record_args(n_eal, eal_argv);
+	ret = eal_memif_args_check(n_eal, eal_argv, memif_removed, sizeof(memif_removed));
+	if (ret < 0) {
+		LCA_LOG(ERR, "EAL not started: a memif server's socket is in the way (above)\n");
+		free(eal_argv);
+		eal_argv = NULL;
+		return ret;
+	}
 
 	/* Caught from before EAL's init, which takes a while: a signal in it is
 	 * kept for the app's first look, and not lost (a shell's background job
@@ -248,6 +274,9 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 	if (no_huge_fallback)
 		LCA_LOG(WARNING, "no free hugepages; running with --no-huge "
 			"(reserve some with: echo 256 > /proc/sys/vm/nr_hugepages)\n");
+	if (memif_removed[0] != '\0')
+		LCA_LOG(NOTICE, "memif socket %s: left by a server that is gone (nothing "
+			"listened on it): removed, so that this server can start\n", memif_removed);
 	if (mem_added)
 		LCA_LOG(NOTICE, "--no-huge without -m: using -m %d\n", LCA_EAL_NO_HUGE_MEM_MB);
 	if (ret < 0) {
@@ -262,19 +291,7 @@ lca_eal_init(int argc, char **argv, int *app_argc, char ***app_argv)
 		return -err;
 	}
 	eal_up = true;
-
-	/* The app's argv: program name, then everything after "--". */
-	if (sep < argc) {
-		argv[sep] = argv[0];
-		*app_argc = argc - sep;
-		*app_argv = argv + sep;
-	} else {
-		static char *name_only[2];
-
-		name_only[0] = argv[0];
-		*app_argc = 1;
-		*app_argv = name_only;
-	}
+	app_args(argc, argv, sep, app_argc, app_argv);
 	return 0;
 }
 

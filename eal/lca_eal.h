@@ -112,6 +112,21 @@ LCA_API int lca_eal_on_intr_thread(void (*fn)(void *arg), void *arg);
 LCA_API long lca_eal_free_hugepages(const char *sysfs_root);
 
 /**
+ * Make way for a memif server on socket file @p path, as lca_eal_init()
+ * does for each `--vdev net_memif...,role=server,socket=PATH,
+ * socket-abstract=no` before EAL creates it: DPDK 22.11 leaves the file
+ * behind when its server is killed, and then cannot bind it again. The
+ * file is removed only when no server answers on it (connect() is refused).
+ *
+ * @return
+ *   0: no file there; 1: a stale socket file was removed; -EADDRINUSE: a
+ *   server listens on it (left alone); -EEXIST: the path is not a socket;
+ *   -EINVAL: an empty or too long path; another negative errno from
+ *   lstat(), connect() or unlink(). Each refusal is logged with the path.
+ */
+LCA_API int lca_eal_memif_sock_check(const char *path);
+
+/**
  * Release everything that lca_eal_init() set up, EAL included.
  *
  * @return

@@ -7,8 +7,13 @@
 # replies; node 1 must say "down", then "up" at node 2's first frame of a
 # new session, and get 100 replies more, its sends while node 2 was down
 # refused and counted, the messages in flight counted lost. The same two
-# cases over UCX on 127.0.0.1 (no namespaces). Where namespaces cannot be
-# made: the af_packet checks SKIP (exit 77).
+# cases over UCX on 127.0.0.1 (no namespaces). Over net_memif (a socket
+# file of this run's own), node 2 killed and started again as memif's
+# server (its socket file left behind: removed at its restart, and node
+# 1's client connects again) and as memif's client (node 1's server takes
+# the new one); a second server on a live socket is refused. Where
+# namespaces cannot be made: the af_packet checks SKIP (exit 77).
+# REJOIN_TRANSPORTS="memif" (any of af_packet ucx memif) runs only those.
 set -u
 prog=$1
 fail=0
@@ -40,12 +45,22 @@ node() {
 	if [ $transport = ucx ]; then
 		"$prog" -l $((k - 1)) "${eal[@]}" --file-prefix "${n}$k" -- --node "$k" \
 			--ucx $ucx_port "$@" >>"$tmp/$k.log" 2>&1 &
+	elif [ $transport = memif ]; then
+		"$prog" -l $((k - 1)) "${eal[@]}" --file-prefix "${n}$k" \
+			--vdev "$(memif_vdev "$k")" -- --node "$k" "$@" >>"$tmp/$k.log" 2>&1 &
 	else
 		side=$([ "$k" = 1 ] && echo a || echo b)
 		ip netns exec "${n}$side" "$prog" -l $((k - 1)) "${eal[@]}" --file-prefix "${n}$k" \
 			--vdev "net_af_packet0,iface=${n}$side,qpairs=1" -- --node "$k" "$@" \
 			>>"$tmp/$k.log" 2>&1 &
 	fi
+}
+# memif's server is node 2 when $memif_server is 2, else node 1.
+memif_server=2
+memif_vdev() {
+	local role=client
+	[ "$1" = "$memif_server" ] && role=server
+	echo "net_memif0,role=$role,socket=$tmp/memif.sock,socket-abstract=no,id=0"
 }
 start_node2() {
 	node 2
@@ -100,7 +115,7 @@ slow_case() {
 # same incarnation, which finds node 1 silent for as long and declares it
 # dead too; each side's new session makes the other start afresh.
 rejoin_case() {
-	local how=$1 t="$transport $1"
+	local how=$1 t="${tlabel:-$transport} $1"
 
 	: >"$tmp/1.log"
 	: >"$tmp/2.log"
@@ -108,16 +123,25 @@ rejoin_case() {
 	node 1
 	apid=$!
 	check "$t: node 1 had its first 100 replies" "wait_for_line '$tmp/1.log' '^ready$' 60 $apid"
+	[ "$transport" != memif ] || [ "$memif_server" != 2 ] || live_server_refused
 	case $how in
 	restart) kill -9 "$bpid"; wait "$bpid" 2>/dev/null ;;
 	stop) kill -TERM "$bpid"; wait "$bpid" 2>/dev/null ;;
 	pause) kill -STOP "$bpid" ;;
 	esac
-	check "$t: node 1 declared node 2 down" "wait_for_line '$tmp/1.log' '^down$' 30 $apid"
+	if ! wait_for_line "$tmp/1.log" '^down$' 30 $apid && ! kill -0 "$apid" 2>/dev/null; then
+		wait "$apid"; rc=$?
+		apid=
+		known_crash_retry $rc "$how" && return
+	fi
+	check "$t: node 1 declared node 2 down" "grep -q '^down$' '$tmp/1.log'"
 	sleep 0.5
 	if [ "$how" = pause ]; then kill -CONT "$bpid"; else start_node2; fi
-	wait "$apid"; rc=$?
-	apid=
+	if [ -n "$apid" ]; then
+		wait "$apid"; rc=$?
+		apid=
+		known_crash_retry $rc "$how" && return
+	fi
 	out=$(cat "$tmp/1.log")
 	grep -E "^counts: |rejoined|is dead|left: " <<<"$out"
 	check "$t: node 1 exits 0: 100 replies after the rejoin" "[ $rc -eq 0 ]"
@@ -139,7 +163,41 @@ rejoin_case() {
 	case_end
 }
 
-if ! { ip netns add "${n}a" && ip netns add "${n}b"; } 2>/dev/null ||
+# known_crash_retry RC HOW: node 1 died of SIGSEGV (RC 139) over memif: DPDK
+# 22.11's net_memif unmaps its regions on the interrupt thread when the
+# other side disconnects, with nothing to keep out a burst in flight on an
+# lcore (docs/usage.md). Named and counted (scripts/ci-no-skips lists it),
+# and the case runs once more, once a test; anything else (a backtrace
+# that does not pass through net_memif) stays a failure.
+retried=0
+known_crash_retry() {
+	[ "$transport" = memif ] && [ "$1" -eq 139 ] && [ $retried -eq 0 ] || return 1
+	# Where UCX's handler printed a backtrace, it must pass through net_memif.
+	! grep -q '==== backtrace' "$tmp/1.log" || grep -q 'librte_net_memif' "$tmp/1.log" ||
+		return 1
+	retried=1
+	echo "# known crash: node 1 died of SIGSEGV when node 2 was killed over memif" \
+		"(DPDK 22.11 net_memif: regions unmapped under a burst in flight); once more"
+	grep -A 12 'Caught signal' "$tmp/1.log" | sed 's/^/#   /'
+	case_end
+	rejoin_case "$2"
+}
+
+# A second memif server on node 2's live socket: refused at its start, the
+# file kept (node 1's replies go on: rejoin_case's counts).
+live_server_refused() {
+	local out rc
+	out=$(timeout 30 "$prog" -l 2 "${eal[@]}" --file-prefix "${n}x" \
+		--vdev "$(memif_vdev 2)" -- --node 2 2>&1); rc=$?
+	check "memif: a second server on a live socket is refused, the socket kept" \
+		"[ $rc -ne 0 ] && [ $rc -ne 124 ] && [ -S '$tmp/memif.sock' ] && grep -q 'memif socket $tmp/memif.sock: a server is listening on it' <<<\"\$out\""
+	[ $fail -eq 0 ] || echo "$out" | tail -5
+}
+
+only=${REJOIN_TRANSPORTS:-af_packet ucx memif}
+if [[ " $only " != *" af_packet "* ]]; then
+	:
+elif ! { ip netns add "${n}a" && ip netns add "${n}b"; } 2>/dev/null ||
 	! ip link add "${n}a" type veth peer name "${n}b" 2>/dev/null; then
 	skip_check "af_packet: slow, restart and pause" \
 		"network namespaces or a veth pair cannot be made here (not root?)"
@@ -155,8 +213,27 @@ fi
 # UCX: the same three cases; a peer's endpoints made again while it is
 # down, the new epoch's hello on them.
 transport=ucx
-slow_case
-rejoin_case restart
-rejoin_case stop
-rejoin_case pause
+if [[ " $only " == *" ucx "* ]]; then
+	slow_case
+	rejoin_case restart
+	rejoin_case stop
+	rejoin_case pause
+fi
+# memif: node 2 killed as the server (node 1's client must connect again),
+# then as the client (node 1's server must take the new one).
+transport=memif
+if [[ " $only " == *" memif "* ]]; then
+	memif_server=2 tlabel="memif server"
+	rejoin_case restart
+	check "memif server restart: its stale socket file removed at its start" \
+		"grep -q 'memif socket $tmp/memif.sock: left by a server that is gone' '$tmp/2.log'"
+	# Node 2 comes back over a second after its kill: node 1's first tries
+	# find no server, and say so.
+	check "memif server restart: node 1's client found no server at first, and said so" \
+		"grep -q 'memif link down for [0-9]* ms: no server to reconnect to yet' '$tmp/1.log'"
+	check "memif server restart: node 1's client started again to reconnect" \
+		"grep -q 'memif link down for [0-9]* ms: started again, to reconnect' '$tmp/1.log' && grep -qE 'port 0 \(net_memif0\): [1-9][0-9]* memif restarts to reconnect' '$tmp/1.log'"
+	memif_server=1 tlabel="memif client"
+	rejoin_case restart
+fi
 finish

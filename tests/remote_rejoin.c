@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One node of e2e_rejoin.sh: two processes over net_af_packet (a veth
- * pair between two network namespaces the script makes), or over UCX on
+ * pair between two network namespaces the script makes) or net_memif (the
+ * --vdev the script gives: the node table is the same), or over UCX on
  * 127.0.0.1 (--ucx PORT: node N listens on PORT + 20 * (N - 1) + its
  * lcore), node 2 killed with SIGKILL and started again while node 1 runs.
  *

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -81,6 +83,62 @@ test_init_hands_back_app_args(void **state)
 	assert_int_equal(lca_eal_init(13, argv, &app_argc, &app_argv), -EALREADY);
 }
 
+/* A SOCK_SEQPACKET socket bound to @p path, listening when @p listening
+ * (a memif server's); its fd. */
+static int
+bound_socket(const char *path, bool listening)
+{
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	assert_true(fd >= 0);
+	snprintf(un.sun_path, sizeof(un.sun_path), "%s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&un, sizeof(un)), 0);
+	if (listening)
+		assert_int_equal(listen(fd, 1), 0);
+	return fd;
+}
+
+/* A memif server's socket file: removed only when nobody listens on it. */
+static void
+test_memif_sock_check(void **state)
+{
+	char dir[] = "/tmp/lca_memifXXXXXX";
+	char path[256], lng[200];
+	struct stat st;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/m.sock", dir);
+	assert_int_equal(lca_eal_memif_sock_check(path), 0); /* no file */
+	/* A live server: refused, its file kept, and it still takes a client. */
+	fd = bound_socket(path, true);
+	assert_int_equal(lca_eal_memif_sock_check(path), -EADDRINUSE);
+	assert_int_equal(lstat(path, &st), 0);
+	/* Killed (its fd closed, the file left): stale, removed. */
+	close(fd);
+	assert_int_equal(lca_eal_memif_sock_check(path), 1);
+	assert_int_equal(lstat(path, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	/* Bound but never listening: nobody answers either. */
+	fd = bound_socket(path, false);
+	assert_int_equal(lca_eal_memif_sock_check(path), 1);
+	assert_int_equal(lstat(path, &st), -1);
+	close(fd);
+	/* Not a socket: never removed. */
+	write_file(path, "data\n");
+	assert_int_equal(lca_eal_memif_sock_check(path), -EEXIST);
+	assert_int_equal(lstat(path, &st), 0);
+	unlink(path);
+	memset(lng, 'x', sizeof(lng) - 1);
+	lng[sizeof(lng) - 1] = '\0';
+	assert_int_equal(lca_eal_memif_sock_check(lng), -EINVAL);
+	assert_int_equal(lca_eal_memif_sock_check(""), -EINVAL);
+	assert_int_equal(lca_eal_memif_sock_check(NULL), -EINVAL);
+	rmdir(dir);
+}
+
 static void
 test_signal_requests_stop(void **state)
 {
@@ -102,6 +160,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_free_hugepages_from_fake_sysfs),
+		cmocka_unit_test(test_memif_sock_check),
 		cmocka_unit_test(test_init_hands_back_app_args),
 		cmocka_unit_test(test_signal_requests_stop),
 		cmocka_unit_test(test_cleanup),

@@ -293,6 +293,7 @@ lca_port_dev_close(uint16_t port_id)
 static void
 port_free(struct lca_port *p, bool close)
 {
+	port_memif_watch_stop(p);
 	port_lcores_free(p);
 	port_txqs_free(p);
 	port_rxqs_free(p);
@@ -686,24 +687,6 @@ pdump_start(void)
 	pdump_up = true;
 }
 
-/*
- * A memif client (memif's default role) connects once, at its start: to a
- * server that is not there yet its start fails, and a server whose device
- * is not started yet refuses it, after which the PMD never tries again.
- */
-static bool
-is_memif_client(const struct lca_port *p)
-{
-	struct rte_eth_dev_info info;
-	const struct rte_devargs *da;
-
-	if (strcmp(p->driver, "net_memif") != 0 || rte_eth_dev_info_get(p->port_id, &info) != 0 ||
-	    info.device == NULL)
-		return false;
-	da = rte_dev_devargs(info.device);
-	return da == NULL || da->args == NULL || strstr(da->args, "role=server") == NULL;
-}
-
 /* Whether the link of @p p comes up within @p ms (read every 10 ms). */
 static bool
 link_up_within(const struct lca_port *p, unsigned int ms)
@@ -731,7 +714,7 @@ static int
 dev_start(const struct lca_port *p, unsigned int wait_ms)
 {
 	const unsigned int link_ms = 1000, step_ms = 100;
-	bool client = wait_ms > 0 && is_memif_client(p);
+	bool client = wait_ms > 0 && port_memif_is_client(p);
 	unsigned int waited_ms = 0, said_ms = 0;
 	int ret;
 
@@ -830,6 +813,7 @@ port_setup(struct lca_port *p, const struct lca_port_conf *conf)
 	ret = hooks_add(p);
 	if (ret < 0)
 		return ret;
+	port_memif_watch_start(p);
 	pdump_start();
 	return 0;
 }

@@ -160,7 +160,15 @@ struct lca_port_conf {
 				     *   not be there yet: a memif client started
 				     *   before its server, or before the server's
 				     *   device started (which refuses it).
-				     *   Failing: its error, or -ENOTCONN. */
+				     *   Failing: its error, or -ENOTCONN. Once
+				     *   started, a memif client whose link stays
+				     *   down 200 ms is stopped and started again
+				     *   every 200 ms (1 s after a start that
+				     *   connected) until it reconnects (its
+				     *   bursts paused meanwhile, TX counted in
+				     *   tx_dropped), whatever this is; so make
+				     *   no rte_eth_*_burst() of your own on such
+				     *   a port: those are not paused. */
 };
 
 /**

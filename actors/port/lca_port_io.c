@@ -259,7 +259,10 @@ port_rx_poll(struct port_rxq *q)
 	    unlikely(__atomic_load_n(&q->rx_off, __ATOMIC_RELAXED)))
 		return work;
 
+	if (unlikely(!port_burst_enter(q->port_id, &q->busy)))
+		return work;
 	n = rte_eth_rx_burst(q->port_id, q->queue_id, q->pkts, (uint16_t)q->burst);
+	port_burst_leave(&q->busy);
 	if (n == 0)
 		return work;
 	port_count(&q->rx, n);
@@ -319,12 +322,25 @@ port_lcore_poll(unsigned int lcore_id, uint64_t now_tsc, void *arg)
 	return work;
 }
 
+/* rte_eth_tx_burst() behind the port's gate: none sent while it is shut. */
+static inline uint16_t
+tx_burst(struct port_txq *q, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t sent;
+
+	if (unlikely(!port_burst_enter(q->port_id, &q->busy)))
+		return 0;
+	sent = rte_eth_tx_burst(q->port_id, q->queue_id, pkts, n);
+	port_burst_leave(&q->busy);
+	return sent;
+}
+
 /* The driver refused these: try once more, then free and count the rest. */
 void
 port_tx_unsent(struct rte_mbuf **unsent, uint16_t count, void *userdata)
 {
 	struct port_txq *q = userdata;
-	uint16_t sent = rte_eth_tx_burst(q->port_id, q->queue_id, unsent, count);
+	uint16_t sent = tx_burst(q, unsent, count);
 
 	if (sent > 0) {
 		port_count(&q->tx, sent);
@@ -362,7 +378,7 @@ txq_of_caller(const struct lca_port *port)
 static void
 txq_send(struct port_txq *q, struct rte_mbuf **pkts, uint16_t n)
 {
-	uint16_t sent = rte_eth_tx_burst(q->port_id, q->queue_id, pkts, n);
+	uint16_t sent = tx_burst(q, pkts, n);
 
 	tx_sent(q, sent);
 	if (sent < n)
@@ -452,11 +468,20 @@ lca_port_tx_burst(struct lca_port *port, struct rte_mbuf **pkts, unsigned int n)
 	return (int)n;
 }
 
+/* rte_eth_tx_buffer_flush(), its burst behind the gate. */
 void
 port_tx_flush(struct port_txq *q)
 {
-	if (q->buf->length > 0)
-		tx_sent(q, rte_eth_tx_buffer_flush(q->port_id, q->queue_id, q->buf));
+	struct rte_eth_dev_tx_buffer *b = q->buf;
+	uint16_t n = b->length, sent;
+
+	if (n == 0)
+		return;
+	b->length = 0;
+	sent = tx_burst(q, b->pkts, n);
+	tx_sent(q, sent);
+	if (sent < n)
+		port_tx_unsent(b->pkts + sent, (uint16_t)(n - sent), q);
 }
 
 static void

@@ -51,6 +51,7 @@ struct port_rxq {
 	unsigned int head;
 	bool warned_dest;
 	bool rx_off;     /* lca_port_rx_enable(false): take no new packets (atomic) */
+	uint8_t busy;    /* inside a burst (port_burst_enter()) */
 	struct rte_mbuf **pkts;
 	lca_actor_id_t *to;
 	struct lca_msg **msgs;
@@ -77,6 +78,7 @@ struct port_txq {
 	unsigned int lcore;
 	lca_actor_id_t actor;
 	struct rte_eth_dev_tx_buffer *buf;
+	uint8_t busy;    /* inside a burst (port_burst_enter()) */
 	uint64_t tx;
 	uint64_t tx_bursts;
 	uint64_t tx_dropped;
@@ -117,7 +119,42 @@ struct lca_port {
 	lca_actor_id_t tx_of_lcore[RTE_MAX_LCORE];
 	char name[RTE_ETH_NAME_MAX_LEN];
 	char driver[32];
+	/* A memif client's reconnect (lca_port_memif.c), on the interrupt
+	 * thread but memif_unwatch. */
+	bool memif_watching;
+	bool memif_unwatch;   /* the watch is ending: do not re-arm (atomic) */
+	bool memif_stopped;   /* a restart's start failed: the device is stopped */
+	uint64_t memif_down_tsc;
+	uint64_t memif_next_tsc;  /* the next restart, while down */
+	unsigned int memif_restarts;
+	unsigned int memif_start_fails;
 };
+
+/*
+ * The gate every burst on a port passes (lca_port_memif.c restarts a memif
+ * client's device behind it): closed, a burst is not made. The busy store
+ * comes before the gate's load; the CPU may still swap them, which the
+ * restart's membarrier(2) undoes (an asymmetric fence: nothing but a
+ * compiler barrier here, on the hot path).
+ */
+extern uint8_t port_gate[RTE_MAX_ETHPORTS];
+
+static inline bool
+port_burst_enter(uint16_t port_id, uint8_t *busy)
+{
+	__atomic_store_n(busy, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (likely(!__atomic_load_n(&port_gate[port_id], __ATOMIC_RELAXED)))
+		return true;
+	__atomic_store_n(busy, 0, __ATOMIC_RELEASE);
+	return false;
+}
+
+static inline void
+port_burst_leave(uint8_t *busy)
+{
+	__atomic_store_n(busy, 0, __ATOMIC_RELEASE);
+}
 
 /* lca_port_io.c */
 unsigned int port_rx_poll(struct port_rxq *q);
@@ -131,6 +168,11 @@ void port_tx_flush(struct port_txq *q);
  * (lca_eal_on_intr_thread()), so it comes before or after, never under. */
 void port_tx_flush_stopped(struct port_txq *q);
 void port_rxq_release(struct port_rxq *q);
+
+/* lca_port_memif.c */
+bool port_memif_is_client(const struct lca_port *p);
+void port_memif_watch_start(struct lca_port *p);
+void port_memif_watch_stop(struct lca_port *p);
 
 /* lca_port_telemetry.c */
 void port_telemetry_add(struct lca_port *p);

@@ -41,6 +41,10 @@ fill_port(struct rte_tel_data *d, const struct lca_port *p)
 	rte_tel_data_add_dict_u64(d, "imissed", s.imissed);
 	rte_tel_data_add_dict_u64(d, "ierrors", s.ierrors);
 	rte_tel_data_add_dict_u64(d, "rx_nombuf", s.rx_nombuf);
+	rte_tel_data_add_dict_u64(d, "memif_restarts",
+				  __atomic_load_n(&p->memif_restarts, __ATOMIC_RELAXED));
+	rte_tel_data_add_dict_u64(d, "memif_no_server",
+				  __atomic_load_n(&p->memif_start_fails, __ATOMIC_RELAXED));
 }
 
 static int

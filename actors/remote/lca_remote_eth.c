@@ -340,8 +340,8 @@ port_quiet_end(unsigned int pi, uint64_t now)
  * Every LINK_READ_MS, on the first lcore: each port's link, logged when it
  * changes and counted; while one is down, once a second, how long (the
  * first of two processes waits for the other: memif's link comes up when
- * both are there). Nothing here brings a link up: a PMD reconnects itself
- * (memif's client and server do), and the channels resend meanwhile.
+ * both are there). Nothing here brings a link up: the PMD or lca_port does
+ * (lca_port_memif.c restarts a memif client); the channels resend meanwhile.
  */
 static void
 links_watch(uint64_t now)
