@@ -66,11 +66,15 @@ run: build
 # on (-Ddebug_envelopes: double free, send or write after free). The last
 # line counts the tests of both builds, the skipped ones named (.ci/run fails
 # on any skip).
+# Each half runs whatever failed before it, and the count always ends the
+# output; the target fails when anything did.
 test: build asan
-	meson test -C $(BUILD) --print-errorlogs
+	@rc=0; \
+	meson test -C $(BUILD) --print-errorlogs || rc=1; \
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		meson test -C $(ASAN_BUILD) --suite unit --print-errorlogs
-	@./scripts/ci-no-skips --allow-skips $(BUILD) $(ASAN_BUILD)
+		meson test -C $(ASAN_BUILD) --suite unit --print-errorlogs || rc=1; \
+	./scripts/ci-no-skips --allow-skips $(BUILD) $(ASAN_BUILD) || rc=1; \
+	exit $$rc
 
 # The unit tests under ThreadSanitizer (a few minutes: not in `make test`;
 # CI runs it). tests/lca_tsan.c tells TSan what DPDK orders where it cannot
