@@ -287,6 +287,16 @@ struct lca_send_errors {
 	uint64_t misuse;       /**< Envelopes freed twice, sent after their free or
 				*   written after it (caught only in builds with
 				*   -Ddebug_envelopes=true; each logged) */
+	uint64_t host_down;    /**< -EHOSTDOWN: a remote actor's node is down */
+	uint64_t too_big;      /**< -EMSGSIZE: too large for the route it takes
+				*   (a remote node's lane, an ask's inline room) */
+	uint64_t invalid;      /**< -EINVAL: an envelope that cannot be sent (a
+				*   control envelope, one freed or already sent) */
+	uint64_t other;        /**< Any other errno a send returned (-ENOTSUP,
+				*   -ENOTCONN, ...): each is logged */
+	uint64_t packet_misuse; /**< Packets a packet handler freed twice, or sent
+				 *   after their free (caught only in builds with
+				 *   -Ddebug_envelopes=true; each logged) */
 };
 
 /** Configuration of the runtime. */
