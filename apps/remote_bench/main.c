@@ -493,15 +493,24 @@ echo_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 		lca_actor_fail(-ENOBUFS);
 }
 
+/* Node 2's view of node 1: a link that went down may come back (the
+ * library rejoins it, docs/wire.md), so a down is not the end of the run:
+ * node 2 keeps running until node 1's T_QUIT or --timeout. */
+static bool node1_down;
+
 static void
 watcher_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 {
 	(void)self;
 	(void)state;
 	if (msg->type == LCA_TYPE_NODE_DOWN) {
-		printf("node 2: node 1 is down; stopping\n");
-		lca_runtime_stop();
+		node1_down = true;
+		printf("node 2: node 1 is down; waiting for it to rejoin (until --timeout)\n");
+	} else if (msg->type == LCA_TYPE_NODE_UP && node1_down) {
+		node1_down = false;
+		printf("node 2: node 1 rejoined\n");
 	}
+	fflush(stdout);
 }
 
 static int
@@ -862,6 +871,8 @@ run_peer(struct rb_run *r)
 	if (ret != 0)
 		return ret;
 	ret = lca_runtime_run(o.timeout_s * 1000);
+	if (ret == -ETIMEDOUT && node1_down)
+		printf("node 2: node 1 did not rejoin within --timeout (%u s)\n", o.timeout_s);
 	/* The TX actors run in later loops; not after a signal: stop now. */
 	if (!lca_eal_stop_requested()) {
 		lca_runtime_run(20);
