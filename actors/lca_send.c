@@ -99,6 +99,12 @@ envelope_misuse(const struct lca_msg *m, const char *what)
 	__atomic_fetch_add(&send_errors.misuse, 1, __ATOMIC_RELAXED);
 	LCA_LOG(ERR, "envelope %p on lcore %d: %s\n", (const void *)m, (int)rte_lcore_id(), what);
 }
+
+void
+packet_misuse_count(void)
+{
+	__atomic_fetch_add(&send_errors.packet_misuse, 1, __ATOMIC_RELAXED);
+}
 #endif
 
 void

@@ -274,6 +274,142 @@ test_tx_only_quiet(void **state)
 	log_release();
 }
 
+/* ---- A packet handler's double free and send after free (debug build). */
+#define POOL_MBUFS 63
+#define BAD_PKTS 4
+#define TYPE_FREE_TWICE 1
+#define TYPE_SEND_FREED 2
+
+#ifdef LCA_DEBUG_ENVELOPES
+struct pkt_actor {
+	lca_actor_id_t sink;
+	unsigned int got;
+	unsigned int intact; /* packets whose bytes were what was written */
+};
+
+static void
+pkt_misuser(lca_actor_id_t self, void *state, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct pkt_actor *a = state;
+
+	(void)self;
+	for (uint16_t i = 0; i < n; i++) {
+		a->got++;
+		rte_pktmbuf_free(pkts[i]);
+		if (lca_pkt_meta(pkts[i])->type == TYPE_FREE_TWICE)
+			rte_pktmbuf_free(pkts[i]); /* the bug under test */
+		else
+			assert_int_equal(lca_send_packets(a->sink, &pkts[i], 1), 1);
+	}
+	if (a->got == BAD_PKTS && lca_pkt_meta(pkts[0])->type == TYPE_FREE_TWICE)
+		lca_runtime_stop();
+}
+
+static void
+pkt_sink(lca_actor_id_t self, void *state, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct pkt_actor *a = state;
+
+	(void)self;
+	for (uint16_t i = 0; i < n; i++) {
+		const uint8_t *b = rte_pktmbuf_mtod(pkts[i], const uint8_t *);
+
+		a->got++;
+		a->intact += pkts[i]->data_len == 64 && b[0] == 0xab && b[63] == 0xcd;
+	}
+	rte_pktmbuf_free_bulk(pkts, n);
+	if (a->got == BAD_PKTS)
+		lca_runtime_stop();
+}
+
+static lca_actor_id_t
+spawn_pkt(lca_packet_handler_fn fn)
+{
+	struct lca_actor_spec spec = { .on_packets = fn, .lcore = 1, .throughput = 32,
+				       .state_size = sizeof(struct pkt_actor) };
+	lca_actor_id_t id;
+
+	assert_int_equal(lca_actor_spawn(&spec, &id), 0);
+	return id;
+}
+
+/* @p BAD_PKTS packets of type @p type from @p mp to @p to. */
+static void
+send_bad(struct rte_mempool *mp, lca_actor_id_t to, uint32_t type)
+{
+	struct rte_mbuf *pkts[BAD_PKTS];
+
+	assert_int_equal(rte_pktmbuf_alloc_bulk(mp, pkts, BAD_PKTS), 0);
+	for (unsigned int i = 0; i < BAD_PKTS; i++) {
+		uint8_t *b = (uint8_t *)rte_pktmbuf_append(pkts[i], 64);
+
+		memset(b, 0, 64);
+		b[0] = 0xab;
+		b[63] = 0xcd;
+	}
+	assert_int_equal(lca_send_packets_typed(to, type, pkts, BAD_PKTS), BAD_PKTS);
+}
+
+/* Every mbuf of @p mp out at once: all distinct, and not one more. */
+static void
+assert_pool_sound(struct rte_mempool *mp)
+{
+	struct rte_mbuf *all[POOL_MBUFS + 1];
+
+	assert_int_equal(rte_mempool_avail_count(mp), POOL_MBUFS);
+	for (unsigned int i = 0; i < POOL_MBUFS; i++) {
+		all[i] = rte_pktmbuf_alloc(mp);
+		assert_non_null(all[i]);
+		for (unsigned int j = 0; j < i; j++)
+			assert_ptr_not_equal(all[i], all[j]);
+	}
+	all[POOL_MBUFS] = rte_pktmbuf_alloc(mp);
+	assert_null(all[POOL_MBUFS]);
+	rte_pktmbuf_free_bulk(all, POOL_MBUFS);
+}
+
+static void
+test_packet_misuse_caught(void **state)
+{
+	struct lca_send_errors e0, e1;
+	struct rte_mempool *mp;
+	struct pkt_actor *a, *k;
+	lca_actor_id_t bad, sink;
+	char who[32];
+
+	(void)state;
+	mp = rte_pktmbuf_pool_create("refusals_pkts", POOL_MBUFS, 0, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	assert_non_null(mp);
+	bad = spawn_pkt(pkt_misuser);
+	sink = spawn_pkt(pkt_sink);
+	a = lca_actor_state(bad);
+	k = lca_actor_state(sink);
+	a->sink = sink;
+	snprintf(who, sizeof(who), "given to actor %u", bad);
+	log_capture();
+	lca_send_errors_get(&e0);
+	send_bad(mp, bad, TYPE_FREE_TWICE);
+	assert_true(lca_test_run(10));
+	lca_send_errors_get(&e1);
+	assert_int_equal(e1.packet_misuse - e0.packet_misuse, BAD_PKTS);
+	assert_int_equal(log_lines(who, "double free"), BAD_PKTS);
+	assert_pool_sound(mp);
+	/* Freed, then sent on: caught, and the packet arrives intact. */
+	a->got = 0;
+	send_bad(mp, bad, TYPE_SEND_FREED);
+	assert_true(lca_test_run(10));
+	lca_send_errors_get(&e0);
+	assert_int_equal(e0.packet_misuse - e1.packet_misuse, BAD_PKTS);
+	assert_int_equal(log_lines(who, "sent after its free"), BAD_PKTS);
+	assert_int_equal(k->got, BAD_PKTS);
+	assert_int_equal(k->intact, BAD_PKTS);
+	assert_pool_sound(mp);
+	log_release();
+	rte_mempool_free(mp);
+}
+#endif /* LCA_DEBUG_ENVELOPES */
+
 int
 main(void)
 {
@@ -284,6 +420,10 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_port_dev_stop_running, runtime_up,
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_tx_only_quiet, runtime_up, runtime_down),
+#ifdef LCA_DEBUG_ENVELOPES /* the sanitizer build of `make test` */
+		cmocka_unit_test_setup_teardown(test_packet_misuse_caught, runtime_up,
+						runtime_down),
+#endif
 	};
 	int failed;
 
