@@ -270,30 +270,29 @@ dev_call_run(void *arg)
 	c->ret = c->close ? rte_eth_dev_close(c->port_id) : rte_eth_dev_stop(c->port_id);
 }
 
+/* Under an lca_port that polls it, a stopped device's queues are still
+ * polled (DPDK logs every burst, "not ready port"): lca_port_stop() first. */
 static int
 dev_call(uint16_t port_id, bool close)
 {
 	struct dev_call c = { .port_id = port_id, .close = close };
 
+	if (port_id < RTE_MAX_ETHPORTS && __atomic_load_n(&started[port_id], __ATOMIC_ACQUIRE))
+		return LCA_REFUSED(ERR, close ? "lca_port_dev_close (the port runs)" :
+				   "lca_port_dev_stop (the port runs)", LCA_ACTOR_NONE, -EBUSY);
 	lca_eal_on_intr_thread(dev_call_run, &c);
 	return c.ret;
 }
 
-/* Under an lca_port that polls it, a stopped device's queues are still
- * polled (DPDK logs every burst, "not ready port"): lca_port_stop() first. */
 int
 lca_port_dev_stop(uint16_t port_id)
 {
-	if (port_id < RTE_MAX_ETHPORTS && __atomic_load_n(&started[port_id], __ATOMIC_ACQUIRE))
-		return LCA_REFUSED(ERR, "lca_port_dev_stop (the port runs)", LCA_ACTOR_NONE, -EBUSY);
 	return dev_call(port_id, false);
 }
 
 int
 lca_port_dev_close(uint16_t port_id)
 {
-	if (port_id < RTE_MAX_ETHPORTS && __atomic_load_n(&started[port_id], __ATOMIC_ACQUIRE))
-		return LCA_REFUSED(ERR, "lca_port_dev_close (the port runs)", LCA_ACTOR_NONE, -EBUSY);
 	return dev_call(port_id, true);
 }
 
