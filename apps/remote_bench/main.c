@@ -66,6 +66,9 @@ static struct opts o = {
 };
 
 static struct rte_mempool *payload_pool;
+/* Node 2: node 1 said it is done (T_QUIT); its LEAVE that follows is no
+ * down to wait out. */
+static bool node1_done;
 /* --remote: this process's node, and node 2 when this one is node 1. */
 static struct lca_pair pair;
 static struct lca_series series;
@@ -84,6 +87,10 @@ struct driver {
 	unsigned int rtt_cap;
 	uint64_t refused;
 	int error;
+	/* A link down and up again (docs/wire.md, rejoin): the outstanding
+	 * ping sent again, the next pong's sample left out. */
+	bool discard_next;
+	uint64_t pings_redone;
 	struct result res[MAX_SIZES];
 	/* --bulk: 1 MiB messages to the sink while 64 B round trips run. */
 	bool bulk_phase, bulk_done;
@@ -406,6 +413,16 @@ grow_rtt(struct driver *d)
 static bool
 on_pong(struct driver *d)
 {
+	if (d->ping_tsc == 0)
+		return false; /* the first copy's, of a ping sent again at a rejoin */
+	if (d->discard_next) {
+		/* It may be the first copy's (a frame counted lost can have
+		 * arrived, docs/wire.md): no sample, another ping. */
+		d->discard_next = false;
+		d->ping_tsc = 0;
+		send_ping(d);
+		return d->ping_tsc == 0;
+	}
 	d->rtt[d->pinged++] = rte_rdtsc() - d->ping_tsc;
 	d->ping_tsc = 0;
 	if (d->bulk_phase) {
@@ -428,6 +445,42 @@ on_pong(struct driver *d)
 	return d->ping_tsc == 0;
 }
 
+/* Node 2 rejoined: what the old epoch held is gone (lost_on_dead). A
+ * round trip goes on with its ping sent again; a one-way pass's count can
+ * no longer be checked, so the run ends now, saying why, rather than at
+ * --timeout. @return whether to send a GO. */
+static bool
+on_node_up(struct driver *d)
+{
+	printf("node 1: node 2 rejoined\n");
+	fflush(stdout);
+	if (d->phase == 0 && !d->bulk_phase && (d->sent > 0 || d->pass_t0 != 0)) {
+		fprintf(stderr, "node 1: the link went down during the %u B one-way pass: its "
+			"messages in flight are gone, so the sink's count cannot be checked\n",
+			o.sizes[d->size_i]);
+		d->error = -EHOSTDOWN;
+		lca_runtime_stop();
+		return false;
+	}
+	if (d->ping_tsc != 0) {
+		d->ping_tsc = 0;
+		d->discard_next = true;
+		d->pings_redone++;
+		return true;
+	}
+	return false;
+}
+
+static bool
+on_link_news(struct driver *d, const struct lca_msg *msg)
+{
+	if (msg->type == LCA_TYPE_NODE_UP)
+		return on_node_up(d);
+	printf("node 1: node 2 is down; waiting for it to rejoin (until --timeout)\n");
+	fflush(stdout);
+	return false;
+}
+
 /* Node 1's driver: each size one way, then its round trips; the GO it
  * sends itself keeps it going while a send is refused for room. */
 static void
@@ -436,6 +489,18 @@ driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 	struct driver *d = state;
 	bool again = false;
 
+	if ((msg->flags & LCA_MSG_F_CONTROL) &&
+	    (msg->type == LCA_TYPE_NODE_DOWN || msg->type == LCA_TYPE_NODE_UP)) {
+		/* A control envelope is the runtime's: a GO of its own. */
+		struct lca_msg *go;
+
+		if (on_link_news(d, msg) && lca_msg_alloc(&go) == 0) {
+			go->type = T_GO;
+			if (lca_send(self, go) != 0)
+				lca_msg_free(go);
+		}
+		return;
+	}
 	if (msg->type == T_GO)
 		again = on_go(d);
 	else if (msg->type == T_END_ACK)
@@ -476,6 +541,7 @@ sink_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 			lca_actor_fail(-ENOBUFS);
 		break;
 	case T_QUIT:
+		node1_done = true;
 		lca_runtime_stop();
 		break;
 	default:
@@ -503,6 +569,8 @@ watcher_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 {
 	(void)self;
 	(void)state;
+	if (node1_done)
+		return;
 	if (msg->type == LCA_TYPE_NODE_DOWN) {
 		node1_down = true;
 		printf("node 2: node 1 is down; waiting for it to rejoin (until --timeout)\n");
@@ -856,6 +924,9 @@ actors_up(struct rb_run *r)
 	ret = spawn_actors(r);
 	if (ret == 0)
 		ret = lca_remote_start(&r->conf);
+	/* Node 1 hears of node 2's link going down and rejoining. */
+	if (ret == 0 && !pair.is_peer && !over_loopback())
+		ret = lca_remote_watch(r->driver_id, r->d->echo);
 	return ret != 0 || pair.is_peer ? ret : lca_pair_link_started(&pair);
 }
 
@@ -941,6 +1012,9 @@ run_driver(struct rb_run *r)
 	if (ret == 0 && (r->d->error != 0 || r->d->size_i != o.n_sizes))
 		ret = r->d->error ? r->d->error : -EIO;
 	print_links(far_node());
+	if (r->d->pings_redone > 0)
+		printf("Round trips sent again after a rejoin: %" PRIu64 " (their samples left out)\n",
+		       r->d->pings_redone);
 	rb_counts_print(far_node());
 	if (r->record != NULL)
 		json_object_set_new(r->record, "link_counts", rb_counts_json(far_node()));
