@@ -301,10 +301,12 @@ struct lca_send_errors {
 	uint64_t host_down;    /**< -EHOSTDOWN: a remote actor's node is down */
 	uint64_t too_big;      /**< -EMSGSIZE: too large for the route it takes
 				*   (a remote node's lane, an ask's inline room) */
-	uint64_t invalid;      /**< -EINVAL: an envelope that cannot be sent (a
-				*   control envelope, one freed or already sent) */
-	uint64_t other;        /**< Any other errno a send returned (-ENOTSUP,
-				*   -ENOTCONN, ...): each is logged */
+	uint64_t invalid;      /**< -EINVAL: what cannot be sent (NULL packets;
+				*   an envelope already freed, caught in a
+				*   -Ddebug_envelopes=true build; a pointer
+				*   payload without its size, to a remote node) */
+	uint64_t other;        /**< Any other errno a send returned (-EPROTOTYPE:
+				*   packets to an actor that takes none, ...) */
 	uint64_t packet_misuse; /**< Packets a packet handler freed twice, or sent
 				 *   after their free (caught only in builds with
 				 *   -Ddebug_envelopes=true; each logged) */

@@ -82,11 +82,20 @@ lca_refuse_log(struct lca_refuse_site *site, uint32_t level, int logtype, const 
 	       uint32_t actor, int err)
 {
 	unsigned int e = (unsigned int)(err < 0 ? -err : err);
+
+	__atomic_fetch_add(&refusals[RTE_MIN(e, (unsigned int)ERRNO_SLOTS)], 1, __ATOMIC_RELAXED);
+	return lca_refuse_note(site, level, logtype, call, actor, err);
+}
+
+int
+lca_refuse_note(struct lca_refuse_site *site, uint32_t level, int logtype, const char *call,
+		uint32_t actor, int err)
+{
+	unsigned int e = (unsigned int)(err < 0 ? -err : err);
 	const char *name = lca_errno_name(err);
 	char who[32], more[64] = "";
 	uint64_t quiet;
 
-	__atomic_fetch_add(&refusals[RTE_MIN(e, (unsigned int)ERRNO_SLOTS)], 1, __ATOMIC_RELAXED);
 	if (!rte_log_can_log(logtype, level) || !site_turn(site, err, &quiet))
 		return err;
 	if (actor == UINT32_MAX)

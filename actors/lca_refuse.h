@@ -38,6 +38,11 @@ struct lca_refuse_site {
 int lca_refuse_log(struct lca_refuse_site *site, uint32_t level, int logtype, const char *call,
 		   uint32_t actor, int err);
 
+/* As lca_refuse_log(), without the count by errno: for a caller that
+ * counts its refusals by cause itself (sends: lca_send_errors). */
+int lca_refuse_note(struct lca_refuse_site *site, uint32_t level, int logtype, const char *call,
+		    uint32_t actor, int err);
+
 /* Refusals counted so far with errno @p err (negative or positive). */
 uint64_t lca_refusals_count(int err);
 

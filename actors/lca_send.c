@@ -71,8 +71,9 @@ send_failed(int err)
 		here->self->send_failures++;
 	__atomic_fetch_add(cause, 1, __ATOMIC_RELAXED);
 	/* A full mailbox and an empty pool are load, which a sender meets and
-	 * handles by design: a debug line. Anything else is news. */
-	lca_refuse_log(&send_sites[(size_t)((char *)cause - (char *)&send_errors) / sizeof(*cause)],
+	 * handles by design: a debug line. Anything else is news. Counted
+	 * above, by cause: the note only logs. */
+	lca_refuse_note(&send_sites[(size_t)((char *)cause - (char *)&send_errors) / sizeof(*cause)],
 		       load ? RTE_LOG_DEBUG : RTE_LOG_NOTICE, LCA_LOG_PART, "a send",
 		       here->self != NULL ? here->self->id : LCA_ACTOR_NONE, err);
 }
