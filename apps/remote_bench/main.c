@@ -37,12 +37,6 @@
 
 #define BATCH 1024
 
-enum { T_DATA = 1, T_END, T_END_ACK, T_PING, T_PONG, T_QUIT, T_GO };
-
-/* Node 2's actors are spawned first, so their ids are known to node 1. */
-#define SINK_ID 0
-#define ECHO_ID 1
-
 struct opts {
 	unsigned int sizes[MAX_SIZES];
 	unsigned int n_sizes;
@@ -66,9 +60,6 @@ static struct opts o = {
 };
 
 static struct rte_mempool *payload_pool;
-/* Node 2: node 1 said it is done (T_QUIT); its LEAVE that follows is no
- * down to wait out. */
-static bool node1_done;
 /* --remote: this process's node, and node 2 when this one is node 1. */
 static struct lca_pair pair;
 static struct lca_series series;
@@ -516,71 +507,6 @@ driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 	}
 }
 
-struct sink {
-	uint64_t count;
-};
-
-static void
-sink_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
-{
-	struct sink *s = state;
-
-	(void)self;
-	switch (msg->type) {
-	case T_DATA:
-		s->count++;
-		break;
-	case T_END:
-		msg->type = T_END_ACK;
-		memcpy(msg->data, &s->count, sizeof(s->count));
-		msg->len = sizeof(s->count);
-		s->count = 0;
-		/* The channel may be out of credit: a refused reply is kept
-		 * and sent again from the loop (see quit_or_retry). */
-		if (lca_reply(msg) != 0)
-			lca_actor_fail(-ENOBUFS);
-		break;
-	case T_QUIT:
-		node1_done = true;
-		lca_runtime_stop();
-		break;
-	default:
-		break;
-	}
-}
-
-static void
-echo_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
-{
-	(void)self;
-	(void)state;
-	msg->type = T_PONG;
-	if (lca_reply(msg) != 0)
-		lca_actor_fail(-ENOBUFS);
-}
-
-/* Node 2's view of node 1: a link that went down may come back (the
- * library rejoins it, docs/wire.md), so a down is not the end of the run:
- * node 2 keeps running until node 1's T_QUIT or --timeout. */
-static bool node1_down;
-
-static void
-watcher_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
-{
-	(void)self;
-	(void)state;
-	if (node1_done)
-		return;
-	if (msg->type == LCA_TYPE_NODE_DOWN) {
-		node1_down = true;
-		printf("node 2: node 1 is down; waiting for it to rejoin (until --timeout)\n");
-	} else if (msg->type == LCA_TYPE_NODE_UP && node1_down) {
-		node1_down = false;
-		printf("node 2: node 1 rejoined\n");
-	}
-	fflush(stdout);
-}
-
 static int
 opt_sizes(void *conf, const struct lca_opt *opt, char *val)
 {
@@ -645,7 +571,8 @@ static const struct lca_opt options[] = {
 	  .help = "then 64 B round trips while 1 MiB messages go to the sink\n"
 		  "(the large-message lane): their p99, and the MB/s" },
 	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = UINT32_MAX / 1000,
-	  .metavar = "S", .help = "seconds before giving up (default 120)" },
+	  .metavar = "S", .help = "seconds before giving up (default 120); a link that\n"
+		  "goes down and rejoins within them is waited out" },
 	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "also write the figures as JSON (docs/json.md)" },
 	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
@@ -880,8 +807,8 @@ spawn_actors(struct rb_run *r)
 	int ret;
 
 	if (pair.is_peer || over_loopback()) {
-		if ((ret = spawn(sink_handler, sizeof(struct sink), r->lcore, &id)) != 0 ||
-		    id != SINK_ID || (ret = spawn(echo_handler, 0, r->lcore, &id)) != 0 ||
+		if ((ret = spawn(rb_sink_handler, RB_SINK_STATE, r->lcore, &id)) != 0 ||
+		    id != SINK_ID || (ret = spawn(rb_echo_handler, 0, r->lcore, &id)) != 0 ||
 		    id != ECHO_ID) {
 			fprintf(stderr, "sink and echo must be actors 0 and 1 (%d)\n", ret);
 			return ret ? ret : -EINVAL;
@@ -935,14 +862,14 @@ static int
 run_peer(struct rb_run *r)
 {
 	lca_actor_id_t w;
-	int ret = spawn(watcher_handler, 0, r->lcore, &w);
+	int ret = spawn(rb_watcher_handler, 0, r->lcore, &w);
 
 	if (ret == 0)
 		ret = lca_remote_watch(w, lca_remote_ref(1, 0));
 	if (ret != 0)
 		return ret;
 	ret = lca_runtime_run(o.timeout_s * 1000);
-	if (ret == -ETIMEDOUT && node1_down)
+	if (ret == -ETIMEDOUT && rb_node1_down())
 		printf("node 2: node 1 did not rejoin within --timeout (%u s)\n", o.timeout_s);
 	/* The TX actors run in later loops; not after a signal: stop now. */
 	if (!lca_eal_stop_requested()) {
