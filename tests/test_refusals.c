@@ -9,6 +9,7 @@
  * after a free are caught and the mbuf pool stays sound.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,6 +153,7 @@ test_host_down_counted(void **state)
 	const struct watcher *w;
 	lca_actor_id_t wid, target;
 	struct lca_msg *m;
+	char reply[8192], key[64];
 
 	(void)state;
 	dead_node_conf(&c);
@@ -178,6 +180,14 @@ test_host_down_counted(void **state)
 	/* Eight refusals, one line: the rest were kept quiet. */
 	assert_int_equal(log_lines("a send refused", "-EHOSTDOWN"), 1);
 	log_release();
+	/* Telemetry says the same, and names lost_on_dead for what it is: an
+	 * upper bound (a frame unacknowledged may still have arrived). */
+	snprintf(key, sizeof(key), "\"send_host_down\":%" PRIu64, e1.host_down);
+	assert_int_equal(lca_test_telemetry_query("/lcactor/info", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, key));
+	assert_int_equal(lca_test_telemetry_query("/lcactor/links", reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "\"lost_on_dead_at_most\":"));
+	assert_null(strstr(reply, "\"lost_on_dead\":"));
 	assert_int_equal(lca_remote_stop(), 0);
 }
 
@@ -188,7 +198,8 @@ test_refused_calls_logged(void **state)
 	lca_actor_id_t a, gone, id;
 	struct lca_send_errors e0, e1;
 	struct lca_msg *m;
-	char stopped[32], alive[32];
+	char stopped[32], alive[32], reply[8192];
+	const char *p;
 
 	(void)state;
 	a = lca_test_spawn(nop_handler, 0, 0, 64, 1);
@@ -228,6 +239,11 @@ test_refused_calls_logged(void **state)
 	assert_int_equal(lca_send_after(a, NULL, 10, NULL), -EINVAL);
 	assert_int_equal(log_lines("lca_send_after refused", "-EINVAL"), 1);
 	log_release();
+	/* Counted by errno too: every -EINVAL above (50 asks and four more). */
+	assert_int_equal(lca_test_telemetry_query("/lcactor/info", reply, sizeof(reply)), 0);
+	p = strstr(reply, "\"refused_EINVAL\":");
+	assert_non_null(p);
+	assert_true(strtoull(p + strlen("\"refused_EINVAL\":"), NULL, 10) >= 54);
 	lca_msg_free(m);
 }
 
