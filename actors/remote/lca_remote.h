@@ -277,10 +277,10 @@ struct lca_remote_link_stats {
 	uint64_t out_of_window;  /**< Data frames beyond the window, dropped. */
 	uint64_t no_credit;      /**< Sends refused for want of credit (-ENOBUFS). */
 	uint64_t held;           /**< Times delivery waited for a full mailbox. */
-	uint64_t lost_on_dead;   /**< Messages in unacknowledged frames when the peer
+	uint64_t lost_on_dead;   /**< Messages in unacknowledged frames when the node
 				  *   died: an upper bound of those lost, not an
 				  *   exact count. A frame may have arrived while
-				  *   its ack did not (the peer paused, a link that
+				  *   its ack did not (the node paused, a link that
 				  *   flaps, acks forged or dropped on the way), and
 				  *   the sender cannot tell; its messages count
 				  *   here all the same. Telemetry names it
