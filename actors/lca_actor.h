@@ -125,6 +125,17 @@ typedef void (*lca_batch_handler_fn)(lca_actor_id_t self, void *state, struct lc
  * forwards them (lca_send_packets()), transmits them (lca_port_tx_burst())
  * or frees them; the runtime frees none.
  *
+ * Each packet is given away exactly once: freed once, or sent once, never
+ * both. DPDK's rte_pktmbuf_free() puts an mbuf back in its pool at once,
+ * and a second free puts it back again, so the pool later hands the same
+ * mbuf out twice, silently; a packet sent after its free travels in an
+ * mbuf that someone else may be filling. A release build cannot see
+ * either. A build with -Ddebug_envelopes=true (`make asan`) keeps every
+ * packet of a call out of its pool until the handler returns, and catches
+ * a double free or a send (lca_send_packets()) after a free: a log line
+ * naming the actor, a count in lca_send_errors.packet_misuse, the free
+ * done once and the packet kept sound.
+ *
  * @param self
  *   The actor's id.
  * @param state
@@ -287,6 +298,18 @@ struct lca_send_errors {
 	uint64_t misuse;       /**< Envelopes freed twice, sent after their free or
 				*   written after it (caught only in builds with
 				*   -Ddebug_envelopes=true; each logged) */
+	uint64_t host_down;    /**< -EHOSTDOWN: a remote actor's node is down */
+	uint64_t too_big;      /**< -EMSGSIZE: too large for the route it takes
+				*   (a remote node's lane, an ask's inline room) */
+	uint64_t invalid;      /**< -EINVAL: what cannot be sent (NULL packets;
+				*   an envelope already freed, caught in a
+				*   -Ddebug_envelopes=true build; a pointer
+				*   payload without its size, to a remote node) */
+	uint64_t other;        /**< Any other errno a send returned (-EPROTOTYPE:
+				*   packets to an actor that takes none, ...) */
+	uint64_t packet_misuse; /**< Packets a packet handler freed twice, or sent
+				 *   after their free (caught only in builds with
+				 *   -Ddebug_envelopes=true; each logged) */
 };
 
 /** Configuration of the runtime. */

@@ -18,6 +18,7 @@
  * asking on its behalf) and by the asker's turns: a spinlock, never
  * contended in the usual case of a handler that asks.
  */
+#define LCA_LOG_PART lca_logtype_actor
 #include <errno.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@
 
 #include "lca_actor_priv.h"
 #include "lca_ask.h"
+#include "lca_refuse.h"
 #include "lca_timer.h"
 
 #define REQ_ID_OFF LCA_MSG_INLINE_ASK
@@ -293,9 +295,11 @@ ask_check(lca_actor_id_t from, const struct lca_msg *msg, uint64_t timeout_us)
 	return 0;
 }
 
-int
-lca_ask(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg, uint64_t timeout_us,
-	uint64_t *req_id)
+/* lca_ask(); *by_send: the refusal was the send's, which send_failed()
+ * has counted and logged already. */
+static int
+ask_do(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg, uint64_t timeout_us,
+       uint64_t *req_id, bool *by_send)
 {
 	lca_timer_id_t timer = LCA_TIMER_NONE;
 	struct ask_table *t;
@@ -323,6 +327,7 @@ lca_ask(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg, uint64_t ti
 		msg->flags = (uint8_t)((msg->flags & ~LCA_MSG_F_REPLY) | LCA_MSG_F_ASK);
 		msg_id_write(msg, id);
 		ret = lca_send_from(from, to, msg);
+		*by_send = ret < 0;
 		if (ret < 0)
 			msg->flags &= (uint8_t)~LCA_MSG_F_ASK;
 	}
@@ -335,6 +340,18 @@ lca_ask(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg, uint64_t ti
 	if (req_id != NULL)
 		*req_id = id;
 	return 0;
+}
+
+int
+lca_ask(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg, uint64_t timeout_us,
+	uint64_t *req_id)
+{
+	bool by_send = false;
+	int ret = ask_do(from, to, msg, timeout_us, req_id, &by_send);
+
+	if (unlikely(ret < 0) && !by_send)
+		LCA_REFUSED(NOTICE, "lca_ask", from, ret);
+	return ret;
 }
 
 int

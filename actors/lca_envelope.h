@@ -42,6 +42,8 @@ envelope_debug(const struct lca_msg *m)
 
 /* Report and count a misuse of @p m (lca_send.c). */
 void envelope_misuse(const struct lca_msg *m, const char *what);
+/* Count a packet handler's misuse of an mbuf (lca_pktguard.c logs it). */
+void packet_misuse_count(void);
 
 /* A fresh element of a pool: free, poisoned. */
 static inline void

@@ -364,6 +364,9 @@ send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n, bool typ
 		send_failed(-ENOBUFS);
 		return 0;
 	}
+#ifdef LCA_DEBUG_ENVELOPES
+	pkt_guard_send(pkts, n);
+#endif
 	pkts_stamp(pkts, n, to, typed, type);
 	home = __atomic_load_n(&a->lcore, __ATOMIC_RELAXED); /* pinned: never changes */
 	shared_sender = self != NULL && actor_is_shared(self);

@@ -18,11 +18,43 @@ unsigned int lane_backlog(unsigned int src_lcore, unsigned int dst_lcore);
 /* A turn's packet part: up to throughput packets to on_packets.
  * @return whether packets are left. */
 bool packets_turn(struct lca_actor *a);
+#ifdef LCA_DEBUG_ENVELOPES
+/* Segments one handler call guards (lca_pktguard.c); those past it go
+ * unchecked. */
+#define PKT_GUARD_SEGS ACTOR_THROUGHPUT_MAX
+
+/* The packets of one on_packets call, kept from their pool while it runs;
+ * on the calling lcore's stack, innermost first (a handler's send may run
+ * another handler on the same lcore). */
+struct pkt_guard {
+	struct pkt_guard *prev;
+	lca_actor_id_t actor;
+	unsigned int n;
+	struct rte_mbuf *seg[PKT_GUARD_SEGS];
+	uint16_t expect[PKT_GUARD_SEGS]; /* its refcnt under the guard */
+};
+
+void pkt_guard_on(struct pkt_guard *g, lca_actor_id_t actor, struct rte_mbuf **pkts,
+		  unsigned int n);
+/* Off again: a double free caught, a single one completed. */
+void pkt_guard_off(struct pkt_guard *g);
+/* Before lca_send_packets() takes @p pkts: a send after a free caught. */
+void pkt_guard_send(struct rte_mbuf **pkts, unsigned int n);
+#endif
+
 /* @p pkts[0..n) to @p a's on_packets, counted. */
 static inline void
 packets_handle(struct lca_actor *a, struct rte_mbuf **pkts, unsigned int n)
 {
+#ifdef LCA_DEBUG_ENVELOPES
+	struct pkt_guard g;
+
+	pkt_guard_on(&g, a->id, pkts, n);
 	a->on_packets(a->id, a->state, pkts, (uint16_t)n);
+	pkt_guard_off(&g);
+#else
+	a->on_packets(a->id, a->state, pkts, (uint16_t)n);
+#endif
 	/* One writer; stats and telemetry read it from elsewhere. */
 	__atomic_store_n(&a->pkts_handled, a->pkts_handled + n, __ATOMIC_RELAXED);
 }

@@ -8,12 +8,14 @@
  * chained envelopes: the remote part already carries mbufs of any size
  * (the large lane), and a port's handler already reads them.
  */
+#define LCA_LOG_PART lca_logtype_actor
 #include <errno.h>
 #include <string.h>
 
 #include <rte_mbuf.h>
 
 #include "lca_actor.h"
+#include "lca_refuse.h"
 
 /* An mbuf chain holding @p len bytes of @p buf, or NULL (*err says why). */
 static struct rte_mbuf *
@@ -46,8 +48,8 @@ chain_of(struct rte_mempool *mp, const uint8_t *buf, uint32_t len, int *err)
 	return NULL;
 }
 
-int
-lca_msg_from_bytes(struct rte_mempool *mp, const void *buf, uint32_t len, struct lca_msg **msg)
+static int
+from_bytes(struct rte_mempool *mp, const void *buf, uint32_t len, struct lca_msg **msg)
 {
 	struct rte_mbuf *m;
 	int ret;
@@ -72,6 +74,14 @@ lca_msg_from_bytes(struct rte_mempool *mp, const void *buf, uint32_t len, struct
 	if (ret < 0)
 		rte_pktmbuf_free(m);
 	return ret;
+}
+
+int
+lca_msg_from_bytes(struct rte_mempool *mp, const void *buf, uint32_t len, struct lca_msg **msg)
+{
+	int ret = from_bytes(mp, buf, len, msg);
+
+	return ret < 0 ? LCA_REFUSED(NOTICE, "lca_msg_from_bytes", lca_actor_self(), ret) : 0;
 }
 
 uint32_t

@@ -11,6 +11,7 @@
  * one name, and its slot in the hash is kept by id, so its stop removes
  * the name without a search.
  */
+#define LCA_LOG_PART lca_logtype_actor
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 
 #include "lca_actor_priv.h"
 #include "lca_ask.h"
+#include "lca_refuse.h"
 #include "lca_registry.h"
 
 /* Actors in one /lcactor/actors reply: DPDK telemetry's reply holds 16 KiB
@@ -133,8 +135,8 @@ name_free_for(const char *key)
 	return 0;
 }
 
-int
-lca_actor_register(const char *name, lca_actor_id_t id)
+static int
+register_do(const char *name, lca_actor_id_t id)
 {
 	char key[LCA_ACTOR_NAME_MAX];
 	int32_t pos;
@@ -163,6 +165,14 @@ lca_actor_register(const char *name, lca_actor_id_t id)
 }
 
 int
+lca_actor_register(const char *name, lca_actor_id_t id)
+{
+	int ret = register_do(name, id);
+
+	return ret < 0 ? LCA_REFUSED(NOTICE, "lca_actor_register", id, ret) : 0;
+}
+
+int
 lca_actor_unregister(const char *name)
 {
 	char key[LCA_ACTOR_NAME_MAX];
@@ -181,8 +191,8 @@ lca_actor_unregister(const char *name)
 	return ret;
 }
 
-int
-lca_actor_lookup(const char *name, lca_actor_id_t *id)
+static int
+lookup_do(const char *name, lca_actor_id_t *id)
 {
 	char key[LCA_ACTOR_NAME_MAX];
 	void *data;
@@ -204,6 +214,18 @@ lca_actor_lookup(const char *name, lca_actor_id_t *id)
 		*id = (lca_actor_id_t)(uintptr_t)data;
 	rte_rwlock_read_unlock(&reg.lock);
 	return ret;
+}
+
+int
+lca_actor_lookup(const char *name, lca_actor_id_t *id)
+{
+	int ret = lookup_do(name, id);
+
+	/* A name not (or no longer) there is an answer, not a misuse: a
+	 * debug line; a bad name or a runtime that is not up is news. */
+	if (ret == -ENOENT)
+		return LCA_REFUSED(DEBUG, "lca_actor_lookup", LCA_ACTOR_NONE, ret);
+	return ret < 0 ? LCA_REFUSED(NOTICE, "lca_actor_lookup", LCA_ACTOR_NONE, ret) : 0;
 }
 
 /* Under a lock: the name of @p id into @p out (LCA_ACTOR_NAME_MAX

@@ -17,6 +17,7 @@
 #include "lca_logtypes.h"
 #include "lca_migrate.h"
 #include "lca_route.h"
+#include "lca_refuse.h"
 #include "lca_send_priv.h"
 
 /* Envelopes (and mbufs) handed back to their pools with one call. */
@@ -25,31 +26,56 @@
 static struct lca_send_errors send_errors;
 remote_send_fn remote_send_hook;
 
+/* The counter of cause @p err in @p e: one for every errno a send can
+ * return (docs/wire.md names -EHOSTDOWN's), and `other` for the rest. */
+static uint64_t *
+cause_of(struct lca_send_errors *e, int err)
+{
+	switch (err) {
+	case -ENOBUFS:
+		return &e->mailbox_full;
+	case -ESRCH:
+		return &e->no_actor;
+	case -EPIPE:
+		return &e->stopped;
+	case -ENOMEM:
+		return &e->pool_empty;
+	case -EHOSTDOWN:
+		return &e->host_down;
+	case -EMSGSIZE:
+		return &e->too_big;
+	case -EINVAL:
+		return &e->invalid;
+	default:
+		return &e->other;
+	}
+}
+
+/* Counters in struct lca_send_errors, all uint64_t. */
+#define SEND_CAUSES (sizeof(struct lca_send_errors) / sizeof(uint64_t))
+
+/* One rate limit per cause, so that a stream of full mailboxes does not
+ * keep a dead node's line quiet. */
+static struct lca_refuse_site send_sites[SEND_CAUSES];
+
 void
 send_failed(int err)
 {
 	struct actor_lcore *here = actor_lcore_here();
-	uint64_t *cause;
+	uint64_t *cause = cause_of(&send_errors, err);
+	bool load = cause == &send_errors.mailbox_full || cause == &send_errors.pool_empty;
 
+	if (err == 0)
+		return;
 	if (here->self != NULL)
 		here->self->send_failures++;
-	switch (err) {
-	case -ENOBUFS:
-		cause = &send_errors.mailbox_full;
-		break;
-	case -ESRCH:
-		cause = &send_errors.no_actor;
-		break;
-	case -EPIPE:
-		cause = &send_errors.stopped;
-		break;
-	case -ENOMEM:
-		cause = &send_errors.pool_empty;
-		break;
-	default:
-		return;
-	}
 	__atomic_fetch_add(cause, 1, __ATOMIC_RELAXED);
+	/* A full mailbox and an empty pool are load, which a sender meets and
+	 * handles by design: a debug line. Anything else is news. Counted
+	 * above, by cause: the note only logs. */
+	lca_refuse_note(&send_sites[(size_t)((char *)cause - (char *)&send_errors) / sizeof(*cause)],
+		       load ? RTE_LOG_DEBUG : RTE_LOG_NOTICE, LCA_LOG_PART, "a send",
+		       here->self != NULL ? here->self->id : LCA_ACTOR_NONE, err);
 }
 
 void
@@ -60,6 +86,11 @@ lca_send_errors_get(struct lca_send_errors *out)
 	out->stopped = __atomic_load_n(&send_errors.stopped, __ATOMIC_RELAXED);
 	out->pool_empty = __atomic_load_n(&send_errors.pool_empty, __ATOMIC_RELAXED);
 	out->misuse = __atomic_load_n(&send_errors.misuse, __ATOMIC_RELAXED);
+	out->host_down = __atomic_load_n(&send_errors.host_down, __ATOMIC_RELAXED);
+	out->too_big = __atomic_load_n(&send_errors.too_big, __ATOMIC_RELAXED);
+	out->invalid = __atomic_load_n(&send_errors.invalid, __ATOMIC_RELAXED);
+	out->other = __atomic_load_n(&send_errors.other, __ATOMIC_RELAXED);
+	out->packet_misuse = __atomic_load_n(&send_errors.packet_misuse, __ATOMIC_RELAXED);
 }
 
 #ifdef LCA_DEBUG_ENVELOPES
@@ -68,6 +99,12 @@ envelope_misuse(const struct lca_msg *m, const char *what)
 {
 	__atomic_fetch_add(&send_errors.misuse, 1, __ATOMIC_RELAXED);
 	LCA_LOG(ERR, "envelope %p on lcore %d: %s\n", (const void *)m, (int)rte_lcore_id(), what);
+}
+
+void
+packet_misuse_count(void)
+{
+	__atomic_fetch_add(&send_errors.packet_misuse, 1, __ATOMIC_RELAXED);
 }
 #endif
 

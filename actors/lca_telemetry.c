@@ -10,6 +10,7 @@
  * lcores write without locks, so a reply may be a moment stale.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@
 
 #include "lca_eal.h"
 #include "lca_actor_priv.h"
+#include "lca_refuse.h"
 #include "lca_registry.h"
 #include "lca_telemetry_priv.h"
 #include "lca_timer.h"
@@ -42,6 +44,22 @@ reply(int (*fill)(const char *params, struct rte_tel_data *d), const char *param
 	return ret;
 }
 
+/* Refused calls by errno (lca_refuse.h), those that happened only. */
+static void
+refusals_fill(struct rte_tel_data *d)
+{
+	char key[32];
+
+	for (int e = 1; e < 160; e++) {
+		uint64_t n = lca_refusals_count(e);
+
+		if (n > 0 && lca_errno_name(e) != NULL) {
+			snprintf(key, sizeof(key), "refused_%s", lca_errno_name(e));
+			rte_tel_data_add_dict_u64(d, key, n);
+		}
+	}
+}
+
 static int
 fill_info(const char *params, struct rte_tel_data *d)
 {
@@ -57,7 +75,13 @@ fill_info(const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "send_no_actor", e.no_actor);
 	rte_tel_data_add_dict_u64(d, "send_stopped", e.stopped);
 	rte_tel_data_add_dict_u64(d, "send_pool_empty", e.pool_empty);
+	rte_tel_data_add_dict_u64(d, "send_host_down", e.host_down);
+	rte_tel_data_add_dict_u64(d, "send_too_big", e.too_big);
+	rte_tel_data_add_dict_u64(d, "send_invalid", e.invalid);
+	rte_tel_data_add_dict_u64(d, "send_other", e.other);
 	rte_tel_data_add_dict_u64(d, "envelope_misuse", e.misuse);
+	rte_tel_data_add_dict_u64(d, "packet_misuse", e.packet_misuse);
+	refusals_fill(d);
 	lca_timer_stats_get(&ts);
 	rte_tel_data_add_dict_u64(d, "timers_active", ts.active);
 	rte_tel_data_add_dict_u64(d, "timers_fired", ts.fired);

@@ -36,6 +36,7 @@
 #include "lca_timer.h"
 #include "lca_trace.h"
 #include "lca_logtypes.h"
+#include "lca_refuse.h"
 #include "lca_timer_priv.h"
 
 #define RETRY_MIN_US 10   /* a one-shot's first try again when the lane was full, */
@@ -325,12 +326,14 @@ lca_send_after(lca_actor_id_t to, struct lca_msg *msg, uint64_t delay_us, lca_ti
 	int err;
 
 	if (msg == NULL || !envelope_sendable(msg))
-		return -EINVAL;
+		return LCA_REFUSED(NOTICE, "lca_send_after", to, -EINVAL);
 	err = receiver_refusal(to);
 	if (err == 0)
 		err = arm(SLOT_ONCE, to, msg, NULL, delay_us, id);
 	if (err == 0)
 		message_handed_over(msg);
+	else
+		LCA_REFUSED(NOTICE, "lca_send_after", to, err);
 	return err;
 }
 
@@ -341,9 +344,11 @@ lca_send_every(lca_actor_id_t to, const struct lca_msg *tmpl, uint64_t period_us
 	int err;
 
 	if (tmpl == NULL || period_us == 0 || (tmpl->flags & LCA_MSG_F_MBUF))
-		return -EINVAL;
+		return LCA_REFUSED(NOTICE, "lca_send_every", to, -EINVAL);
 	err = receiver_refusal(to);
-	return err == 0 ? arm(SLOT_EVERY, to, NULL, tmpl, period_us, id) : err;
+	if (err == 0)
+		err = arm(SLOT_EVERY, to, NULL, tmpl, period_us, id);
+	return err < 0 ? LCA_REFUSED(NOTICE, "lca_send_every", to, err) : 0;
 }
 
 int

@@ -14,7 +14,7 @@ check "every token counted" "grep -qE '^messages handled: ([0-9]+) \\(expected \
 check "topology table printed" "grep -q '^lcore  *cpu  *core' <<<\"\$out\""
 check "one '# isolation: CPU' line per lcore" "[ \$(grep -c '^# isolation: CPU [0-9]* (lcore [0-9]*): isolcpus ' <<<\"\$out\") -eq 2 ]"
 check "nothing else starts with '# isolation:' but warnings" "! grep '^# isolation:' <<<\"\$out\" | grep -vqE '^# isolation: (CPU [0-9]+ |warning: )'"
-check "no send failures" "grep -q 'send failures: mailbox full 0, no actor 0, stopped 0, pool empty 0' <<<\"\$out\""
+check "no send failures" "grep -q 'send failures: mailbox full 0, no actor 0, stopped 0, pool empty 0, node down 0, too big 0, invalid 0, other 0' <<<\"\$out\""
 record_checks "$tmp/hello.json" lca-hello
 printf '%s\n' "$out" >"$tmp/hello.out"
 verdict_checks "$tmp/hello.out" "$tmp/hello.json" lca-hello

@@ -100,6 +100,8 @@ ALLOWED = {
     'lca_migrate.c': {SHARED, 'lca_channel.h', 'lca_control.h', 'lca_migrate.h'},
     'lca_control.c': {SHARED, 'lca_channel.h', 'lca_control.h', 'lca_route.h'},
     'lca_lane.c': {SHARED, 'lca_channel.h', 'lca_lane.h', 'lca_route.h'},
+    # a debug build's guard on the packets a handler holds
+    'lca_pktguard.c': {SHARED, 'lca_lane.h'},
     'lca_timer.c': {SHARED, 'lca_control.h', 'lca_timer_priv.h'},
     'lca_supervise.c': {SHARED, 'lca_control.h', 'lca_supervise.h', 'lca_timer_priv.h'},
     'lca_balance.c': {SHARED, 'lca_balance.h', 'lca_migrate.h'},
@@ -117,6 +119,8 @@ ALLOWED = {
     # part (core, port, remote), so they are not in PRIVATE
     'lca_trace_points.c': set(),
     'lca_logtypes.c': set(),
+    # refusals' log lines and counts (lca_refuse.h): for every part too
+    'lca_refuse.c': set(),
     # the private headers: on the shared types only (a move's hooks take
     # the channel's control kinds)
     'lca_actor_priv.h': set(),

@@ -37,7 +37,7 @@ check "placement of 8 actors" "[ \$(grep -cE '^[0-9]+ +[QS][0-3] +[01] +[0-9]+ +
 check "service databases on their node" "[ \$(grep -cE '^[0-9]+ +S[0-3] .*100% of sampled pages' <<<\"\$out\") -eq 4 ]"
 check "a frequency verdict per set" "[ \$(grep -cE '^  \(dispatcher = [a-z]+, mailbox = [a-z]+, throughPut = [0-9]+\): ' <<<\"\$out\") -eq 5 ]"
 check "the frequency report and its verdict" "grep -qE '^lcore +cpu +source +samples' <<<\"\$out\" && grep -q '^Clock verdict: ' <<<\"\$out\""
-check "no send failures" "grep -q 'send failures: mailbox full 0, no actor 0, stopped 0, pool empty 0' <<<\"\$out\""
+check "no send failures" "grep -q 'send failures: mailbox full 0, no actor 0, stopped 0, pool empty 0, node down 0, too big 0, invalid 0, other 0' <<<\"\$out\""
 check "JSON is valid and complete" "python3 - '$tmp/out.json' <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -27,6 +27,7 @@
 #include "lca_mempool.h"
 #include "lca_port_priv.h"
 #include "lca_logtypes.h"
+#include "lca_refuse.h"
 
 /* Ports started by lca_port_start(), by port id; the main lcore's. */
 static struct lca_port *started[RTE_MAX_ETHPORTS];
@@ -269,11 +270,16 @@ dev_call_run(void *arg)
 	c->ret = c->close ? rte_eth_dev_close(c->port_id) : rte_eth_dev_stop(c->port_id);
 }
 
+/* Under an lca_port that polls it, a stopped device's queues are still
+ * polled (DPDK logs every burst, "not ready port"): lca_port_stop() first. */
 static int
 dev_call(uint16_t port_id, bool close)
 {
 	struct dev_call c = { .port_id = port_id, .close = close };
 
+	if (port_id < RTE_MAX_ETHPORTS && __atomic_load_n(&started[port_id], __ATOMIC_ACQUIRE))
+		return LCA_REFUSED(ERR, close ? "lca_port_dev_close (the port runs)" :
+				   "lca_port_dev_stop (the port runs)", LCA_ACTOR_NONE, -EBUSY);
 	lca_eal_on_intr_thread(dev_call_run, &c);
 	return c.ret;
 }
@@ -330,7 +336,7 @@ queue_counts(struct lca_port *p, const struct lca_port_conf *conf,
 			p->port_id, p->driver, info->max_rx_queues, info->max_tx_queues);
 		return -EINVAL;
 	}
-	if (conf->n_rxq == 0 && p->n_rxq < n_rx_lcores)
+	if (!conf->tx_only && conf->n_rxq == 0 && p->n_rxq < n_rx_lcores)
 		LCA_LOG(INFO, "port %u: %u RX queues, the most the PMD (%s) has, for %u lcores\n",
 			p->port_id, p->n_rxq, p->driver, n_rx_lcores);
 	return 0;

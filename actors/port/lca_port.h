@@ -362,10 +362,12 @@ LCA_API struct rte_mempool *lca_port_mempool(const struct lca_port *port);
  * rte_eth_dev_stop() on EAL's interrupt thread (lca_eal_on_intr_thread()),
  * as lca_port_stop() does: a PMD's own handlers there (a memif peer that
  * disconnects) cannot then race the stop. For apps that drive a port
- * themselves.
+ * themselves; a port that lca_port_start() runs is stopped with
+ * lca_port_stop(), which stops the polling first.
  *
  * @return
- *   What rte_eth_dev_stop() returned.
+ *   What rte_eth_dev_stop() returned; -EBUSY (logged, nothing done) for a
+ *   port that lca_port_start() runs.
  */
 LCA_API int lca_port_dev_stop(uint16_t port_id);
 
@@ -373,7 +375,8 @@ LCA_API int lca_port_dev_stop(uint16_t port_id);
  * rte_eth_dev_close() on EAL's interrupt thread, as lca_port_dev_stop().
  *
  * @return
- *   What rte_eth_dev_close() returned.
+ *   What rte_eth_dev_close() returned; -EBUSY (logged, nothing done) for a
+ *   port that lca_port_start() runs.
  */
 LCA_API int lca_port_dev_close(uint16_t port_id);
 

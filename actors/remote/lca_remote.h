@@ -277,7 +277,14 @@ struct lca_remote_link_stats {
 	uint64_t out_of_window;  /**< Data frames beyond the window, dropped. */
 	uint64_t no_credit;      /**< Sends refused for want of credit (-ENOBUFS). */
 	uint64_t held;           /**< Times delivery waited for a full mailbox. */
-	uint64_t lost_on_dead;   /**< Messages in unacknowledged frames when the peer died. */
+	uint64_t lost_on_dead;   /**< Messages in unacknowledged frames when the node
+				  *   died: an upper bound of those lost, not an
+				  *   exact count. A frame may have arrived while
+				  *   its ack did not (the node paused, a link that
+				  *   flaps, acks forged or dropped on the way), and
+				  *   the sender cannot tell; its messages count
+				  *   here all the same. Telemetry names it
+				  *   lost_on_dead_at_most. */
 	uint64_t retry_exhausted; /**< Times a channel gave up on its oldest frame
 				   *   (lca_remote_conf.max_retransmits): the peer
 				   *   was declared down. */

@@ -29,7 +29,8 @@ fill_link(struct rte_tel_data *d, const struct lca_remote_link_stats *s)
 	U64(d, *s, out_of_window);
 	U64(d, *s, no_credit);
 	U64(d, *s, held);
-	U64(d, *s, lost_on_dead);
+	/* An upper bound (lca_remote.h): named so where a reader sees it. */
+	rte_tel_data_add_dict_u64(d, "lost_on_dead_at_most", s->lost_on_dead);
 	U64(d, *s, retry_exhausted);
 	U64(d, *s, ack_beyond_sent);
 	U64(d, *s, credit_beyond_window);

@@ -68,12 +68,17 @@ lca_report_send_errors(FILE *f)
 	lca_send_errors_get(&e);
 	fprintf(f,
 		"send failures: mailbox full %" PRIu64 ", no actor %" PRIu64 ", stopped %" PRIu64
-		", pool empty %" PRIu64 "\n",
-		e.mailbox_full, e.no_actor, e.stopped, e.pool_empty);
+		", pool empty %" PRIu64 ", node down %" PRIu64 ", too big %" PRIu64
+		", invalid %" PRIu64 ", other %" PRIu64 "\n",
+		e.mailbox_full, e.no_actor, e.stopped, e.pool_empty, e.host_down, e.too_big,
+		e.invalid, e.other);
 	/* Only a -Ddebug_envelopes build catches them; each is in the log. */
 	if (e.misuse != 0)
 		fprintf(f, "envelope misuse: %" PRIu64 " (freed twice, sent or written after "
 			"the free; see the log)\n", e.misuse);
+	if (e.packet_misuse != 0)
+		fprintf(f, "packet misuse: %" PRIu64 " (freed twice or sent after the free "
+			"by a packet handler; see the log)\n", e.packet_misuse);
 }
 
 static void

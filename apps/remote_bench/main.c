@@ -37,12 +37,6 @@
 
 #define BATCH 1024
 
-enum { T_DATA = 1, T_END, T_END_ACK, T_PING, T_PONG, T_QUIT, T_GO };
-
-/* Node 2's actors are spawned first, so their ids are known to node 1. */
-#define SINK_ID 0
-#define ECHO_ID 1
-
 struct opts {
 	unsigned int sizes[MAX_SIZES];
 	unsigned int n_sizes;
@@ -84,6 +78,10 @@ struct driver {
 	unsigned int rtt_cap;
 	uint64_t refused;
 	int error;
+	/* A link down and up again (docs/wire.md, rejoin): the outstanding
+	 * ping sent again, the next pong's sample left out. */
+	bool discard_next;
+	uint64_t pings_redone;
 	struct result res[MAX_SIZES];
 	/* --bulk: 1 MiB messages to the sink while 64 B round trips run. */
 	bool bulk_phase, bulk_done;
@@ -406,6 +404,16 @@ grow_rtt(struct driver *d)
 static bool
 on_pong(struct driver *d)
 {
+	if (d->ping_tsc == 0)
+		return false; /* the first copy's, of a ping sent again at a rejoin */
+	if (d->discard_next) {
+		/* It may be the first copy's (a frame counted lost can have
+		 * arrived, docs/wire.md): no sample, another ping. */
+		d->discard_next = false;
+		d->ping_tsc = 0;
+		send_ping(d);
+		return d->ping_tsc == 0;
+	}
 	d->rtt[d->pinged++] = rte_rdtsc() - d->ping_tsc;
 	d->ping_tsc = 0;
 	if (d->bulk_phase) {
@@ -428,6 +436,42 @@ on_pong(struct driver *d)
 	return d->ping_tsc == 0;
 }
 
+/* Node 2 rejoined: what the old epoch held is gone (lost_on_dead). A
+ * round trip goes on with its ping sent again; a one-way pass's count can
+ * no longer be checked, so the run ends now, saying why, rather than at
+ * --timeout. @return whether to send a GO. */
+static bool
+on_node_up(struct driver *d)
+{
+	printf("node 1: node 2 rejoined\n");
+	fflush(stdout);
+	if (d->phase == 0 && !d->bulk_phase && (d->sent > 0 || d->pass_t0 != 0)) {
+		fprintf(stderr, "node 1: the link went down during the %u B one-way pass: its "
+			"messages in flight are gone, so the sink's count cannot be checked\n",
+			o.sizes[d->size_i]);
+		d->error = -EHOSTDOWN;
+		lca_runtime_stop();
+		return false;
+	}
+	if (d->ping_tsc != 0) {
+		d->ping_tsc = 0;
+		d->discard_next = true;
+		d->pings_redone++;
+		return true;
+	}
+	return false;
+}
+
+static bool
+on_link_news(struct driver *d, const struct lca_msg *msg)
+{
+	if (msg->type == LCA_TYPE_NODE_UP)
+		return on_node_up(d);
+	printf("node 1: node 2 is down; waiting for it to rejoin (until --timeout)\n");
+	fflush(stdout);
+	return false;
+}
+
 /* Node 1's driver: each size one way, then its round trips; the GO it
  * sends itself keeps it going while a send is refused for room. */
 static void
@@ -436,6 +480,18 @@ driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 	struct driver *d = state;
 	bool again = false;
 
+	if ((msg->flags & LCA_MSG_F_CONTROL) &&
+	    (msg->type == LCA_TYPE_NODE_DOWN || msg->type == LCA_TYPE_NODE_UP)) {
+		/* A control envelope is the runtime's: a GO of its own. */
+		struct lca_msg *go;
+
+		if (on_link_news(d, msg) && lca_msg_alloc(&go) == 0) {
+			go->type = T_GO;
+			if (lca_send(self, go) != 0)
+				lca_msg_free(go);
+		}
+		return;
+	}
 	if (msg->type == T_GO)
 		again = on_go(d);
 	else if (msg->type == T_END_ACK)
@@ -448,59 +504,6 @@ driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 		if (msg->flags & LCA_MSG_F_MBUF)
 			rte_pktmbuf_free(lca_msg_detach_mbuf(msg));
 		lca_send(self, msg);
-	}
-}
-
-struct sink {
-	uint64_t count;
-};
-
-static void
-sink_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
-{
-	struct sink *s = state;
-
-	(void)self;
-	switch (msg->type) {
-	case T_DATA:
-		s->count++;
-		break;
-	case T_END:
-		msg->type = T_END_ACK;
-		memcpy(msg->data, &s->count, sizeof(s->count));
-		msg->len = sizeof(s->count);
-		s->count = 0;
-		/* The channel may be out of credit: a refused reply is kept
-		 * and sent again from the loop (see quit_or_retry). */
-		if (lca_reply(msg) != 0)
-			lca_actor_fail(-ENOBUFS);
-		break;
-	case T_QUIT:
-		lca_runtime_stop();
-		break;
-	default:
-		break;
-	}
-}
-
-static void
-echo_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
-{
-	(void)self;
-	(void)state;
-	msg->type = T_PONG;
-	if (lca_reply(msg) != 0)
-		lca_actor_fail(-ENOBUFS);
-}
-
-static void
-watcher_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
-{
-	(void)self;
-	(void)state;
-	if (msg->type == LCA_TYPE_NODE_DOWN) {
-		printf("node 2: node 1 is down; stopping\n");
-		lca_runtime_stop();
 	}
 }
 
@@ -568,7 +571,8 @@ static const struct lca_opt options[] = {
 	  .help = "then 64 B round trips while 1 MiB messages go to the sink\n"
 		  "(the large-message lane): their p99, and the MB/s" },
 	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = UINT32_MAX / 1000,
-	  .metavar = "S", .help = "seconds before giving up (default 120)" },
+	  .metavar = "S", .help = "seconds before giving up (default 120); a link that\n"
+		  "goes down and rejoins within them is waited out" },
 	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "also write the figures as JSON (docs/json.md)" },
 	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
@@ -803,8 +807,8 @@ spawn_actors(struct rb_run *r)
 	int ret;
 
 	if (pair.is_peer || over_loopback()) {
-		if ((ret = spawn(sink_handler, sizeof(struct sink), r->lcore, &id)) != 0 ||
-		    id != SINK_ID || (ret = spawn(echo_handler, 0, r->lcore, &id)) != 0 ||
+		if ((ret = spawn(rb_sink_handler, RB_SINK_STATE, r->lcore, &id)) != 0 ||
+		    id != SINK_ID || (ret = spawn(rb_echo_handler, 0, r->lcore, &id)) != 0 ||
 		    id != ECHO_ID) {
 			fprintf(stderr, "sink and echo must be actors 0 and 1 (%d)\n", ret);
 			return ret ? ret : -EINVAL;
@@ -847,6 +851,9 @@ actors_up(struct rb_run *r)
 	ret = spawn_actors(r);
 	if (ret == 0)
 		ret = lca_remote_start(&r->conf);
+	/* Node 1 hears of node 2's link going down and rejoining. */
+	if (ret == 0 && !pair.is_peer && !over_loopback())
+		ret = lca_remote_watch(r->driver_id, r->d->echo);
 	return ret != 0 || pair.is_peer ? ret : lca_pair_link_started(&pair);
 }
 
@@ -855,13 +862,15 @@ static int
 run_peer(struct rb_run *r)
 {
 	lca_actor_id_t w;
-	int ret = spawn(watcher_handler, 0, r->lcore, &w);
+	int ret = spawn(rb_watcher_handler, 0, r->lcore, &w);
 
 	if (ret == 0)
 		ret = lca_remote_watch(w, lca_remote_ref(1, 0));
 	if (ret != 0)
 		return ret;
 	ret = lca_runtime_run(o.timeout_s * 1000);
+	if (ret == -ETIMEDOUT && rb_node1_down())
+		printf("node 2: node 1 did not rejoin within --timeout (%u s)\n", o.timeout_s);
 	/* The TX actors run in later loops; not after a signal: stop now. */
 	if (!lca_eal_stop_requested()) {
 		lca_runtime_run(20);
@@ -930,6 +939,9 @@ run_driver(struct rb_run *r)
 	if (ret == 0 && (r->d->error != 0 || r->d->size_i != o.n_sizes))
 		ret = r->d->error ? r->d->error : -EIO;
 	print_links(far_node());
+	if (r->d->pings_redone > 0)
+		printf("Round trips sent again after a rejoin: %" PRIu64 " (their samples left out)\n",
+		       r->d->pings_redone);
 	rb_counts_print(far_node());
 	if (r->record != NULL)
 		json_object_set_new(r->record, "link_counts", rb_counts_json(far_node()));

@@ -6,7 +6,8 @@
  * lca-remote-bench: main.c runs the runtime's measurement between two
  * processes; rb_floor.c runs the bare floor beside it (lca-ucx-floor for
  * --remote ucx, lca-memif-floor for memif) and judges the one against the
- * other; rb_counts.c reports the link's drop and refusal counts.
+ * other; rb_counts.c reports the link's drop and refusal counts;
+ * rb_node2.c holds node 2's actors.
  */
 
 #include <stdbool.h>
@@ -14,7 +15,28 @@
 
 #include <jansson.h>
 
+#include "lca_actor.h"
+
 #define MAX_SIZES 8
+
+/* The messages between node 1's driver and node 2's actors. */
+enum { T_DATA = 1, T_END, T_END_ACK, T_PING, T_PONG, T_QUIT, T_GO };
+
+/* Node 2's actors are spawned first, so their ids are known to node 1. */
+#define SINK_ID 0
+#define ECHO_ID 1
+/* Bytes of the sink's state (its count). */
+#define RB_SINK_STATE 8
+
+/* Node 2's sink: counts T_DATA, answers T_END with the count, stops the
+ * runtime at T_QUIT. */
+void rb_sink_handler(lca_actor_id_t self, void *state, struct lca_msg *msg);
+/* Node 2's echo: each T_PING back as a T_PONG. */
+void rb_echo_handler(lca_actor_id_t self, void *state, struct lca_msg *msg);
+/* Node 2's watch on node 1: says when its link goes down and rejoins. */
+void rb_watcher_handler(lca_actor_id_t self, void *state, struct lca_msg *msg);
+/* Whether node 1's link is down now (node 2). */
+bool rb_node1_down(void);
 
 /* The runtime's figures of one message size. */
 struct result {
