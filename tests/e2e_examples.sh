@@ -31,6 +31,20 @@ own_loop)
 	grep -q 'usage: .* \[EAL args\] -- \[--packets N\]' "$out"
 	check "a bad argument prints the usage and exits 2 (rc $rc)" $(( $? != 0 || rc != 2 ))
 	;;
+graph_actors)
+	timeout 120 "$bin" "${eal[@]}" --vdev net_null0 -- --packets 500000 >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	check "exits 0 (rc $rc)" $((rc != 0))
+	line=$(grep -E '^rx [0-9]+, through the flow actors [0-9]+, tx [0-9]+ \(0 refused by the port\); run: every packet out$' "$out")
+	read -r rx thru tx < <(sed -E 's/^rx ([0-9]+), through the flow actors ([0-9]+), tx ([0-9]+).*/\1 \2 \3/' <<<"$line")
+	[ -n "$line" ] && [ "$rx" -ge 500000 ] && [ "$rx" = "$thru" ] && [ "$rx" = "$tx" ]
+	check "every packet the RX node took went through a flow actor and out (rx ${rx:-?}, actors ${thru:-?}, tx ${tx:-?})" $?
+	[ "$(grep -cE '^flow [0-3] \(lcore [01]\): [1-9][0-9]* packets' "$out")" = 4 ]
+	check "each of the 4 flow actors, on both lcores, kept its own state" $?
+	! grep -E '^lcore [01]: .*, dropped [1-9]' "$out" >/dev/null
+	check "lcactor's graph nodes dropped nothing" $?
+	;;
 *)
 	echo "not ok - no check for example $name"; fail=1 ;;
 esac
