@@ -495,8 +495,6 @@ run_begin(unsigned int timeout_ms, bool in_guest)
 		/* lcactor's loops run on the EAL lcores; the service lcores,
 		 * and a guest run's every lcore, are polled. */
 		c->own_loop = !in_guest && rte_lcore_has_role(lcore_id, ROLE_RTE) == 1;
-		__atomic_store_n(&c->poll_state, c->own_loop ? POLL_OWN_LOOP : POLL_READY,
-				 __ATOMIC_RELAXED);
 		polled |= !c->own_loop;
 		__atomic_store_n(&c->seen_tsc, now, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->stalled, 0, __ATOMIC_RELAXED);
@@ -508,6 +506,12 @@ run_begin(unsigned int timeout_ms, bool in_guest)
 	deadline_tsc = timeout_ms == 0 ? UINT64_MAX :
 		now + rte_get_tsc_hz() / 1000 * timeout_ms;
 	__atomic_store_n(&running, true, __ATOMIC_RELEASE);
+	/* Last, with release: a polled lcore (a service lcore's runner never
+	 * stops between runs) that reads READY sees all of the above. */
+	LCA_LCORE_FOREACH(lcore_id)
+		__atomic_store_n(&lca_lcores[lcore_id].poll_state,
+				 lca_lcores[lcore_id].own_loop ? POLL_OWN_LOOP : POLL_READY,
+				 __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -614,7 +618,7 @@ lca_lcore_poll(void)
 	if (unlikely(lcore_id >= RTE_MAX_LCORE))
 		return -EPERM;
 	c = &lca_lcores[lcore_id];
-	if (unlikely(__atomic_load_n(&c->poll_state, __ATOMIC_RELAXED) != POLL_READY))
+	if (unlikely(__atomic_load_n(&c->poll_state, __ATOMIC_ACQUIRE) != POLL_READY))
 		return poll_refused(c);
 	if (unlikely(loop_should_stop(c)))
 		return poll_stopped(c, lcore_id);
