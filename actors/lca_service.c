@@ -33,6 +33,10 @@ static uint64_t wrong_lcore; /* iterations run on another lcore, refused */
  * iteration did happens before the runtime's cleanup (DPDK's own ordering
  * of a service stop is not visible to ThreadSanitizer). */
 static uint64_t iterations[RTE_MAX_LCORE];
+/* Bumped with release once the services are registered, read with acquire
+ * by each iteration: what lca_runtime_init() wrote before (the loops'
+ * contexts) happens before any iteration, for the same reason. */
+static uint32_t services_epoch;
 static bool started_here[RTE_MAX_LCORE]; /* service lcores lca_runtime_services_map() started */
 static bool registered;
 
@@ -42,6 +46,7 @@ service_iteration(void *arg)
 	unsigned int lcore_id = (unsigned int)(uintptr_t)arg;
 	int ret;
 
+	(void)__atomic_load_n(&services_epoch, __ATOMIC_ACQUIRE);
 	if (unlikely(rte_lcore_id() != lcore_id)) {
 		if (__atomic_fetch_add(&wrong_lcore, 1, __ATOMIC_RELAXED) == 0)
 			LCA_LOG(ERR, "service lcactor_lcore_%u run on lcore %u: refused (map "
@@ -85,6 +90,7 @@ services_register(void)
 		rte_service_component_runstate_set(id, 1);
 		rte_service_set_stats_enable(id, 1);
 	}
+	__atomic_fetch_add(&services_epoch, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

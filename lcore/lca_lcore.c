@@ -404,7 +404,7 @@ loop_once(struct lcore_ctx *c, const struct hook_set *hs, unsigned int lcore_id,
 	} else if (loop_idle(c, in_guest, &now) && lca_eal_stop_requested()) {
 		return -1;
 	}
-	if (unlikely(now >= lcore_watch_next_tsc) && !in_guest)
+	if (unlikely(now >= __atomic_load_n(&lcore_watch_next_tsc, __ATOMIC_RELAXED)) && !in_guest)
 		lcore_watch_check(now); /* a guest poll looked on the way in */
 	if (unlikely(now > deadline_tsc)) {
 		__atomic_store_n(&timed_out, true, __ATOMIC_RELAXED);
@@ -629,7 +629,7 @@ lca_lcore_poll(void)
 	c->prev = now;
 	c->stale = false;
 	__atomic_store_n(&c->seen_tsc, now, __ATOMIC_RELAXED);
-	if (unlikely(now >= lcore_watch_next_tsc))
+	if (unlikely(now >= __atomic_load_n(&lcore_watch_next_tsc, __ATOMIC_RELAXED)))
 		lcore_watch_check(now);
 	ret = loop_once(c, &hooks[lcore_id], lcore_id, items, true);
 	__atomic_store_n(&c->poll_state, POLL_READY, __ATOMIC_RELAXED);

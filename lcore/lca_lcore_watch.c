@@ -116,7 +116,7 @@ lca_lcore_watch(void)
 	unsigned int lcore_id;
 	int n = 0;
 
-	if (!lca_lcore_running() || lcore_watch_next_tsc == UINT64_MAX)
+	if (!lca_lcore_running() || __atomic_load_n(&lcore_watch_next_tsc, __ATOMIC_RELAXED) == UINT64_MAX)
 		return 0;
 	LCA_LCORE_FOREACH(lcore_id) {
 		if (lca_lcores[lcore_id].runq == NULL || lca_lcores[lcore_id].own_loop)

@@ -12,6 +12,7 @@
  * queue (left to the caller, counted).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,7 +34,7 @@
 #include "lca_mempool.h"
 #include "lca_test.h"
 
-#define N_PKTS 20000
+#define N_PKTS 4096
 #define N_ACTORS 2
 
 static struct rte_mempool *pool;
@@ -203,10 +204,18 @@ test_packets_through_actors_and_back(void **state)
 	int ret;
 
 	(void)state;
-	assert_int_equal(lca_runtime_start(60000), 0);
+	assert_int_equal(lca_runtime_start(100000), 0);
 	assert_int_equal(rte_eal_mp_remote_launch(walk_and_poll, NULL, CALL_MAIN), 0);
 	rte_eal_mp_wait_lcore();
 	ret = lca_runtime_end();
+	if (ret != 0 || sunk != N_PKTS)
+		LCA_LCORE_FOREACH(lcore_id) {
+			lca_graph_stats_get(lcore_id, &st);
+			print_message("lcore %u: made %" PRIu64 ", to actors %" PRIu64 ", from actors %"
+				      PRIu64 ", dropped %" PRIu64 "; sunk %" PRIu64 "\n", lcore_id,
+				      made[lcore_id], st.to_actors, st.from_actors,
+				      st.dropped_full + st.dropped_no_actor + st.dropped_edge, sunk);
+		}
 	assert_int_equal(ret, 0);
 	assert_int_equal(sunk, N_PKTS);
 	assert_int_equal(sink_out_of_order, 0);
