@@ -40,6 +40,9 @@
 
 #define N_FLOWS 4
 #define BURST 32
+/* Packets waiting for a flow actor above which RX takes none: the
+ * back-pressure of a NIC queue, instead of drops at lcactor_to_actors. */
+#define WATERMARK 512
 
 struct flow_state { uint64_t packets, bytes; };
 
@@ -78,6 +81,9 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t
 		__atomic_store_n(&rx_done[rte_lcore_id()], true, __ATOMIC_RELEASE);
 		return 0;
 	}
+	for (unsigned int f = 0; f < N_FLOWS; f++)
+		if (lca_actor_backlog(flows[f]) > WATERMARK)
+			return 0; /* the packets wait in the port's queue */
 	n = rte_eth_rx_burst(0, q, (struct rte_mbuf **)to, BURST);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = to[i];
