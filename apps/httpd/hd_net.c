@@ -71,6 +71,10 @@ const char *const hd_ctr_names[HD_N] = {
 	[HD_DRAIN_CUT] = "drain_cut",
 	[HD_S504] = "status_504",
 	[HD_LOG_DROPPED] = "access_log_dropped",
+	[HD_S505] = "status_505",
+	[HD_BAD_NAME] = "refused_header_name",
+	[HD_OBS_FOLD] = "refused_obs_fold",
+	[HD_BAD_METHOD] = "refused_unknown_method",
 };
 
 /* The seed's small body (003: 35 bytes, from its Transfer/sec). */
@@ -177,6 +181,7 @@ reason(int status)
 	case 501: return "Not Implemented";
 	case 503: return "Service Unavailable";
 	case 504: return "Gateway Timeout";
+	case 505: return "HTTP Version Not Supported";
 	default: return "Error";
 	}
 }
@@ -187,7 +192,7 @@ count_status(struct hd_worker *w, int status)
 	static const struct { int status; enum hd_ctr k; } map[] = {
 		{ 200, HD_S200 }, { 400, HD_S400 }, { 404, HD_S404 }, { 405, HD_S405 },
 		{ 408, HD_S408 }, { 413, HD_S413 }, { 414, HD_S414 }, { 431, HD_S431 },
-		{ 501, HD_S501 }, { 503, HD_S503 }, { 504, HD_S504 },
+		{ 501, HD_S501 }, { 503, HD_S503 }, { 504, HD_S504 }, { 505, HD_S505 },
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(map); i++)
@@ -512,7 +517,7 @@ on_message_begin(http_parser *p)
 	c->body_bytes = 0;
 	c->url_len = 0;
 	c->url_over = false;
-	c->in_value = c->expect_100 = c->te_seen = false;
+	c->in_value = c->expect_100 = c->te_seen = c->in_fields = false;
 	c->hkind = HK_OTHER;
 	c->hname_len = c->te_len = c->hosts = 0;
 	c->n_headers = 0;
@@ -560,6 +565,13 @@ on_header_field(http_parser *p, const char *at, size_t len)
 {
 	struct hd_conn *c = p->data;
 
+	c->in_fields = true;
+	hd_gap_reset(c, at + len);
+	if (hd_name_status(at, len) != 0) {
+		ctr_add(c->w, HD_BAD_NAME, 1);
+		c->err = 400;
+		return -1;
+	}
 	if (c->in_value || c->n_headers == 0) { /* a new header line */
 		c->in_value = false;
 		c->hname_len = 0;
@@ -588,6 +600,12 @@ on_header_value(http_parser *p, const char *at, size_t len)
 {
 	struct hd_conn *c = p->data;
 
+	if (hd_value_status(c, at, len) != 0) {
+		ctr_add(c->w, HD_OBS_FOLD, 1);
+		c->err = 400;
+		return -1;
+	}
+	hd_gap_reset(c, at + len);
 	if (!c->in_value) {
 		c->in_value = true;
 		c->hkind = name_is(c, "host") ? HK_HOST
@@ -606,58 +624,6 @@ on_header_value(http_parser *p, const char *at, size_t len)
 	for (size_t i = 0; c->hkind == HK_TE && i < len && c->te_len <= TE_MAX; i++)
 		c->te[c->te_len++] = at[i];
 	return header_bytes(c, len);
-}
-
-static bool
-tchar(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-	       (ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL);
-}
-
-/*
- * What the Transfer-Encoding list calls for: 0 (chunked, once, last);
- * 400 for a malformed list, chunked twice or not last (RFC 9112 6.3);
- * 501 for a coding this server does not do (gzip, chunked) (RFC 9112 6.1).
- */
-static int
-te_status(const struct hd_conn *c)
-{
-	unsigned int n_chunked = 0, n_codings = 0;
-	bool other = false, chunked_last = false;
-	size_t i = 0, len = c->te_len;
-
-	if (len > TE_MAX)
-		return 400;
-	while (i <= len) {
-		size_t b, e;
-
-		while (i < len && (c->te[i] == ' ' || c->te[i] == '\t'))
-			i++;
-		b = i;
-		while (i < len && tchar(c->te[i]))
-			i++;
-		e = i;
-		if (i < len && c->te[i] == ';') /* parameters: not looked at */
-			while (i < len && c->te[i] != ',')
-				i++;
-		while (i < len && (c->te[i] == ' ' || c->te[i] == '\t'))
-			i++;
-		if (i < len && c->te[i] != ',')
-			return 400; /* not a token */
-		i++;
-		if (e == b)
-			continue; /* an empty element, which a list may have */
-		n_codings++;
-		chunked_last = e - b == 7 && strncasecmp(c->te + b, "chunked", 7) == 0;
-		if (chunked_last)
-			n_chunked++;
-		else
-			other = true;
-	}
-	if (n_codings == 0 || n_chunked > 1 || (n_chunked == 1 && !chunked_last))
-		return 400;
-	return other ? 501 : 0;
 }
 
 static void respond_text(struct hd_worker *w, struct hd_conn *c, int status, bool keep,
@@ -686,6 +652,9 @@ on_headers_complete(http_parser *p)
 {
 	struct hd_conn *c = p->data;
 
+	c->in_fields = false;
+	if ((c->err = (uint16_t)hd_version_status(p)) != 0)
+		return -1;
 	if ((p->flags & F_CONTENTLENGTH) && p->content_length > cfg.body_limit) {
 		c->err = 413;
 		return -1;
@@ -695,7 +664,7 @@ on_headers_complete(http_parser *p)
 		c->err = 400;
 		return -1;
 	}
-	if (c->te_seen && (c->err = (uint16_t)te_status(c)) != 0)
+	if (c->te_seen && (c->err = (uint16_t)hd_te_status(c)) != 0)
 		return -1;
 	if (c->expect_100 && p->http_major == 1 && p->http_minor >= 1 &&
 	    ((p->flags & F_CHUNKED) || ((p->flags & F_CONTENTLENGTH) && p->content_length > 0)))
@@ -825,7 +794,7 @@ on_message_complete(http_parser *p)
 	size_t path_len = q != NULL ? (size_t)(q - url) : url_len;
 	uint64_t n;
 
-	c->in_req = false;
+	c->in_req = c->in_fields = false; /* in_fields: after trailers */
 	c->last_active = w->now;
 	ctr_add(w, HD_REQUESTS, 1);
 	if (cfg.max_inflight > 0 && inflight_total() >= cfg.max_inflight) {
@@ -904,9 +873,12 @@ hd_conn_feed(struct hd_worker *w, struct hd_conn *c, const char *data, size_t le
 
 	if (c->want_close || c->state != CONN_OPEN)
 		return; /* answering its last request, then closing */
+	c->gap_from = data;
 	done = http_parser_execute(&c->p, &settings, data, len);
 	if (c->state != CONN_OPEN)
 		return;
+	if (c->in_fields) /* a header line goes on in the next read */
+		hd_gap_scan(c, c->gap_from, data + done);
 	e = HTTP_PARSER_ERRNO(&c->p);
 	if (e == HPE_PAUSED) {
 		if (c->pending)
@@ -915,7 +887,10 @@ hd_conn_feed(struct hd_worker *w, struct hd_conn *c, const char *data, size_t le
 		int st = c->err;
 
 		if (st == 0 && c->te_seen) /* the parser's own objection to the list */
-			st = te_status(c);
+			st = hd_te_status(c);
+		if (st == 0 && e == HPE_INVALID_METHOD &&
+		    (st = hd_method_status(c, data + done, len - done)) == 501)
+			ctr_add(w, HD_BAD_METHOD, 1);
 		refuse(w, c, st != 0 ? st : 400);
 	} else if (c->p.upgrade) {
 		refuse(w, c, 400); /* CONNECT and Upgrade are not served */

@@ -255,7 +255,8 @@ responses(struct text *t)
 	static const struct { int code; enum hd_ctr k; } codes[] = {
 		{ 100, HD_S100 }, { 200, HD_S200 }, { 400, HD_S400 }, { 404, HD_S404 },
 		{ 405, HD_S405 }, { 408, HD_S408 }, { 413, HD_S413 }, { 414, HD_S414 },
-		{ 431, HD_S431 }, { 501, HD_S501 }, { 503, HD_S503 },
+		{ 431, HD_S431 }, { 501, HD_S501 }, { 503, HD_S503 }, { 504, HD_S504 },
+		{ 505, HD_S505 },
 	};
 
 	family(t, "lca_http_responses_total", "counter",
@@ -299,6 +300,16 @@ refusals(struct text *t)
 	put(t, "lca_http_refused_total{reason=\"table_full\"} %" PRIu64 "\n",
 	    hd_net_counter(HD_REFUSED));
 	put(t, "lca_http_refused_total{reason=\"shed\"} %" PRIu64 "\n", hd_net_counter(HD_SHED));
+	family(t, "lca_http_malformed_total", "counter",
+	       "Requests refused for framing that another parser could read another way, by "
+	       "cause: header_name (400), obs_fold (400), unknown_method (501); the connection "
+	       "is closed after the answer.");
+	put(t, "lca_http_malformed_total{reason=\"header_name\"} %" PRIu64 "\n",
+	    hd_net_counter(HD_BAD_NAME));
+	put(t, "lca_http_malformed_total{reason=\"obs_fold\"} %" PRIu64 "\n",
+	    hd_net_counter(HD_OBS_FOLD));
+	put(t, "lca_http_malformed_total{reason=\"unknown_method\"} %" PRIu64 "\n",
+	    hd_net_counter(HD_BAD_METHOD));
 }
 
 char *

@@ -111,6 +111,10 @@ enum hd_ctr {
 	HD_DRAIN_CUT,      /* connections still open at the drain deadline: closed */
 	HD_LOG_DROPPED,    /* access log records dropped: this lcore's ring was full */
 	HD_S504,           /* the service did not answer in time */
+	HD_S505,           /* an HTTP version other than 1.x */
+	HD_BAD_NAME,       /* 400: a header name with a byte that is not a token character */
+	HD_OBS_FOLD,       /* 400: a header line folded onto the next (obs-fold) */
+	HD_BAD_METHOD,     /* 501: a method this server does not know */
 	HD_N
 };
 
