@@ -29,6 +29,7 @@
 #include <rte_ring_elem.h>
 
 #include "httpd.h"
+#include "lca_eal.h"
 
 #define LOG_RING_SIZE 8192 /* records per lcore: past it, dropped */
 #define LOG_BURST 64
@@ -41,7 +42,9 @@ static FILE *log_file;
 static const char *log_path;
 static pthread_t log_thread;
 static int log_stop;
+static int log_reopen_asked; /* set by the signal handler */
 static uint64_t log_written;
+static uint64_t log_reopened;
 
 const double hd_lat_le[HD_LAT_BUCKETS - 1] = {
 	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
@@ -121,13 +124,49 @@ log_drain_once(void)
 	return total;
 }
 
+void
+hd_log_reopen(void)
+{
+	__atomic_store_n(&log_reopen_asked, 1, __ATOMIC_RELEASE);
+}
+
+uint64_t
+hd_log_reopened(void)
+{
+	return __atomic_load_n(&log_reopened, __ATOMIC_RELAXED);
+}
+
+/* The writer's own: the lines before go to the old file, flushed; when the
+ * path cannot be opened the old file stays, so no line is lost. */
+static void
+log_reopen_now(void)
+{
+	FILE *f;
+
+	fflush(log_file);
+	f = fopen(log_path, "a");
+	if (f == NULL) {
+		LCA_LOG(ERR, "lca-httpd: cannot reopen the access log %s (%s): "
+			"writing on to the file already open\n", log_path, strerror(errno));
+		return;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	fclose(log_file);
+	log_file = f;
+	__atomic_store_n(&log_reopened, log_reopened + 1, __ATOMIC_RELAXED);
+}
+
 static void *
 log_writer(void *arg)
 {
 	(void)arg;
 	for (;;) {
 		bool stopping = __atomic_load_n(&log_stop, __ATOMIC_ACQUIRE) != 0;
-		unsigned int n = log_drain_once();
+		unsigned int n;
+
+		if (__atomic_exchange_n(&log_reopen_asked, 0, __ATOMIC_ACQ_REL) != 0)
+			log_reopen_now();
+		n = log_drain_once();
 
 		__atomic_store_n(&log_written, log_written + n, __ATOMIC_RELAXED);
 		if (n == 0) {
@@ -185,8 +224,9 @@ hd_log_close(FILE *report)
 		__atomic_store_n(&log_stop, 1, __ATOMIC_RELEASE);
 		pthread_join(log_thread, NULL);
 		fprintf(report, "# access log %s: %" PRIu64 " lines written, %" PRIu64
-			" dropped (an lcore's ring of %u was full)\n", log_path, hd_log_written(),
-			hd_net_counter(HD_LOG_DROPPED), LOG_RING_SIZE);
+			" dropped (an lcore's ring of %u was full), reopened %" PRIu64 " times\n",
+			log_path, hd_log_written(), hd_net_counter(HD_LOG_DROPPED), LOG_RING_SIZE,
+			hd_log_reopened());
 		hd_log_on = false;
 	}
 	if (log_file != NULL)

@@ -181,6 +181,13 @@ bool hd_log_put(unsigned int lcore, struct hd_log_rec *r);
 /* Lines written so far. */
 uint64_t hd_log_written(void);
 
+/* Ask the writer to reopen the access log at its path (async-signal-safe:
+ * SIGHUP, SIGUSR1); the lines before go to the old file, none is lost. */
+void hd_log_reopen(void);
+
+/* Times the access log was reopened. */
+uint64_t hd_log_reopened(void);
+
 /* After the run: write what is left, stop the writer, say on @p report
  * how many lines were written and dropped. */
 void hd_log_close(FILE *report);
