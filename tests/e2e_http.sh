@@ -211,7 +211,25 @@ start_httpd ops --access-log "$tmp/access.log"
 out=$(timeout 120 python3 "$here/http_metrics.py" scrape "$sport" 300 20 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'
 check "/metrics parses as the text format 0.0.4; requests, statuses, histogram, accepted move by what was sent" "[ $rc -eq 0 ] && grep -q '^ok metrics' <<<\"\$out\""
+# A request refused at its first byte (a method no known one starts with)
+# after another on the same keep-alive connection has no request line of
+# its own: its log line says "-", not the request before it.
+out=$(timeout 30 python3 - "$sport" <<'PY'
+import re, socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
+s.sendall(b"GET /user/5 HTTP/1.1\r\nHost: t\r\n\r\nFOO / HTTP/1.1\r\nHost: t\r\n\r\n")
+data = b""
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    data += d
+print(" ".join(st.decode() for st in re.findall(rb"HTTP/1\.1 (\d{3}) ", data)))
+PY
+)
+check "an unknown method after a request on one connection: 200, then 501 and a close" "[ '$out' = '200 501' ]"
 kill -TERM "$spid"; wait "$spid"
+check "access log: the 501 refused at its first byte is logged \"-\", the request before it as itself" "grep -q '\"GET /user/5 HTTP/1.1\" 200 ' '$tmp/access.log' && grep -qE '\"-\" 501 [0-9]+\$' '$tmp/access.log' && ! grep -q '\"GET /user/5 HTTP/1.1\" 501' '$tmp/access.log'"
 answers=$(python3 -c "import json; r=json.load(open('$tmp/ops.json'))['results'][0]; print(sum(v for k, v in r.items() if k.startswith('status_') and k != 'status_100'))")
 out=$(python3 "$here/http_metrics.py" clf "$tmp/access.log" "$answers" 300 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'

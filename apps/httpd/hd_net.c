@@ -886,6 +886,14 @@ hd_conn_feed(struct hd_worker *w, struct hd_conn *c, const char *data, size_t le
 	} else if (e != HPE_OK && !c->want_close) { /* want_close: answered already */
 		int st = c->err;
 
+		if (!c->in_req) {
+			/* Refused at its first byte ("FOO /"): no request began, so
+			 * the request line, method and start the answer is logged and
+			 * timed with are not those of the connection's last request. */
+			c->url_len = 0;
+			c->req_start = w->now;
+		}
+
 		if (st == 0 && c->te_seen) /* the parser's own objection to the list */
 			st = hd_te_status(c);
 		if (st == 0 && e == HPE_INVALID_METHOD &&
