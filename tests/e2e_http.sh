@@ -69,9 +69,27 @@ check "lca-httpd says how it accepts, idles and which socket path it takes" "gre
 
 # lca-load, open loop at a low rate: every answer in the histogram.
 before=$(tel status_200)
+waits0=$(tel idle_waits); reqs0=$(tel requests); t0=$(date +%s%N)
 out=$("$load" --rate 200 --duration 2 --connections 10 --cpus 0,1 --latency \
 	--json "$tmp/load.json" "http://127.0.0.1:$port/" 2>&1); rc=$?
+waits1=$(tel idle_waits); reqs1=$(tel requests); t1=$(date +%s%N)
 after=$(tel status_200)
+# Below saturation an idle lcore sleeps until a request comes or its next
+# timer scan (every 50 ms), not in waits that time out: about one wait a
+# request, and one a scan. The bound: 1.25 waits a request (2.5 on
+# io_uring, where a send's completion may end a wait of its own), 1.5 a
+# scan of each of the two lcores, and 60 for the connections' opening and
+# closing. The old policy, whose 1 ms waits timed out between requests
+# 10 ms apart, made 1634 (2.5 s; epoll) for 400 requests.
+check "idle: lcores wait for requests and timer scans, not for timeouts" "python3 - $waits0 $waits1 $reqs0 $reqs1 $t0 $t1 $io <<'PY'
+import sys
+w0, w1, r0, r1, t0, t1 = (int(v) for v in sys.argv[1:7])
+per_request = 2.5 if sys.argv[7] == 'uring' else 1.25
+scans = 2 * (t1 - t0) / 50e6
+bound = per_request * (r1 - r0) + 1.5 * scans + 60
+print('# idle waits %d for %d requests and %.0f scans in %.2f s (bound %.0f)' % (w1 - w0, r1 - r0, scans, (t1 - t0) / 1e9, bound))
+assert w1 - w0 <= bound
+PY"
 check "lca-load against lca-httpd exits 0" "[ $rc -eq 0 ]"
 check "lca-load prints wrk2's summary and spectrum" "grep -q '^  Latency Distribution (HdrHistogram - Recorded Latency)' <<<\"\$out\" && grep -q '^  Detailed Percentile spectrum:' <<<\"\$out\" && grep -q '^#\\[Mean' <<<\"\$out\" && grep -q '^Requests/sec:' <<<\"\$out\""
 check "lca-load: histogram counts every answer, sent = answered + out at the end, no errors, server counted them" "python3 - '$tmp/load.json' $before $after <<'PY'

@@ -113,6 +113,7 @@ struct hd_worker {
 	uint64_t last_turns;
 	uint64_t idle_loops;
 	uint64_t wait_us;       /* the next idle wait: grows while waits find nothing */
+	unsigned int last_events; /* what the last poll or wait handled */
 	uint32_t n_conns;       /* slots handed out so far (high-water mark) */
 	uint32_t n_free;
 	uint32_t *free_ids;
@@ -174,6 +175,8 @@ int hd_value_status(struct hd_conn *c, const char *at, size_t len);
 int hd_version_status(const http_parser *p);
 int hd_method_status(const struct hd_conn *c, const char *rest, size_t len);
 int hd_te_status(const struct hd_conn *c);
+/* The ID of /user/ID or /bytes/N: digits only, at most 10, up to @p max. */
+bool hd_parse_id(const char *s, size_t len, uint64_t max, uint64_t *out);
 
 /* The io_uring path (hd_uring.c); without liburing hd_uring_init says
  * -ENOTSUP and the rest are never called. */

@@ -11,7 +11,8 @@
  * So whatever two parsers may read two ways is refused, and the connection
  * closed: a header name with a byte that is not a token character (400,
  * RFC 9112 5.1), an obs-fold line (400, RFC 9112 5.2), a major version
- * other than 1 (505), an unknown method (501, RFC 9110 9.1).
+ * other than 1 (505), an unknown method (501, RFC 9110 9.1). The ID in a
+ * request target is read here too.
  */
 #include <string.h>
 #include <strings.h>
@@ -141,4 +142,24 @@ hd_te_status(const struct hd_conn *c)
 	if (n_codings == 0 || n_chunked > 1 || (n_chunked == 1 && !chunked_last))
 		return 400;
 	return other ? 501 : 0;
+}
+
+/* A decimal of at most 10 digits and nothing else, up to @p max: the ID of
+ * a request target (/user/ID, /bytes/N). */
+bool
+hd_parse_id(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (len == 0 || len > 10)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > max)
+		return false;
+	*out = v;
+	return true;
 }

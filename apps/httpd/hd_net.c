@@ -699,25 +699,6 @@ on_body(http_parser *p, const char *at, size_t len)
 	return 0;
 }
 
-/* A decimal of at most 10 digits and nothing else, up to @p max. */
-static bool
-parse_id(const char *s, size_t len, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (len == 0 || len > 10)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* Ask the service for a user; false when it cannot be asked. Its answer
  * or its timeout comes to this lcore's worker actor. */
 static bool
@@ -817,7 +798,7 @@ on_message_complete(http_parser *p)
 	} else if (path_len == 8 && memcmp(url, "/metrics", 8) == 0) {
 		serve_metrics(w, c, keep, head);
 	} else if (path_len > 6 && memcmp(url, "/user/", 6) == 0) {
-		if (!parse_id(url + 6, path_len - 6, UINT32_MAX, &n)) {
+		if (!hd_parse_id(url + 6, path_len - 6, UINT32_MAX, &n)) {
 			respond_text(w, c, 404, keep, head, NULL);
 		} else if (ask_service(w, c, (uint32_t)n)) {
 			/* The answer comes as a message; what follows on this
@@ -831,7 +812,7 @@ on_message_complete(http_parser *p)
 			respond_text(w, c, 503, keep, head, NULL);
 		}
 	} else if (path_len > 7 && memcmp(url, "/bytes/", 7) == 0 &&
-		   parse_id(url + 7, path_len - 7, BYTES_MAX, &n)) {
+		   hd_parse_id(url + 7, path_len - 7, BYTES_MAX, &n)) {
 		char *b = respond(w, c, 200, "application/octet-stream", n, keep, head, NULL);
 
 		if (b != NULL && !head)
@@ -1448,51 +1429,74 @@ idle_wait(struct hd_worker *w, uint64_t wait_us)
 	return done;
 }
 
+/*
+ * How long an idle wait may last. With no connection of this lcore waiting
+ * on an ask (whose timer the runtime runs in this loop), nothing but the
+ * scan's timers needs the loop: sleep until the next scan, so a server
+ * below saturation wakes for its requests, not for timeouts. Otherwise
+ * the wait starts at --idle-wait-us and doubles while waits find nothing.
+ */
+static uint64_t
+idle_wait_us(const struct hd_worker *w)
+{
+	uint64_t until_scan;
+
+	if (w->draining)
+		return RTE_MIN(w->wait_us, (uint64_t)DRAIN_SCAN_MS * 1000);
+	if (__atomic_load_n(&w->inflight, __ATOMIC_RELAXED) != 0 || w->next_scan <= w->now)
+		return w->wait_us;
+	until_scan = (w->next_scan - w->now) * 1000000 / tsc_hz;
+	return RTE_MAX(until_scan, (uint64_t)cfg.idle_wait_us);
+}
+
 static unsigned int
 hook_poll(unsigned int lcore_id, uint64_t now_tsc, void *arg)
 {
 	struct hd_worker *w = arg;
 	struct lca_lcore_stats st;
+	bool quiet;
 	unsigned int n;
 
 	(void)lcore_id;
-	w->now = now_tsc;
-	if (unlikely(now_tsc >= w->next_date)) {
+	/* After a wait that found nothing the runtime passes the time it read
+	 * before it (it reads the clock once in 16 empty loops): the clock read
+	 * at the wait's end is the later, and the timers go by it. */
+	w->now = RTE_MAX(now_tsc, w->now);
+	if (unlikely(w->now >= w->next_date)) {
 		update_date(w);
-		w->next_date = now_tsc + tsc_hz / 10;
+		w->next_date = w->now + tsc_hz / 10;
 	}
-	if (unlikely(now_tsc >= w->next_scan)) {
+	if (unlikely(w->now >= w->next_scan)) {
 		scan(w);
-		w->next_scan = now_tsc + ms_to_tsc(SCAN_MS);
+		w->next_scan = w->now + ms_to_tsc(SCAN_MS);
 	}
 	if (unlikely(__atomic_load_n(&drain_asked, __ATOMIC_RELAXED)))
 		drain_step(w);
-	n = poll_ready(w);
-	if (n > 0 || cfg.idle != HD_IDLE_SLEEP) {
-		w->idle_loops = 0;
-		w->wait_us = cfg.idle_wait_us;
-		return n;
-	}
-	/* Idle: nothing ready here and no turn ran on this lcore since the
-	 * last look. After idle_after such loops, wait in the kernel; each
-	 * wait that times out doubles the next, up to the timers' period, so
-	 * an idle server costs next to no CPU (an event ends a wait at once). */
+	if (cfg.idle != HD_IDLE_SLEEP)
+		return poll_ready(w);
+	/* Idle: no turn ran on this lcore since the last look, and the last
+	 * look found at most one event. After idle_after such loops, wait in
+	 * the kernel at once rather than poll first: a wait returns at once
+	 * when something is ready, so below saturation each request costs
+	 * one epoll call, not two; busier, a look finds several events and
+	 * polls on. An event ends a wait at once; a message, through the
+	 * eventfd (hd_net_wake()). */
 	lca_lcore_stats_get(w->lcore, &st);
-	if (st.turns != w->last_turns) {
-		w->last_turns = st.turns;
+	quiet = st.turns == w->last_turns && w->last_events <= 1;
+	w->last_turns = st.turns;
+	if (!quiet || ++w->idle_loops < cfg.idle_after) {
+		n = poll_ready(w);
+		if (n > 0 || !quiet)
+			w->idle_loops = 0;
+	} else {
 		w->idle_loops = 0;
-		w->wait_us = cfg.idle_wait_us;
-		return 0;
+		n = idle_wait(w, idle_wait_us(w));
+		if (n == 0 && w->wait_us < (uint64_t)SCAN_MS * 1000)
+			w->wait_us = RTE_MIN(2 * w->wait_us, (uint64_t)SCAN_MS * 1000);
 	}
-	if (++w->idle_loops < cfg.idle_after)
-		return 0;
-	w->idle_loops = 0;
-	n = idle_wait(w, w->draining ? RTE_MIN(w->wait_us, (uint64_t)DRAIN_SCAN_MS * 1000)
-				     : w->wait_us);
 	if (n > 0)
 		w->wait_us = cfg.idle_wait_us;
-	else if (w->wait_us < (uint64_t)SCAN_MS * 1000)
-		w->wait_us = RTE_MIN(2 * w->wait_us, (uint64_t)SCAN_MS * 1000);
+	w->last_events = n;
 	return n;
 }
 

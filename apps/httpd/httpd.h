@@ -35,9 +35,10 @@ enum hd_accept {
 
 /* What an lcore does when its loop finds nothing. */
 enum hd_idle {
-	HD_IDLE_SLEEP, /* after idle_after empty loops, wait in the kernel (epoll
-			* or the ring) from idle_wait_us, doubling while nothing comes,
-			* up to 50 ms; a send to a sleeping lcore writes its eventfd */
+	HD_IDLE_SLEEP, /* after idle_after quiet loops, wait in the kernel (epoll
+			* or the ring) until the next scan; while an ask waits, from
+			* idle_wait_us, doubling while nothing comes, up to 50 ms; a
+			* send to a sleeping lcore writes its eventfd */
 	HD_IDLE_SPIN,  /* poll again at once (the runtime's spin) */
 };
 
@@ -56,7 +57,7 @@ struct hd_conf {
 	enum hd_accept accept;
 	enum hd_idle idle;
 	uint64_t idle_after;       /* empty loops before an idle wait */
-	uint64_t idle_wait_us;     /* longest idle wait */
+	uint64_t idle_wait_us;     /* the first idle wait while an ask waits; the least one lasts */
 	uint64_t max_conns;        /* per lcore */
 	uint64_t request_line_limit; /* request line, bytes: past it 414 */
 	uint64_t header_line_limit;  /* one header line, bytes: past it 431 */

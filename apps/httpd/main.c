@@ -244,16 +244,21 @@ static const struct lca_opt options[] = {
 		  "kernel allows it, else epoll (and says so)" },
 	{ "idle", 0, LCA_OPT_CUSTOM, .parse = opt_idle, .metavar = "MODE",
 	  .help = "sleep (default; epoll is its old name): after\n"
-		  "--idle-after empty loops an lcore waits in the kernel\n"
-		  "(epoll or the ring) from --idle-wait-us, doubling while\n"
-		  "nothing comes, up to 50 ms (an event or a message for\n"
-		  "it ends the wait); spin: poll always (100% CPU)" },
+		  "--idle-after quiet loops (no actor turn, at most one\n"
+		  "event) an lcore waits in the kernel (epoll or the ring)\n"
+		  "until its next timer scan (50 ms at most), or, while a\n"
+		  "connection of it waits on the service, from\n"
+		  "--idle-wait-us, doubling while nothing comes (an event\n"
+		  "or a message for it ends the wait); spin: poll always\n"
+		  "(100% CPU)" },
 	{ "idle-after", 0, UINT(1, 1u << 30), AT(idle_after), .metavar = "N",
-	  .help = "empty loops before an idle wait (default 1: each\n"
+	  .help = "quiet loops before an idle wait (default 1: each\n"
 		  "empty poll is a system call, so waiting at once costs\n"
 		  "the least CPU a request)" },
 	{ "idle-wait-us", 0, UINT(1, 100000), AT(idle_wait_us), .metavar = "N",
-	  .help = "longest idle wait, microseconds (default 1000)" },
+	  .help = "microseconds: the first idle wait while a connection\n"
+		  "waits on the service (doubling after), and the shortest\n"
+		  "wait until the next timer scan (default 1000)" },
 	{ "max-conns", 0, UINT(1, 1u << 20), AT(max_conns), .metavar = "N",
 	  .help = "connections per lcore (default 16384); RLIMIT_NOFILE\n"
 		  "is raised to hold them all" },
