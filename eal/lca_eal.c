@@ -42,12 +42,15 @@ on_stop_signal(int sig)
 	__atomic_store_n(&stop_requested, 1, __ATOMIC_RELAXED);
 }
 
-/* SIGINT and SIGTERM both: to @p handler. */
+/* SIGINT, SIGTERM and SIGHUP: to @p handler. SIGHUP's default action kills
+ * the process where it stands, which leaves EAL's runtime folder behind (a
+ * closed terminal, or an operator's reload, sends it): a clean stop instead. */
 static void
 stop_signals(void (*handler)(int))
 {
 	signal(SIGINT, handler);
 	signal(SIGTERM, handler);
+	signal(SIGHUP, handler);
 }
 
 bool

@@ -16,7 +16,8 @@
 #
 # Cells: sat-c100 and sat-c10 (wrk -t2 -cN, req/s); p99 at --rates percent
 # of nginx's median saturation (lca-load --rate, 100 connections, p99 ms,
-# and the server's CPU per request).
+# and the server's CPU per request); rate-N, the same at N req/s (a fixed
+# rate, whatever the saturation: --cells rate-2000,rate-20000 --rates '').
 # Servers: nginx, lca-epoll (--io epoll), lca-uring (--io uring), lca (the
 # default --io), floor and floor-uring (lca-httpd-floor --io epoll|uring:
 # the socket path alone, SO_REUSEPORT, no runtime and no parser, the same
@@ -63,7 +64,7 @@ done
 [[ "$reps" =~ ^[0-9]+$ && "$reps" -ge 3 ]] || { echo "http-compare: --reps must be at least 3 (a median and a spread need them)" >&2; exit 2; }
 [[ "$cpus" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "http-compare: bad --cpus '$cpus'" >&2; exit 2; }
 [[ "$servers" =~ ^(nginx|lca|lca-epoll|lca-uring|floor|floor-uring)(,(nginx|lca|lca-epoll|lca-uring|floor|floor-uring))*$ ]] || { echo "http-compare: bad --servers '$servers' (nginx, lca, lca-epoll, lca-uring, floor, floor-uring)" >&2; exit 2; }
-[[ "$cells" =~ ^sat-c[0-9]+(,sat-c[0-9]+)*$ ]] || { echo "http-compare: bad --cells '$cells' (sat-cN,...)" >&2; exit 2; }
+[[ "$cells" =~ ^(sat-c[0-9]+|rate-[0-9]+)(,(sat-c[0-9]+|rate-[0-9]+))*$ ]] || { echo "http-compare: bad --cells '$cells' (sat-cN, rate-N,...)" >&2; exit 2; }
 [[ -z "$rates" || "$rates" =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "http-compare: bad --rates '$rates'" >&2; exit 2; }
 [[ -z "$rates" || ",$servers," == *,nginx,* ]] || { echo "http-compare: --rates are percents of nginx's saturation: --servers needs nginx" >&2; exit 2; }
 
@@ -281,6 +282,19 @@ def run_cell(cell, unit, higher_better, rec):
     for s in servers:
         say("| %s | %.3f | %.1f %% | %s |" % (s, statistics.median(res[s]), 100 * spread(res[s]),
             ", ".join("%.3f" % v for v in res[s])))
+    cpu = {s: [e["cpu_us_per_request"] for e in rec[cell][s] if e.get("cpu_us_per_request")]
+           for s in servers}
+    if all(len(v) == reps for v in cpu.values()):
+        say("\n| %s | median server CPU, us/request | spread | samples |" % cell)
+        say("| --- | ---: | ---: | --- |")
+        for s in servers:
+            say("| %s | %.1f | %.1f %% | %s |" % (s, statistics.median(cpu[s]), 100 * spread(cpu[s]),
+                ", ".join("%.1f" % v for v in cpu[s])))
+        if "nginx" in servers:
+            for s in servers:
+                if s != "nginx":
+                    say("%s: %s / nginx, CPU per request: %.2fx" % (
+                        cell, s, statistics.median(cpu[s]) / statistics.median(cpu["nginx"])))
     for ref in ("nginx", "floor"):
         if ref not in servers:
             continue
@@ -347,6 +361,10 @@ rec = {"schema": "lca-http-compare/2", "date": datetime.datetime.utcnow().strfti
 rec["answer_bytes"] = check_bytes()
 medians = {}
 for cell in cells:
+    if cell.startswith("rate-"):
+        say("== %s: lca-load --rate %s --connections 100 -d%ds, ms p99" % (cell, cell[5:], duration))
+        run_cell(cell, "ms p99", False, rec["cells"])
+        continue
     say("== %s: wrk -t2 -c%s -d%ds, req/s" % (cell, cell[5:], duration))
     medians[cell] = run_cell(cell, "req/s", True, rec["cells"])
 if rates:

@@ -19,6 +19,7 @@ packages=(
 	valgrind                  # leak check of the smoke app in `make test`
 	iproute2                  # e2e_remote: ip netns and veth for af_packet (tc netem where the kernel has it)
 	clang                     # make fuzz: the remote frame decoder and receive path under libFuzzer
+	python3-h11               # e2e_http: a second HTTP/1.1 parser to compare lca-httpd's framing with (tests/http_framing.py)
 	python3-jsonschema        # e2e tests check every app's --json against docs/lcactor-result.schema.json
 	abigail-tools             # the abi test: abidiff of liblcactor against abi/liblcactor.abi
 	python3-matplotlib        # scripts/lca-plot: the SVG of a run (`make run`, e2e tests)

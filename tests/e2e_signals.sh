@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# SIGINT and SIGTERM in the middle of a run, for every app given (issue 13,
-# item 7): each must exit within 1 s of the signal with its documented status
+# SIGINT, SIGTERM and SIGHUP in the middle of a run, for every app given
+# (issue 13, item 7): each must exit within 1 s of the signal with its documented status
 # (an interrupted run: "APP: interrupted" and exit 1; lca-freq and lca-httpd,
 # which run until stopped: exit 0; others, such as lca-remote-bench: 0 or 1,
 # not killed) and leave nothing behind: no runtime folder
 # /var/run/dpdk/PREFIX (so no stale telemetry socket), nothing of the prefix in
 # /dev/shm. Apps with an idle policy are stopped under each (spin and sleep;
-# httpd: spin and epoll).
+# httpd: spin and epoll); SIGHUP under the first. lca-httpd is not stopped
+# by SIGHUP or SIGUSR1: it reopens its access log and serves on.
 #
 # usage: e2e_signals.sh APP...   (every lca-* binary; an app this script does
 # not know runs with no arguments and may exit 0 or 1)
@@ -137,11 +138,66 @@ one_run() { # EXE SIGNAL POLICY
 	fi
 }
 
+# One GET / to lca-httpd on PORT: prints the status.
+get_root() {
+	python3 - "$1" <<'PY'
+import http.client, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
+c.request("GET", "/")
+print(c.getresponse().status)
+PY
+}
+
+# lca-httpd takes SIGHUP and SIGUSR1 to reopen its access log (a rotation:
+# the file is moved away, then the signal), and serves on: each request's
+# line is in the file that was at the path when it was answered, none lost.
+httpd_reopen_run() { # EXE
+	local exe=$1 prefix=lca_sig_httpd_reopen_$$ out=$tmp/reopen.out log=$tmp/access.log
+	local pid port rc sig
+	"$exe" -l 0-1 --no-huge --no-pci --in-memory --file-prefix "$prefix" \
+		--log-level 'lib.*:error' -- --port 0 --access-log "$log" --json "$tmp/reopen.json" \
+		>"$out" 2>&1 &
+	pid=$!
+	pids+=("$pid")
+	if ! wait_for_line "$out" 'ready on port [0-9]+' 20 "$pid"; then
+		check "lca-httpd --access-log: the server came up" false
+		sed 's/^/# /' "$out" | tail -n 5
+		return
+	fi
+	port=$(grep -oE 'ready on port [0-9]+' "$out" | awk '{print $4}')
+	for sig in HUP USR1; do
+		check "lca-httpd: a request before SIG$sig is served" "[ \"\$(get_root $port)\" = 200 ]"
+		mv "$log" "$log.$sig"
+		kill -"$sig" "$pid"
+		for _ in $(seq 100); do [ -e "$log" ] && break; sleep 0.05; done
+		check "lca-httpd: SIG$sig does not stop it, and reopens the access log at its path" "kill -0 $pid 2>/dev/null && [ -e '$log' ]"
+	done
+	check "lca-httpd: serves on after SIGHUP and SIGUSR1" "[ \"\$(get_root $port)\" = 200 ]"
+	kill -TERM "$pid"
+	wait "$pid"; rc=$?
+	check "lca-httpd: then SIGTERM stops it, exit 0 (got $rc)" "[ $rc -eq 0 ]"
+	check "lca-httpd: no runtime folder left ($run_base/$prefix)" "[ ! -e '$run_base/$prefix' ]"
+	check "lca-httpd: one line in each rotated log and in the new one: none lost, none misplaced" "[ \$(wc -l <'$log.HUP') -eq 1 ] && [ \$(wc -l <'$log.USR1') -eq 1 ] && [ \$(wc -l <'$log') -eq 1 ]"
+	check "lca-httpd: the exit report and the record count 2 reopens" "grep -q 'reopened 2 times' '$out' && python3 -c \"import json,sys; sys.exit(0 if json.load(open('$tmp/reopen.json'))['results'][0]['access_log_reopened'] == 2 else 1)\""
+	if [ "$rc" -ne 0 ]; then
+		sed 's/^/# /' "$out" | tail -n 8
+		rm -rf "${run_base:?}/$prefix"
+	fi
+}
+
 [ $# -gt 0 ] || { echo "usage: $0 APP..." >&2; exit 2; }
 for exe in "$@"; do
-	for policy in $(app_policies "$(basename "$exe")"); do
+	app=$(basename "$exe")
+	for policy in $(app_policies "$app"); do
 		one_run "$exe" INT "$policy"
 		one_run "$exe" TERM "$policy"
 	done
+	# SIGHUP (a closed terminal, an operator's reload): a clean stop, as
+	# SIGINT, under the first idle policy; lca-httpd reopens its log instead.
+	if [ "$app" = lca-httpd ]; then
+		httpd_reopen_run "$exe"
+	else
+		one_run "$exe" HUP "$(app_policies "$app" | cut -d' ' -f1)"
+	fi
 done
 finish

@@ -4,6 +4,9 @@
 
 Usage: http_hostile.py PORT FILE_PREFIX [IDLE_CONNS]
 
+Its requests are also read by a second parser (tests/http_framing.py
+imports CLOSE_CASES, KEEP_CASES and all_payloads()).
+
 Each case gets its status or its close, while a well-behaved client keeps
 being served on a keep-alive connection the whole time; then the server's
 counters (DPDK telemetry, /lcactor/http) must say what happened. No case
@@ -19,10 +22,8 @@ import sys
 import threading
 import time
 
-PORT = int(sys.argv[1])
-PREFIX = sys.argv[2]
-IDLE = int(sys.argv[3]) if len(sys.argv) > 3 else 10000
-ADDR = ("127.0.0.1", PORT)
+PORT = PREFIX = ADDR = None  # set by main(): tests/http_framing.py imports the cases
+IDLE = 10000
 WAIT = 20.0  # most seconds any one answer may take before the test fails
 
 
@@ -49,13 +50,15 @@ def connect():
 
 
 def read_all(s):
-    """Everything until the server closes."""
+    """Everything until the server closes (or WAIT passes without a byte)."""
     out = b""
     while True:
         try:
             d = s.recv(65536)
         except ConnectionResetError:
             break
+        except TimeoutError:
+            return out + b"\n(no close in %d s)" % WAIT
         if not d:
             break
         out += d
@@ -68,15 +71,149 @@ def status_of(data):
     return int(data[9:12])
 
 
-def expect_close_with(name, payload, status, then_wait=False):
+# Requests answered with a status, then a close, and nothing after: a
+# request behind the refused one is never answered (it would be smuggled
+# past a proxy that reads the bytes another way). Each: a name, the bytes
+# (a list: sent in that many writes, apart), the status and the counter of
+# its cause (None: the status counter only). The server runs with limits of
+# 1024 (request line, headers) and 4096 (body), and a 500 ms request timeout.
+SMUGGLED = b"GET /smuggled HTTP/1.1\r\nHost: t\r\n\r\n"
+CLOSE_CASES = [
+    # Malformed: a bad method, a bad version, a header line without a colon.
+    ("malformed method", b"G@T / HTTP/1.1\r\nHost: t\r\n\r\n", 400, None),
+    ("malformed version", b"GET / HTTP/9x\r\nHost: t\r\n\r\n", 400, None),
+    ("malformed header", b"GET / HTTP/1.1\r\nHost\r\n\r\n", 400, None),
+    # Request line and headers past their limits.
+    ("header too large",
+     b"GET / HTTP/1.1\r\nHost: t\r\nX-Big: " + b"a" * 4000 + b"\r\n\r\n", 431, None),
+    ("request line too large", b"GET /" + b"b" * 4000 + b" HTTP/1.1\r\n\r\n", 414, None),
+    # A body past the limit: announced, and chunked.
+    ("body too large (length)",
+     b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n" + b"x" * 8192, 413, None),
+    ("body too large (chunked)",
+     b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n" +
+     (b"1000\r\n" + b"y" * 4096 + b"\r\n") * 3, 413, None),
+    # A header name is a token (RFC 9112 5.1: no white space before the
+    # colon). http-parser, built lenient, takes a space in a name and still
+    # frames the body by it; nginx answers these 400.
+    ("Transfer-Encoding with a space before the colon",
+     b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding : chunked\r\n\r\n0\r\n\r\n" + SMUGGLED,
+     400, "refused_header_name"),
+    ("Content-Length with a space before the colon",
+     b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length : 5\r\n\r\nhello" + SMUGGLED,
+     400, "refused_header_name"),
+    ("a space inside a header name", b"GET / HTTP/1.1\r\nHost: t\r\nX Y: z\r\n\r\n",
+     400, "refused_header_name"),
+    ("white space before the first header line", b"GET / HTTP/1.1\r\n Host: t\r\n\r\n",
+     400, "refused_header_name"),
+    ("a tab before the colon", b"GET / HTTP/1.1\r\nHost\t: t\r\n\r\n", 400, None),
+    # Content-Length and Transfer-Encoding together, or two lengths.
+    ("Content-Length with Transfer-Encoding",
+     b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+     b"0\r\n\r\n" + SMUGGLED, 400, None),
+    ("two different Content-Length lines",
+     b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nContent-Length: 40\r\n\r\nhello" +
+     SMUGGLED, 400, None),
+    # obs-fold: a server must refuse it, or replace it with a space (RFC
+    # 9112 5.2); refused here, as nginx does.
+    ("obs-fold", b"GET / HTTP/1.1\r\nHost: t\r\nX-A: a\r\n b\r\n\r\n", 400, "refused_obs_fold"),
+    ("obs-fold after an empty value", b"GET / HTTP/1.1\r\nHost: t\r\nX-A:\r\n b\r\n\r\n",
+     400, "refused_obs_fold"),
+    ("obs-fold of white space only", b"GET / HTTP/1.1\r\nHost: t\r\nX-A: a\r\n \t\r\n\r\n",
+     400, "refused_obs_fold"),
+    ("obs-fold with a bare LF", b"GET / HTTP/1.1\nHost: t\nX-A: a\n\tb\n\n", 400, "refused_obs_fold"),
+    ("obs-fold across two reads",
+     [b"GET / HTTP/1.1\r\nHost: t\r\nX-A: a\r\n", b" b\r\n\r\n"], 400, "refused_obs_fold"),
+    ("obs-fold after an empty value, across two reads",
+     [b"GET / HTTP/1.1\r\nHost: t\r\nX-A:\r\n", b" b\r\n\r\n"], 400, "refused_obs_fold"),
+    ("obs-fold in Content-Length",
+     b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\n 0\r\n\r\n" + b"x" * 10, 400, None),
+    # HTTP/1 only (RFC 9110 6.2: 1.2 is served as 1.1, below).
+    ("HTTP/2.0", b"GET / HTTP/2.0\r\nHost: t\r\n\r\n", 505, None),
+    ("HTTP/9.9", b"GET / HTTP/9.9\r\nHost: t\r\n\r\n", 505, None),
+    ("HTTP/0.9 (no version)", b"GET /\r\n\r\n", 505, None),
+    # A method this server does not know (RFC 9110 9.1); "G@T" is no token.
+    ("unknown method", b"FOO / HTTP/1.1\r\nHost: t\r\n\r\n", 501, "refused_unknown_method"),
+    ("unknown method, a known one's prefix", b"PATCHED / HTTP/1.1\r\nHost: t\r\n\r\n",
+     501, "refused_unknown_method"),
+    ("lower-case method", b"get / HTTP/1.1\r\nHost: t\r\n\r\n", 501, "refused_unknown_method"),
+    # A slow sender: half a request, then nothing: 408 and a close.
+    ("slow sender", b"GET / HTTP/1.1\r\nHost: t\r\n", 408, None),
+]
+
+# Requests served on one connection, then our side shut: every answer, in
+# order, then the close.
+KEEP_CASES = [
+    ("a body by Content-Length, then a request",
+     b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhelloGET / HTTP/1.1\r\nHost: t\r\n\r\n",
+     [405, 200]),
+    ("a chunked body, then a request",
+     b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+     b"GET / HTTP/1.1\r\nHost: t\r\n\r\n", [405, 200]),
+    ("HTTP/1.2, served as 1.1", b"GET / HTTP/1.2\r\nHost: t\r\n\r\n", [200]),
+    ("HTTP/1.0", b"GET / HTTP/1.0\r\n\r\n", [200]),
+    ("a known method not allowed", b"DELETE / HTTP/1.1\r\nHost: t\r\n\r\n", [405]),
+]
+
+GOOD_REQ = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n"  # the well-behaved client's, over and over
+# 60 in one write, every third to /user/ID (the service actor).
+PIPELINED = b"".join(b"GET /user/%d HTTP/1.1\r\nHost: t\r\n\r\n" % i if i % 3 == 0
+                     else GOOD_REQ for i in range(60))
+HALF_CLOSE_REQS = b"GET /user/7 HTTP/1.1\r\nHost: t\r\n\r\n" + GOOD_REQ
+RESET_REQ = b"GET /bytes/8000000 HTTP/1.1\r\nHost: t\r\n\r\n"
+
+
+def all_payloads():
+    """Every request this file sends, one connection's bytes each: (name, bytes)."""
+    out = [(name, joined(p)) for name, p, _, _ in CLOSE_CASES]
+    out += [(name, p) for name, p, _ in KEEP_CASES]
+    out += [("well-behaved client", GOOD_REQ), ("pipelining", PIPELINED),
+            ("half-close", HALF_CLOSE_REQS), ("reset mid-answer", RESET_REQ)]
+    return out
+
+
+def joined(payload):
+    return b"".join(payload) if isinstance(payload, list) else payload
+
+
+def send_pieces(s, payload):
+    if not isinstance(payload, list):
+        s.sendall(payload)
+        return
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    for i, piece in enumerate(payload):
+        if i > 0:
+            time.sleep(0.05)  # the server reads the first piece alone
+        s.sendall(piece)
+
+
+def expect_close_with(name, payload, status):
     s = connect()
-    s.sendall(payload)
+    try:
+        send_pieces(s, payload)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # refused before all was sent: the answer is still there to read
     data = read_all(s)
     s.close()
     got = status_of(data)
     if got != status:
         fail("%s: wanted %d then a close, got %r" % (name, status, data[:80]))
+    answers = parse_answers(data)
+    if len(answers) != 1 or data.endswith(b" s)"):
+        fail("%s: %r, wanted the %d alone, then a close" %
+             (name, [a[0] for a in answers], status))
     print("ok %s: %d, then closed" % (name, status), flush=True)
+
+
+def expect_answers(name, payload, statuses):
+    s = connect()
+    s.sendall(payload)
+    s.shutdown(socket.SHUT_WR)
+    got = [a[0] for a in parse_answers(read_all(s))]
+    s.close()
+    if got != statuses:
+        fail("%s: answers %r, wanted %r" % (name, got, statuses))
+    print("ok %s: %s" % (name, ", ".join(str(x) for x in got)), flush=True)
 
 
 class GoodClient(threading.Thread):
@@ -93,7 +230,7 @@ class GoodClient(threading.Thread):
             s = connect()
             f = s.makefile("rb")
             while not self.stop.is_set():
-                s.sendall(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+                s.sendall(GOOD_REQ)
                 line = f.readline()
                 if not line.startswith(b"HTTP/1.1 200"):
                     raise RuntimeError("bad status line %r" % line)
@@ -140,37 +277,24 @@ def read_answers(s, n):
 
 
 def main():
+    global PORT, PREFIX, ADDR, IDLE
+    PORT = int(sys.argv[1])
+    PREFIX = sys.argv[2]
+    IDLE = int(sys.argv[3]) if len(sys.argv) > 3 else 10000
+    ADDR = ("127.0.0.1", PORT)
     before = telemetry()
     good = GoodClient()
     good.start()
 
-    # Malformed: a bad method, a bad version, a header line without a colon.
-    expect_close_with("malformed method", b"G@T / HTTP/1.1\r\nHost: t\r\n\r\n", 400)
-    expect_close_with("malformed version", b"GET / HTTP/9x\r\nHost: t\r\n\r\n", 400)
-    expect_close_with("malformed header", b"GET / HTTP/1.1\r\nHost\r\n\r\n", 400)
-    # Request line and headers past their limits (the server runs with 1024).
-    expect_close_with("header too large",
-                      b"GET / HTTP/1.1\r\nHost: t\r\nX-Big: " + b"a" * 4000 + b"\r\n\r\n", 431)
-    expect_close_with("request line too large", b"GET /" + b"b" * 4000 + b" HTTP/1.1\r\n\r\n", 414)
-    # A body past the limit (4096): announced, and chunked.
-    expect_close_with("body too large (length)",
-                      b"POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n" + b"x" * 8192,
-                      413)
-    expect_close_with("body too large (chunked)",
-                      b"POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n" +
-                      (b"1000\r\n" + b"y" * 4096 + b"\r\n") * 3, 413)
-    # A slow sender: half a request, then nothing (the server runs with a
-    # 500 ms request timeout): 408 and a close.
-    expect_close_with("slow sender", b"GET / HTTP/1.1\r\nHost: t\r\n", 408)
+    for name, payload, status, _ in CLOSE_CASES:
+        expect_close_with(name, payload, status)
+    for name, payload, statuses in KEEP_CASES:
+        expect_answers(name, payload, statuses)
 
     # Pipelining: many requests in one write, answers in order, the /user
     # ones crossing to the service actor and back.
     s = connect()
-    reqs = []
-    for i in range(60):
-        reqs.append(b"GET /user/%d HTTP/1.1\r\nHost: t\r\n\r\n" % i if i % 3 == 0
-                    else b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
-    s.sendall(b"".join(reqs))
+    s.sendall(PIPELINED)
     answers = read_answers(s, 60)
     s.close()
     if len(answers) != 60:
@@ -188,7 +312,7 @@ def main():
         # Corked: the requests and the FIN leave in one segment, so the
         # server sees the half-close with the requests (its counter moves).
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
-        s.sendall(b"GET /user/7 HTTP/1.1\r\nHost: t\r\n\r\nGET / HTTP/1.1\r\nHost: t\r\n\r\n")
+        s.sendall(HALF_CLOSE_REQS)
         s.shutdown(socket.SHUT_WR)
         answers = parse_answers(read_all(s))
         s.close()
@@ -202,7 +326,7 @@ def main():
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         s.settimeout(WAIT)
         s.connect(ADDR)
-        s.sendall(b"GET /bytes/8000000 HTTP/1.1\r\nHost: t\r\n\r\n")
+        s.sendall(RESET_REQ)
         got = s.recv(1000)
         if status_of(got) != 200:
             fail("reset: wanted the start of a 200, got %r" % got[:40])
@@ -259,7 +383,14 @@ def main():
 
     after = telemetry()
     d = {k: after[k] - before.get(k, 0) for k in after}
-    want = {"status_400": 3, "status_431": 1, "status_414": 1, "status_413": 2, "status_408": 1}
+    want = {k: 0 for k in ("status_400", "status_405", "status_408", "status_413", "status_414",
+                           "status_431", "status_501", "status_505", "refused_header_name",
+                           "refused_obs_fold", "refused_unknown_method")}
+    for _, _, status, cause in CLOSE_CASES:
+        want["status_%d" % status] += 1
+        if cause is not None:
+            want[cause] += 1
+    want["status_405"] = sum(a.count(405) for _, _, a in KEEP_CASES)
     for k, v in want.items():
         if d[k] != v:
             fail("counter %s: %d, wanted %d" % (k, d[k], v))

@@ -148,6 +148,23 @@ test_signal_requests_stop(void **state)
 	assert_true(lca_eal_stop_requested());
 }
 
+/* SIGHUP (a closed terminal) is a clean stop as SIGTERM is: its default
+ * action would kill the process and leave the runtime folder behind. The
+ * stop flag is up already, so the handler is compared rather than raised. */
+static void
+test_sighup_stops_as_sigterm(void **state)
+{
+	struct sigaction hup, term;
+
+	(void)state;
+	assert_int_equal(sigaction(SIGHUP, NULL, &hup), 0);
+	assert_int_equal(sigaction(SIGTERM, NULL, &term), 0);
+	assert_true(hup.sa_handler != SIG_DFL && hup.sa_handler != SIG_IGN);
+	assert_ptr_equal(hup.sa_handler, term.sa_handler);
+	raise(SIGHUP); /* taken: the test process goes on */
+	assert_true(lca_eal_stop_requested());
+}
+
 static void
 test_cleanup(void **state)
 {
@@ -163,6 +180,7 @@ main(void)
 		cmocka_unit_test(test_memif_sock_check),
 		cmocka_unit_test(test_init_hands_back_app_args),
 		cmocka_unit_test(test_signal_requests_stop),
+		cmocka_unit_test(test_sighup_stops_as_sigterm),
 		cmocka_unit_test(test_cleanup),
 	};
 

@@ -64,6 +64,9 @@ struct hd_conn {
 	bool in_value;    /* the parser is in a header value */
 	bool expect_100;  /* Expect: 100-continue */
 	bool te_seen;     /* Transfer-Encoding, values in te[] */
+	bool in_fields;   /* header (or trailer) lines being read */
+	bool gap_lf;      /* the last byte between header callbacks was LF */
+	bool gap_fold;    /* a line break, then a space or tab: obs-fold */
 	uint8_t hkind;    /* the header being read: HK_* */
 	uint8_t hname_len;
 	uint8_t te_len;
@@ -78,6 +81,7 @@ struct hd_conn {
 	uint64_t req_start;   /* tsc */
 	uint64_t last_active; /* tsc */
 	uint32_t peer;        /* IPv4, network order (the access log's host) */
+	const char *gap_from; /* this read's bytes not yet looked at for obs-fold */
 	char *out;
 	uint32_t out_len, out_off, out_cap;
 	struct hd_tx *tx;     /* io_uring: the send in flight (owned by its completion) */
@@ -109,6 +113,7 @@ struct hd_worker {
 	uint64_t last_turns;
 	uint64_t idle_loops;
 	uint64_t wait_us;       /* the next idle wait: grows while waits find nothing */
+	unsigned int last_events; /* what the last poll or wait handled */
 	uint32_t n_conns;       /* slots handed out so far (high-water mark) */
 	uint32_t n_free;
 	uint32_t *free_ids;
@@ -159,6 +164,19 @@ void hd_conn_close(struct hd_worker *w, struct hd_conn *c);
 void hd_conn_finish(struct hd_worker *w, struct hd_conn *c);
 void hd_accept_all(struct hd_worker *w);
 void hd_take_accepted(struct hd_worker *w, int fd);
+
+/* Framing rules on top of http-parser (hd_frame.c): each returns 0, or the
+ * status that refuses the request. */
+bool hd_tchar(char ch);
+int hd_name_status(const char *at, size_t len);
+void hd_gap_scan(struct hd_conn *c, const char *b, const char *e);
+void hd_gap_reset(struct hd_conn *c, const char *from);
+int hd_value_status(struct hd_conn *c, const char *at, size_t len);
+int hd_version_status(const http_parser *p);
+int hd_method_status(const struct hd_conn *c, const char *rest, size_t len);
+int hd_te_status(const struct hd_conn *c);
+/* The ID of /user/ID or /bytes/N: digits only, at most 10, up to @p max. */
+bool hd_parse_id(const char *s, size_t len, uint64_t max, uint64_t *out);
 
 /* The io_uring path (hd_uring.c); without liburing hd_uring_init says
  * -ENOTSUP and the rest are never called. */

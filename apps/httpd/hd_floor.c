@@ -16,7 +16,7 @@
  * --port 0 takes a free port, which the first line says.
  *
  * --bytes makes the whole answer (head and body) N bytes, to match another
- * server's (scripts/http-compare.sh passes lca-httpd's). SIGINT or SIGTERM
+ * server's (scripts/http-compare.sh passes lca-httpd's). SIGINT, SIGTERM or SIGHUP
  * stops it: exit 0. --io uring is the same over io_uring (worker_uring()),
  * as lca-httpd's --io uring is to its epoll path.
  */
@@ -596,6 +596,7 @@ main(int argc, char **argv)
 	}
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
+	signal(SIGHUP, on_stop); /* as the other apps: a clean stop, not a kill */
 	signal(SIGPIPE, SIG_IGN);
 	for (int i = 0; i < c.n_cpus; i++) {
 		w[i] = (struct worker){ .c = &c, .cpu = c.cpus[i], .lfd = listener(c.port, &c.port) };

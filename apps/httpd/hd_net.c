@@ -71,6 +71,10 @@ const char *const hd_ctr_names[HD_N] = {
 	[HD_DRAIN_CUT] = "drain_cut",
 	[HD_S504] = "status_504",
 	[HD_LOG_DROPPED] = "access_log_dropped",
+	[HD_S505] = "status_505",
+	[HD_BAD_NAME] = "refused_header_name",
+	[HD_OBS_FOLD] = "refused_obs_fold",
+	[HD_BAD_METHOD] = "refused_unknown_method",
 };
 
 /* The seed's small body (003: 35 bytes, from its Transfer/sec). */
@@ -177,6 +181,7 @@ reason(int status)
 	case 501: return "Not Implemented";
 	case 503: return "Service Unavailable";
 	case 504: return "Gateway Timeout";
+	case 505: return "HTTP Version Not Supported";
 	default: return "Error";
 	}
 }
@@ -187,7 +192,7 @@ count_status(struct hd_worker *w, int status)
 	static const struct { int status; enum hd_ctr k; } map[] = {
 		{ 200, HD_S200 }, { 400, HD_S400 }, { 404, HD_S404 }, { 405, HD_S405 },
 		{ 408, HD_S408 }, { 413, HD_S413 }, { 414, HD_S414 }, { 431, HD_S431 },
-		{ 501, HD_S501 }, { 503, HD_S503 }, { 504, HD_S504 },
+		{ 501, HD_S501 }, { 503, HD_S503 }, { 504, HD_S504 }, { 505, HD_S505 },
 	};
 
 	for (unsigned int i = 0; i < RTE_DIM(map); i++)
@@ -512,7 +517,7 @@ on_message_begin(http_parser *p)
 	c->body_bytes = 0;
 	c->url_len = 0;
 	c->url_over = false;
-	c->in_value = c->expect_100 = c->te_seen = false;
+	c->in_value = c->expect_100 = c->te_seen = c->in_fields = false;
 	c->hkind = HK_OTHER;
 	c->hname_len = c->te_len = c->hosts = 0;
 	c->n_headers = 0;
@@ -560,6 +565,13 @@ on_header_field(http_parser *p, const char *at, size_t len)
 {
 	struct hd_conn *c = p->data;
 
+	c->in_fields = true;
+	hd_gap_reset(c, at + len);
+	if (hd_name_status(at, len) != 0) {
+		ctr_add(c->w, HD_BAD_NAME, 1);
+		c->err = 400;
+		return -1;
+	}
 	if (c->in_value || c->n_headers == 0) { /* a new header line */
 		c->in_value = false;
 		c->hname_len = 0;
@@ -588,6 +600,12 @@ on_header_value(http_parser *p, const char *at, size_t len)
 {
 	struct hd_conn *c = p->data;
 
+	if (hd_value_status(c, at, len) != 0) {
+		ctr_add(c->w, HD_OBS_FOLD, 1);
+		c->err = 400;
+		return -1;
+	}
+	hd_gap_reset(c, at + len);
 	if (!c->in_value) {
 		c->in_value = true;
 		c->hkind = name_is(c, "host") ? HK_HOST
@@ -606,58 +624,6 @@ on_header_value(http_parser *p, const char *at, size_t len)
 	for (size_t i = 0; c->hkind == HK_TE && i < len && c->te_len <= TE_MAX; i++)
 		c->te[c->te_len++] = at[i];
 	return header_bytes(c, len);
-}
-
-static bool
-tchar(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-	       (ch != '\0' && strchr("!#$%&'*+-.^_`|~", ch) != NULL);
-}
-
-/*
- * What the Transfer-Encoding list calls for: 0 (chunked, once, last);
- * 400 for a malformed list, chunked twice or not last (RFC 9112 6.3);
- * 501 for a coding this server does not do (gzip, chunked) (RFC 9112 6.1).
- */
-static int
-te_status(const struct hd_conn *c)
-{
-	unsigned int n_chunked = 0, n_codings = 0;
-	bool other = false, chunked_last = false;
-	size_t i = 0, len = c->te_len;
-
-	if (len > TE_MAX)
-		return 400;
-	while (i <= len) {
-		size_t b, e;
-
-		while (i < len && (c->te[i] == ' ' || c->te[i] == '\t'))
-			i++;
-		b = i;
-		while (i < len && tchar(c->te[i]))
-			i++;
-		e = i;
-		if (i < len && c->te[i] == ';') /* parameters: not looked at */
-			while (i < len && c->te[i] != ',')
-				i++;
-		while (i < len && (c->te[i] == ' ' || c->te[i] == '\t'))
-			i++;
-		if (i < len && c->te[i] != ',')
-			return 400; /* not a token */
-		i++;
-		if (e == b)
-			continue; /* an empty element, which a list may have */
-		n_codings++;
-		chunked_last = e - b == 7 && strncasecmp(c->te + b, "chunked", 7) == 0;
-		if (chunked_last)
-			n_chunked++;
-		else
-			other = true;
-	}
-	if (n_codings == 0 || n_chunked > 1 || (n_chunked == 1 && !chunked_last))
-		return 400;
-	return other ? 501 : 0;
 }
 
 static void respond_text(struct hd_worker *w, struct hd_conn *c, int status, bool keep,
@@ -686,6 +652,9 @@ on_headers_complete(http_parser *p)
 {
 	struct hd_conn *c = p->data;
 
+	c->in_fields = false;
+	if ((c->err = (uint16_t)hd_version_status(p)) != 0)
+		return -1;
 	if ((p->flags & F_CONTENTLENGTH) && p->content_length > cfg.body_limit) {
 		c->err = 413;
 		return -1;
@@ -695,7 +664,7 @@ on_headers_complete(http_parser *p)
 		c->err = 400;
 		return -1;
 	}
-	if (c->te_seen && (c->err = (uint16_t)te_status(c)) != 0)
+	if (c->te_seen && (c->err = (uint16_t)hd_te_status(c)) != 0)
 		return -1;
 	if (c->expect_100 && p->http_major == 1 && p->http_minor >= 1 &&
 	    ((p->flags & F_CHUNKED) || ((p->flags & F_CONTENTLENGTH) && p->content_length > 0)))
@@ -728,25 +697,6 @@ on_body(http_parser *p, const char *at, size_t len)
 		return -1;
 	}
 	return 0;
-}
-
-/* A decimal of at most 10 digits and nothing else, up to @p max. */
-static bool
-parse_id(const char *s, size_t len, uint64_t max, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (len == 0 || len > 10)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v > max)
-		return false;
-	*out = v;
-	return true;
 }
 
 /* Ask the service for a user; false when it cannot be asked. Its answer
@@ -825,7 +775,7 @@ on_message_complete(http_parser *p)
 	size_t path_len = q != NULL ? (size_t)(q - url) : url_len;
 	uint64_t n;
 
-	c->in_req = false;
+	c->in_req = c->in_fields = false; /* in_fields: after trailers */
 	c->last_active = w->now;
 	ctr_add(w, HD_REQUESTS, 1);
 	if (cfg.max_inflight > 0 && inflight_total() >= cfg.max_inflight) {
@@ -848,7 +798,7 @@ on_message_complete(http_parser *p)
 	} else if (path_len == 8 && memcmp(url, "/metrics", 8) == 0) {
 		serve_metrics(w, c, keep, head);
 	} else if (path_len > 6 && memcmp(url, "/user/", 6) == 0) {
-		if (!parse_id(url + 6, path_len - 6, UINT32_MAX, &n)) {
+		if (!hd_parse_id(url + 6, path_len - 6, UINT32_MAX, &n)) {
 			respond_text(w, c, 404, keep, head, NULL);
 		} else if (ask_service(w, c, (uint32_t)n)) {
 			/* The answer comes as a message; what follows on this
@@ -862,7 +812,7 @@ on_message_complete(http_parser *p)
 			respond_text(w, c, 503, keep, head, NULL);
 		}
 	} else if (path_len > 7 && memcmp(url, "/bytes/", 7) == 0 &&
-		   parse_id(url + 7, path_len - 7, BYTES_MAX, &n)) {
+		   hd_parse_id(url + 7, path_len - 7, BYTES_MAX, &n)) {
 		char *b = respond(w, c, 200, "application/octet-stream", n, keep, head, NULL);
 
 		if (b != NULL && !head)
@@ -904,9 +854,12 @@ hd_conn_feed(struct hd_worker *w, struct hd_conn *c, const char *data, size_t le
 
 	if (c->want_close || c->state != CONN_OPEN)
 		return; /* answering its last request, then closing */
+	c->gap_from = data;
 	done = http_parser_execute(&c->p, &settings, data, len);
 	if (c->state != CONN_OPEN)
 		return;
+	if (c->in_fields) /* a header line goes on in the next read */
+		hd_gap_scan(c, c->gap_from, data + done);
 	e = HTTP_PARSER_ERRNO(&c->p);
 	if (e == HPE_PAUSED) {
 		if (c->pending)
@@ -914,8 +867,19 @@ hd_conn_feed(struct hd_worker *w, struct hd_conn *c, const char *data, size_t le
 	} else if (e != HPE_OK && !c->want_close) { /* want_close: answered already */
 		int st = c->err;
 
+		if (!c->in_req) {
+			/* Refused at its first byte ("FOO /"): no request began, so
+			 * the request line, method and start the answer is logged and
+			 * timed with are not those of the connection's last request. */
+			c->url_len = 0;
+			c->req_start = w->now;
+		}
+
 		if (st == 0 && c->te_seen) /* the parser's own objection to the list */
-			st = te_status(c);
+			st = hd_te_status(c);
+		if (st == 0 && e == HPE_INVALID_METHOD &&
+		    (st = hd_method_status(c, data + done, len - done)) == 501)
+			ctr_add(w, HD_BAD_METHOD, 1);
 		refuse(w, c, st != 0 ? st : 400);
 	} else if (c->p.upgrade) {
 		refuse(w, c, 400); /* CONNECT and Upgrade are not served */
@@ -1465,51 +1429,74 @@ idle_wait(struct hd_worker *w, uint64_t wait_us)
 	return done;
 }
 
+/*
+ * How long an idle wait may last. With no connection of this lcore waiting
+ * on an ask (whose timer the runtime runs in this loop), nothing but the
+ * scan's timers needs the loop: sleep until the next scan, so a server
+ * below saturation wakes for its requests, not for timeouts. Otherwise
+ * the wait starts at --idle-wait-us and doubles while waits find nothing.
+ */
+static uint64_t
+idle_wait_us(const struct hd_worker *w)
+{
+	uint64_t until_scan;
+
+	if (w->draining)
+		return RTE_MIN(w->wait_us, (uint64_t)DRAIN_SCAN_MS * 1000);
+	if (__atomic_load_n(&w->inflight, __ATOMIC_RELAXED) != 0 || w->next_scan <= w->now)
+		return w->wait_us;
+	until_scan = (w->next_scan - w->now) * 1000000 / tsc_hz;
+	return RTE_MAX(until_scan, (uint64_t)cfg.idle_wait_us);
+}
+
 static unsigned int
 hook_poll(unsigned int lcore_id, uint64_t now_tsc, void *arg)
 {
 	struct hd_worker *w = arg;
 	struct lca_lcore_stats st;
+	bool quiet;
 	unsigned int n;
 
 	(void)lcore_id;
-	w->now = now_tsc;
-	if (unlikely(now_tsc >= w->next_date)) {
+	/* After a wait that found nothing the runtime passes the time it read
+	 * before it (it reads the clock once in 16 empty loops): the clock read
+	 * at the wait's end is the later, and the timers go by it. */
+	w->now = RTE_MAX(now_tsc, w->now);
+	if (unlikely(w->now >= w->next_date)) {
 		update_date(w);
-		w->next_date = now_tsc + tsc_hz / 10;
+		w->next_date = w->now + tsc_hz / 10;
 	}
-	if (unlikely(now_tsc >= w->next_scan)) {
+	if (unlikely(w->now >= w->next_scan)) {
 		scan(w);
-		w->next_scan = now_tsc + ms_to_tsc(SCAN_MS);
+		w->next_scan = w->now + ms_to_tsc(SCAN_MS);
 	}
 	if (unlikely(__atomic_load_n(&drain_asked, __ATOMIC_RELAXED)))
 		drain_step(w);
-	n = poll_ready(w);
-	if (n > 0 || cfg.idle != HD_IDLE_SLEEP) {
-		w->idle_loops = 0;
-		w->wait_us = cfg.idle_wait_us;
-		return n;
-	}
-	/* Idle: nothing ready here and no turn ran on this lcore since the
-	 * last look. After idle_after such loops, wait in the kernel; each
-	 * wait that times out doubles the next, up to the timers' period, so
-	 * an idle server costs next to no CPU (an event ends a wait at once). */
+	if (cfg.idle != HD_IDLE_SLEEP)
+		return poll_ready(w);
+	/* Idle: no turn ran on this lcore since the last look, and the last
+	 * look found at most one event. After idle_after such loops, wait in
+	 * the kernel at once rather than poll first: a wait returns at once
+	 * when something is ready, so below saturation each request costs
+	 * one epoll call, not two; busier, a look finds several events and
+	 * polls on. An event ends a wait at once; a message, through the
+	 * eventfd (hd_net_wake()). */
 	lca_lcore_stats_get(w->lcore, &st);
-	if (st.turns != w->last_turns) {
-		w->last_turns = st.turns;
+	quiet = st.turns == w->last_turns && w->last_events <= 1;
+	w->last_turns = st.turns;
+	if (!quiet || ++w->idle_loops < cfg.idle_after) {
+		n = poll_ready(w);
+		if (n > 0 || !quiet)
+			w->idle_loops = 0;
+	} else {
 		w->idle_loops = 0;
-		w->wait_us = cfg.idle_wait_us;
-		return 0;
+		n = idle_wait(w, idle_wait_us(w));
+		if (n == 0 && w->wait_us < (uint64_t)SCAN_MS * 1000)
+			w->wait_us = RTE_MIN(2 * w->wait_us, (uint64_t)SCAN_MS * 1000);
 	}
-	if (++w->idle_loops < cfg.idle_after)
-		return 0;
-	w->idle_loops = 0;
-	n = idle_wait(w, w->draining ? RTE_MIN(w->wait_us, (uint64_t)DRAIN_SCAN_MS * 1000)
-				     : w->wait_us);
 	if (n > 0)
 		w->wait_us = cfg.idle_wait_us;
-	else if (w->wait_us < (uint64_t)SCAN_MS * 1000)
-		w->wait_us = RTE_MIN(2 * w->wait_us, (uint64_t)SCAN_MS * 1000);
+	w->last_events = n;
 	return n;
 }
 

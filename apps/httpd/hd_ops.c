@@ -29,6 +29,7 @@
 #include <rte_ring_elem.h>
 
 #include "httpd.h"
+#include "lca_eal.h"
 
 #define LOG_RING_SIZE 8192 /* records per lcore: past it, dropped */
 #define LOG_BURST 64
@@ -41,7 +42,9 @@ static FILE *log_file;
 static const char *log_path;
 static pthread_t log_thread;
 static int log_stop;
+static int log_reopen_asked; /* set by the signal handler */
 static uint64_t log_written;
+static uint64_t log_reopened;
 
 const double hd_lat_le[HD_LAT_BUCKETS - 1] = {
 	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
@@ -121,13 +124,49 @@ log_drain_once(void)
 	return total;
 }
 
+void
+hd_log_reopen(void)
+{
+	__atomic_store_n(&log_reopen_asked, 1, __ATOMIC_RELEASE);
+}
+
+uint64_t
+hd_log_reopened(void)
+{
+	return __atomic_load_n(&log_reopened, __ATOMIC_RELAXED);
+}
+
+/* The writer's own: the lines before go to the old file, flushed; when the
+ * path cannot be opened the old file stays, so no line is lost. */
+static void
+log_reopen_now(void)
+{
+	FILE *f;
+
+	fflush(log_file);
+	f = fopen(log_path, "a");
+	if (f == NULL) {
+		LCA_LOG(ERR, "lca-httpd: cannot reopen the access log %s (%s): "
+			"writing on to the file already open\n", log_path, strerror(errno));
+		return;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	fclose(log_file);
+	log_file = f;
+	__atomic_store_n(&log_reopened, log_reopened + 1, __ATOMIC_RELAXED);
+}
+
 static void *
 log_writer(void *arg)
 {
 	(void)arg;
 	for (;;) {
 		bool stopping = __atomic_load_n(&log_stop, __ATOMIC_ACQUIRE) != 0;
-		unsigned int n = log_drain_once();
+		unsigned int n;
+
+		if (__atomic_exchange_n(&log_reopen_asked, 0, __ATOMIC_ACQ_REL) != 0)
+			log_reopen_now();
+		n = log_drain_once();
 
 		__atomic_store_n(&log_written, log_written + n, __ATOMIC_RELAXED);
 		if (n == 0) {
@@ -185,8 +224,9 @@ hd_log_close(FILE *report)
 		__atomic_store_n(&log_stop, 1, __ATOMIC_RELEASE);
 		pthread_join(log_thread, NULL);
 		fprintf(report, "# access log %s: %" PRIu64 " lines written, %" PRIu64
-			" dropped (an lcore's ring of %u was full)\n", log_path, hd_log_written(),
-			hd_net_counter(HD_LOG_DROPPED), LOG_RING_SIZE);
+			" dropped (an lcore's ring of %u was full), reopened %" PRIu64 " times\n",
+			log_path, hd_log_written(), hd_net_counter(HD_LOG_DROPPED), LOG_RING_SIZE,
+			hd_log_reopened());
 		hd_log_on = false;
 	}
 	if (log_file != NULL)
@@ -255,7 +295,8 @@ responses(struct text *t)
 	static const struct { int code; enum hd_ctr k; } codes[] = {
 		{ 100, HD_S100 }, { 200, HD_S200 }, { 400, HD_S400 }, { 404, HD_S404 },
 		{ 405, HD_S405 }, { 408, HD_S408 }, { 413, HD_S413 }, { 414, HD_S414 },
-		{ 431, HD_S431 }, { 501, HD_S501 }, { 503, HD_S503 },
+		{ 431, HD_S431 }, { 501, HD_S501 }, { 503, HD_S503 }, { 504, HD_S504 },
+		{ 505, HD_S505 },
 	};
 
 	family(t, "lca_http_responses_total", "counter",
@@ -299,6 +340,16 @@ refusals(struct text *t)
 	put(t, "lca_http_refused_total{reason=\"table_full\"} %" PRIu64 "\n",
 	    hd_net_counter(HD_REFUSED));
 	put(t, "lca_http_refused_total{reason=\"shed\"} %" PRIu64 "\n", hd_net_counter(HD_SHED));
+	family(t, "lca_http_malformed_total", "counter",
+	       "Requests refused for framing that another parser could read another way, by "
+	       "cause: header_name (400), obs_fold (400), unknown_method (501); the connection "
+	       "is closed after the answer.");
+	put(t, "lca_http_malformed_total{reason=\"header_name\"} %" PRIu64 "\n",
+	    hd_net_counter(HD_BAD_NAME));
+	put(t, "lca_http_malformed_total{reason=\"obs_fold\"} %" PRIu64 "\n",
+	    hd_net_counter(HD_OBS_FOLD));
+	put(t, "lca_http_malformed_total{reason=\"unknown_method\"} %" PRIu64 "\n",
+	    hd_net_counter(HD_BAD_METHOD));
 }
 
 char *

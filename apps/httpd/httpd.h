@@ -35,9 +35,10 @@ enum hd_accept {
 
 /* What an lcore does when its loop finds nothing. */
 enum hd_idle {
-	HD_IDLE_SLEEP, /* after idle_after empty loops, wait in the kernel (epoll
-			* or the ring) from idle_wait_us, doubling while nothing comes,
-			* up to 50 ms; a send to a sleeping lcore writes its eventfd */
+	HD_IDLE_SLEEP, /* after idle_after quiet loops, wait in the kernel (epoll
+			* or the ring) until the next scan; while an ask waits, from
+			* idle_wait_us, doubling while nothing comes, up to 50 ms; a
+			* send to a sleeping lcore writes its eventfd */
 	HD_IDLE_SPIN,  /* poll again at once (the runtime's spin) */
 };
 
@@ -56,7 +57,7 @@ struct hd_conf {
 	enum hd_accept accept;
 	enum hd_idle idle;
 	uint64_t idle_after;       /* empty loops before an idle wait */
-	uint64_t idle_wait_us;     /* longest idle wait */
+	uint64_t idle_wait_us;     /* the first idle wait while an ask waits; the least one lasts */
 	uint64_t max_conns;        /* per lcore */
 	uint64_t request_line_limit; /* request line, bytes: past it 414 */
 	uint64_t header_line_limit;  /* one header line, bytes: past it 431 */
@@ -111,6 +112,10 @@ enum hd_ctr {
 	HD_DRAIN_CUT,      /* connections still open at the drain deadline: closed */
 	HD_LOG_DROPPED,    /* access log records dropped: this lcore's ring was full */
 	HD_S504,           /* the service did not answer in time */
+	HD_S505,           /* an HTTP version other than 1.x */
+	HD_BAD_NAME,       /* 400: a header name with a byte that is not a token character */
+	HD_OBS_FOLD,       /* 400: a header line folded onto the next (obs-fold) */
+	HD_BAD_METHOD,     /* 501: a method this server does not know */
 	HD_N
 };
 
@@ -176,6 +181,13 @@ bool hd_log_put(unsigned int lcore, struct hd_log_rec *r);
 
 /* Lines written so far. */
 uint64_t hd_log_written(void);
+
+/* Ask the writer to reopen the access log at its path (async-signal-safe:
+ * SIGHUP, SIGUSR1); the lines before go to the old file, none is lost. */
+void hd_log_reopen(void);
+
+/* Times the access log was reopened. */
+uint64_t hd_log_reopened(void);
 
 /* After the run: write what is left, stop the writer, say on @p report
  * how many lines were written and dropped. */

@@ -244,16 +244,21 @@ static const struct lca_opt options[] = {
 		  "kernel allows it, else epoll (and says so)" },
 	{ "idle", 0, LCA_OPT_CUSTOM, .parse = opt_idle, .metavar = "MODE",
 	  .help = "sleep (default; epoll is its old name): after\n"
-		  "--idle-after empty loops an lcore waits in the kernel\n"
-		  "(epoll or the ring) from --idle-wait-us, doubling while\n"
-		  "nothing comes, up to 50 ms (an event or a message for\n"
-		  "it ends the wait); spin: poll always (100% CPU)" },
+		  "--idle-after quiet loops (no actor turn, at most one\n"
+		  "event) an lcore waits in the kernel (epoll or the ring)\n"
+		  "until its next timer scan (50 ms at most), or, while a\n"
+		  "connection of it waits on the service, from\n"
+		  "--idle-wait-us, doubling while nothing comes (an event\n"
+		  "or a message for it ends the wait); spin: poll always\n"
+		  "(100% CPU)" },
 	{ "idle-after", 0, UINT(1, 1u << 30), AT(idle_after), .metavar = "N",
-	  .help = "empty loops before an idle wait (default 1: each\n"
+	  .help = "quiet loops before an idle wait (default 1: each\n"
 		  "empty poll is a system call, so waiting at once costs\n"
 		  "the least CPU a request)" },
 	{ "idle-wait-us", 0, UINT(1, 100000), AT(idle_wait_us), .metavar = "N",
-	  .help = "longest idle wait, microseconds (default 1000)" },
+	  .help = "microseconds: the first idle wait while a connection\n"
+		  "waits on the service (doubling after), and the shortest\n"
+		  "wait until the next timer scan (default 1000)" },
 	{ "max-conns", 0, UINT(1, 1u << 20), AT(max_conns), .metavar = "N",
 	  .help = "connections per lcore (default 16384); RLIMIT_NOFILE\n"
 		  "is raised to hold them all" },
@@ -293,7 +298,8 @@ static const struct lca_opt options[] = {
 	{ "access-log", 0, LCA_OPT_OUTPUT, AT(access_log), .metavar = "FILE",
 	  .help = "append a common-log-format line per answer to FILE\n"
 		  "(default: none); a thread writes it, an lcore never\n"
-		  "waits: past 8192 lines queued per lcore, dropped, counted" },
+		  "waits: past 8192 lines queued per lcore, dropped, counted;\n"
+		  "SIGHUP or SIGUSR1 reopens it" },
 	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write the counters as JSON (docs/json.md)" },
 	{ NULL },
@@ -306,7 +312,10 @@ static const struct lca_opt_table table = {
 		 "actor, asked by message), GET /bytes/N (N bytes, at most 8 MiB). HEAD too.\n",
 	.footer = "Telemetry: /lcactor/http (connections, requests, answers by status).\n"
 		  "GET /metrics: the same, a latency histogram and refusals, in the Prometheus\n"
-		  "text format.\n",
+		  "text format.\n"
+		  "Signals: SIGINT, SIGTERM: graceful stop (--drain-ms); a second one stops at\n"
+		  "once. SIGHUP, SIGUSR1: reopen the access log at its path (after it was moved\n"
+		  "away to rotate it), and serve on; without --access-log, nothing.\n",
 };
 
 static int
@@ -464,6 +473,7 @@ counters_json(void)
 				    json_integer((json_int_t)hd_net_counter((enum hd_ctr)k)));
 	json_object_set_new(o, "open", json_integer((json_int_t)hd_net_open()));
 	json_object_set_new(o, "access_log_written", json_integer((json_int_t)hd_log_written()));
+	json_object_set_new(o, "access_log_reopened", json_integer((json_int_t)hd_log_reopened()));
 	RTE_LCORE_FOREACH(l) {
 		json_t *p = json_pack("{s:i, s:i, s:I}", "lcore", (int)l, "cpu",
 				      lca_topo_lcore_cpu(l), "open",
@@ -557,6 +567,27 @@ catch_stop_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* SIGHUP and SIGUSR1 reopen the access log (nginx's USR1), so that a log
+ * rotated by moving it away goes on in a new file: neither stops the
+ * server. Taken from the start of the run; before it (EAL's init) SIGHUP
+ * is a clean stop, as in every app (eal/lca_eal.c). */
+static void
+on_reopen_signal(int sig)
+{
+	(void)sig;
+	hd_log_reopen();
+}
+
+static void
+catch_reopen_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_reopen_signal, .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
 /* How the run ended, and what a drain did; a stop is no failure. */
 static int
 say_stop(int ret)
@@ -595,6 +626,7 @@ run(void *arg)
 	};
 	int ret;
 
+	catch_reopen_signals();
 	ret = raise_nofile();
 	if (ret < 0) {
 		fprintf(stderr, NAME ": cannot raise RLIMIT_NOFILE: %s\n", strerror(-ret));
