@@ -73,11 +73,14 @@ res = {r['engine']: r for r in d['results']}
 assert all(res[e]['io_share'] > 0 for e in ('lcactor', 'graph', 'plain')), res
 PY"
 # lcactor inside the application's own loop (embedded: lca_runtime_poll()
-# from a loop on each lcore) and as rte_services (service: the worker lcore
-# made a service lcore for the run), each exact, beside lcactor's own loops.
-out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port --engine lcactor,embedded,service,plain \
+# from a loop on each lcore), as rte_services (service: the worker lcore
+# made a service lcore for the run) and behind lcactor's graph nodes
+# (graph-actors: graph's walk, its count stage in actors), each exact,
+# beside lcactor's own loops.
+out=$("$exe" "${eal[@]}" --vdev net_null0 -- --source port \
+	--engine lcactor,embedded,service,graph-actors,plain \
 	--messages 200000 --json "$tmp/guest.json" 2>&1); rc=$?
-check "net_null, embedded and service: exits 0, every engine exact" "[ $rc -eq 0 ] && exact '$tmp/guest.json' lcactor embedded service plain"
+check "net_null, embedded, service and graph-actors: exits 0, every engine exact" "[ $rc -eq 0 ] && exact '$tmp/guest.json' lcactor embedded service graph-actors plain"
 check "net_null: embedded and service side by side with lcactor" "grep -qE '^embedded +[0-9]+ +[0-9.]+  [0-9.]+x lcactor, ' <<<\"\$out\" && grep -qE '^service +[0-9]+ +[0-9.]+  [0-9.]+x lcactor, ' <<<\"\$out\""
 check "net_null: embedded and service took every packet on the packet lane" "python3 - '$tmp/guest.json' <<'PY'
 import json, sys
@@ -85,6 +88,8 @@ d = json.load(open(sys.argv[1]))
 for e in ('embedded', 'service'):
     r = [x for x in d['results'] if x['engine'] == e][0]['runs'][0]
     assert r['lane_packets'] == r['processed'] > 0 and r['worker_envelopes'] == 0, (e, r)
+r = [x for x in d['results'] if x['engine'] == 'graph-actors'][0]['runs'][0]
+assert r['processed'] == r['tx'] > 0, r
 rows = {r['config']: r for r in d['verdict']['rows']}
 assert rows['embedded']['floor'] is not None and rows['service']['floor'] is not None, rows
 PY"
@@ -308,9 +313,9 @@ bad "--rxq 3 on 2 lcores" net_null0 --rxq 3
 bad "--partition-by" net_null0 --partition-by flow
 out=$("$exe" "${eal[@]}" -- --source port 2>&1); rc=$?
 check "no port at all: exits 2, says how to make one" "[ $rc -eq 2 ] && grep -q 'no port to read' <<<\"\$out\""
-for e in graph ring embedded service; do
+for e in graph ring embedded service graph-actors; do
 	out=$("$exe" "${eal[@]}" -- --engine $e 2>&1); rc=$?
-	check "--engine $e without --source port exits 2" "[ $rc -eq 2 ] && grep -q 'graph, io, ring, embedded and service go with' <<<\"\$out\""
+	check "--engine $e without --source port exits 2" "[ $rc -eq 2 ] && grep -q 'graph, io, ring, embedded, service and graph-actors go with' <<<\"\$out\""
 done
 out=$("$exe" "${eal[@]}" --vdev net_null0 -- --port 0 2>&1); rc=$?
 check "--port without --source port exits 2" "[ $rc -eq 2 ] && grep -q 'go with --source port' <<<\"\$out\""

@@ -42,34 +42,61 @@ drop(struct rte_mbuf **pkts, unsigned int n, uint64_t *counter)
 	*counter += n;
 }
 
+/* Up to this many receivers a burst get one send each; a packet for
+ * another goes in a send of its own run. */
+#define BUCKETS 8
+
+/* One send of @p n packets to @p to; what it refuses, freed and counted. */
+static void
+send_to(struct lca_graph_stats *st, lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n)
+{
+	int taken = lca_send_packets(to, pkts, n);
+
+	if (taken < 0) {
+		drop(pkts, n, &st->dropped_no_actor);
+		return;
+	}
+	st->to_actors += (unsigned int)taken;
+	if ((unsigned int)taken < n)
+		drop(pkts + taken, n - (unsigned int)taken, &st->dropped_full);
+}
+
 static uint16_t
 to_actors_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb)
 {
 	struct lca_graph_stats *st = &glc[rte_lcore_id()].st;
 	struct rte_mbuf **pkts = (struct rte_mbuf **)objs;
+	struct rte_mbuf *bucket[BUCKETS][RTE_GRAPH_BURST_SIZE];
+	lca_actor_id_t dest[BUCKETS];
+	unsigned int n_dest = 0, fill[BUCKETS];
 	const int off = lca_pkt_meta_offset;
-	uint16_t i = 0;
 
 	(void)graph;
 	(void)node;
-	/* A run of packets to one actor is one send: a classifier before
-	 * this node that keeps a flow's packets together pays one a burst. */
-	while (i < nb) {
-		lca_actor_id_t to = lca_pkt_meta_at(pkts[i], off)->to;
-		uint16_t j = i + 1;
-		int taken;
+	/* Packets sorted by receiver, each receiver's in their order: one
+	 * send a receiver a burst, however the flows interleave. */
+	for (uint16_t i = 0; i < nb; i += RTE_GRAPH_BURST_SIZE) {
+		uint16_t end = RTE_MIN(nb, i + RTE_GRAPH_BURST_SIZE);
 
-		while (j < nb && lca_pkt_meta_at(pkts[j], off)->to == to)
-			j++;
-		taken = lca_send_packets(to, pkts + i, j - i);
-		if (taken < 0) {
-			drop(pkts + i, j - i, &st->dropped_no_actor);
-		} else {
-			st->to_actors += (unsigned int)taken;
-			if (taken < j - i)
-				drop(pkts + i + taken, j - i - (unsigned int)taken, &st->dropped_full);
+		n_dest = 0;
+		for (uint16_t k = i; k < end; k++) {
+			lca_actor_id_t to = lca_pkt_meta_at(pkts[k], off)->to;
+			unsigned int b = 0;
+
+			while (b < n_dest && dest[b] != to)
+				b++;
+			if (b == BUCKETS) { /* more receivers than buckets: alone */
+				send_to(st, to, &pkts[k], 1);
+				continue;
+			}
+			if (b == n_dest) {
+				dest[n_dest++] = to;
+				fill[b] = 0;
+			}
+			bucket[b][fill[b]++] = pkts[k];
 		}
-		i = j;
+		for (unsigned int b = 0; b < n_dest; b++)
+			send_to(st, dest[b], bucket[b], fill[b]);
 	}
 	return nb;
 }

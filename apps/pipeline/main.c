@@ -48,7 +48,7 @@ parse_engines(char *list)
 				break;
 		if (e == PL_ENGINE_COUNT) {
 			fprintf(stderr, APP ": unknown engine '%s' (lcactor, eventdev, plain; "
-					"--source port also graph, io, ring, embedded, service)\n",
+					"--source port also graph, io, ring, embedded, service, graph-actors)\n",
 				items[i]);
 			return -EINVAL;
 		}
@@ -186,7 +186,10 @@ static const struct lca_opt options[] = {
 		  "  service   (--source port) lcactor's engine as rte_services:\n"
 		  "            the worker lcores made service lcores for the run,\n"
 		  "            each running its lcactor_lcore_N service; the main\n"
-		  "            lcore runs its own from its loop" },
+		  "            lcore runs its own from its loop\n"
+		  "  graph-actors (--source port) graph with its count stage\n"
+		  "            in lcactor's worker actors, reached through\n"
+		  "            lcactor's graph nodes and back" },
 	{ "streams", 0, LCA_OPT_UINT, AT(streams), .min = 1, .max = PL_MAX_STREAMS,
 	  .metavar = "N", .help = "input streams (default 1000)" },
 	{ "partitions", 0, LCA_OPT_UINT, AT(partitions), .min = 1, .max = PL_MAX_PARTITIONS,
@@ -303,9 +306,10 @@ check_conf(struct pl_conf *c)
 		}
 	} else if (pl_has_engine(&conf, PL_ENGINE_GRAPH) || pl_has_engine(&conf, PL_ENGINE_IO) ||
 		   pl_has_engine(&conf, PL_ENGINE_RING) || pl_has_engine(&conf, PL_ENGINE_EMBEDDED) ||
-		   pl_has_engine(&conf, PL_ENGINE_SERVICE)) {
-		fprintf(stderr, APP ": --engine graph, io, ring, embedded and service go with "
-				"--source port\n");
+		   pl_has_engine(&conf, PL_ENGINE_SERVICE) ||
+		   pl_has_engine(&conf, PL_ENGINE_GRAPH_ACTORS)) {
+		fprintf(stderr, APP ": --engine graph, io, ring, embedded, service and graph-actors "
+				"go with --source port\n");
 		return -EINVAL;
 	} else if (c->n_ports || c->tx_port >= 0 || c->sink != PL_SINK_TX || c->rxq || c->mbufs ||
 		   c->idle || c->duration_ms || c->null_zero || c->keys_path || c->partition_rxq) {

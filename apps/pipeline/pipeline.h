@@ -53,6 +53,8 @@ enum pl_engine {
 	PL_ENGINE_SERVICE,  /**< lcactor's engine run as rte_services: the workers' lcores
 			     *   turned service lcores, the main lcore running its own
 			     *   service from its loop (--source port). */
+	PL_ENGINE_GRAPH_ACTORS, /**< graph with its count stage in actors, through
+				 *   lcactor's graph nodes (--source port). */
 	PL_ENGINE_COUNT,
 };
 

@@ -59,6 +59,9 @@ static const char *const what_of[][PL_ENGINE_COUNT] = {
 		[PL_ENGINE_SERVICE] = "lcactor's engine as rte_services: each worker lcore a "
 				      "service lcore running its lcactor_lcore_N, the main "
 				      "lcore running its own from its loop",
+		[PL_ENGINE_GRAPH_ACTORS] = "graph's nodes with the count in actors: RX -> "
+					   "parse and classify -> lcactor_to_actors -> worker "
+					   "actors -> lcactor_from_actors -> TX",
 	},
 };
 

@@ -97,6 +97,7 @@ pl_port_collect(struct port_run *r)
 	r->rx_per_s = r->measured_s > 0 ? (double)r->rx_measured / r->measured_s : 0;
 	for (uint32_t p = 0; p < pl_n_parts; p++) {
 		const struct store *s = pl_engine_is_lcactor(r->engine) ||
+						r->engine == PL_ENGINE_GRAPH_ACTORS ||
 						r->engine == PL_ENGINE_EVENTDEV ||
 						r->engine == PL_ENGINE_RING ? pp.stores[p] : NULL;
 
@@ -129,6 +130,8 @@ teardown(void)
 			pl_eventdev_teardown();
 		if (pp.conf->engines[e] == PL_ENGINE_GRAPH)
 			pl_graph_teardown();
+		if (pp.conf->engines[e] == PL_ENGINE_GRAPH_ACTORS)
+			pl_graph_actors_teardown();
 		if (pp.conf->engines[e] == PL_ENGINE_RING)
 			pl_port_ring_teardown();
 	}
@@ -190,6 +193,11 @@ setup(void)
 			break;
 		case PL_ENGINE_GRAPH:
 			ret = pl_graph_setup();
+			break;
+		case PL_ENGINE_GRAPH_ACTORS:
+			ret = pl_port_lca_setup();
+			if (ret == 0)
+				ret = pl_graph_actors_setup();
 			break;
 		case PL_ENGINE_RING:
 			ret = pl_port_ring_setup();

@@ -296,4 +296,13 @@ int pl_graph_loop(void);
 
 void pl_graph_teardown(void);
 
+/* --engine graph-actors (pl_graph_actors.c): the graphs, each lcore's loop
+ * (graph and lcactor's poll), their teardown. */
+int pl_graph_actors_setup(void);
+int pl_graph_actors_loop(void);
+void pl_graph_actors_teardown(void);
+/* Whether lcactor's workers hand their packets to their lcore's graph
+ * (graph-actors) rather than to the port (lcactor, embedded, service). */
+void pl_port_lca_to_graph(bool on);
+
 #endif /* PL_PORT_H */

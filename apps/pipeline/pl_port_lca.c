@@ -23,6 +23,7 @@
 #include <rte_service.h>
 
 #include "lca_actor.h"
+#include "lca_graph.h"
 #include "lca_lcore.h"
 #include "lca_port.h"
 #include "pl_port.h"
@@ -37,6 +38,29 @@ struct worker {
 static lca_actor_id_t worker_id[PL_MAX_PARTITIONS];
 static struct worker *workers[PL_MAX_PARTITIONS];
 static bool runtime_up;
+static bool to_graph; /* graph-actors: the workers hand packets to the graph */
+
+void
+pl_port_lca_to_graph(bool on)
+{
+	to_graph = on;
+}
+
+/* graph-actors: on through the graph of the lcore that runs the worker;
+ * what its queue cannot hold is freed and counted as refused by the sink. */
+static void
+worker_to_graph(struct pl_fig *f, struct rte_mbuf **pkts, uint16_t n)
+{
+	int sent = lca_graph_send(rte_lcore_id(), pkts, n);
+
+	if (sent < 0)
+		sent = 0;
+	if (sent < n) {
+		rte_pktmbuf_free_bulk(pkts + sent, n - (unsigned int)sent);
+		fig_add(&f->sink_refused, n - (unsigned int)sent);
+	}
+	pl_count(f, n, rte_rdtsc());
+}
 static bool workers_spawned;
 
 struct cls_arg {
@@ -132,6 +156,10 @@ worker_packets(lca_actor_id_t self, void *state, struct rte_mbuf **pkts, uint16_
 	if (c->sink == PL_SINK_DROP) {
 		rte_pktmbuf_free_bulk(pkts, n);
 		pl_count(f, n, rte_rdtsc());
+		return;
+	}
+	if (to_graph) {
+		worker_to_graph(f, pkts, n);
 		return;
 	}
 	while (i < n) {

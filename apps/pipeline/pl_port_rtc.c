@@ -116,6 +116,31 @@ graph_worker(void *arg)
 	return pp.worker_ret[me];
 }
 
+static int
+graph_actors_worker(void *arg)
+{
+	unsigned int me = rte_lcore_id();
+
+	(void)arg;
+	pp.worker_ret[me] = pl_graph_actors_loop();
+	return pp.worker_ret[me];
+}
+
+/* graph-actors: lcactor's workers in a guest run, the graphs' loops polling. */
+static int
+launch_graph_actors(void)
+{
+	int ret = lca_runtime_start((unsigned int)(pp.conf->timeout_s * 1000));
+
+	if (ret < 0)
+		return ret;
+	pl_port_lca_to_graph(true);
+	ret = pl_launch(graph_actors_worker, pp.worker_ret);
+	lca_runtime_end();
+	pl_port_lca_to_graph(false);
+	return ret;
+}
+
 int
 pl_port_run_rtc(struct port_run *r)
 {
@@ -137,7 +162,8 @@ pl_port_run_rtc(struct port_run *r)
 		return ret;
 	}
 	pl_port_runs_reset();
-	ret = pl_launch(r->engine == PL_ENGINE_PLAIN ? plain_worker :
+	ret = r->engine == PL_ENGINE_GRAPH_ACTORS ? launch_graph_actors() :
+	      pl_launch(r->engine == PL_ENGINE_PLAIN ? plain_worker :
 			r->engine == PL_ENGINE_IO    ? io_worker :
 			r->engine == PL_ENGINE_GRAPH ? graph_worker :
 			r->engine == PL_ENGINE_RING  ? pl_port_ring_worker : pl_port_ev_worker,

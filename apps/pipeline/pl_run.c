@@ -31,6 +31,8 @@ pl_engine_name(enum pl_engine e)
 		return "embedded";
 	case PL_ENGINE_SERVICE:
 		return "service";
+	case PL_ENGINE_GRAPH_ACTORS:
+		return "graph-actors";
 	default:
 		return "?";
 	}
