@@ -489,7 +489,9 @@ run_begin(unsigned int timeout_ms, bool in_guest)
 	LCA_LCORE_FOREACH(lcore_id) {
 		struct lcore_ctx *c = &lca_lcores[lcore_id];
 
-		c->ended = 0;
+		/* Atomic: a service lcore's runner may still look at it, its
+		 * last run's stop seen, while the next run starts. */
+		__atomic_store_n(&c->ended, 0, __ATOMIC_RELAXED);
 		c->prev = now;
 		c->stale = false;
 		/* lcactor's loops run on the EAL lcores; the service lcores,
