@@ -200,10 +200,10 @@ test_unpolled_lcore_is_noticed(void **state)
 
 	(void)state;
 	got_on_unpolled = 0;
-	assert_int_equal(lca_lcore_stall_limit_set(50), 0);
-	assert_int_equal(lca_lcore_stall_limit(), 50);
+	assert_int_equal(lca_lcore_stall_limit_set(200), 0);
+	assert_int_equal(lca_lcore_stall_limit(), 200);
 	assert_int_equal(lca_send(far, lca_test_msg()), 0);
-	assert_int_equal(lca_runtime_start(400), 0);
+	assert_int_equal(lca_runtime_start(1000), 0);
 	assert_int_equal(lca_lcore_stall_limit_set(10), -EBUSY);
 	assert_int_equal(rte_eal_remote_launch(idle_loop, NULL, other), 0);
 	while (lca_runtime_poll() >= 0) /* the main lcore alone polls */
