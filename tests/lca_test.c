@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -117,6 +119,20 @@ lca_test_runtime_run(unsigned int timeout_ms)
 		exit(1);
 	}
 	return lca_runtime_run(timeout_ms);
+}
+
+static void *
+interrupt_after(void *arg)
+{
+	usleep((useconds_t)(uintptr_t)arg * 1000);
+	kill(getpid(), SIGINT);
+	return NULL;
+}
+
+int
+lca_test_interrupt_in(pthread_t *th, unsigned int ms)
+{
+	return pthread_create(th, NULL, interrupt_after, (void *)(uintptr_t)ms);
 }
 
 bool

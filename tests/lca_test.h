@@ -5,6 +5,7 @@
 /* What the unit tests share: EAL bring-up as CI runs it, and a run of the
  * lcore loops that cannot hang a test. */
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +35,10 @@ void lca_test_eal_init_args(const char *prefix, const char *const *extra, unsign
  * @return lca_runtime_run()'s, or lca_runtime_end()'s.
  */
 int lca_test_runtime_run(unsigned int timeout_ms);
+
+/* A thread that sends this process SIGINT in @p ms milliseconds: the
+ * signal tests' stop. Join it with pthread_join(). @return pthread_create()'s. */
+int lca_test_interrupt_in(pthread_t *th, unsigned int ms);
 
 /* The driver of lca_test_runtime_run(): "own" or "guest". */
 const char *lca_test_driver(void);

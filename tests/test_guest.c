@@ -226,15 +226,6 @@ test_unpolled_lcore_is_noticed(void **state)
 	assert_int_equal(lca_mempool_avail(), lca_test_pool_full);
 }
 
-static void *
-interrupt_soon(void *arg)
-{
-	(void)arg;
-	usleep(200 * 1000);
-	kill(getpid(), SIGINT);
-	return NULL;
-}
-
 static int
 plain_app_loop(void *arg)
 {
@@ -253,7 +244,7 @@ test_signal_ends_a_guest_run(void **state)
 
 	(void)state;
 	assert_int_equal(lca_runtime_start(30000), 0);
-	assert_int_equal(pthread_create(&th, NULL, interrupt_soon, NULL), 0);
+	assert_int_equal(lca_test_interrupt_in(&th, 200), 0);
 	assert_int_equal(rte_eal_mp_remote_launch(plain_app_loop, NULL, CALL_MAIN), 0);
 	rte_eal_mp_wait_lcore();
 	assert_int_equal(pthread_join(th, NULL), 0);

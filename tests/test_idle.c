@@ -37,15 +37,6 @@ test_sleep_is_bounded(void **state)
 	lca_runtime_cleanup();
 }
 
-static void *
-interrupt_soon(void *arg)
-{
-	(void)arg;
-	usleep(200 * 1000);
-	kill(getpid(), SIGINT);
-	return NULL;
-}
-
 /* 20 ms sleeps: a signal read every 1024 loops would take ~20 s to be
  * seen, past the run's 10 s limit (-ETIMEDOUT); read at every sleep it
  * ends the run (-EINTR). */
@@ -59,7 +50,7 @@ test_signal_ends_a_sleeping_run(void **state)
 
 	(void)state;
 	assert_int_equal(lca_runtime_init(&c), 0);
-	assert_int_equal(pthread_create(&th, NULL, interrupt_soon, NULL), 0);
+	assert_int_equal(lca_test_interrupt_in(&th, 200), 0);
 	assert_int_equal(lca_runtime_run(10000), -EINTR);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	lca_runtime_cleanup();

@@ -279,15 +279,6 @@ test_stopped_service_is_noticed(void **state)
 	assert_int_equal(lca_runtime_service_refusals(), refused + 1);
 }
 
-static void *
-interrupt_soon(void *arg)
-{
-	(void)arg;
-	usleep(200 * 1000);
-	kill(getpid(), SIGINT);
-	return NULL;
-}
-
 /* SIGINT ends a run with a service lcore. Last: the signal stays. */
 static void
 test_signal(void **state)
@@ -295,7 +286,7 @@ test_signal(void **state)
 	pthread_t th;
 
 	(void)state;
-	assert_int_equal(pthread_create(&th, NULL, interrupt_soon, NULL), 0);
+	assert_int_equal(lca_test_interrupt_in(&th, 200), 0);
 	assert_int_equal(lca_test_runtime_run(30000), -EINTR);
 	assert_int_equal(pthread_join(th, NULL), 0);
 }

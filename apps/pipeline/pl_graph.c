@@ -34,29 +34,16 @@
 
 enum { COUNT_NEXT_TX, COUNT_NEXT_DROP };
 
-/* An lcore's graph and its RX queues; its own lcore writes it in a run. */
-struct graph_lcore {
-	struct rte_graph *graph;
-	struct rxq_state *mine[PL_MAX_PORTS];
-	unsigned int n_mine;
-	unsigned int left; /* its RX queues not done */
-	uint64_t now;      /* TSC of the walk */
-} __rte_cache_aligned;
-
-static struct graph_lcore glc[RTE_MAX_LCORE];
+static struct pl_graph_lcore glc[RTE_MAX_LCORE];
 static rte_graph_t graph_ids[RTE_MAX_LCORE];
 static bool graph_made[RTE_MAX_LCORE];
 
-static uint16_t
-rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb)
+uint16_t
+pl_graph_rx(struct pl_graph_lcore *g, struct rte_graph *graph, struct rte_node *node)
 {
-	unsigned int me = rte_lcore_id();
-	struct graph_lcore *g = &glc[me];
-	struct pl_fig *f = &pl.lc[me].f;
+	struct pl_fig *f = &pl.lc[rte_lcore_id()].f;
 	uint16_t total = 0;
 
-	(void)objs;
-	(void)nb;
 	for (unsigned int i = 0; i < g->n_mine; i++) {
 		void **to = rte_node_next_stream_get(graph, node, 0, PL_MAX_BURST);
 		bool ended;
@@ -69,6 +56,14 @@ rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t
 		total += (uint16_t)n;
 	}
 	return total;
+}
+
+static uint16_t
+rx_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb)
+{
+	(void)objs;
+	(void)nb;
+	return pl_graph_rx(&glc[rte_lcore_id()], graph, node);
 }
 
 static uint16_t
@@ -150,38 +145,56 @@ RTE_NODE_REGISTER(tx_node);
 RTE_NODE_REGISTER(drop_node);
 
 int
-pl_graph_setup(void)
+pl_graph_make(const char *prefix, const char **patterns, unsigned int n_patterns,
+	      struct pl_graph_lcore *gl, rte_graph_t *ids, bool *made, const char *engine)
 {
-	static const char *patterns[] = { "pl_rx", "pl_count", "pl_tx", "pl_drop" };
-
 	for (unsigned int i = 0; i < pl.n_lcores; i++) {
 		unsigned int lc = pl.lcores[i];
 		struct rte_graph_param prm = {
 			.socket_id = (int)rte_lcore_to_socket_id(lc),
-			.nb_node_patterns = RTE_DIM(patterns),
+			.nb_node_patterns = n_patterns,
 			.node_patterns = patterns,
 		};
 		char name[RTE_GRAPH_NAMESIZE];
 
-		snprintf(name, sizeof(name), "pl_lc%u", lc);
-		graph_ids[lc] = rte_graph_create(name, &prm);
-		if (graph_ids[lc] == RTE_GRAPH_ID_INVALID) {
-			fprintf(stderr, APP ": --engine graph: cannot make the graph of lcore %u: %s\n",
-				lc, rte_strerror(rte_errno));
+		snprintf(name, sizeof(name), "%s%u", prefix, lc);
+		ids[lc] = rte_graph_create(name, &prm);
+		if (ids[lc] == RTE_GRAPH_ID_INVALID) {
+			fprintf(stderr, APP ": --engine %s: cannot make the graph of lcore %u: %s\n",
+				engine, lc, rte_strerror(rte_errno));
 			return -rte_errno ? -rte_errno : -EINVAL;
 		}
-		graph_made[lc] = true;
-		glc[lc].graph = rte_graph_lookup(name);
-		glc[lc].n_mine = pl_port_rxqs_of(lc, glc[lc].mine);
+		made[lc] = true;
+		gl[lc].graph = rte_graph_lookup(name);
+		gl[lc].n_mine = pl_port_rxqs_of(lc, gl[lc].mine);
 	}
 	return 0;
+}
+
+void
+pl_graph_destroy(rte_graph_t *ids, bool *made)
+{
+	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++)
+		if (made[lc]) {
+			rte_graph_destroy(ids[lc]);
+			made[lc] = false;
+		}
+}
+
+int
+pl_graph_setup(void)
+{
+	static const char *patterns[] = { "pl_rx", "pl_count", "pl_tx", "pl_drop" };
+
+	return pl_graph_make("pl_lc", patterns, RTE_DIM(patterns), glc, graph_ids, graph_made,
+			     "graph");
 }
 
 int
 pl_graph_loop(void)
 {
 	unsigned int me = rte_lcore_id();
-	struct graph_lcore *g = &glc[me];
+	struct pl_graph_lcore *g = &glc[me];
 	struct pl_fig *f = &pl.lc[me].f;
 	int ret = 0;
 
@@ -204,9 +217,5 @@ pl_graph_loop(void)
 void
 pl_graph_teardown(void)
 {
-	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++)
-		if (graph_made[lc]) {
-			rte_graph_destroy(graph_ids[lc]);
-			graph_made[lc] = false;
-		}
+	pl_graph_destroy(graph_ids, graph_made);
 }

@@ -35,16 +35,8 @@
 
 enum { CLS_NEXT_ACTORS, CLS_NEXT_DROP };
 
-struct ga_lcore {
-	struct rte_graph *graph;
-	struct rxq_state *mine[PL_MAX_PORTS];
-	unsigned int n_mine;
-	unsigned int left; /* its RX queues not done */
-	bool rx_over;      /* every queue of its done: its produced is final */
-	uint64_t now;
-} __rte_cache_aligned;
-
-static struct ga_lcore gla[RTE_MAX_LCORE];
+static struct pl_graph_lcore gla[RTE_MAX_LCORE];
+static bool rx_over[RTE_MAX_LCORE]; /* every RX queue of its done: its produced is final */
 static rte_graph_t ga_ids[RTE_MAX_LCORE];
 static bool ga_made[RTE_MAX_LCORE];
 static bool graph_nodes_up;
@@ -52,25 +44,9 @@ static bool graph_nodes_up;
 static uint16_t
 rxa_process(struct rte_graph *graph, struct rte_node *node, void **objs, uint16_t nb)
 {
-	unsigned int me = rte_lcore_id();
-	struct ga_lcore *g = &gla[me];
-	struct pl_fig *f = &pl.lc[me].f;
-	uint16_t total = 0;
-
 	(void)objs;
 	(void)nb;
-	for (unsigned int i = 0; i < g->n_mine; i++) {
-		void **to = rte_node_next_stream_get(graph, node, 0, PL_MAX_BURST);
-		bool ended;
-		unsigned int n = pl_port_rx(g->mine[i], g->now, f, (struct rte_mbuf **)to, &ended);
-
-		g->left -= ended;
-		if (n == 0)
-			continue;
-		rte_node_next_stream_put(graph, node, 0, (uint16_t)n);
-		total += (uint16_t)n;
-	}
-	return total;
+	return pl_graph_rx(&gla[rte_lcore_id()], graph, node);
 }
 
 static uint16_t
@@ -130,28 +106,10 @@ pl_graph_actors_setup(void)
 		graph_nodes_up = true;
 		ret = lca_graph_from_actors_next("pl_tx");
 	}
-	for (unsigned int i = 0; i < pl.n_lcores && ret == 0; i++) {
-		unsigned int lc = pl.lcores[i];
-		struct rte_graph_param prm = {
-			.socket_id = (int)rte_lcore_to_socket_id(lc),
-			.nb_node_patterns = RTE_DIM(patterns),
-			.node_patterns = patterns,
-		};
-		char name[RTE_GRAPH_NAMESIZE];
-
-		snprintf(name, sizeof(name), "pl_ga%u", lc);
-		ga_ids[lc] = rte_graph_create(name, &prm);
-		if (ga_ids[lc] == RTE_GRAPH_ID_INVALID) {
-			ret = -rte_errno ? -rte_errno : -EINVAL;
-			break;
-		}
-		ga_made[lc] = true;
-		gla[lc].graph = rte_graph_lookup(name);
-		gla[lc].n_mine = pl_port_rxqs_of(lc, gla[lc].mine);
-	}
-	if (ret < 0)
-		fprintf(stderr, APP ": --engine graph-actors: cannot make the graphs: %s\n",
-			strerror(-ret));
+	if (ret == 0)
+		return pl_graph_make("pl_ga", patterns, RTE_DIM(patterns), gla, ga_ids, ga_made,
+				     "graph-actors");
+	fprintf(stderr, APP ": --engine graph-actors: lcactor's graph nodes: %s\n", strerror(-ret));
 	return ret;
 }
 
@@ -161,7 +119,7 @@ static bool
 all_through(void)
 {
 	for (unsigned int i = 0; i < pl.n_lcores; i++)
-		if (!__atomic_load_n(&gla[pl.lcores[i]].rx_over, __ATOMIC_ACQUIRE))
+		if (!__atomic_load_n(&rx_over[pl.lcores[i]], __ATOMIC_ACQUIRE))
 			return false;
 	if (pl_port_sum_fig(offsetof(struct pl_fig, processed)) +
 		    pl_port_sum_fig(offsetof(struct pl_fig, malformed)) !=
@@ -177,13 +135,13 @@ int
 pl_graph_actors_loop(void)
 {
 	unsigned int me = rte_lcore_id();
-	struct ga_lcore *g = &gla[me];
+	struct pl_graph_lcore *g = &gla[me];
 	struct pl_fig *f = &pl.lc[me].f;
 	bool is_main = me == rte_get_main_lcore();
 	int ret = 0;
 
 	g->left = g->n_mine;
-	__atomic_store_n(&g->rx_over, g->left == 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&rx_over[me], g->left == 0, __ATOMIC_RELEASE);
 	for (;;) {
 		uint64_t now = rte_rdtsc();
 
@@ -192,8 +150,8 @@ pl_graph_actors_loop(void)
 		g->now = now;
 		rte_graph_walk(g->graph);
 		pl_port_tx_flush(me);
-		if (g->left == 0 && !g->rx_over)
-			__atomic_store_n(&g->rx_over, true, __ATOMIC_RELEASE);
+		if (g->left == 0 && !rx_over[me])
+			__atomic_store_n(&rx_over[me], true, __ATOMIC_RELEASE);
 		/* lcactor's work in the same loop: the workers run here. */
 		if (lca_runtime_poll() < 0)
 			break;
@@ -207,11 +165,7 @@ pl_graph_actors_loop(void)
 void
 pl_graph_actors_teardown(void)
 {
-	for (unsigned int lc = 0; lc < RTE_MAX_LCORE; lc++)
-		if (ga_made[lc]) {
-			rte_graph_destroy(ga_ids[lc]);
-			ga_made[lc] = false;
-		}
+	pl_graph_destroy(ga_ids, ga_made);
 	if (graph_nodes_up) {
 		lca_graph_cleanup();
 		graph_nodes_up = false;

@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include <rte_ethdev.h>
+#include <rte_graph.h>
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
@@ -287,6 +288,28 @@ json_t *pl_port_conf_json(void);
 int pl_port_keys_write(FILE *out, const struct port_run *r, unsigned int run);
 
 /* The graph engine (pl_graph.c). */
+
+/** An lcore's graph and its RX queues; its own lcore writes it in a run.
+ *  graph and graph-actors each keep one a lcore. */
+struct pl_graph_lcore {
+	struct rte_graph *graph;
+	struct rxq_state *mine[PL_MAX_PORTS];
+	unsigned int n_mine;
+	unsigned int left; /* its RX queues not done */
+	uint64_t now;      /* TSC of the walk */
+} __rte_cache_aligned;
+
+/** A graph engine's RX source node: each of @p g's RX queues, a burst
+ *  each, into the node's edge 0. @return the packets taken. */
+uint16_t pl_graph_rx(struct pl_graph_lcore *g, struct rte_graph *graph, struct rte_node *node);
+
+/** One graph of @p patterns a run lcore, named PREFIX<lcore>, into @p gl
+ *  and @p ids; @p made says which exist. @return 0 or a negative errno (said). */
+int pl_graph_make(const char *prefix, const char **patterns, unsigned int n_patterns,
+		  struct pl_graph_lcore *gl, rte_graph_t *ids, bool *made, const char *engine);
+
+/** Destroy the graphs pl_graph_make() made. */
+void pl_graph_destroy(rte_graph_t *ids, bool *made);
 
 /** Register the nodes and make one graph an lcore. @return 0 or a negative errno. */
 int pl_graph_setup(void);
