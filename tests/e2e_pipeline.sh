@@ -161,6 +161,12 @@ out=$("$exe" "${eal[@]}" -- --messages 1000000000000 --timeout 1 --engine plain 
 check "--timeout: exits 1, says why" "[ $rc -eq 1 ] && grep -q 'timed out' <<<\"\$out\""
 # Interrupted mid-run on each engine: a clean stop, every envelope freed.
 for e in lcactor eventdev plain; do
+	# Emptied before the start: the shell truncates it only once the job
+	# runs, and the last engine's placement line, still there, would send
+	# SIGINT before this process handles it (a background job of a script
+	# starts with SIGINT ignored, so it would be lost and the run would
+	# go on to its --timeout).
+	rm -f "$tmp/int"
 	"$exe" "${eal[@]}" -- --messages 1000000000000 --engine $e >"$tmp/int" 2>&1 &
 	pid=$!
 	# The placement's last line, flushed just before the engine runs.
