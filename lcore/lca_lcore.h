@@ -269,11 +269,12 @@ LCA_API unsigned int lca_lcore_stall_limit(void);
 LCA_API uint64_t lca_lcore_stalls(unsigned int lcore_id);
 
 /**
- * Look at every lcore of a guest run now, as the polling lcores do once a
- * quarter limit (EXPERIMENTAL): for a thread that polls none, such as a
- * control thread, or telemetry.
+ * Look at every polled lcore now (a guest run's, a service lcore's), as
+ * the polling lcores do once a quarter limit (EXPERIMENTAL): for a thread
+ * that polls none, such as a control thread, or telemetry.
  * @return
- *   How many lcores are unpolled past the limit now (0 outside a guest run).
+ *   How many lcores are unpolled past the limit now (0 when no run polls
+ *   an lcore).
  */
 LCA_API int lca_lcore_watch(void);
 
