@@ -80,6 +80,11 @@ actor_drain(struct lca_actor *a)
 		mailbox_drain(a, control);
 	if (a->move.old_mailbox != NULL)
 		mailbox_drain(a, a->move.old_mailbox);
+	if (a->first != NULL) {
+		lca_msg_free(a->first);
+		__atomic_store_n(&a->first, NULL, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&a->dropped_on_stop, 1, __ATOMIC_RELAXED);
+	}
 	mailbox_drain(a, a->mailbox);
 	if (a->pkt_box != NULL)
 		packets_drain(a);
@@ -100,7 +105,7 @@ actor_unschedule(struct lca_actor *a)
 		/* Only this lcore fills the mailbox: nothing can race. A
 		 * control message from elsewhere after this look comes with a
 		 * CTL_WAKE (lca_control.c). */
-		if (!ring_empty(turn_mailbox(a)) || actor_has_control(a) ||
+		if (a->first != NULL || !ring_empty(turn_mailbox(a)) || actor_has_control(a) ||
 		    (a->pkt_box != NULL && !ring_empty(a->pkt_box)))
 			return true;
 		a->scheduled = 0;
@@ -121,6 +126,17 @@ actor_unschedule(struct lca_actor *a)
 					__ATOMIC_RELAXED))
 		lca_lcore_schedule(__atomic_load_n(&a->runq, __ATOMIC_RELAXED), a);
 	return false;
+}
+
+/* mailbox_put_here() where `first` takes the mailbox's last place: what
+ * fits beside it. Out of line: rare, and its count is not the caller's. */
+__rte_noinline unsigned int
+mailbox_put_short(struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
+{
+	unsigned int room = rte_ring_free_count(a->mailbox);
+
+	n = RTE_MIN(n, room > 0 ? room - 1 : 0);
+	return rte_ring_sp_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
 }
 
 static void
@@ -151,18 +167,26 @@ turn_count(struct lca_actor *a, struct lca_msg **msgs, unsigned int n, unsigned 
 }
 
 /* A turn's messages: its control lane's first (it never waits behind the
- * mailbox), then its mailbox's, up to throughput. @return how many;
- * @p left says how many stay in the mailbox. */
+ * mailbox), then the one a light local send left it (sent before anything
+ * in the mailbox: it found the actor idle), then its mailbox's, up to
+ * throughput. @return how many; @p left says how many stay. */
 static __rte_always_inline unsigned int
 turn_take(struct lca_actor *a, struct lca_msg **msgs, unsigned int *left)
 {
 	struct rte_ring *control = __atomic_load_n(&a->control, __ATOMIC_ACQUIRE);
+	struct lca_msg *first = a->first;
 	unsigned int n;
 
 	n = unlikely(control != NULL) ?
 		rte_ring_sc_dequeue_burst(control, (void **)msgs, a->throughput, NULL) : 0;
+	if (first != NULL && likely(n < a->throughput)) {
+		msgs[n++] = first;
+		__atomic_store_n(&a->first, NULL, __ATOMIC_RELAXED);
+		first = NULL;
+	}
 	n += rte_ring_sc_dequeue_burst(turn_mailbox(a), (void **)msgs + n, a->throughput - n,
 				       left);
+	*left += first != NULL;
 	return turn_count(a, msgs, n, *left);
 }
 
@@ -679,7 +703,7 @@ lca_actor_backlog(lca_actor_id_t id)
 
 	if (a == NULL)
 		return -ESRCH;
-	n = ring_count(a->mailbox);
+	n = ring_count(a->mailbox) + (__atomic_load_n(&a->first, __ATOMIC_RELAXED) != NULL);
 	if (actor_is_shared(a))
 		return (int)n;
 	home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);

@@ -69,6 +69,11 @@ struct lca_actor {
 	uint32_t control_wake;    /* atomic: 1 while a CTL_WAKE is queued for it */
 	struct rte_ring *pkt_box; /* its packet queue (on_packets), or NULL: mbuf
 				   * pointers, filled on its home lcore only */
+	/* Read by a turn, written at spawn (and the high-water mark at most
+	 * once a message of mailbox, as it climbs): here, in the line's last
+	 * 8 bytes, so that `first` fits on the turn's line. */
+	unsigned int throughput;
+	uint32_t mailbox_hwm;
 
 	/* What a turn touches, on one line: a message costs as few lines as
 	 * it can while a workload's own data crowds the caches. Written by the
@@ -82,8 +87,12 @@ struct lca_actor {
 		lca_batch_handler_fn batch;  /* if batch */
 	} handler;
 	void *state;
-	unsigned int throughput;
-	uint32_t mailbox_hwm;
+	/* The light local send's: one message sent on its own lcore while it
+	 * was idle (not scheduled, its mailbox empty), taken by its next turn
+	 * before its mailbox, so that such a send and its turn cost no ring
+	 * operation. Written and read by its home lcore only (atomic for the
+	 * backlog's look from elsewhere). */
+	struct lca_msg *first;
 	uint64_t received;
 	uint64_t handled;
 	uint64_t turns;
@@ -147,6 +156,11 @@ struct lca_actor {
 _Static_assert(offsetof(struct lca_actor, batch) <
 	       offsetof(struct lca_actor, scheduled) + RTE_CACHE_LINE_SIZE,
 	       "a turn's fields share one line");
+_Static_assert(offsetof(struct lca_actor, settling) <
+	       offsetof(struct lca_actor, scheduled) + RTE_CACHE_LINE_SIZE,
+	       "a turn's flags, `first` among them, share one line");
+_Static_assert(offsetof(struct lca_actor, mailbox_hwm) < RTE_CACHE_LINE_SIZE,
+	       "what senders read stays on its own line");
 
 #define PEER_COUNT_MAX 64
 
@@ -303,6 +317,22 @@ static inline bool
 ring_empty(const struct rte_ring *r)
 {
 	return ring_count(r) == 0;
+}
+
+/* @p msgs[0..n) into affinity actor @p a's mailbox, from its home lcore
+ * (its one producer), behind the message a light local send left it in
+ * `first`: the two hold mailbox_size together, as the mailbox alone did,
+ * so that a full mailbox refuses at the same count whatever the route.
+ * @return how many went (the rest are still the caller's). */
+unsigned int mailbox_put_short(struct lca_actor *a, struct lca_msg **msgs, unsigned int n);
+
+static inline unsigned int
+mailbox_put_here(struct lca_actor *a, struct lca_msg **msgs, unsigned int n)
+{
+	if (unlikely(__atomic_load_n(&a->first, __ATOMIC_RELAXED) != NULL) &&
+	    rte_ring_free_count(a->mailbox) <= n)
+		return mailbox_put_short(a, msgs, n);
+	return rte_ring_sp_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
 }
 
 /* @p msg is the receiver's now: the running handler no longer owns it. */

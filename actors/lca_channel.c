@@ -144,7 +144,8 @@ deliver_from(struct lca_msg *m, unsigned int lcore_id)
 	}
 	home = __atomic_load_n(&r->lcore, __ATOMIC_ACQUIRE);
 	if (actor_is_shared(r) || home == lcore_id) {
-		if (rte_ring_enqueue(r->mailbox, m) != 0)
+		if ((actor_is_shared(r) ? rte_ring_enqueue_burst(r->mailbox, (void **)&m, 1, NULL) :
+					  mailbox_put_here(r, &m, 1)) != 1)
 			return -ENOBUFS;
 		actor_wake(r);
 		return 0;
@@ -188,7 +189,7 @@ deliver_run(struct lca_msg **msgs, unsigned int n, unsigned int lcore_id, bool d
 	} else {
 		/* Single-producer: what a channel or an inbox carries is for
 		 * an affinity actor, and its home is this lcore. */
-		done = rte_ring_sp_enqueue_burst(a->mailbox, (void **)msgs, run, NULL);
+		done = mailbox_put_here(a, msgs, run);
 		if (done > 0)
 			actor_wake(a);
 	}

@@ -476,7 +476,7 @@ send_burst_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to
 			/* An affinity actor's mailbox is single-producer (its
 			 * home fills it): no look at the ring's sync type. */
 			sent = likely(!actor_is_shared(a)) ?
-				rte_ring_sp_enqueue_burst(a->mailbox, (void **)msgs, n, NULL) :
+				mailbox_put_here(a, msgs, n) :
 				rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
 			if (sent > 0)
 				actor_wake(a);
@@ -543,17 +543,80 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 	return send_burst_here(actor_lcore_here(), from, to, msgs, n, err, rtc);
 }
 
+/*
+ * The light local send: one message to an affinity actor whose home is the
+ * calling lcore (and that is not moving), from a thread that takes the
+ * direct route to it (not a shared actor, not one whose older sends may
+ * still be on their way). None of the general send's route choice, burst
+ * loops or wake: an idle receiver (not scheduled, so its mailbox is empty)
+ * gets the envelope in its `first`, which its next turn takes before its
+ * mailbox, and goes on this lcore's run queue, with no mailbox operation
+ * on either side; a scheduled one gets it in its mailbox, behind `first`,
+ * so order holds.
+ * @return whether it was sent so; if not, nothing was done and the
+ * general send (send_burst_here()) takes it, with all its checks and
+ * counts (a full mailbox among them).
+ */
+static __rte_always_inline bool
+send_local_light(struct actor_lcore *here, struct lca_actor *a, lca_actor_id_t from,
+		 lca_actor_id_t to, struct lca_msg *msg)
+{
+	struct lca_actor *self = here->self;
+	const unsigned int lcore_id = rte_lcore_id();
+
+	/* runq == this lcore: an affinity actor whose run queue is here. */
+	if (__atomic_load_n(&a->runq, __ATOMIC_RELAXED) != lcore_id ||
+	    __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE) != lcore_id || a->moving)
+		return false;
+	if (self != NULL && (self->settling || actor_is_shared(self)))
+		return false;
+	if (unlikely(refusal(a) != 0 || !envelope_sendable(msg)))
+		return false;
+	msg->from = from;
+	msg->to = to;
+	msg->flags &= (uint8_t)~LCA_MSG_F_CONTROL;
+	if (a->scheduled == 0) {
+		msg_prefetch_payload(msg);
+		__atomic_store_n(&a->first, msg, __ATOMIC_RELAXED);
+		a->scheduled = 1;
+		lca_lcore_schedule(lcore_id, a);
+	} else if (unlikely(mailbox_put_here(a, &msg, 1) == 0)) {
+		return false;
+	}
+	if (here->current == msg)
+		here->current = NULL;
+	if (unlikely(balance_watching) && self != NULL)
+		note_local(self, 1);
+	lca_trace_send(from, to, 1, 1, 0);
+	return true;
+}
+
+/* A single send that the light route did not take. Out of line, so that
+ * the single sends' own frames stay the light route's: with the general
+ * send inlined, they saved and restored its registers every time. */
+static __rte_noinline int
+send_one_general(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to,
+		 struct lca_msg *msg)
+{
+	int err;
+
+	send_burst_here(here, from, to, &msg, 1, &err, false);
+	return err;
+}
+
 /* One message from @p here: the public single sends. */
 static __rte_always_inline int
 send_one_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to,
 	      struct lca_msg *msg)
 {
-	int err;
+	struct lca_actor *a;
 
 	if (unlikely(msg == NULL))
 		return -EINVAL;
-	send_burst_here(here, from, to, &msg, 1, &err, false);
-	return err;
+	a = actor_lookup(to);
+	if (likely(a != NULL) && send_local_light(here, a, from, to, msg))
+		return 0;
+	return send_one_general(here, from, to, msg);
 }
 
 int
