@@ -421,21 +421,84 @@ send_not_local(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, un
 	return 0;
 }
 
-/* The send from @p here, the calling lcore's (actor_lcore_here()): every
+/* The direct route: into the mailbox of @p a, a shared actor or one of
+ * this lcore, or with @p rtc straight into its handler when it is idle
+ * and may take it now. @return how many went. */
+static __rte_always_inline unsigned int
+send_direct(struct actor_lcore *here, struct lca_actor *a, struct lca_msg **msgs, unsigned int n,
+	    bool rtc)
+{
+	unsigned int sent;
+
+	if (rtc && actor_direct_here() && actor_can_take_direct(a, n)) {
+		/* Nothing of its waits and it is idle: no mailbox, no run
+		 * queue (as a channel's drain). */
+		actor_turn_direct(a, msgs, n);
+		return n;
+	}
+	/* A single send only: a burst's sender streams through its envelopes
+	 * already, its receiver takes the burst in one turn (a batch handler
+	 * prefetches ahead itself), and a look at every envelope would tax
+	 * bursts that carry no pointer. */
+	if (n == 1)
+		msg_prefetch_payload(msgs[0]);
+	/* An affinity actor's mailbox is single-producer (its home fills it):
+	 * no look at the ring's sync type. */
+	sent = likely(!actor_is_shared(a)) ? mailbox_put_here(a, msgs, n) :
+		rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
+	if (sent > 0)
+		actor_wake(a);
+	if (unlikely(balance_watching) && here->self != NULL && !actor_is_shared(here->self))
+		note_local(here->self, sent);
+	return sent;
+}
+
+/* @p msgs[0..n), stamped, to @p a (alive, @p to) by the route this thread
+ * takes to it. @return how many went; the rest are still the caller's. */
+static __rte_always_inline unsigned int
+send_routed(struct actor_lcore *here, struct lca_actor *a, lca_actor_id_t to,
+	    struct lca_msg **msgs, unsigned int n, bool rtc)
+{
+	unsigned int sent = 0, home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
+	unsigned int lcore_id = rte_lcore_id();
+
+	switch (route_to(here, a, home, lcore_id)) {
+	case ROUTE_DIRECT:
+		sent = send_direct(here, a, msgs, n, rtc);
+		break;
+	case ROUTE_CHANNEL:
+		/* handed_over() below only compares pointers: it may run after
+		 * the envelopes went back to the pool. */
+		sent = channel_send(lcore_id, home, msgs, n);
+		if (unlikely(balance_watching) && here->self != NULL)
+			note_cross(here->self, to, sent);
+		break;
+	case ROUTE_INBOX:
+		sent = inbox_push(a, msgs, n);
+		break;
+	}
+	handed_over(here, msgs, sent);
+	/* Refused for want of room on any route: the receiver counts it too,
+	 * so its stats show the pressure it is under. */
+	if (unlikely(sent < n))
+		__atomic_fetch_add(&a->rejected, n - sent, __ATOMIC_RELAXED);
+	return sent;
+}
+
+/* The send from @p here, the calling lcore's (actor_lcore_here()), to
+ * @p a, the actor @p to names here (NULL: none, or a remote one): every
  * public send comes down to this one. @p rtc: run an idle receiver's
  * handler on the burst now, where it may (lca_send_burst_rtc()). */
 static __rte_always_inline unsigned int
-send_burst_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to,
-		struct lca_msg **msgs, unsigned int n, int *err, bool rtc)
+send_burst_to(struct actor_lcore *here, struct lca_actor *a, lca_actor_id_t from,
+	      lca_actor_id_t to, struct lca_msg **msgs, unsigned int n, int *err, bool rtc)
 {
-	struct lca_actor *a = actor_lookup(to);
-	unsigned int sent = 0, home, lcore_id;
+	unsigned int sent = 0;
 	int why;
 
 	if (unlikely(a == NULL))
 		return send_not_local(from, to, msgs, n, err);
 	why = refusal(a);
-
 	for (unsigned int i = 0; why == 0 && i < n; i++)
 		if (unlikely(!envelope_sendable(msgs[i])))
 			why = -EINVAL;
@@ -451,65 +514,25 @@ send_burst_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to
 			 * their way (lca_migrate.c, "settle"). */
 			sent = settle_hold(here->self, msgs, n);
 			handed_over(here, msgs, sent);
-			if (sent < n)
-				why = -ENOBUFS;
-			goto out;
+		} else {
+			sent = send_routed(here, a, to, msgs, n, rtc);
 		}
-		home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
-		lcore_id = rte_lcore_id();
-		switch (route_to(here, a, home, lcore_id)) {
-		case ROUTE_DIRECT:
-			if (rtc && actor_direct_here() && actor_can_take_direct(a, n)) {
-				/* Nothing of its waits and it is idle: no
-				 * mailbox, no run queue (as a channel's drain). */
-				actor_turn_direct(a, msgs, n);
-				sent = n;
-				break;
-			}
-			/* A single send only: a burst's sender streams
-			 * through its envelopes already, its receiver takes
-			 * the burst in one turn (a batch handler prefetches
-			 * ahead itself), and a look at every envelope would
-			 * tax bursts that carry no pointer. */
-			if (n == 1)
-				msg_prefetch_payload(msgs[0]);
-			/* An affinity actor's mailbox is single-producer (its
-			 * home fills it): no look at the ring's sync type. */
-			sent = likely(!actor_is_shared(a)) ?
-				mailbox_put_here(a, msgs, n) :
-				rte_ring_enqueue_burst(a->mailbox, (void **)msgs, n, NULL);
-			if (sent > 0)
-				actor_wake(a);
-			if (unlikely(balance_watching) && here->self != NULL &&
-			    !actor_is_shared(here->self))
-				note_local(here->self, sent);
-			break;
-		case ROUTE_CHANNEL:
-			/* handed_over() below only compares pointers: it may run
-			 * after the envelopes went back to the pool. */
-			sent = channel_send(lcore_id, home, msgs, n);
-			if (unlikely(balance_watching) && here->self != NULL)
-				note_cross(here->self, to, sent);
-			break;
-		case ROUTE_INBOX:
-			sent = inbox_push(a, msgs, n);
-			break;
-		}
-		handed_over(here, msgs, sent);
-		/* Refused for want of room on any route: the receiver counts
-		 * it too, so its stats show the pressure it is under. */
-		if (unlikely(sent < n)) {
-			__atomic_fetch_add(&a->rejected, n - sent, __ATOMIC_RELAXED);
+		if (sent < n)
 			why = -ENOBUFS;
-		}
 	}
-out:
 	lca_trace_send(from, to, n, sent, why);
 	if (unlikely(why != 0))
 		send_failed(why);
 	if (err != NULL)
 		*err = why;
 	return sent;
+}
+
+static __rte_always_inline unsigned int
+send_burst_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to,
+		struct lca_msg **msgs, unsigned int n, int *err, bool rtc)
+{
+	return send_burst_to(here, actor_lookup(to), from, to, msgs, n, err, rtc);
 }
 
 static inline lca_actor_id_t
@@ -544,18 +567,18 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
 }
 
 /*
- * The light local send: one message to an affinity actor whose home is the
- * calling lcore (and that is not moving), from a thread that takes the
- * direct route to it (not a shared actor, not one whose older sends may
- * still be on their way). None of the general send's route choice, burst
- * loops or wake: an idle receiver (not scheduled, so its mailbox is empty)
- * gets the envelope in its `first`, which its next turn takes before its
- * mailbox, and goes on this lcore's run queue, with no mailbox operation
- * on either side; a scheduled one gets it in its mailbox, behind `first`,
- * so order holds.
+ * The light local send: one message to an affinity actor whose home and
+ * run queue are the calling lcore's, that is not moving, from a thread
+ * that takes the direct route to it (not a shared actor, not one whose
+ * older sends may still be on their way). None of the general send's route
+ * choice, burst loops or wake: an idle receiver (not scheduled, so its
+ * mailbox is empty) gets the envelope in its `first`, which its next turn
+ * takes before its mailbox, and goes on this lcore's run queue, with no
+ * mailbox operation on either side; a scheduled one gets it in its
+ * mailbox, behind `first`, so order holds.
  * @return whether it was sent so; if not, nothing was done and the
- * general send (send_burst_here()) takes it, with all its checks and
- * counts (a full mailbox among them).
+ * general send takes it, with all its checks and counts (a refusal or a
+ * full mailbox among them).
  */
 static __rte_always_inline bool
 send_local_light(struct actor_lcore *here, struct lca_actor *a, lca_actor_id_t from,
@@ -564,13 +587,12 @@ send_local_light(struct actor_lcore *here, struct lca_actor *a, lca_actor_id_t f
 	struct lca_actor *self = here->self;
 	const unsigned int lcore_id = rte_lcore_id();
 
-	/* runq == this lcore: an affinity actor whose run queue is here. */
+	/* runq == this lcore: an affinity actor whose run queue is here (the
+	 * first look, where a send across lcores leaves at once). */
 	if (__atomic_load_n(&a->runq, __ATOMIC_RELAXED) != lcore_id ||
-	    __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE) != lcore_id || a->moving)
-		return false;
-	if (self != NULL && (self->settling || actor_is_shared(self)))
-		return false;
-	if (unlikely(refusal(a) != 0 || !envelope_sendable(msg)))
+	    __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE) != lcore_id || a->moving ||
+	    (self != NULL && (self->settling || actor_is_shared(self))) ||
+	    unlikely(refusal(a) != 0 || !envelope_sendable(msg)))
 		return false;
 	msg->from = from;
 	msg->to = to;
@@ -591,32 +613,24 @@ send_local_light(struct actor_lcore *here, struct lca_actor *a, lca_actor_id_t f
 	return true;
 }
 
-/* A single send that the light route did not take. Out of line, so that
- * the single sends' own frames stay the light route's: with the general
- * send inlined, they saved and restored its registers every time. */
-static __rte_noinline int
-send_one_general(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to,
-		 struct lca_msg *msg)
-{
-	int err;
-
-	send_burst_here(here, from, to, &msg, 1, &err, false);
-	return err;
-}
-
-/* One message from @p here: the public single sends. */
+/* One message from @p here: the public single sends. The light route and
+ * the general one in one frame: out of line, each in a frame of its own,
+ * a send across lcores paid 30 instructions more (the second frame and the
+ * look-ups again) and a local one 20 more (bench_msgpath under callgrind). */
 static __rte_always_inline int
 send_one_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to,
 	      struct lca_msg *msg)
 {
 	struct lca_actor *a;
+	int err;
 
 	if (unlikely(msg == NULL))
 		return -EINVAL;
 	a = actor_lookup(to);
 	if (likely(a != NULL) && send_local_light(here, a, from, to, msg))
 		return 0;
-	return send_one_general(here, from, to, msg);
+	send_burst_to(here, a, from, to, &msg, 1, &err, false);
+	return err;
 }
 
 int
