@@ -67,7 +67,7 @@ SHARED = 'lca_actor_priv.h'
 PRIVATE = {SHARED, 'lca_ask.h', 'lca_balance.h', 'lca_channel.h', 'lca_channel_links.h',
            'lca_control.h', 'lca_deadline.h', 'lca_lane.h', 'lca_migrate.h', 'lca_registry.h',
            'lca_route.h', 'lca_send_priv.h', 'lca_supervise.h', 'lca_telemetry_priv.h',
-           'lca_timer_priv.h', 'lca_service_priv.h'}
+           'lca_timer_priv.h', 'lca_service_priv.h', 'lca_msg_priv.h'}
 # What each subsystem sets up, polls and tears down: called from
 # lca_runtime.c only (and from its own file); the lane's poll is the end of
 # the channels' poll.
@@ -93,7 +93,9 @@ ALLOWED = {
     'lca_actor.c': {SHARED, 'lca_ask.h', 'lca_channel.h', 'lca_control.h', 'lca_deadline.h',
                     'lca_lane.h', 'lca_migrate.h', 'lca_registry.h', 'lca_supervise.h'},
     'lca_send.c': {SHARED, 'lca_balance.h', 'lca_channel.h', 'lca_migrate.h', 'lca_route.h',
-                   'lca_send_priv.h'},
+                   'lca_msg_priv.h', 'lca_send_priv.h'},
+    # envelopes: where they come from and go back to
+    'lca_msg.c': {SHARED, 'lca_msg_priv.h', 'lca_route.h'},
     'lca_channel.c': {SHARED, 'lca_channel.h', 'lca_channel_links.h', 'lca_control.h',
                       'lca_lane.h', 'lca_migrate.h'},
     'lca_channel_setup.c': {SHARED, 'lca_channel.h', 'lca_channel_links.h'},
