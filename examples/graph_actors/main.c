@@ -21,6 +21,7 @@
  *   graph_actors -l 0-1 --no-huge --no-pci --in-memory \
  *                --vdev net_null0 -- --packets 1000000
  */
+#define ALLOW_EXPERIMENTAL_API 1 /* rte_graph and lcactor's graph nodes are EXPERIMENTAL */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -21,6 +21,7 @@
  *   own_loop -l 0-1 --no-huge --no-pci --in-memory \
  *            --vdev net_null0 --vdev net_null1 -- --packets 1000000
  */
+#define ALLOW_EXPERIMENTAL_API 1 /* lca_runtime_start() and lca_ask() are EXPERIMENTAL */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * first_actor: one actor, from spawn to stop.
+ *
+ * The main lcore brings up EAL and the runtime, spawns a "greeter" actor
+ * on the last lcore, sends it --msgs HELLO messages from outside any actor,
+ * and runs the lcores' loops. The greeter counts the messages in its own
+ * state (touched by its lcore only) and stops the run at the last one.
+ * The main lcore then reads the greeter's counters and tears down.
+ *
+ *   first_actor -l 0-1 --no-huge --no-pci --in-memory -- --msgs 5
+ *
+ * prints one line a message ("greeter on lcore 1: hello 1 of 5", ...) and
+ * "greeter handled 5 messages; run: stopped by the greeter".
+ * README.md shows the code from HELLO on; tests/check_docs.py checks that
+ * it is this file's.
+ */
+#define ALLOW_EXPERIMENTAL_API 1 /* lcactor's and DPDK's EXPERIMENTAL calls */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_lcore.h>
+
+#include <lca_actor.h>
+#include <lca_eal.h>
+
+/* --msgs N (1 to 1000; none: 3) or --help: @return N, 0 for --help, -1
+ * for a bad argument (said on stderr). */
+static int
+parse_msgs(int argc, char **argv)
+{
+	char *end;
+	long n;
+
+	if (argc == 1)
+		return 3;
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+		return 0;
+	if (argc != 3 || strcmp(argv[1], "--msgs") != 0) {
+		fprintf(stderr, "first_actor: unknown argument '%s'\n", argv[1]);
+		return -1;
+	}
+	n = strtol(argv[2], &end, 10);
+	if (*end != '\0' || n < 1 || n > 1000) {
+		fprintf(stderr, "first_actor: --msgs %s: give a number from 1 to 1000\n", argv[2]);
+		return -1;
+	}
+	return (int)n;
+}
+
+#define HELLO 1 /* a message type: the application's own numbers */
+
+static unsigned int msgs_wanted;
+
+/* The greeter's handler: one message a call, on the greeter's lcore. */
+static void
+greeter(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	unsigned int *got = state; /* its state: zeroed at spawn */
+
+	(void)self;
+	if (msg->type != HELLO)
+		return;
+	printf("greeter on lcore %u: hello %u of %u\n", rte_lcore_id(), ++*got, msgs_wanted);
+	if (*got == msgs_wanted)
+		lca_runtime_stop(); /* lca_runtime_run() returns 0 */
+} /* the runtime frees msg when the handler returns */
+
+int
+main(int argc, char **argv)
+{
+	struct lca_actor_spec spec = { .handler = greeter, .state_size = sizeof(unsigned int),
+				       .name = "greeter" };
+	struct lca_actor_stats stats;
+	lca_actor_id_t id;
+	struct lca_msg *m;
+	int app_argc, n, ret;
+	char **app_argv;
+
+	if (lca_eal_init(argc, argv, &app_argc, &app_argv) < 0)
+		return 1;
+	if ((n = parse_msgs(app_argc, app_argv)) <= 0) {
+		fprintf(n == 0 ? stdout : stderr, "usage: %s [EAL args] -- [--msgs N]\n", argv[0]);
+		lca_eal_cleanup();
+		return n == 0 ? 0 : 2;
+	}
+	msgs_wanted = (unsigned int)n;
+	spec.lcore = rte_get_next_lcore(-1, 1, 1); /* the first worker, else main */
+	if (spec.lcore >= RTE_MAX_LCORE)
+		spec.lcore = rte_get_main_lcore();
+	if (lca_runtime_init(NULL) < 0 || lca_actor_spawn(&spec, &id) < 0)
+		return 1;
+	for (unsigned int i = 0; i < msgs_wanted; i++) {
+		if (lca_msg_alloc(&m) < 0)
+			return 1;
+		m->type = HELLO;
+		if (lca_send(id, m) < 0) { /* a refused message stays ours */
+			lca_msg_free(m);
+			return 1;
+		}
+	}
+	ret = lca_runtime_run(10 * 1000); /* the loops, until a stop or 10 s */
+	lca_actor_stats_get(id, &stats);
+	printf("greeter handled %llu messages; run: %s\n", (unsigned long long)stats.handled,
+	       ret == 0 ? "stopped by the greeter" : strerror(-ret));
+	lca_runtime_cleanup();
+	lca_eal_cleanup();
+	return ret == 0 ? 0 : 1;
+}
