@@ -236,21 +236,22 @@ parse_args(int argc, char **argv)
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
 		return 0;
 	for (int i = 1; i < argc; i += 2) {
-		if (i + 1 == argc) {
+		if (strcmp(argv[i], "--node") != 0 && strcmp(argv[i], "--msgs") != 0) {
+			fprintf(stderr, "memif_pair: unknown argument '%s'\n", argv[i]);
+			return -1;
+		} else if (i + 1 == argc) {
 			fprintf(stderr, "memif_pair: %s needs a value\n", argv[i]);
 			return -1;
 		} else if (strcmp(argv[i], "--node") == 0) {
 			self_node = (unsigned int)strtoul(argv[i + 1], &end, 10);
-		} else if (strcmp(argv[i], "--msgs") == 0) {
+			self_node = *end == '\0' ? self_node : 0; /* refused below */
+		} else {
 			msgs_wanted = strtoull(argv[i + 1], &end, 10);
 			if (*end != '\0' || argv[i + 1][0] == '-' || msgs_wanted == 0) {
 				fprintf(stderr, "memif_pair: --msgs %s: give a positive number\n",
 					argv[i + 1]);
 				return -1;
 			}
-		} else {
-			fprintf(stderr, "memif_pair: unknown argument '%s'\n", argv[i]);
-			return -1;
 		}
 	}
 	if (self_node != 1 && self_node != 2) {
