@@ -25,8 +25,10 @@
 #include <lca_actor.h>
 #include <lca_eal.h>
 
-/* --msgs N (1 to 1000; none: 3) or --help: @return N, 0 for --help, -1
- * for a bad argument (said on stderr). */
+static unsigned int msgs_wanted = 3;
+
+/* --msgs N (1 to 1000) or --help: @return 1, 0 for --help, -1 for a bad
+ * argument (said on stderr). */
 static int
 parse_msgs(int argc, char **argv)
 {
@@ -34,7 +36,7 @@ parse_msgs(int argc, char **argv)
 	long n;
 
 	if (argc == 1)
-		return 3;
+		return 1;
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
 		return 0;
 	if (argc != 3 || strcmp(argv[1], "--msgs") != 0) {
@@ -46,18 +48,34 @@ parse_msgs(int argc, char **argv)
 		fprintf(stderr, "first_actor: --msgs %s: give a number from 1 to 1000\n", argv[2]);
 		return -1;
 	}
-	return (int)n;
+	msgs_wanted = (unsigned int)n;
+	return 1;
+}
+
+/* EAL from the arguments before "--", then ours. @return -1 when both are
+ * good, else the exit status (0 after --help, 1 or 2). */
+static int
+bring_up(int argc, char **argv)
+{
+	int app_argc, ret;
+	char **app_argv;
+
+	if (lca_eal_init(argc, argv, &app_argc, &app_argv) < 0)
+		return 1;
+	if ((ret = parse_msgs(app_argc, app_argv)) > 0)
+		return -1;
+	fprintf(ret == 0 ? stdout : stderr, "usage: %s [EAL args] -- [--msgs N]\n", argv[0]);
+	lca_eal_cleanup();
+	return ret == 0 ? 0 : 2;
 }
 
 #define HELLO 1 /* a message type: the application's own numbers */
-
-static unsigned int msgs_wanted;
 
 /* The greeter's handler: one message a call, on the greeter's lcore. */
 static void
 greeter(lca_actor_id_t self, void *state, struct lca_msg *msg)
 {
-	unsigned int *got = state; /* its state: zeroed at spawn */
+	unsigned int *got = state; /* its state: zeroed at spawn, its lcore's alone */
 
 	(void)self;
 	if (msg->type != HELLO)
@@ -72,37 +90,27 @@ main(int argc, char **argv)
 {
 	struct lca_actor_spec spec = { .handler = greeter, .state_size = sizeof(unsigned int),
 				       .name = "greeter" };
-	struct lca_actor_stats stats;
 	lca_actor_id_t id;
 	struct lca_msg *m;
-	int app_argc, n, ret;
-	char **app_argv;
+	int ret = bring_up(argc, argv); /* EAL, then --msgs */
 
-	if (lca_eal_init(argc, argv, &app_argc, &app_argv) < 0)
-		return 1;
-	if ((n = parse_msgs(app_argc, app_argv)) <= 0) {
-		fprintf(n == 0 ? stdout : stderr, "usage: %s [EAL args] -- [--msgs N]\n", argv[0]);
-		lca_eal_cleanup();
-		return n == 0 ? 0 : 2;
-	}
-	msgs_wanted = (unsigned int)n;
-	spec.lcore = rte_get_next_lcore(-1, 1, 1); /* the first worker, else main */
-	if (spec.lcore >= RTE_MAX_LCORE)
-		spec.lcore = rte_get_main_lcore();
+	if (ret >= 0)
+		return ret; /* --help, or a bad argument */
+	/* Its home: the first lcore after the main one, if any. */
+	spec.lcore = rte_lcore_count() > 1 ? rte_get_next_lcore(-1, 1, 0) : rte_get_main_lcore();
 	if (lca_runtime_init(NULL) < 0 || lca_actor_spawn(&spec, &id) < 0)
 		return 1;
 	for (unsigned int i = 0; i < msgs_wanted; i++) {
 		if (lca_msg_alloc(&m) < 0)
 			return 1;
 		m->type = HELLO;
-		if (lca_send(id, m) < 0) { /* a refused message stays ours */
+		if (lca_send(id, m) < 0) { /* refused: the message is still ours */
 			lca_msg_free(m);
 			return 1;
 		}
 	}
 	ret = lca_runtime_run(10 * 1000); /* the loops, until a stop or 10 s */
-	lca_actor_stats_get(id, &stats);
-	printf("greeter handled %llu messages; run: %s\n", (unsigned long long)stats.handled,
+	printf("greeter handled %u messages; run: %s\n", *(unsigned int *)lca_actor_state(id),
 	       ret == 0 ? "stopped by the greeter" : strerror(-ret));
 	lca_runtime_cleanup();
 	lca_eal_cleanup();
