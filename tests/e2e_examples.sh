@@ -18,6 +18,9 @@ bad_argument() { # extra EAL args...
 	rc=$?
 	grep -q "^usage: .* \[EAL args\] -- " "$out" && grep -q "unknown argument '--bogus'" "$out"
 	check "a bad argument is named, the usage printed, exit 2 (rc $rc)" $(( $? != 0 || rc != 2 ))
+	help_prints_usage "$@"
+}
+help_prints_usage() { # extra EAL args...
 	"$bin" "${eal[@]}" "$@" -- --help >"$out" 2>&1
 	rc=$?
 	grep -q "^usage: .* \[EAL args\] -- " "$out"
@@ -129,6 +132,7 @@ own_loop)
 	rc=$?
 	grep -q 'usage: .* \[EAL args\] -- \[--packets N\]' "$out"
 	check "a bad argument prints the usage and exits 2 (rc $rc)" $(( $? != 0 || rc != 2 ))
+	help_prints_usage --vdev net_null0 --vdev net_null1
 	;;
 graph_actors)
 	timeout 120 "$bin" "${eal[@]}" --vdev net_null0 -- --packets 500000 >"$out" 2>&1
@@ -144,6 +148,11 @@ graph_actors)
 	check "each of the 4 flow actors, on both lcores, kept its own state" $?
 	! grep -E '^lcore [01]: .*, dropped [1-9]' "$out" >/dev/null
 	check "lcactor's graph nodes dropped nothing" $?
+	"$bin" "${eal[@]}" --vdev net_null0 -- --packets 0 >"$out" 2>&1
+	rc=$?
+	grep -q 'usage: .* \[EAL args\] -- \[--packets N\]' "$out"
+	check "--packets 0 prints the usage and exits 2 (rc $rc)" $(( $? != 0 || rc != 2 ))
+	help_prints_usage --vdev net_null0
 	;;
 *)
 	echo "not ok - no check for example $name"; fail=1 ;;

@@ -23,6 +23,7 @@
  */
 #define ALLOW_EXPERIMENTAL_API 1 /* lca_runtime_start() and lca_ask() are EXPERIMENTAL */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,14 +269,18 @@ main(int argc, char **argv)
 	uint64_t total = 0;
 	int app_argc, ret;
 	char **app_argv;
+	char *end = NULL;
+	bool help;
 
 	if (lca_eal_init(argc, argv, &app_argc, &app_argv) < 0)
 		return 1;
 	if (app_argc == 3 && strcmp(app_argv[1], "--packets") == 0)
-		packets_wanted = strtoull(app_argv[2], NULL, 10);
-	else if (app_argc != 1) {
-		fprintf(stderr, "usage: %s [EAL args] -- [--packets N]\n", argv[0]);
-		return 2;
+		packets_wanted = strtoull(app_argv[2], &end, 10);
+	help = app_argc == 2 && (strcmp(app_argv[1], "--help") == 0 ||
+				 strcmp(app_argv[1], "-h") == 0);
+	if (help || (app_argc != 1 && (end == NULL || *end != '\0' || packets_wanted == 0))) {
+		fprintf(help ? stdout : stderr, "usage: %s [EAL args] -- [--packets N]\n", argv[0]);
+		return help ? 0 : 2;
 	}
 	if (rte_eth_dev_count_avail() < N_PORTS || rte_lcore_count() < 2) {
 		fprintf(stderr, "own_loop: needs 2 ports (--vdev net_null0 --vdev net_null1) "
