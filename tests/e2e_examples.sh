@@ -85,15 +85,19 @@ packet_pipeline)
 memif_pair)
 	# Two processes, one lcore each, the ends of one memif.
 	sock=$(mktemp -u /tmp/lca_ex_memif_XXXXXX.sock)
-	end() { # node role
-		echo -l $(($1 - 1)) --no-huge --no-pci --in-memory --file-prefix "lca_ex_memif$1_$$" \
-			--log-level 'pmd.net.memif:error' \
-			--vdev "net_memif0,role=$2,socket=$sock,socket-abstract=no"
+	end() { # node role: that node's EAL arguments, into the array "ends"
+		ends=(-l $(($1 - 1)) --no-huge --no-pci --in-memory --file-prefix "lca_ex_memif$1_$$"
+			--log-level 'pmd.net.memif:error'
+			--vdev "net_memif0,role=$2,socket=$sock,socket-abstract=no")
 	}
+	end 1 server
+	node1_eal=("${ends[@]}")
+	end 2 client
+	node2_eal=("${ends[@]}")
 	out2=$(mktemp)
-	timeout 90 "$bin" $(end 2 client) -- --node 2 >"$out2" 2>&1 &
+	timeout 90 "$bin" "${node2_eal[@]}" -- --node 2 >"$out2" 2>&1 &
 	node2=$!
-	timeout 90 "$bin" $(end 1 server) -- --node 1 --msgs 20000 >"$out" 2>&1
+	timeout 90 "$bin" "${node1_eal[@]}" -- --node 1 --msgs 20000 >"$out" 2>&1
 	rc=$?
 	wait "$node2"
 	rc2=$?
@@ -105,11 +109,11 @@ memif_pair)
 	grep -qx 'node 2 says: got 20000 PINGs, in order; answered 20000' "$out" &&
 		grep -qx 'node 2: got 20000 PINGs from node 1, in order; answered 20000' "$out2"
 	check "node 2 got each of the 20000, in order, and answered each" $?
-	"$bin" $(end 1 server) -- --node 3 >"$out" 2>&1
+	"$bin" "${node1_eal[@]}" -- --node 3 >"$out" 2>&1
 	rc=$?
 	grep -q -- '--node 1 or --node 2' "$out"
 	check "--node 3 is refused with exit 2 (rc $rc)" $(( $? != 0 || rc != 2 ))
-	"$bin" $(end 2 client) -- --bogus >"$out" 2>&1
+	"$bin" "${node2_eal[@]}" -- --bogus >"$out" 2>&1
 	rc=$?
 	grep -q "unknown argument '--bogus'" "$out"
 	check "a bad argument is named, exit 2 (rc $rc)" $(( $? != 0 || rc != 2 ))

@@ -21,7 +21,8 @@ check "lcactor.pc and the examples' sources installed" "[ -n '$pc' ] && [ -n '$e
 [ $fail = 0 ] || exit 1
 # The scratch root stands for the prefix; libdpdk is the system's.
 sed -i "s|^prefix=|prefix=$tmp/root|" "$pc"
-export PKG_CONFIG_PATH=$(dirname "$pc")
+PKG_CONFIG_PATH=$(dirname "$pc")
+export PKG_CONFIG_PATH
 libdir=$(pkg-config --variable=libdir lcactor)
 for name in "$@"; do
 	main=$exdir/$name/main.c
