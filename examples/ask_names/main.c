@@ -5,15 +5,15 @@
  *
  * Three actors, each registered under a name (lca_actor_register()), so
  * that none needs another's id in a global:
- *   - "store", on the last lcore, answers a GET of a key with the key's
- *     value (its square) in the same envelope (lca_reply());
+ *   - "store", on the lcore after the main one, answers a GET of a key
+ *     with the key's value (its square) in the same envelope (lca_reply());
  *   - "mute", beside it, takes every question and never answers;
  *   - "client", on the main lcore, looks both up (lca_actor_lookup()),
- *     asks the store for keys 1 .. --keys and the mute once
- *     (lca_ask(): the store within 5 s, the mute within 100 ms), and
- *     counts what comes back: a reply, with
- *     LCA_MSG_F_REPLY and the ask's id, or an LCA_TYPE_TIMEOUT notice,
- *     never both. A name nobody has is looked up too: -ENOENT.
+ *     asks the store for keys 1 .. --keys and the mute once (lca_ask():
+ *     the store within 5 s, the mute within 100 ms), and counts what
+ *     comes back: a reply, with LCA_MSG_F_REPLY and the ask's id, or an
+ *     LCA_TYPE_TIMEOUT notice, never both. A name nobody has is looked up
+ *     too: -ENOENT.
  * When every ask has its reply or its timeout, the client stops the run.
  *
  *   ask_names -l 0-1 --no-huge --no-pci --in-memory -- --keys 5
@@ -196,9 +196,8 @@ main(int argc, char **argv)
 		lca_eal_cleanup();
 		return keys == 0 ? 0 : 2;
 	}
-	far = rte_get_next_lcore(-1, 1, 1); /* the first worker lcore, else main */
-	if (far >= RTE_MAX_LCORE)
-		far = rte_get_main_lcore();
+	/* The first lcore after the main one, if any. */
+	far = rte_lcore_count() > 1 ? rte_get_next_lcore(-1, 1, 0) : rte_get_main_lcore();
 	if (lca_runtime_init(NULL) < 0 ||
 	    spawn_named("store", store, 0, far, &store_id) < 0 ||
 	    spawn_named("mute", mute, 0, far, &mute_id) < 0 ||

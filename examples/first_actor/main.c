@@ -3,10 +3,11 @@
  * first_actor: one actor, from spawn to stop.
  *
  * The main lcore brings up EAL and the runtime, spawns a "greeter" actor
- * on the last lcore, sends it --msgs HELLO messages from outside any actor,
- * and runs the lcores' loops. The greeter counts the messages in its own
- * state (touched by its lcore only) and stops the run at the last one.
- * The main lcore then reads the greeter's counters and tears down.
+ * on the lcore after the main one (or on the main one, alone), sends it
+ * --msgs HELLO messages from outside any actor, and runs the lcores'
+ * loops. The greeter counts the messages in its own state (touched by its
+ * lcore only) and stops the run at the last one. The main lcore then
+ * reads the greeter's state and tears down.
  *
  *   first_actor -l 0-1 --no-huge --no-pci --in-memory -- --msgs 5
  *
