@@ -300,6 +300,9 @@ main(int argc, char **argv)
 	n_workers = rte_lcore_count() - 1;
 	/* lcactor inside our loops: start, our loops poll, end. */
 	lca_runtime_start(60 * 1000);
+	/* The first tick before the workers start: while they flood the pool
+	 * with counts, the main loop's later ticks may find no envelope. */
+	send_from_loop(control, T_TICK, NULL, 0);
 	rte_eal_mp_remote_launch(worker_loop, &total, SKIP_MAIN);
 	main_loop();
 	rte_eal_mp_wait_lcore();
