@@ -2,7 +2,7 @@
 """Facts docs/architecture.md states, checked against the tree they describe
 (issue 24 item 6), so that a change to one without the other fails a test.
 
-Usage: check_docs.py SOURCE_ROOT
+Usage: check_docs.py SOURCE_ROOT [BUILD_ROOT]
 
 - The runtime parts: the folders whose meson.build adds a library to
   lca_parts (reached from the top meson.build's subdir() calls), against
@@ -14,15 +14,29 @@ Usage: check_docs.py SOURCE_ROOT
   the text names as exceptions.
 - The run queue: what lcore/lca_lcore.c's run queue is, against what the
   text says it is.
+
+And what README.md shows a stranger:
+- The first actor: the README's C block is examples/first_actor/main.c's
+  code, lines for lines, from its "#define HELLO" to its end.
+- Words of the project's own notebook, which a stranger cannot look up:
+  "seed" for a published benchmark ("seed 001", "the seed's"), "issue N",
+  "the Go peer" (and "peer" for any benchmark implementation compared
+  with), in README.md, docs/*.md (but benchmarks.md and docs/history/, the
+  record of the runs) and every app's --help (with BUILD_ROOT: each
+  apps/*/lca-* run with --help). A random seed ("--seed N", "random seed",
+  "seed 1") and a peer at the other end of a link are fine.
 """
+import glob
 import os
 import re
+import subprocess
 import sys
 
 NUMBERS = {2: 'two', 3: 'three', 4: 'four', 5: 'five', 6: 'six', 7: 'seven', 8: 'eight',
            9: 'nine', 10: 'ten', 11: 'eleven', 12: 'twelve'}
 
 root = sys.argv[1]
+build = sys.argv[2] if len(sys.argv) > 2 else None
 failures = []
 
 
@@ -99,7 +113,65 @@ if runq_is_ring != says_ring or runq_is_ring == says_fifo:
          ('an rte_ring' if runq_is_ring else 'a plain FIFO',
           'rte_ring' if says_ring else 'FIFO' if says_fifo else 'nothing'))
 
+# 5. README.md's first actor is examples/first_actor's code.
+readme = read('README.md')
+example = read('examples/first_actor/main.c')
+blocks = re.findall(r'^```c\n(.*?)^```', readme, re.M | re.S)
+body = example[example.find('#define HELLO'):] if '#define HELLO' in example else None
+if body is None:
+    fail('examples/first_actor/main.c has no "#define HELLO" for README.md to start at')
+elif not any(b.rstrip('\n') == body.rstrip('\n') for b in blocks):
+    near = max(blocks, key=lambda b: len(set(b.splitlines()) & set(body.splitlines())),
+               default='')
+    diff = [l for l in body.splitlines() if l not in near.splitlines()][:3]
+    fail('README.md shows examples/first_actor/main.c from "#define HELLO" to its end, '
+         'as it is (lines of the file not in the README\'s block: %s)' % diff)
+
+# 6. The notebook's words. Each pattern names a use a stranger cannot look
+# up; a random seed or a peer at the far end of a link matches none.
+INTERNAL = [
+    (r'\bseeds?\s+0\d\d\b', 'a published benchmark by its number ("seed 001")'),
+    (r"\bthe seed(?:'s)?\b(?! of\b)|\bseed's\b|\bseeds/|\bseed (?:experiment|benchmark)s?\b",
+     'a published benchmark as "the seed": name it'),
+    (r'\bissues?\s+#?\d+|\b(?:the|this|that|an?) issue(?:\'s)?\b|\bissue-\d+',
+     'an issue of the project\'s tracker'),
+    (r'\bGo peers?\b|\bpeers/|\bpeers? (?:experiment|implementation|benchmark|figure|run)s?\b'
+     r'|\bthe peer the\b', 'a compared implementation as a "peer"'),
+]
+
+
+def internal_words(name, text):
+    for n, line in enumerate(text.splitlines(), 1):
+        for pattern, what in INTERNAL:
+            m = re.search(pattern, line, re.I)
+            if m:
+                fail('%s:%d: "%s": %s (%s)' % (name, n, m.group(0), what, line.strip()[:100]))
+
+
+docs = ['README.md'] + sorted(
+    os.path.relpath(f, root) for f in glob.glob(os.path.join(root, 'docs', '*.md'))
+    if os.path.basename(f) != 'benchmarks.md')
+for doc in docs:
+    internal_words(doc, read(doc))
+helps = 0
+if build is not None:
+    for exe in sorted(glob.glob(os.path.join(build, 'apps', '*', 'lca-*'))):
+        if not os.access(exe, os.X_OK) or os.path.isdir(exe):
+            continue
+        try:
+            r = subprocess.run([exe, '--help'], capture_output=True, text=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            fail('%s --help did not run: %s' % (os.path.basename(exe), e))
+            continue
+        internal_words(os.path.basename(exe) + ' --help', r.stdout + r.stderr)
+        helps += 1
+    if helps == 0:
+        fail('no app under %s/apps to run with --help' % build)
+
 if not failures:
     print('ok - docs/architecture.md: %d parts, %d apps, %d off lca_app_main(), the run '
           'queue' % (len(parts), len(apps), len(off_main)))
+    print('ok - README.md\'s first actor is examples/first_actor\'s code')
+    print('ok - no published benchmark by number, no issue, no "peer" implementation in %d '
+          'docs and %d apps\' --help' % (len(docs), helps))
 sys.exit(1 if failures else 0)

@@ -24,7 +24,7 @@
 #include "lifecycle.h"
 
 #define ABOUT \
-	"The runtime's lifecycle parts measured (issue 13), on the first two lcores:\n" \
+	"The runtime's lifecycle parts measured, on the first two lcores:\n" \
 	"  timers:  one-shot timers (lca_send_after) kept outstanding on both lcores with\n" \
 	"           delays drawn in [--min-delay-us, --max-delay-us], half to the other\n" \
 	"           lcore, and one periodic timer (lca_send_every); their lateness\n" \

@@ -75,10 +75,10 @@ static const struct lca_opt options[] = {
 	  .help = "repetitions (default 5)" },
 	{ "window-ms", 0, LCA_OPT_UINT, AT(ph.window_ms), .min = 0, .max = 3600000,
 	  .metavar = "N",
-	  .help = "a run repeats the seed's pings (passes, each counted\n"
+	  .help = "a run repeats the benchmark's pings (passes, each counted\n"
 		  "exactly) until they took N ms, and its time is the mean\n"
 		  "pass; its floor round likewise (default 200; 0: one pass,\n"
-		  "the seed's own run of about 15-30 ms here)" },
+		  "the published run's own, about 15-30 ms here)" },
 	{ "seed", 0, LCA_OPT_UINT, AT(ph.seed), .min = 0, .max = UINT64_MAX, .metavar = "N",
 	  .help = "seed of the workers' random streams (default 1)" },
 	{ "throughput", 0, LCA_OPT_UINT, AT(ph.throughput), .min = 1, .max = 1024,
@@ -89,7 +89,7 @@ static const struct lca_opt options[] = {
 		  "moves actors that talk mostly to one peer together)",
 	  .why = "round-robin, pack, pairs-local or auto" },
 	{ "remote", 0, LCA_OPT_CUSTOM, .parse = opt_remote, .metavar = "T",
-	  .help = "seed 001's remote case: half the workers in a second process\n"
+	  .help = "the published remote case: half the workers in a second process\n"
 		  "(started and stopped by this one; T: memif, af_packet over\n"
 		  "a veth pair between two network namespaces (root), or ucx:\n"
 		  "UCX active messages over 127.0.0.1, UCX_TLS=shm,tcp), the\n"

@@ -270,7 +270,7 @@ static const struct lca_opt options[] = {
 
 static const struct lca_opt_table table = {
 	.prog = APP, .opts = options, .eal = true,
-	.about = "Samza's TestSamzaContainerPerformance (SAMZA-245, seed 004): a stream container\n"
+	.about = "Samza's TestSamzaContainerPerformance (SAMZA-245): a stream container\n"
 		 "consumes --messages from --streams x --partitions stream partitions, each with a\n"
 		 "mock consumer that hands over batches of --batch messages; one task per partition\n"
 		 "counts what it processes, by stream. Prints \"the test processes N messages in S s\"\n"

@@ -21,6 +21,7 @@
  *   graph_actors -l 0-1 --no-huge --no-pci --in-memory \
  *                --vdev net_null0 -- --packets 1000000
  */
+#define ALLOW_EXPERIMENTAL_API 1 /* rte_graph and lcactor's graph nodes are EXPERIMENTAL */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -49,6 +50,7 @@ struct flow_state { uint64_t packets, bytes; };
 static lca_actor_id_t flows[N_FLOWS];
 static uint64_t packets_wanted = 1000000;
 static uint64_t rx_total, tx_total, tx_dropped;
+static uint64_t graph_refused; /* freed by a flow actor: its lcore's graph queue was full */
 static uint16_t queue_of[RTE_MAX_LCORE];
 static bool rx_done[RTE_MAX_LCORE]; /* its RX node saw --packets reached */
 
@@ -64,8 +66,12 @@ flow_packets(lca_actor_id_t self, void *state, struct rte_mbuf **pkts, uint16_t 
 		f->bytes += rte_pktmbuf_pkt_len(pkts[i]);
 	f->packets += n;
 	sent = lca_graph_send(rte_lcore_id(), pkts, n);
-	if (sent < n) /* the graph's queue is full: counted by lcactor, freed here */
-		rte_pktmbuf_free_bulk(pkts + (sent < 0 ? 0 : sent), n - (sent < 0 ? 0 : sent));
+	if (sent < 0)
+		sent = 0;
+	if (sent < n) { /* the graph's queue is full: freed here, counted */
+		rte_pktmbuf_free_bulk(pkts + sent, n - (unsigned int)sent);
+		__atomic_fetch_add(&graph_refused, n - (unsigned int)sent, __ATOMIC_RELAXED);
+	}
 }
 
 static uint16_t
@@ -122,7 +128,8 @@ RTE_NODE_REGISTER(ex_rx);
 RTE_NODE_REGISTER(ex_tx);
 
 /* Every packet taken is out: each RX node stopped taking (so the RX
- * count is final) and TX has sent what RX took. */
+ * count is final) and TX has sent what RX took, but for what a full
+ * graph queue refused (a lcore descheduled long enough, on a busy host). */
 static bool
 all_out(void)
 {
@@ -131,7 +138,8 @@ all_out(void)
 	RTE_LCORE_FOREACH(lcore_id)
 		if (!__atomic_load_n(&rx_done[lcore_id], __ATOMIC_ACQUIRE))
 			return false;
-	return __atomic_load_n(&tx_total, __ATOMIC_RELAXED) ==
+	return __atomic_load_n(&tx_total, __ATOMIC_RELAXED) +
+		       __atomic_load_n(&graph_refused, __ATOMIC_RELAXED) ==
 	       __atomic_load_n(&rx_total, __ATOMIC_RELAXED);
 }
 
@@ -164,7 +172,7 @@ graphs_and_port_make(struct rte_mempool *pool)
 	uint16_t nq = (uint16_t)rte_lcore_count(), q = 0;
 	unsigned int lcore_id;
 
-	if (lca_graph_init(0) < 0 || lca_graph_from_actors_next("ex_tx") < 0 ||
+	if (lca_graph_init(16384) < 0 || lca_graph_from_actors_next("ex_tx") < 0 ||
 	    rte_eth_dev_configure(0, nq, nq, &conf) < 0)
 		return -1;
 	RTE_LCORE_FOREACH(lcore_id) {
@@ -212,14 +220,18 @@ main(int argc, char **argv)
 	unsigned int lcore_id;
 	int app_argc, ret;
 	char **app_argv;
+	char *end = NULL;
+	bool help;
 
 	if (lca_eal_init(argc, argv, &app_argc, &app_argv) < 0)
 		return 1;
 	if (app_argc == 3 && strcmp(app_argv[1], "--packets") == 0)
-		packets_wanted = strtoull(app_argv[2], NULL, 10);
-	else if (app_argc != 1) {
-		fprintf(stderr, "usage: %s [EAL args] -- [--packets N]\n", argv[0]);
-		return 2;
+		packets_wanted = strtoull(app_argv[2], &end, 10);
+	help = app_argc == 2 && (strcmp(app_argv[1], "--help") == 0 ||
+				 strcmp(app_argv[1], "-h") == 0);
+	if (help || (app_argc != 1 && (end == NULL || *end != '\0' || packets_wanted == 0))) {
+		fprintf(help ? stdout : stderr, "usage: %s [EAL args] -- [--packets N]\n", argv[0]);
+		return help ? 0 : 2;
 	}
 	if (rte_eth_dev_count_avail() < 1) {
 		fprintf(stderr, "graph_actors: needs a port (--vdev net_null0)\n");
@@ -249,8 +261,9 @@ main(int argc, char **argv)
 			       ", dropped %" PRIu64 "\n", lcore_id, gs.to_actors, gs.from_actors,
 			       gs.dropped_full + gs.dropped_no_actor + gs.dropped_edge);
 	printf("rx %" PRIu64 ", through the flow actors %" PRIu64 ", tx %" PRIu64
-	       " (%" PRIu64 " refused by the port); run: %s\n", rx_total, in_actors, tx_total,
-	       tx_dropped, ret == 0 ? "every packet out" : "not stopped by the program");
+	       " (%" PRIu64 " refused by the port, %" PRIu64 " by the graph's queue); run: %s\n",
+	       rx_total, in_actors, tx_total, tx_dropped, graph_refused,
+	       ret == 0 ? "every packet out" : "not stopped by the program");
 	lca_runtime_cleanup();
 	lca_graph_cleanup();
 	rte_eth_dev_stop(0);

@@ -21,7 +21,9 @@
  *   own_loop -l 0-1 --no-huge --no-pci --in-memory \
  *            --vdev net_null0 --vdev net_null1 -- --packets 1000000
  */
+#define ALLOW_EXPERIMENTAL_API 1 /* lca_runtime_start() and lca_ask() are EXPERIMENTAL */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,14 +269,18 @@ main(int argc, char **argv)
 	uint64_t total = 0;
 	int app_argc, ret;
 	char **app_argv;
+	char *end = NULL;
+	bool help;
 
 	if (lca_eal_init(argc, argv, &app_argc, &app_argv) < 0)
 		return 1;
 	if (app_argc == 3 && strcmp(app_argv[1], "--packets") == 0)
-		packets_wanted = strtoull(app_argv[2], NULL, 10);
-	else if (app_argc != 1) {
-		fprintf(stderr, "usage: %s [EAL args] -- [--packets N]\n", argv[0]);
-		return 2;
+		packets_wanted = strtoull(app_argv[2], &end, 10);
+	help = app_argc == 2 && (strcmp(app_argv[1], "--help") == 0 ||
+				 strcmp(app_argv[1], "-h") == 0);
+	if (help || (app_argc != 1 && (end == NULL || *end != '\0' || packets_wanted == 0))) {
+		fprintf(help ? stdout : stderr, "usage: %s [EAL args] -- [--packets N]\n", argv[0]);
+		return help ? 0 : 2;
 	}
 	if (rte_eth_dev_count_avail() < N_PORTS || rte_lcore_count() < 2) {
 		fprintf(stderr, "own_loop: needs 2 ports (--vdev net_null0 --vdev net_null1) "
@@ -294,6 +300,9 @@ main(int argc, char **argv)
 	n_workers = rte_lcore_count() - 1;
 	/* lcactor inside our loops: start, our loops poll, end. */
 	lca_runtime_start(60 * 1000);
+	/* The first tick before the workers start: while they flood the pool
+	 * with counts, the main loop's later ticks may find no envelope. */
+	send_from_loop(control, T_TICK, NULL, 0);
 	rte_eal_mp_remote_launch(worker_loop, &total, SKIP_MAIN);
 	main_loop();
 	rte_eal_mp_wait_lcore();
