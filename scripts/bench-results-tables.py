@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""The tables of docs/benchmarks.md from the outputs of scripts/bench-results.sh.
+
+Usage: bench-results-tables.py OUT APP...
+
+For each app, one markdown table: every configuration its verdict judged,
+the median over the invocations of its score and of its ratio to its floor
+(measured in the same run), the clock verdict of each invocation, and,
+where the Go version ran in the same lock hold, its median and lcactor's
+ratio to it (higher is better for lcactor, whatever the unit).
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+out = sys.argv[1]
+apps = sys.argv[2:]
+# Each app's records, by the label bench-results.sh gives its invocations.
+LABELS = {
+    'pipeline': ['pipeline-mock', 'pipeline-port'],
+    'remote-bench': ['remote-memif'],
+    'freq': ['freq'],
+    'lifecycle': ['lifecycle'],
+    'reqresp': ['reqresp'],
+    'microbench': ['microbench'],
+    'circular': ['circular'],
+    'pinghops': ['pinghops'],
+}
+
+
+def num(v):
+    """A figure as the apps print it: never e-notation."""
+    a = abs(v)
+    return '%.*f' % (0 if a >= 100 else 1 if a >= 10 else 2 if a >= 1 else 3, v)
+
+
+def records(label):
+    found = []
+    for path in sorted(glob.glob(os.path.join(out, label + '-i*.json'))):
+        try:
+            with open(path, encoding='utf-8') as f:
+                found.append(json.load(f))
+        except (OSError, ValueError):
+            print('(%s: no readable record: the run failed, see its .txt)' % path)
+    return found
+
+
+def go_figures(name):
+    """The Go program's RESULT figures per invocation: {key: [values]}."""
+    figs = {}
+    for path in sorted(glob.glob(os.path.join(out, 'go-%s-i*.txt' % name))):
+        with open(path, encoding='utf-8') as f:
+            for line in f:
+                if not line.startswith('RESULT'):
+                    continue
+                kv = dict(w.split('=', 1) for w in line.split()[3:] if '=' in w)
+                if name == 'reqresp':
+                    figs.setdefault('rate', []).append(float(kv['mean_Mmsgs']) * 1e6)
+                elif name == 'pinghops':
+                    figs.setdefault('time', []).append(float(kv['mean_ms']))
+                elif name == 'circular':
+                    figs.setdefault(kv['actors'],
+                                    []).append(float(kv['median_us_per_1000_hops']))
+    return {k: statistics.median(v) for k, v in figs.items()}
+
+
+def go_for(app, row, go):
+    """The Go figure that row compares with, in the row's unit, and lcactor's
+    ratio to it (> 1: lcactor ahead)."""
+    if not go:
+        return None
+    unit = row['unit']
+    if app == 'reqresp' and 'rate' in go:
+        scale = 1e6 if unit.startswith('M') else 1.0
+        g = go['rate'] / scale
+        return g, row['score'] / g
+    if app == 'pinghops' and 'time' in go and unit == 'ms':
+        return go['time'], go['time'] / row['score']
+    m = re.match(r'(\d+) actors?', row['config'])
+    if app == 'circular' and m and m.group(1) in go:
+        g = go[m.group(1)]
+        if unit in ('ns', 'ns/round'):
+            g *= 1000
+        return g, g / row['score']
+    return None
+
+
+def table(app):
+    go = go_figures(app) if app in ('reqresp', 'circular', 'pinghops') else {}
+    for label in LABELS[app]:
+        recs = records(label)
+        if not recs:
+            print('(%s: no records)' % label)
+            continue
+        rows = {}
+        for r in recs:
+            for row in (r.get('verdict') or {}).get('rows', []):
+                rows.setdefault(row['config'], []).append(row)
+        clocks = [((r.get('frequency') or {}).get('cause') or 'n/a') for r in recs]
+        print('%s, %d invocation%s, clock: %s' % (label, len(recs), 's' * (len(recs) > 1),
+                                                   ', '.join(clocks)))
+        head = '| configuration | score | its floor | ratio to its floor |'
+        if go:
+            head += ' Go | lcactor ÷ Go |'
+        print(head)
+        print('|' + ' --- |' * (head.count('|') - 1))
+        for config, each in rows.items():
+            score = statistics.median(x['score'] for x in each)
+            ratios = [x['ratio_median'] for x in each if x.get('ratio_median') is not None]
+            kind = each[0].get('kind')
+            if ratios:
+                med = statistics.median(ratios)
+                ratio = ('%.2f×' % med if kind == 'time' else '%.1f %%' % (100 * med))
+                if len(ratios) > 1:
+                    ratio += ' (%s)' % ', '.join(
+                        '%.2f×' % x if kind == 'time' else '%.1f' % (100 * x) for x in ratios)
+            else:
+                ratio = 'none: ' + (each[0].get('no_floor_why') or '?')
+            scores = ', '.join(num(x['score']) for x in each)
+            line = '| %s | %s %s (%s) | %s | %s |' % (config, num(score), each[0]['unit'], scores,
+                                                     each[0].get('floor') or '—', ratio)
+            if go:
+                g = go_for(app, dict(each[0], score=score), go)
+                line += ' %s | %s |' % (('%s %s' % (num(g[0]), each[0]['unit']), '%.2f' % g[1])
+                                        if g else ('—', '—'))
+            print(line)
+        print()
+
+
+def httpd():
+    path = os.path.join(out, 'httpd.txt')
+    if not os.path.exists(path):
+        print('(httpd: no output)')
+        return
+    with open(path, encoding='utf-8') as f:
+        print(f.read().rstrip())
+    print()
+
+
+def load():
+    wrk, lca = [], []
+    for path in sorted(glob.glob(os.path.join(out, 'load-wrk-i*.txt'))):
+        with open(path, encoding='utf-8') as f:
+            m = re.search(r'Requests/sec:\s+([0-9.]+)', f.read())
+            if m:
+                wrk.append(float(m.group(1)))
+    for path in sorted(glob.glob(os.path.join(out, 'load-lca-i*.json'))):
+        try:
+            with open(path, encoding='utf-8') as f:
+                r = json.load(f)
+        except (OSError, ValueError):
+            continue
+        rate = r.get('requests_per_s') or (r.get('result') or {}).get('requests_per_s')
+        if rate is not None:
+            lca.append(float(rate))
+    if not wrk or not lca:
+        print('(load: wrk %s, lca-load %s: a run failed, see %s/load-*.txt)' % (wrk, lca, out))
+        return
+    print('| closed loop, 100 connections, 2 threads, on lca-httpd-floor | req/s, median (each) |')
+    print('| --- | --- |')
+    print('| wrk -t2 -c100 | %s (%s) |' % (num(statistics.median(wrk)),
+                                          ', '.join(num(x) for x in wrk)))
+    print('| lca-load --closed -t 2 -c 100 | %s (%s) |' % (num(statistics.median(lca)),
+                                                          ', '.join(num(x) for x in lca)))
+    print('| lca-load ÷ wrk | %.2f |' % (statistics.median(lca) / statistics.median(wrk)))
+    print()
+
+
+for app in apps:
+    print('### lca-%s' % app)
+    if app == 'httpd':
+        httpd()
+    elif app == 'load':
+        load()
+    else:
+        table(app)
