@@ -23,7 +23,7 @@ LABELS = {
     'pipeline': ['pipeline-mock', 'pipeline-port'],
     'remote-bench': ['remote-memif'],
     'freq': ['freq'],
-    'lifecycle': ['lifecycle'],
+    'lifecycle': ['lifecycle', 'lifecycle-feeders'],
     'reqresp': ['reqresp'],
     'microbench': ['microbench'],
     'circular': ['circular'],
@@ -118,16 +118,32 @@ def table(app):
                     ratio += ' (%s)' % ', '.join(
                         '%.2f×' % x if kind == 'time' else '%.1f' % (100 * x) for x in ratios)
             else:
-                ratio = 'none: ' + (each[0].get('no_floor_why') or '?')
+                ratio = 'none: ' + (each[0].get('no_floor_why') or '?').split(':')[0]
             scores = ', '.join(num(x['score']) for x in each)
             line = '| %s | %s %s (%s) | %s | %s |' % (config, num(score), each[0]['unit'], scores,
-                                                     each[0].get('floor') or '—', ratio)
+                                                     re.split(r':| \(', each[0].get('floor') or '—')[0],
+                                                     ratio)
             if go:
                 g = go_for(app, dict(each[0], score=score), go)
                 line += ' %s | %s |' % (('%s %s' % (num(g[0]), each[0]['unit']), '%.2f' % g[1])
                                         if g else ('—', '—'))
             print(line)
         print()
+        if app == 'freq':
+            freq_lcores(recs[-1])
+
+
+def freq_lcores(rec):
+    """lca-freq's figures: each lcore's clock under load, as its report gives it."""
+    f = rec.get('frequency') or {}
+    print('TSC %s MHz' % num((f.get('tsc_hz') or 0) / 1e6))
+    print('| lcore (CPU) | mean MHz (min–max) | cv | steal | run-queue wait | verdict |')
+    print('| --- | --- | --- | --- | --- | --- |')
+    for lc in f.get('lcores', []):
+        print('| %d (%d) | %s (%s–%s) | %.2f %% | %.2f %% | %.2f %% | %s |' % (
+            lc['lcore'], lc['cpu'], num(lc['mean_mhz']), num(lc['min_mhz']), num(lc['max_mhz']),
+            lc['cv_pct'], lc['steal_pct'], lc['rq_wait_pct'], lc.get('cause') or lc['verdict']))
+    print()
 
 
 def httpd():
@@ -153,7 +169,7 @@ def load():
                 r = json.load(f)
         except (OSError, ValueError):
             continue
-        rate = r.get('requests_per_s') or (r.get('result') or {}).get('requests_per_s')
+        rate = (r.get('result') or {}).get('achieved_rps')
         if rate is not None:
             lca.append(float(rate))
     if not wrk or not lca:
