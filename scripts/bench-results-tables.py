@@ -152,7 +152,12 @@ def httpd():
         print('(httpd: no output)')
         return
     with open(path, encoding='utf-8') as f:
-        print(f.read().rstrip())
+        for line in f:
+            # Each run's own line is in the output file; the table needs
+            # the cells' medians and the ratios the script stood by.
+            if re.match(r'  (sat|rate)-\S+ rep \d+ ', line) or line.startswith('# servers'):
+                continue
+            print(line.rstrip())
     print()
 
 

@@ -49,13 +49,18 @@ usage() {
 	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
 }
 
-# The clock verdict's cause in a record ("STABLE", "PREEMPTED", ...), or
+# The clock verdict's worst cause over a record's lcores ("STABLE",
+# "PREEMPTED", ...; the record's own "cause" is only its first unstable
+# lcore's, which can be CLOCK while the other one was PREEMPTED), or
 # "none" when there is no record (the run failed).
 clock_of() {
 	python3 -c 'import json,sys
+order = ["PREEMPTED", "STOLEN", "IRQ", "CLOCK", "STABLE"]
 try:
     f = json.load(open(sys.argv[1])).get("frequency") or {}
-    print(f.get("cause") or f.get("verdict") or "n/a")
+    causes = [l.get("cause") for l in f.get("lcores", [])] + [f.get("cause")]
+    found = [c for c in order if c in causes]
+    print(found[0] if found else (f.get("verdict") or "n/a"))
 except Exception:
     print("none")' "$1"
 }
@@ -127,10 +132,13 @@ wait_quiet() { # [limit: seconds, default QUIET_IN]
 
 # The timed part of each app: its invocations, run under the lock.
 timed_pipeline() {
-	invoke pipeline-mock 1 "$b/pipeline/lca-pipeline" "${eal2[@]}" -- \
-		--engine lcactor,plain --runs 3
-	invoke pipeline-port 1 "$b/pipeline/lca-pipeline" "${eal2[@]}" --vdev net_null0 -- \
-		--source port --engine io,ring,lcactor,graph --messages 10000000 --runs 3
+	local n
+	for n in $(seq "$INVOCATIONS"); do
+		invoke pipeline-mock "$n" "$b/pipeline/lca-pipeline" "${eal2[@]}" -- \
+			--engine lcactor,plain --runs 3
+		invoke pipeline-port "$n" "$b/pipeline/lca-pipeline" "${eal2[@]}" --vdev net_null0 -- \
+			--source port --engine io,ring,lcactor,graph --messages 10000000 --runs 3
+	done
 }
 
 timed_httpd() {
