@@ -48,6 +48,20 @@ def records(label):
     return found
 
 
+ORDER = ['PREEMPTED', 'STOLEN', 'IRQ', 'CLOCK', 'STABLE']
+# Runs whose lcores share their CPUs with the app's own threads by design.
+OWN_PREEMPTION = ('lifecycle-feeders',)
+
+
+def worst_clock(rec):
+    """The worst cause over a record's lcores: the record's own "cause" is
+    only its first unstable lcore's."""
+    f = rec.get('frequency') or {}
+    causes = [lc.get('cause') for lc in f.get('lcores', [])] + [f.get('cause')]
+    found = [c for c in ORDER if c in causes]
+    return found[0] if found else (f.get('verdict') or 'n/a')
+
+
 def go_figures(name):
     """The Go program's RESULT figures per invocation: {key: [values]}."""
     figs = {}
@@ -95,13 +109,22 @@ def table(app):
         if not recs:
             print('(%s: no records)' % label)
             continue
+        clocks = [worst_clock(r) for r in recs]
+        # A run whose lcores lost their CPUs measured the machine's other
+        # work: it is named, not counted.
+        kept = [r for r, c in zip(recs, clocks)
+                if label in OWN_PREEMPTION or c not in ('PREEMPTED', 'STOLEN')]
         rows = {}
-        for r in recs:
+        for r in kept:
             for row in (r.get('verdict') or {}).get('rows', []):
                 rows.setdefault(row['config'], []).append(row)
-        clocks = [((r.get('frequency') or {}).get('cause') or 'n/a') for r in recs]
-        print('%s, %d invocation%s, clock: %s' % (label, len(recs), 's' * (len(recs) > 1),
-                                                   ', '.join(clocks)))
+        print('%s, %d invocation%s kept of %d, clock: %s' % (
+            label, len(kept), 's' * (len(kept) != 1), len(recs),
+            ', '.join(c + (' (not counted)' if c in ('PREEMPTED', 'STOLEN') and
+                           label not in OWN_PREEMPTION else '') for c in clocks)))
+        if not kept:
+            print()
+            continue
         head = '| configuration | score | its floor | ratio to its floor |'
         if go:
             head += ' Go | lcactor ÷ Go |'
