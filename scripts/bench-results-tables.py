@@ -175,12 +175,33 @@ def httpd():
         print('(httpd: no output)')
         return
     with open(path, encoding='utf-8') as f:
-        for line in f:
-            # Each run's own line is in the output file; the table needs
-            # the cells' medians and the ratios the script stood by.
-            if re.match(r'  (sat|rate)-\S+ rep \d+ ', line) or line.startswith('# servers'):
-                continue
-            print(line.rstrip())
+        lines = f.read().splitlines()
+    bullet = False
+    for line in lines:
+        # Each run's own line is in the output file; the table needs the
+        # cells' medians and the ratios the script stood by, as markdown.
+        if re.match(r'  (sat|rate)-\S+ rep \d+ ', line) or line.startswith('# servers') \
+                or line.startswith('# http-compare:'):
+            continue
+        m = re.match(r'^== (\S+): (.*)$', line)
+        r = re.match(r'^(sat|rate)-\S+: (.*)$', line)
+        if bullet and not r:
+            print()
+            bullet = False
+        if m:
+            print('**%s**: %s' % (m.group(1), m.group(2)))
+        elif r:
+            if not bullet:
+                print()
+            print('- ' + r.group(2))
+            bullet = True
+        elif line.startswith('# answers: '):
+            print('Answers: ' + line[len('# answers: '):] + '.')
+            print()
+        elif line.startswith('# load average at the end'):
+            print('Load average at the end: %s.' % line.split(';')[0].split()[-1])
+        else:
+            print(line)
     print()
 
 
