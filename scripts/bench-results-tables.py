@@ -141,7 +141,8 @@ def table(app):
                     ratio += ' (%s)' % ', '.join(
                         '%.2f×' % x if kind == 'time' else '%.1f' % (100 * x) for x in ratios)
             else:
-                ratio = 'none: ' + (each[0].get('no_floor_why') or '?').split(':')[0]
+                why = (each[0].get('no_floor_why') or '?').split(':')[0]
+                ratio = why if why.startswith('none') else 'none: ' + why
             scores = ', '.join(num(x['score']) for x in each)
             line = '| %s | %s %s (%s) | %s | %s |' % (config, num(score), each[0]['unit'], scores,
                                                      re.split(r':| \(', each[0].get('floor') or '—')[0],
