@@ -16,8 +16,15 @@ import re
 import statistics
 import sys
 
+if len(sys.argv) < 3:
+    print('usage: bench-results-tables.py OUT APP... (OUT: the folder of scripts/bench-results.sh)',
+          file=sys.stderr)
+    sys.exit(2)
 out = sys.argv[1]
 apps = sys.argv[2:]
+if not os.path.isdir(out):
+    print('bench-results-tables: no folder %s' % out, file=sys.stderr)
+    sys.exit(2)
 # Each app's records, by the label bench-results.sh gives its invocations.
 LABELS = {
     'pipeline': ['pipeline-mock', 'pipeline-port'],
@@ -236,6 +243,12 @@ def load():
     print()
 
 
+known = sorted(LABELS) + ['httpd', 'load']
+for app in apps:
+    if app not in known:
+        print("bench-results-tables: unknown app '%s' (one of: %s)" % (app, ' '.join(known)),
+              file=sys.stderr)
+        sys.exit(2)
 for app in apps:
     print('### lca-%s' % app)
     if app == 'httpd':
