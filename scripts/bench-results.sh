@@ -28,7 +28,7 @@
 # Environment: BUILD (default build), OUT (default bench-out/results-TIME),
 # LOCK, QUIET_WAIT, QUIET_IN, PRIORITY, TRIES, INVOCATIONS, GO_PEERS (the Go folder).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
 OUT=${OUT:-bench-out/results-$(date -u +%Y%m%d-%H%M)}
 LOCK=${LOCK:-/tmp/lca-timing.lock}
@@ -98,10 +98,10 @@ go_peer() { # name n args...
 }
 
 go_build() {
-	[ -d "$GO_PEERS" ] && command -v go >/dev/null || {
+	if [ ! -d "$GO_PEERS" ] || ! command -v go >/dev/null; then
 		echo "  (no Go: the Go rows are left out; apt-get install golang-go)" >&2
 		return 0
-	}
+	fi
 	[ -x "$OUT/go/bin/reqresp" ] && return 0
 	rm -rf "$OUT/go" && cp -r "$GO_PEERS" "$OUT/go" &&
 		(cd "$OUT/go" && GOCACHE=${GOCACHE:-$PWD/.cache} HOME=${HOME:-/root} \
