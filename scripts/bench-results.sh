@@ -26,7 +26,7 @@
 #   installed) run alternated with lcactor's invocations, under the same
 #   lock hold.
 # Environment: BUILD (default build), OUT (default bench-out/results-TIME),
-# LOCK, QUIET_WAIT, QUIET_IN, PRIORITY, TRIES, INVOCATIONS, GO_PEERS (the Go folder).
+# LOCK, QUIET_WAIT, QUIET_IN, PRIORITY, TRIES, INVOCATIONS, GO_DIR (the Go folder).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
@@ -37,13 +37,13 @@ QUIET_IN=${QUIET_IN:-10}
 PRIORITY=${PRIORITY:--20}
 TRIES=${TRIES:-3}
 INVOCATIONS=${INVOCATIONS:-3}
-GO_PEERS=${GO_PEERS:-../shared/peers/go}
+GO_DIR=${GO_DIR:-../shared/peers/go}
 ALL_APPS="pipeline httpd remote-bench freq load lifecycle reqresp microbench circular pinghops"
 b=$BUILD/apps
 eal_common=(--no-huge --no-pci --in-memory --log-level 'lib.*:error' --file-prefix "lca_results_$$")
 eal2=(-l 0-1 "${eal_common[@]}")
 eal1=(-l 0 "${eal_common[@]}")
-export OUT BUILD TRIES INVOCATIONS QUIET_IN GO_PEERS
+export OUT BUILD TRIES INVOCATIONS QUIET_IN GO_DIR
 
 usage() {
 	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
@@ -98,12 +98,12 @@ go_peer() { # name n args...
 }
 
 go_build() {
-	if [ ! -d "$GO_PEERS" ] || ! command -v go >/dev/null; then
+	if [ ! -d "$GO_DIR" ] || ! command -v go >/dev/null; then
 		echo "  (no Go: the Go rows are left out; apt-get install golang-go)" >&2
 		return 0
 	fi
 	[ -x "$OUT/go/bin/reqresp" ] && return 0
-	rm -rf "$OUT/go" && cp -r "$GO_PEERS" "$OUT/go" &&
+	rm -rf "$OUT/go" && cp -r "$GO_DIR" "$OUT/go" &&
 		(cd "$OUT/go" && GOCACHE=${GOCACHE:-$PWD/.cache} HOME=${HOME:-/root} \
 			nice -n 19 go build -o bin/ ./reqresp ./circular ./pinghops) >&2 ||
 		echo "  (the Go build failed: the Go rows are left out)" >&2
