@@ -168,7 +168,8 @@ def table(app):
 def freq_lcores(rec):
     """lca-freq's figures: each lcore's clock under load, as its report gives it."""
     f = rec.get('frequency') or {}
-    print('TSC %s MHz' % num((f.get('tsc_hz') or 0) / 1e6))
+    print('TSC %s MHz.' % num((f.get('tsc_hz') or 0) / 1e6))
+    print()
     print('| lcore (CPU) | mean MHz (min–max) | cv | steal | run-queue wait | verdict |')
     print('| --- | --- | --- | --- | --- | --- |')
     for lc in f.get('lcores', []):
