@@ -158,7 +158,10 @@ timed_remote_bench() {
 }
 
 timed_freq() {
-	invoke freq 1 "$b/freqstat/lca-freq" "${eal2[@]}" -- --count 5 --interval 1 --load
+	local n
+	for n in $(seq "$INVOCATIONS"); do
+		invoke freq "$n" "$b/freqstat/lca-freq" "${eal2[@]}" -- --count 5 --interval 1 --load
+	done
 }
 
 # lca-load's closed loop against wrk's, alternated, on one server (the
