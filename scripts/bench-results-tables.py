@@ -126,10 +126,11 @@ def table(app):
         for r in kept:
             for row in (r.get('verdict') or {}).get('rows', []):
                 rows.setdefault(row['config'], []).append(row)
-        print('%s, %d invocation%s kept of %d, clock: %s' % (
-            label, len(kept), 's' * (len(kept) != 1), len(recs),
+        print('`%s`: %d of %d invocations kept; clock: %s.' % (
+            label, len(kept), len(recs),
             ', '.join(c + (' (not counted)' if c in ('PREEMPTED', 'STOLEN') and
                            label not in OWN_PREEMPTION else '') for c in clocks)))
+        print()
         if not kept:
             print()
             continue
@@ -244,6 +245,28 @@ def load():
     print()
 
 
+def run_line(app):
+    """When and at which commit the app's invocations ran, from the
+    script's header.txt and commands.txt."""
+    prefix = {'remote-bench': 'remote'}.get(app, app)
+    try:
+        with open(os.path.join(out, 'header.txt'), encoding='utf-8') as f:
+            words = f.read().split()
+        with open(os.path.join(out, 'commands.txt'), encoding='utf-8') as f:
+            times = [l.split()[1][:5] for l in f if len(l.split()) > 2 and
+                     l.split()[2].startswith(prefix)]
+    except OSError:
+        return
+    if not times or len(words) < 4:
+        return
+    date = next((w for w in words if re.match(r'\d{4}-\d\d-\d\d$', w)), '?')
+    span = ('from %s UTC' % times[0] if times[0] == times[-1] else
+            '%s-%s UTC (the first and last invocation started)' % (times[0], times[-1]))
+    print('Run %s, %s, built from `%s`, on the machine of [Where and when](#where-and-when).'
+          % (date, span, words[2].rstrip(',')))
+    print()
+
+
 known = sorted(LABELS) + ['httpd', 'load']
 for app in apps:
     if app not in known:
@@ -252,6 +275,8 @@ for app in apps:
         sys.exit(2)
 for app in apps:
     print('### lca-%s' % app)
+    print()
+    run_line(app)
     if app == 'httpd':
         httpd()
     elif app == 'load':
