@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every benchmark this repository records in docs/benchmarks.md, on
-# lcores 0-1, and keeps each app's full output and JSON in $OUT. Run it on
-# a quiet machine: anything else running shows up as steal and noise.
+# Runs a broad set of the apps' benchmarks on lcores 0-1 (every reqresp
+# placement, both microbench bursts, ...), and keeps each app's full output
+# and JSON in $OUT. Run it on a quiet machine: anything else running shows
+# up as steal and noise. The tables of docs/benchmarks.md come from
+# scripts/bench-results.sh, which also takes the timing lock.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-bench-out/$(date +%Y%m%d-%H%M)}
@@ -26,7 +28,7 @@ done
 	--json "$OUT/pinghops.json" >"$OUT/pinghops.txt" 2>&1
 "$b/freqstat/lca-freq" "${eal[@]}" --file-prefix bench_f -- --count 5 --interval 1 --load \
 	--json "$OUT/freq.json" >"$OUT/freq.txt" 2>&1
-# The Go peer of the seed experiments, in the same minutes (EXPERIMENTS.md).
+# The Go versions of the published benchmarks, in the same minutes.
 if [ -d ../shared/peers/go ] && command -v go >/dev/null; then
 	rm -rf "$OUT/peer-go" && cp -r ../shared/peers/go "$OUT/peer-go" &&
 		"$OUT/peer-go/run.sh" 1 >"$OUT/peer-go.txt" 2>&1
