@@ -409,7 +409,7 @@ verdict_local(json_t *root, const char *config, const struct runs *r, unsigned i
 	if (lca_stats_compute(r->ms, n, CONFIDENCE, &st) < 0)
 		return -EINVAL;
 	row.score = st.p50;
-	row.ci_half = st.error;
+	row.ci_half = st.p50_error;
 	row.window_s = shortest_window_s(r, n);
 	return lca_verdict_add(root, &row);
 }
@@ -638,7 +638,7 @@ verdict_remote(json_t *root, const struct runs *rem, const struct runs *base, un
 	if (lca_stats_compute(rem->ms, n, CONFIDENCE, &st) < 0)
 		return -EINVAL;
 	row.score = st.p50;
-	row.ci_half = st.error;
+	row.ci_half = st.p50_error;
 	row.window_s = shortest_window_s(rem, n);
 	return lca_verdict_add(root, &row);
 }

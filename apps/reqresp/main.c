@@ -707,7 +707,7 @@ add_verdicts(json_t *root, const struct set_result *res, unsigned int n)
 				 placement_named(&r->set) ? lca_placement_name(r->set.placement) : "");
 		ret = lca_verdict_add(root, &(struct lca_verdict_row){
 			.config = config, .kind = LCA_VERDICT_RATE,
-			.score = r->stats.p50 / 1e6, .ci_half = r->stats.error / 1e6,
+			.score = r->stats.p50 / 1e6, .ci_half = r->stats.p50_error / 1e6,
 			.unit = "M msg/s",
 			.floor = r->has_floor ? "bare queues between the same lcores" : NULL,
 			.no_floor_why = r->set.dispatcher == RR_DISPATCH_INLINE ?
