@@ -3,7 +3,9 @@
 """Check that scripts/lca-plot draws the headline of a record: the SVG parses,
 and holds one score series per configuration the record judges, a floor and
 a ratio series for each that has a floor, the configurations' names, the
-steal panel's resolution, and no offset or exponent on an axis.
+steal panel's resolution, and no offset or exponent on an axis; and that the
+picture is legible: every text on the canvas, no two texts of the headline
+over each other.
 
 Usage: check_plot.py RECORD.json [B.json] SVG   render and check one picture
        check_plot.py --synthetic DIR            the same on made-up records:
@@ -96,6 +98,73 @@ def check_svg(svg, records):
     return None
 
 
+def lca_plot_module():
+    """scripts/lca-plot as a module (it has no .py), to measure its figure."""
+    from importlib.machinery import SourceFileLoader
+    import importlib.util
+    loader = SourceFileLoader("lca_plot", PLOT)
+    spec = importlib.util.spec_from_loader("lca_plot", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def overlap(a, b):
+    """Whether two window boxes share more than a pixel each way."""
+    return (min(a.x1, b.x1) - max(a.x0, b.x0) > 1 and
+            min(a.y1, b.y1) - max(a.y0, b.y0) > 1)
+
+
+def shown_texts(ax):
+    """The texts that panel @p ax draws: its own, its axis labels and titles,
+    its legend's, and the labels of the ticks inside its view (matplotlib
+    keeps labels of ticks outside it, undrawn)."""
+    out = list(ax.texts) + [ax.xaxis.label, ax.yaxis.label, ax.title,
+                            ax._left_title, ax._right_title]
+    if ax.get_legend() is not None:
+        out += list(ax.get_legend().get_texts())
+    for axis in (ax.xaxis, ax.yaxis):
+        lo, hi = sorted(axis.get_view_interval())
+        span = (hi - lo) * 1e-9
+        for tick in axis.get_major_ticks():
+            if lo - span <= tick.get_loc() <= hi + span:
+                out += [tick.label1, tick.label2]
+    return out
+
+
+def check_layout(paths, records, svg):
+    """None when every text of the picture lies on the canvas and no two
+    texts of the headline overlap (a label over another, or over the panel
+    beside it), else the problem: what a reader of the SVG would see. Writes
+    the picture to @p svg as lca-plot does."""
+    from matplotlib.text import Text
+    mod = lca_plot_module()
+    fig = mod.picture(records, paths)
+    fig.savefig(svg)  # what lca-plot writes, measured in the same drawing
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    canvas = fig.bbox
+    head = []
+    drawn = [(None, t) for t in fig.texts + ([fig._suptitle] if fig._suptitle else [])]
+    for ax in fig.axes:
+        drawn += [(ax, t) for t in shown_texts(ax)]
+    for ax, t in drawn:
+        if not t.get_visible() or not t.get_text().strip():
+            continue
+        box = t.get_window_extent(renderer)
+        if (box.x0 < canvas.x0 - 1 or box.x1 > canvas.x1 + 1 or
+                box.y0 < canvas.y0 - 1 or box.y1 > canvas.y1 + 1):
+            return f"the text {t.get_text()!r} runs off the canvas ({box} of {canvas})"
+        if ax is not None and ax.get_label() == "headline":
+            head.append((t.get_text(), box))
+    for i, (ta, ba) in enumerate(head):
+        for tb, bb in head[i + 1:]:
+            if overlap(ba, bb):
+                return f"headline texts overlap: {ta!r} and {tb!r}"
+    mod.plt.close(fig)
+    return None
+
+
 def render(paths, svg):
     subprocess.run([PLOT, *paths, "-o", svg], check=True, stdout=subprocess.DEVNULL)
 
@@ -105,8 +174,9 @@ def check(paths, svg):
     for p in paths:
         with open(p) as f:
             records.append(json.load(f))
-    render(paths, svg)
-    return check_svg(svg, records)
+    # One drawing, measured and written (drawing is most of the test's time);
+    # the command itself is run once, by --synthetic.
+    return check_layout(paths, records, svg) or check_svg(svg, records)
 
 
 # ---- made-up records --------------------------------------------------------
@@ -195,6 +265,11 @@ def synthetic(d):
         with open(paths[name], "w") as f:
             json.dump(rec, f)
     failed = 0
+    cli_svg = os.path.join(d, "plot-cli.svg")
+    render([paths["rr"]], cli_svg)
+    ok = os.path.getsize(cli_svg) > 0
+    print(("ok - " if ok else "not ok - ") + "lca-plot writes the picture it is asked for")
+    failed += not ok
     for what, ps, svg in (("verdict record", [paths["a"]], "plot-a.svg"),
                           ("A vs B overlay", [paths["a"], paths["b"]], "plot-ab.svg"),
                           ("reqresp record without verdict", [paths["rr"]], "plot-rr.svg")):
