@@ -10,7 +10,8 @@ over each other.
 Usage: check_plot.py RECORD.json [B.json] SVG   render and check one picture
        check_plot.py --synthetic DIR            the same on made-up records:
                                                 a verdict record, an A-vs-B
-                                                overlay, an old reqresp record
+                                                overlay, an old reqresp record,
+                                                lca-load's record
 Exits 1, naming the first problem; 77 when matplotlib is missing.
 """
 import copy
@@ -31,6 +32,11 @@ OFFSET = re.compile(r"^[-+]?\d*\.?\d*e[-+]?\d+$|\\times|10\^|×10|^1e\d+$")
 def expected(record):
     """(configurations, how many have a floor, exact) the headline must show,
     read from the record itself, not from lca-plot's code."""
+    if record.get("schema") == "lca-load/1":
+        # lca-load's own shape: its rate and its median latency, no floor.
+        return ([c for c in ("answers, " + ("open loop at %s req/s" % record["conf"]["rate"]
+                                              if record["conf"]["mode"] == "open"
+                                              else "closed loop"), "latency median")], 0, True)
     v = record.get("verdict")
     if isinstance(v, dict) and v.get("rows"):
         rows = v["rows"]
@@ -255,12 +261,28 @@ def synthetic_reqresp():
                         res("affinity", 4, 1.8e6), res("affinity", 16, 1.9e6)]}
 
 
+def synthetic_load():
+    """lca-load's record (lca-load/1): no verdict, no lcores, a latency
+    spectrum; lca-plot reads it as the README says it reads every app's."""
+    pcts = {"50": 140.0, "75": 160.0, "90": 190.0, "99": 1400.0, "99.9": 4400.0,
+            "99.99": 5800.0, "99.999": 6400.0, "100": 6400.0}
+    spectrum = [[100.0 + 60 * i, 100 - 100 / 2 ** (i / 5), i * 100] for i in range(40)]
+    spectrum.append([6400.0, 100.0, 16000])
+    return {"schema": "lca-load/1", "app": "lca-load", "version": "0.1.0",
+            "date": "2026-12-01T03:00:00Z",
+            "machine": {"cpu_model": "made up", "cpus_online": 2},
+            "conf": {"mode": "open", "rate": 2000, "connections": 100},
+            "result": {"requests": 16000, "achieved_rps": 2000.0,
+                       "latency": {"unit": "us", "percentiles": pcts}, "spectrum": spectrum},
+            "ok": True}
+
+
 def synthetic(d):
     os.makedirs(d, exist_ok=True)
-    a, rr = synthetic_a(), synthetic_reqresp()
+    a, rr, ld = synthetic_a(), synthetic_reqresp(), synthetic_load()
     b = synthetic_b(a)
     paths = {}
-    for name, rec in (("a", a), ("b", b), ("rr", rr)):
+    for name, rec in (("a", a), ("b", b), ("rr", rr), ("load", ld)):
         paths[name] = os.path.join(d, f"plot-{name}.json")
         with open(paths[name], "w") as f:
             json.dump(rec, f)
@@ -272,7 +294,8 @@ def synthetic(d):
     failed += not ok
     for what, ps, svg in (("verdict record", [paths["a"]], "plot-a.svg"),
                           ("A vs B overlay", [paths["a"], paths["b"]], "plot-ab.svg"),
-                          ("reqresp record without verdict", [paths["rr"]], "plot-rr.svg")):
+                          ("reqresp record without verdict", [paths["rr"]], "plot-rr.svg"),
+                          ("lca-load's record", [paths["load"]], "plot-load.svg")):
         problem = check(ps, os.path.join(d, svg))
         print(("not ok - " if problem else "ok - ") + what + (": " + problem if problem else ""))
         failed += problem is not None
