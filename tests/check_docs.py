@@ -14,6 +14,7 @@ Usage: check_docs.py SOURCE_ROOT
   the text names as exceptions.
 - The run queue: what lcore/lca_lcore.c's run queue is, against what the
   text says it is.
+- Telemetry: the commands the tree registers, against docs/usage.md's table.
 """
 import os
 import re
@@ -99,7 +100,26 @@ if runq_is_ring != says_ring or runq_is_ring == says_fifo:
          ('an rte_ring' if runq_is_ring else 'a plain FIFO',
           'rte_ring' if says_ring else 'FIFO' if says_fifo else 'nothing'))
 
+# 5. Telemetry: every command the tree registers is a row of docs/usage.md's
+# table, and the table lists no command the tree lacks.
+registered = set()
+for top in ('actors', 'apps'):
+    for d, _, files in os.walk(os.path.join(root, top)):
+        for fn in files:
+            if fn.endswith('.c'):
+                with open(os.path.join(d, fn), encoding='utf-8') as f:
+                    registered |= set(re.findall(r'rte_telemetry_register_cmd\(\s*"([^"]+)"',
+                                                 f.read()))
+usage = read('docs/usage.md')
+tel = usage[usage.index('## Telemetry'):]
+tel = tel[:tel.index('\n## ', 3)]
+documented = {re.sub(r'[,\[].*', '', c) for c in re.findall(r'^\| `(/[^`]+)` \|', tel, re.M)}
+if registered != documented:
+    fail('the telemetry table of docs/usage.md lists %s; the tree registers %s' %
+         (sorted(documented), sorted(registered)))
+
 if not failures:
     print('ok - docs/architecture.md: %d parts, %d apps, %d off lca_app_main(), the run '
-          'queue' % (len(parts), len(apps), len(off_main)))
+          'queue; docs/usage.md: %d telemetry commands' % (len(parts), len(apps), len(off_main),
+                                                           len(registered)))
 sys.exit(1 if failures else 0)
