@@ -380,6 +380,7 @@ LCA_API int lca_runtime_run(unsigned int timeout_ms);
  *   0; -EINVAL before lca_runtime_init(); -EBUSY during a run; -EPERM
  *   when not called from the main lcore.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_runtime_start(unsigned int timeout_ms);
 
 /**
@@ -391,10 +392,13 @@ LCA_API int lca_runtime_start(unsigned int timeout_ms);
  *   -EPERM on a thread that is not an lcore of the runtime; -EBUSY during
  *   lca_runtime_run(); -EDEADLK from inside a handler.
  */
+LCA_EXPERIMENTAL
 static inline int
 lca_runtime_poll(void)
 {
+	LCA_EXPERIMENTAL_INNER_BEGIN
 	return lca_lcore_poll(); /* inline: a poll is paid once a loop */
+	LCA_EXPERIMENTAL_INNER_END
 }
 
 /**
@@ -404,6 +408,7 @@ lca_runtime_poll(void)
  *   As lca_runtime_run(): 0; -ETIMEDOUT; -EINTR on SIGINT/SIGTERM; -EINVAL
  *   when no guest run is under way.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_runtime_end(void);
 
 /**
@@ -421,6 +426,7 @@ LCA_API int lca_runtime_end(void);
  *   0 and the id in @p service_id; -EINVAL; -ENODEV when the runtime is not
  *   up or @p lcore_id is not one of its lcores.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_runtime_service_id(unsigned int lcore_id, uint32_t *service_id);
 
 /**
@@ -430,10 +436,12 @@ LCA_API int lca_runtime_service_id(unsigned int lcore_id, uint32_t *service_id);
  * @return
  *   How many services were mapped; a negative errno of rte_service_*().
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_runtime_services_map(void);
 
 /** Iterations of an lcactor service run on another lcore than its own,
  *  refused (logged once). */
+LCA_EXPERIMENTAL
 LCA_API uint64_t lca_runtime_service_refusals(void);
 
 /** @} */
@@ -463,6 +471,7 @@ LCA_API int lca_runtime_cleanup(void);
  * @return
  *   The bytes, an estimate from above; 0 for a NULL @p spec.
  */
+LCA_EXPERIMENTAL
 LCA_API size_t lca_actor_footprint(const struct lca_actor_spec *spec);
 
 /**
@@ -573,6 +582,7 @@ LCA_API int lca_actor_watch(lca_actor_id_t watcher, lca_actor_id_t target);
  *   those are pinned, logged); -EPIPE (stopped);
  *   -EALREADY (it is there); -EBUSY (a move of it is under way).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_actor_migrate(lca_actor_id_t id, unsigned int lcore);
 
 /**
@@ -586,6 +596,7 @@ LCA_API int lca_actor_migrate(lca_actor_id_t id, unsigned int lcore);
  *   How many moves there have been since lca_runtime_init() (which may be
  *   more than were copied).
  */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_migrations_get(struct lca_migration *out, unsigned int max);
 
 /**
@@ -671,6 +682,7 @@ LCA_API unsigned int lca_send_burst(lca_actor_id_t to, struct lca_msg **msgs, un
  * @return
  *   As lca_send_burst().
  */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_send_burst_rtc(lca_actor_id_t to, struct lca_msg **msgs, unsigned int n,
 					int *err);
 
@@ -685,6 +697,7 @@ LCA_API unsigned int lca_send_burst_rtc(lca_actor_id_t to, struct lca_msg **msgs
  *   0; -EINVAL (NULL); -EMSGSIZE when msg->len is above
  *   LCA_MSG_INLINE_WITH_DEADLINE.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_msg_set_deadline(struct lca_msg *msg, uint64_t tsc);
 
 /**
@@ -694,6 +707,7 @@ LCA_API int lca_msg_set_deadline(struct lca_msg *msg, uint64_t tsc);
  *   As lca_msg_set_deadline(); -ERANGE when @p us is further than the
  *   64-bit TSC reaches from now (about 254 years at 2.3 GHz).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_msg_set_deadline_us(struct lca_msg *msg, uint64_t us);
 
 /**
@@ -727,6 +741,7 @@ LCA_API int lca_reply(struct lca_msg *msg);
  * @return
  *   0; -ENOMEM.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_msg_from_mbuf(struct rte_mbuf *m, struct lca_msg **msg);
 
 /**
@@ -737,6 +752,7 @@ LCA_API int lca_msg_from_mbuf(struct rte_mbuf *m, struct lca_msg **msg);
  *   0; -EINVAL for a NULL array or mbuf; -ENOMEM when the pool has fewer
  *   than @p n envelopes (counted): the mbufs stay the caller's.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_msg_from_mbuf_bulk(struct rte_mbuf **m, struct lca_msg **msgs, unsigned int n);
 
 /**
@@ -746,6 +762,7 @@ LCA_API int lca_msg_from_mbuf_bulk(struct rte_mbuf **m, struct lca_msg **msgs, u
  * @return
  *   The mbuf; NULL when @p msg is NULL or carries none.
  */
+LCA_EXPERIMENTAL
 LCA_API struct rte_mbuf *lca_msg_detach_mbuf(struct lca_msg *msg);
 
 /**
@@ -758,6 +775,7 @@ LCA_API struct rte_mbuf *lca_msg_detach_mbuf(struct lca_msg *msg);
  * @return
  *   How many mbufs were written to @p mbufs.
  */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_msg_to_mbuf_bulk(struct lca_msg **msgs, struct rte_mbuf **mbufs,
 					  unsigned int n);
 
@@ -789,6 +807,7 @@ struct lca_pkt_meta {
 
 /** The offset of struct lca_pkt_meta in an mbuf (rte_mbuf_dynfield_register()),
  *  or -1 before the first lca_runtime_init(). */
+LCA_EXPERIMENTAL
 LCA_API extern int lca_pkt_meta_offset;
 
 /**
@@ -797,10 +816,13 @@ LCA_API extern int lca_pkt_meta_offset;
  * @return
  *   A pointer into @p m.
  */
+LCA_EXPERIMENTAL
 static inline struct lca_pkt_meta *
 lca_pkt_meta(struct rte_mbuf *m)
 {
+	LCA_EXPERIMENTAL_INNER_BEGIN
 	return (struct lca_pkt_meta *)(void *)((char *)m + lca_pkt_meta_offset);
+	LCA_EXPERIMENTAL_INNER_END
 }
 
 /**
@@ -849,6 +871,7 @@ lca_pkt_meta_at(struct rte_mbuf *m, int offset)
  *   or it is a remote reference (lca_remote.h): send it envelopes,
  *   lca_msg_from_mbuf_bulk()), -EINVAL (NULL @p pkts with @p n > 0).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned int n);
 
 /**
@@ -859,19 +882,24 @@ LCA_API int lca_send_packets(lca_actor_id_t to, struct rte_mbuf **pkts, unsigned
  * @return
  *   As lca_send_packets().
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_send_packets_typed(lca_actor_id_t to, uint32_t type, struct rte_mbuf **pkts,
 				   unsigned int n);
 
 /** Name of a mailbox mode ("mp", "sp", "rts", "hts"). */
+LCA_EXPERIMENTAL
 LCA_API const char *lca_mailbox_mode_name(enum lca_mailbox_mode m);
 
 /** Parse a mailbox mode name. @return 0 or -EINVAL. */
+LCA_EXPERIMENTAL
 LCA_API int lca_mailbox_mode_parse(const char *name, enum lca_mailbox_mode *out);
 
 /** Name of a dispatcher ("affinity", "shared"). */
+LCA_EXPERIMENTAL
 LCA_API const char *lca_dispatcher_name(enum lca_dispatcher d);
 
 /** Parse a dispatcher name. @return 0 or -EINVAL. */
+LCA_EXPERIMENTAL
 LCA_API int lca_dispatcher_parse(const char *name, enum lca_dispatcher *out);
 
 /*
@@ -968,6 +996,7 @@ struct lca_ask_stats {
  *   -ENOMEM; -ENOBUFS (the mailbox is full); an error of lca_send_after()
  *   (-EPERM from a thread without an EAL lcore id, -ERANGE).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_ask(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg,
 		    uint64_t timeout_us, uint64_t *req_id);
 
@@ -981,6 +1010,7 @@ LCA_API int lca_ask(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg *msg,
  *   As lca_send(); -EINVAL also when @p request is not an ask (no
  *   LCA_MSG_F_ASK); -EMSGSIZE when reply->len is above LCA_MSG_INLINE_ASK.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_ask_reply(const struct lca_msg *request, struct lca_msg *reply);
 
 /**
@@ -989,6 +1019,7 @@ LCA_API int lca_ask_reply(const struct lca_msg *request, struct lca_msg *reply);
  * @return
  *   The id; 0 when @p msg is NULL or carries none.
  */
+LCA_EXPERIMENTAL
 LCA_API uint64_t lca_msg_req_id(const struct lca_msg *msg);
 
 /**
@@ -1004,6 +1035,7 @@ LCA_API uint64_t lca_msg_req_id(const struct lca_msg *msg);
  *   actor); -EBUSY (@p asker already asked, or was given another size);
  *   -ENOTSUP (the runtime is not up); -ENOMEM.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_ask_pending_max_set(lca_actor_id_t asker, unsigned int max);
 
 /**
@@ -1017,9 +1049,11 @@ LCA_API int lca_ask_pending_max_set(lca_actor_id_t asker, unsigned int max);
  *   0 (counted `cancelled`); -EINVAL (@p req_id is not one of @p asker's);
  *   -ENOENT (not waiting: it was answered, timed out or cancelled).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_ask_cancel(lca_actor_id_t asker, uint64_t req_id);
 
 /** The asks' counters (also in telemetry /lcactor/info as ask_*). */
+LCA_EXPERIMENTAL
 LCA_API void lca_ask_stats_get(struct lca_ask_stats *out);
 
 /** Bytes of a registered name, its final NUL included. */
@@ -1038,6 +1072,7 @@ LCA_API void lca_ask_stats_get(struct lca_ask_stats *out);
  *   -ENOSPC (as many names as lca_runtime_conf.max_actors); -ENOTSUP (the
  *   runtime is not up).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_actor_register(const char *name, lca_actor_id_t id);
 
 /**
@@ -1047,6 +1082,7 @@ LCA_API int lca_actor_register(const char *name, lca_actor_id_t id);
  *   0; -EINVAL; -ENAMETOOLONG; -ENOENT (no such name); -ENOTSUP (the
  *   runtime is not up).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_actor_unregister(const char *name);
 
 /**
@@ -1058,6 +1094,7 @@ LCA_API int lca_actor_unregister(const char *name);
  *   0; -EINVAL (NULL name or @p id); -ENAMETOOLONG; -ENOENT (no live
  *   actor has the name); -ENOTSUP (the runtime is not up).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_actor_lookup(const char *name, lca_actor_id_t *id);
 
 /*
@@ -1086,6 +1123,7 @@ struct rte_mempool;
  *   mbufs: nothing is kept); -EOVERFLOW (more segments than an mbuf chain
  *   holds).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_msg_from_bytes(struct rte_mempool *mp, const void *buf, uint32_t len,
 			       struct lca_msg **msg);
 
@@ -1095,6 +1133,7 @@ LCA_API int lca_msg_from_bytes(struct rte_mempool *mp, const void *buf, uint32_t
  * @return
  *   The bytes; 0 for NULL.
  */
+LCA_EXPERIMENTAL
 LCA_API uint32_t lca_msg_payload_len(const struct lca_msg *msg);
 
 /**
@@ -1107,6 +1146,7 @@ LCA_API uint32_t lca_msg_payload_len(const struct lca_msg *msg);
  * @return
  *   The bytes; NULL when [off, off + len) is past the payload, or for NULL.
  */
+LCA_EXPERIMENTAL
 LCA_API const void *lca_msg_payload_read(const struct lca_msg *msg, uint32_t off, uint32_t len,
 					 void *buf);
 

@@ -100,6 +100,7 @@ LCA_API void lca_eal_request_stop(void);
  *   -ETIMEDOUT when the interrupt thread had not taken the call in 5 s, and
  *   then @p fn has run on this thread instead.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_eal_on_intr_thread(void (*fn)(void *arg), void *arg);
 
 /**
@@ -124,6 +125,7 @@ LCA_API long lca_eal_free_hugepages(const char *sysfs_root);
  *   -EINVAL: an empty or too long path; another negative errno from
  *   lstat(), connect() or unlink(). Each refusal is logged with the path.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_eal_memif_sock_check(const char *path);
 
 /**

@@ -180,6 +180,7 @@ extern LCA_API struct lca_freq_deadline lca_freq_deadlines[RTE_MAX_LCORE];
  * every 0.1 s, every source, this machine, thresholds CV 1 %, trimmed range
  * 2 %, steal 1 %, run-queue wait 2 %, irq 2 %, outliers 5 % off the median.
  */
+LCA_EXPERIMENTAL
 LCA_API void lca_freq_conf_init(struct lca_freq_conf *conf);
 
 /**
@@ -195,6 +196,7 @@ LCA_API void lca_freq_conf_init(struct lca_freq_conf *conf);
  *   for a bad configuration; -ENOMEM; -ENOSPC when an lcore's loop has no
  *   room for another hook.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_monitor_start(const struct lca_freq_conf *conf);
 
 /**
@@ -206,9 +208,11 @@ LCA_API int lca_freq_monitor_start(const struct lca_freq_conf *conf);
  * @return
  *   0; -EINVAL when not started.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_monitor_stop(struct lca_freq_report *report);
 
 /** Whether the monitor is started. */
+LCA_EXPERIMENTAL
 LCA_API bool lca_freq_monitor_active(void);
 
 /**
@@ -232,6 +236,7 @@ LCA_API bool lca_freq_monitor_active(void);
  *   or a NULL @p out with @p n > 0; -ENOENT when the last run did not
  *   monitor that lcore, there was none, or it kept no series.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_series_get(unsigned int lcore_id, struct lca_freq_point *out, unsigned int n);
 
 /**
@@ -247,6 +252,7 @@ LCA_API int lca_freq_series_get(unsigned int lcore_id, struct lca_freq_point *ou
  * @param now_tsc
  *   rte_rdtsc() now.
  */
+LCA_EXPERIMENTAL
 LCA_API void lca_freq_sample(unsigned int lcore_id, uint64_t now_tsc);
 
 /**
@@ -260,6 +266,7 @@ LCA_API void lca_freq_sample(unsigned int lcore_id, uint64_t now_tsc);
  * @param now_tsc
  *   rte_rdtsc() now.
  */
+LCA_EXPERIMENTAL
 static inline void
 lca_freq_poll(unsigned int lcore_id, uint64_t now_tsc)
 {
@@ -268,7 +275,9 @@ lca_freq_poll(unsigned int lcore_id, uint64_t now_tsc)
 	if (likely(now_tsc < __atomic_load_n(&lca_freq_deadlines[lcore_id].tsc,
 					     __ATOMIC_RELAXED)))
 		return;
+	LCA_EXPERIMENTAL_INNER_BEGIN
 	lca_freq_sample(lcore_id, now_tsc);
+	LCA_EXPERIMENTAL_INNER_END
 }
 
 /**
@@ -280,6 +289,7 @@ lca_freq_poll(unsigned int lcore_id, uint64_t now_tsc)
  * @return
  *   0; -EINVAL when the two do not cover the same lcores.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_report_merge(struct lca_freq_report *into, const struct lca_freq_report *from);
 
 /**
@@ -288,6 +298,7 @@ LCA_API int lca_freq_report_merge(struct lca_freq_report *into, const struct lca
  * n_samples, min, mean, max, stdev, cv, range, median, p1, p99, trimmed
  * range, outliers, verdict, cause and reason.
  */
+LCA_EXPERIMENTAL
 LCA_API void lca_freq_lcore_figures(struct lca_freq_lcore_report *r, const double *mhz,
 			    unsigned int n, const struct lca_freq_thresholds *th);
 
@@ -296,21 +307,26 @@ LCA_API void lca_freq_lcore_figures(struct lca_freq_lcore_report *r, const doubl
  * then set the overall verdict: UNSTABLE when any lcore is, STABLE when all
  * are, NO_DATA otherwise.
  */
+LCA_EXPERIMENTAL
 LCA_API void lca_freq_report_judge(struct lca_freq_report *r);
 
 /** Name of a source: "msr", "perf", "cpufreq", "probe". */
+LCA_EXPERIMENTAL
 LCA_API const char *lca_freq_source_name(enum lca_freq_source s);
 
 /** Name of a verdict: "n/a", "stable", "UNSTABLE". */
+LCA_EXPERIMENTAL
 LCA_API const char *lca_freq_verdict_name(enum lca_freq_verdict v);
 
 /** Name of a cause: "PREEMPTED", "STOLEN", "IRQ", "CLOCK"; "" for none. */
+LCA_EXPERIMENTAL
 LCA_API const char *lca_freq_cause_name(enum lca_freq_cause c);
 
 /**
  * An lcore's verdict in words: "stable", "n/a", or its cause when
  * UNSTABLE ("PREEMPTED", "STOLEN", "IRQ", "CLOCK").
  */
+LCA_EXPERIMENTAL
 LCA_API const char *lca_freq_lcore_verdict_name(const struct lca_freq_lcore_report *r);
 
 /**
@@ -326,6 +342,7 @@ LCA_API const char *lca_freq_lcore_verdict_name(const struct lca_freq_lcore_repo
  *   0; -ENOTSUP on an architecture without the probe; -EIO when the TSC did
  *   not advance.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_probe(uint64_t tsc_hz, double *mhz);
 
 /** One reading of a CPU's counters from its MSR device. */
@@ -349,6 +366,7 @@ struct lca_freq_msr_figures {
  *   0; a negative errno (-ENOENT without the msr module, -EACCES without
  *   root, -EIO when the CPU lacks the MSR).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_msr_read(const char *root, int cpu, struct lca_freq_msr *out);
 
 /**
@@ -358,6 +376,7 @@ LCA_API int lca_freq_msr_read(const char *root, int cpu, struct lca_freq_msr *ou
  * @return
  *   0; -EINVAL when MPERF or the TSC did not advance.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_msr_compute(const struct lca_freq_msr *prev, const struct lca_freq_msr *cur,
 			 uint64_t base_hz, struct lca_freq_msr_figures *out);
 
@@ -368,6 +387,7 @@ LCA_API int lca_freq_msr_compute(const struct lca_freq_msr *prev, const struct l
  * @return
  *   MHz; NAN when @p d_task_ns is 0.
  */
+LCA_EXPERIMENTAL
 LCA_API double lca_freq_perf_mhz(uint64_t d_cycles, uint64_t d_task_ns);
 
 /**
@@ -378,6 +398,7 @@ LCA_API double lca_freq_perf_mhz(uint64_t d_cycles, uint64_t d_task_ns);
  * @return
  *   0; a negative errno (-ENOENT without cpufreq, -EINVAL when garbled).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_cpufreq_read(const char *root, int cpu, uint64_t *khz);
 
 /** One CPU's line of /proc/stat, in USER_HZ ticks. */
@@ -391,6 +412,7 @@ struct lca_freq_cpu_times {
  * @return
  *   0; -ENOENT when there is no such file or line; -EINVAL when garbled.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_procstat_read(const char *root, int cpu, struct lca_freq_cpu_times *out);
 
 /**
@@ -400,6 +422,7 @@ LCA_API int lca_freq_procstat_read(const char *root, int cpu, struct lca_freq_cp
  * @return
  *   0; -EINVAL when no tick passed (the figures are then NAN).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_cpu_times_pct(const struct lca_freq_cpu_times *a, const struct lca_freq_cpu_times *b,
 			   double *busy_pct, double *steal_pct, double *irq_pct);
 
@@ -416,6 +439,7 @@ struct lca_freq_schedstat {
  * @return
  *   0; -ENOENT without the file (no CONFIG_SCHEDSTATS); -EINVAL when garbled.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_schedstat_read(const char *root, int tid, struct lca_freq_schedstat *out);
 
 /**
@@ -425,6 +449,7 @@ LCA_API int lca_freq_schedstat_read(const char *root, int tid, struct lca_freq_s
  * @return
  *   0; -ENOENT without the file or the line; -EINVAL when garbled.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_invol_read(const char *root, int tid, uint64_t *out);
 
 /**
@@ -434,6 +459,7 @@ LCA_API int lca_freq_invol_read(const char *root, int tid, uint64_t *out);
  * @return
  *   0; -ENOENT without the file (no PSI); -EINVAL when garbled.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_pressure_read(const char *root, uint64_t *some_total_us);
 
 /**
@@ -442,6 +468,7 @@ LCA_API int lca_freq_pressure_read(const char *root, uint64_t *some_total_us);
  * @return
  *   0; a negative errno (-ENOENT without cpufreq).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_governor_read(const char *root, int cpu, char *buf, size_t len);
 
 /**
@@ -450,6 +477,7 @@ LCA_API int lca_freq_governor_read(const char *root, int cpu, char *buf, size_t 
  * @return
  *   1 on, 0 off; -ENOENT when sysfs says nothing.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_freq_turbo_read(const char *root);
 
 #ifdef __cplusplus

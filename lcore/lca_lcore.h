@@ -147,6 +147,7 @@ struct lca_lcore_hook {
  *   -ENOSPC when the lcore has LCA_LCORE_MAX_HOOKS; -EBUSY while the loops
  *   run.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_lcore_hook_add(unsigned int lcore_id, const struct lca_lcore_hook *hook);
 
 /**
@@ -158,6 +159,7 @@ LCA_API int lca_lcore_hook_add(unsigned int lcore_id, const struct lca_lcore_hoo
  *   0; -EINVAL for a NULL hook or an lcore that is not enabled; -ENOENT
  *   when there is no such hook; -EBUSY while the loops run.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_lcore_hook_remove(unsigned int lcore_id, const struct lca_lcore_hook *hook);
 
 /** Counters of one lcore's loop. Cycles are TSC cycles. */
@@ -176,9 +178,11 @@ struct lca_lcore_stats {
  * @return
  *   0; -EINVAL for a bad configuration; -ENOMEM; -EEXIST when already done.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_lcore_init(const struct lca_lcore_conf *conf);
 
 /** Free the run queues. The loops must not be running. */
+LCA_EXPERIMENTAL
 LCA_API void lca_lcore_cleanup(void);
 
 /**
@@ -192,6 +196,7 @@ LCA_API void lca_lcore_cleanup(void);
  * @return
  *   0; -EINVAL for an lcore that is not enabled.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_lcore_schedule(unsigned int lcore_id, void *item);
 
 /**
@@ -207,6 +212,7 @@ LCA_API int lca_lcore_schedule(unsigned int lcore_id, void *item);
  *   -EBUSY when the loops are already running; -EINVAL before init;
  *   -EPERM when not called from the main lcore.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_lcore_run(unsigned int timeout_ms);
 
 /**
@@ -222,6 +228,7 @@ LCA_API int lca_lcore_run(unsigned int timeout_ms);
  *   0; -EBUSY when a run is under way; -EINVAL before init; -EPERM when not
  *   called from the main lcore.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_lcore_start(unsigned int timeout_ms);
 
 /**
@@ -240,6 +247,7 @@ LCA_API int lca_lcore_start(unsigned int timeout_ms);
  *   -EBUSY while lcactor's own loops run (lca_lcore_run()); -EDEADLK when
  *   called from inside a poll (a turn function or a hook).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_lcore_poll(void);
 
 /**
@@ -252,6 +260,7 @@ LCA_API int lca_lcore_poll(void);
  *   run is under way; -EBUSY during lcactor's own run; -EPERM when not
  *   called from the main lcore.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_lcore_end(void);
 
 /**
@@ -260,12 +269,15 @@ LCA_API int lca_lcore_end(void);
  * @return
  *   0; -EBUSY during a run.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_lcore_stall_limit_set(unsigned int ms);
 
 /** The limit of lca_lcore_stall_limit_set() (default 1000 ms; EXPERIMENTAL). */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_lcore_stall_limit(void);
 
 /** Times @p lcore_id went unpolled past the limit in guest runs (EXPERIMENTAL). */
+LCA_EXPERIMENTAL
 LCA_API uint64_t lca_lcore_stalls(unsigned int lcore_id);
 
 /**
@@ -276,17 +288,21 @@ LCA_API uint64_t lca_lcore_stalls(unsigned int lcore_id);
  *   How many lcores are unpolled past the limit now (0 when no run polls
  *   an lcore).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_lcore_watch(void);
 
 /**
  * Ask every loop to return. Safe from any thread and from a turn function.
  */
+LCA_EXPERIMENTAL
 LCA_API void lca_lcore_stop(void);
 
 /** Whether the loops are running (between lca_lcore_run()'s start and return). */
+LCA_EXPERIMENTAL
 LCA_API bool lca_lcore_running(void);
 
 /** Whether the loops have been asked to stop (or a signal came). */
+LCA_EXPERIMENTAL
 LCA_API bool lca_lcore_stopping(void);
 
 /**
@@ -295,12 +311,15 @@ LCA_API bool lca_lcore_stopping(void);
  * @return
  *   0; -EINVAL for an lcore that is not enabled.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_lcore_stats_get(unsigned int lcore_id, struct lca_lcore_stats *out);
 
 /** Zero every lcore's counters. The loops must not be running. */
+LCA_EXPERIMENTAL
 LCA_API void lca_lcore_stats_reset(void);
 
 /** Name of an idle policy ("spin", "pause", "sleep"). */
+LCA_EXPERIMENTAL
 LCA_API const char *lca_idle_policy_name(enum lca_idle_policy p);
 
 /**
@@ -309,6 +328,7 @@ LCA_API const char *lca_idle_policy_name(enum lca_idle_policy p);
  * @return
  *   0 and the policy in @p out; -EINVAL for an unknown name.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_idle_policy_parse(const char *name, enum lca_idle_policy *out);
 
 #ifdef __cplusplus

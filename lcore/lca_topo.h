@@ -64,15 +64,19 @@ enum lca_placement {
  *   0; -EINVAL for a NULL @p topo or a bad synthetic description; -ENOMEM;
  *   -EIO when hwloc could not read the machine.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_topo_load(struct lca_topo **topo, const char *synthetic);
 
 /** Free a topology. NULL is ignored. */
+LCA_EXPERIMENTAL
 LCA_API void lca_topo_free(struct lca_topo *topo);
 
 /** Number of CPUs (PUs) in the topology; 0 for NULL. */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_topo_cpu_count(const struct lca_topo *topo);
 
 /** Number of NUMA nodes in the topology (1 when hwloc reports none); 0 for NULL. */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_topo_numa_count(const struct lca_topo *topo);
 
 /**
@@ -81,6 +85,7 @@ LCA_API unsigned int lca_topo_numa_count(const struct lca_topo *topo);
  * @return
  *   0; -ENOENT when the topology has no such CPU; -EINVAL for NULL pointers.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_topo_cpu_info(const struct lca_topo *topo, int cpu, struct lca_topo_cpu *out);
 
 /**
@@ -100,6 +105,7 @@ LCA_API int lca_topo_cpu_info(const struct lca_topo *topo, int cpu, struct lca_t
  *   n indices into @p cpus; the input order when out of memory. Nothing is
  *   written when @p cpus or @p order is NULL.
  */
+LCA_EXPERIMENTAL
 LCA_API void lca_topo_spread_order(const struct lca_topo_cpu *cpus, unsigned int n, unsigned int *order);
 
 /**
@@ -108,12 +114,15 @@ LCA_API void lca_topo_spread_order(const struct lca_topo_cpu *cpus, unsigned int
  * @return
  *   An index in 0 .. n_lcores-1 (0 when @p n_lcores is 0).
  */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_place_slot(enum lca_placement policy, unsigned int n_lcores, unsigned int actor_index);
 
 /** Name of a placement policy ("round-robin", "pack", "pairs-local", "auto"; "unknown"). */
+LCA_EXPERIMENTAL
 LCA_API const char *lca_placement_name(enum lca_placement p);
 
 /** Parse a placement policy name, exactly. @return 0 or -EINVAL (NULL included). */
+LCA_EXPERIMENTAL
 LCA_API int lca_placement_parse(const char *name, enum lca_placement *out);
 
 /**
@@ -130,6 +139,7 @@ LCA_API int lca_placement_parse(const char *name, enum lca_placement *out);
  * @param n
  *   Their number.
  */
+LCA_EXPERIMENTAL
 LCA_API void lca_topo_print(FILE *f, const unsigned int *lcore_ids, const struct lca_topo_cpu *cpus,
 		    unsigned int n);
 
@@ -154,6 +164,7 @@ LCA_API void lca_topo_print(FILE *f, const unsigned int *lcore_ids, const struct
  *   Number filled; -EINVAL for NULL pointers; -ENODEV before rte_eal_init();
  *   -ENOSPC when @p max is too small.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_topo_eal_lcores(const struct lca_topo *topo, unsigned int *lcore_ids,
 			struct lca_topo_cpu *out, unsigned int max);
 
@@ -165,6 +176,7 @@ LCA_API int lca_topo_eal_lcores(const struct lca_topo *topo, unsigned int *lcore
  * @return
  *   The CPU; -1 when the lcore has no CPU.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_topo_lcore_cpu(unsigned int lcore_id);
 
 /**
@@ -175,6 +187,7 @@ LCA_API int lca_topo_lcore_cpu(unsigned int lcore_id);
  *   0; -EINVAL for a NULL @p f; a negative errno from loading the topology
  *   or from lca_topo_eal_lcores().
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_topo_print_eal(FILE *f);
 
 #ifdef __cplusplus

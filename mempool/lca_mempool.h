@@ -41,32 +41,40 @@ struct lca_mempool_conf {
  *   0 on success; -EEXIST when already created; -ENOMEM when a node's pool
  *   could not be created (the message names the node and the size).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_mempool_init(const struct lca_mempool_conf *conf);
 
 /** Free every pool. Objects still out are the caller's leak: counted and logged. */
+LCA_EXPERIMENTAL
 LCA_API void lca_mempool_cleanup(void);
 
 /** Number of pools created (one per node with lcores). */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_mempool_count(void);
 
 /**
  * The pool of NUMA node @p node, or NULL when that node has no lcores.
  */
+LCA_EXPERIMENTAL
 LCA_API struct rte_mempool *lca_mempool_of_node(int node);
 
 /**
  * Index (0..lca_mempool_count()-1) of the pool of @p node, or -ENOENT.
  * Envelopes store this index so that freeing one needs no lookup.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_mempool_index_of_node(int node);
 
 /** Pool number @p index, as stored in an envelope. */
+LCA_EXPERIMENTAL
 LCA_API struct rte_mempool *lca_mempool_by_index(unsigned int index);
 
 /** Index of the calling lcore's pool; non-EAL threads get the first pool. */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_mempool_local_index(void);
 
 /** Objects available in all pools together (for leak checks in tests). */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_mempool_avail(void);
 
 /**
@@ -81,9 +89,11 @@ LCA_API unsigned int lca_mempool_avail(void);
  * @return
  *   The memory, or NULL when the node has no room.
  */
+LCA_EXPERIMENTAL
 LCA_API void *lca_mempool_alloc_on_lcore(const char *name, size_t size, unsigned int lcore_id);
 
 /** Free memory from lca_mempool_alloc_on_lcore(). NULL is ignored. */
+LCA_EXPERIMENTAL
 LCA_API void lca_mempool_free(void *ptr);
 
 /**
@@ -94,6 +104,7 @@ LCA_API void lca_mempool_free(void *ptr);
  * @return
  *   The node (>= 0), or a negative errno (-ENOSYS without NUMA support).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_mempool_page_node(const void *addr);
 
 /**
@@ -103,6 +114,7 @@ LCA_API int lca_mempool_page_node(const void *addr);
  * @return
  *   Percent 0..100, or a negative errno.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_mempool_pages_on_node(const void *addr, size_t len, int node, unsigned int max_pages);
 
 #ifdef __cplusplus

@@ -25,6 +25,7 @@ And what README.md shows a stranger:
   record of the runs) and every app's --help (with BUILD_ROOT: each
   apps/*/lca-* run with --help). A random seed ("--seed N", "random seed",
   "seed 1") and a peer at the other end of a link are fine.
+- Telemetry: the commands the tree registers, against docs/usage.md's table.
 """
 import glob
 import os
@@ -168,9 +169,28 @@ if build is not None:
     if helps == 0:
         fail('no app under %s/apps to run with --help' % build)
 
+# 7. Telemetry: every command the tree registers is a row of docs/usage.md's
+# table, and the table lists no command the tree lacks.
+registered = set()
+for top in ('actors', 'apps'):
+    for d, _, files in os.walk(os.path.join(root, top)):
+        for fn in files:
+            if fn.endswith('.c'):
+                with open(os.path.join(d, fn), encoding='utf-8') as f:
+                    registered |= set(re.findall(r'rte_telemetry_register_cmd\(\s*"([^"]+)"',
+                                                 f.read()))
+usage = read('docs/usage.md')
+tel = usage[usage.index('## Telemetry'):]
+tel = tel[:tel.index('\n## ', 3)]
+documented = {re.sub(r'[,\[].*', '', c) for c in re.findall(r'^\| `(/[^`]+)` \|', tel, re.M)}
+if registered != documented:
+    fail('the telemetry table of docs/usage.md lists %s; the tree registers %s' %
+         (sorted(documented), sorted(registered)))
+
 if not failures:
     print('ok - docs/architecture.md: %d parts, %d apps, %d off lca_app_main(), the run '
-          'queue' % (len(parts), len(apps), len(off_main)))
+          'queue; docs/usage.md: %d telemetry commands' % (len(parts), len(apps), len(off_main),
+                                                           len(registered)))
     print('ok - README.md\'s first actor is examples/first_actor\'s code')
     print('ok - no published benchmark by number, no issue, no "peer" implementation in %d '
           'docs and %d apps\' --help' % (len(docs), helps))

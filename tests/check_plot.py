@@ -3,12 +3,15 @@
 """Check that scripts/lca-plot draws the headline of a record: the SVG parses,
 and holds one score series per configuration the record judges, a floor and
 a ratio series for each that has a floor, the configurations' names, the
-steal panel's resolution, and no offset or exponent on an axis.
+steal panel's resolution, and no offset or exponent on an axis; and that the
+picture is legible: every text on the canvas, no two texts of the headline
+over each other.
 
 Usage: check_plot.py RECORD.json [B.json] SVG   render and check one picture
        check_plot.py --synthetic DIR            the same on made-up records:
                                                 a verdict record, an A-vs-B
-                                                overlay, an old reqresp record
+                                                overlay, an old reqresp record,
+                                                lca-load's record
 Exits 1, naming the first problem; 77 when matplotlib is missing.
 """
 import copy
@@ -29,6 +32,11 @@ OFFSET = re.compile(r"^[-+]?\d*\.?\d*e[-+]?\d+$|\\times|10\^|×10|^1e\d+$")
 def expected(record):
     """(configurations, how many have a floor, exact) the headline must show,
     read from the record itself, not from lca-plot's code."""
+    if record.get("schema") == "lca-load/1":
+        # lca-load's own shape: its rate and its median latency, no floor.
+        return ([c for c in ("answers, " + ("open loop at %s req/s" % record["conf"]["rate"]
+                                              if record["conf"]["mode"] == "open"
+                                              else "closed loop"), "latency median")], 0, True)
     v = record.get("verdict")
     if isinstance(v, dict) and v.get("rows"):
         rows = v["rows"]
@@ -96,6 +104,73 @@ def check_svg(svg, records):
     return None
 
 
+def lca_plot_module():
+    """scripts/lca-plot as a module (it has no .py), to measure its figure."""
+    from importlib.machinery import SourceFileLoader
+    import importlib.util
+    loader = SourceFileLoader("lca_plot", PLOT)
+    spec = importlib.util.spec_from_loader("lca_plot", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def overlap(a, b):
+    """Whether two window boxes share more than a pixel each way."""
+    return (min(a.x1, b.x1) - max(a.x0, b.x0) > 1 and
+            min(a.y1, b.y1) - max(a.y0, b.y0) > 1)
+
+
+def shown_texts(ax):
+    """The texts that panel @p ax draws: its own, its axis labels and titles,
+    its legend's, and the labels of the ticks inside its view (matplotlib
+    keeps labels of ticks outside it, undrawn)."""
+    out = list(ax.texts) + [ax.xaxis.label, ax.yaxis.label, ax.title,
+                            ax._left_title, ax._right_title]
+    if ax.get_legend() is not None:
+        out += list(ax.get_legend().get_texts())
+    for axis in (ax.xaxis, ax.yaxis):
+        lo, hi = sorted(axis.get_view_interval())
+        span = (hi - lo) * 1e-9
+        for tick in axis.get_major_ticks():
+            if lo - span <= tick.get_loc() <= hi + span:
+                out += [tick.label1, tick.label2]
+    return out
+
+
+def check_layout(paths, records, svg):
+    """None when every text of the picture lies on the canvas and no two
+    texts of the headline overlap (a label over another, or over the panel
+    beside it), else the problem: what a reader of the SVG would see. Writes
+    the picture to @p svg as lca-plot does."""
+    from matplotlib.text import Text
+    mod = lca_plot_module()
+    fig = mod.picture(records, paths)
+    fig.savefig(svg)  # what lca-plot writes, measured in the same drawing
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    canvas = fig.bbox
+    head = []
+    drawn = [(None, t) for t in fig.texts + ([fig._suptitle] if fig._suptitle else [])]
+    for ax in fig.axes:
+        drawn += [(ax, t) for t in shown_texts(ax)]
+    for ax, t in drawn:
+        if not t.get_visible() or not t.get_text().strip():
+            continue
+        box = t.get_window_extent(renderer)
+        if (box.x0 < canvas.x0 - 1 or box.x1 > canvas.x1 + 1 or
+                box.y0 < canvas.y0 - 1 or box.y1 > canvas.y1 + 1):
+            return f"the text {t.get_text()!r} runs off the canvas ({box} of {canvas})"
+        if ax is not None and ax.get_label() == "headline":
+            head.append((t.get_text(), box))
+    for i, (ta, ba) in enumerate(head):
+        for tb, bb in head[i + 1:]:
+            if overlap(ba, bb):
+                return f"headline texts overlap: {ta!r} and {tb!r}"
+    mod.plt.close(fig)
+    return None
+
+
 def render(paths, svg):
     subprocess.run([PLOT, *paths, "-o", svg], check=True, stdout=subprocess.DEVNULL)
 
@@ -105,8 +180,9 @@ def check(paths, svg):
     for p in paths:
         with open(p) as f:
             records.append(json.load(f))
-    render(paths, svg)
-    return check_svg(svg, records)
+    # One drawing, measured and written (drawing is most of the test's time);
+    # the command itself is run once, by --synthetic.
+    return check_layout(paths, records, svg) or check_svg(svg, records)
 
 
 # ---- made-up records --------------------------------------------------------
@@ -157,7 +233,8 @@ def synthetic_a():
                 verdict_row("spawn", "rate", 3.5, "M ops/s", []),
                 verdict_row("inline ceiling", "rate", 4300.0, "M ops/s", []),
                 verdict_row("tokens around the ring", "rate", 640064.0, "messages handled", []),
-                verdict_row("ring of 2", "time", 188000.0, "ns", [3.1, 3.6, 4.0], ["moved"])]}}
+                verdict_row("ring of 2", "time", 188000.0, "ns", [3.1, 3.6, 4.0],
+                            ["moved", "short-window", "unreliable"])]}}
 
 
 def synthetic_b(a):
@@ -185,19 +262,41 @@ def synthetic_reqresp():
                         res("affinity", 4, 1.8e6), res("affinity", 16, 1.9e6)]}
 
 
+def synthetic_load():
+    """lca-load's record (lca-load/1): no verdict, no lcores, a latency
+    spectrum; lca-plot reads it as the README says it reads every app's."""
+    pcts = {"50": 140.0, "75": 160.0, "90": 190.0, "99": 1400.0, "99.9": 4400.0,
+            "99.99": 5800.0, "99.999": 6400.0, "100": 6400.0}
+    spectrum = [[100.0 + 60 * i, 100 - 100 / 2 ** (i / 5), i * 100] for i in range(40)]
+    spectrum.append([6400.0, 100.0, 16000])
+    return {"schema": "lca-load/1", "app": "lca-load", "version": "0.1.0",
+            "date": "2026-12-01T03:00:00Z",
+            "machine": {"cpu_model": "made up", "cpus_online": 2},
+            "conf": {"mode": "open", "rate": 2000, "connections": 100},
+            "result": {"requests": 16000, "achieved_rps": 2000.0,
+                       "latency": {"unit": "us", "percentiles": pcts}, "spectrum": spectrum},
+            "ok": True}
+
+
 def synthetic(d):
     os.makedirs(d, exist_ok=True)
-    a, rr = synthetic_a(), synthetic_reqresp()
+    a, rr, ld = synthetic_a(), synthetic_reqresp(), synthetic_load()
     b = synthetic_b(a)
     paths = {}
-    for name, rec in (("a", a), ("b", b), ("rr", rr)):
+    for name, rec in (("a", a), ("b", b), ("rr", rr), ("load", ld)):
         paths[name] = os.path.join(d, f"plot-{name}.json")
         with open(paths[name], "w") as f:
             json.dump(rec, f)
     failed = 0
+    cli_svg = os.path.join(d, "plot-cli.svg")
+    render([paths["rr"]], cli_svg)
+    ok = os.path.getsize(cli_svg) > 0
+    print(("ok - " if ok else "not ok - ") + "lca-plot writes the picture it is asked for")
+    failed += not ok
     for what, ps, svg in (("verdict record", [paths["a"]], "plot-a.svg"),
                           ("A vs B overlay", [paths["a"], paths["b"]], "plot-ab.svg"),
-                          ("reqresp record without verdict", [paths["rr"]], "plot-rr.svg")):
+                          ("reqresp record without verdict", [paths["rr"]], "plot-rr.svg"),
+                          ("lca-load's record", [paths["load"]], "plot-load.svg")):
         problem = check(ps, os.path.join(d, svg))
         print(("not ok - " if problem else "ok - ") + what + (": " + problem if problem else ""))
         failed += problem is not None

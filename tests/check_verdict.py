@@ -28,10 +28,25 @@ def clock_word(freq):
     return "n/a"
 
 
+def plain(v):
+    """A figure as the verdict prints it (apps/common/lca_verdict.c, plain())."""
+    a = abs(v)
+    decimals = 0 if a >= 100 else 1 if a >= 10 else 2 if a >= 1 else 3 if a >= 0.01 else 6
+    return f"{v:.{decimals}f}"
+
+
 def check_row(line, row):
     prefix = row["config"] + ": "
     if not line.startswith(prefix):
         fail(f"row {row['config']!r}: the line is {line!r}")
+    # The ± is the record's ci_half of the score it follows (the median's own
+    # interval where the score is a median: lca_stats' p50_error), and no ±
+    # where the record has none.
+    score, ci = row.get("score"), row.get("ci_half")
+    if isinstance(score, (int, float)):
+        want = plain(score) + (f" ± {plain(ci)}" if isinstance(ci, (int, float)) else "") + " "
+        if not line.startswith(prefix + want):
+            fail(f"row {row['config']!r}: wants {prefix + want!r}, line {line!r}")
     if row["floor"] is None:
         if not row["no_floor_why"] or "no floor: " + row["no_floor_why"] not in line:
             fail(f"row {row['config']!r} has no floor and does not say why: {line!r}")

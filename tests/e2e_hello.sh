@@ -46,4 +46,10 @@ out=$("$exe" "${eal[@]}" -- --bogus 2>&1); rc=$?
 check "unknown option exits 2" "[ $rc -eq 2 ]"
 out=$("$exe" -l 0-9999 --no-huge --no-pci --file-prefix lca_test_hello2 -- 2>&1); rc=$?
 check "bad EAL args exit non-zero with a cause" "[ $rc -ne 0 ] && grep -q 'EAL init failed' <<<\"\$out\""
+# After EAL's own usage, the app's (rte_set_application_usage_hook): the
+# reader of an EAL error learns how the line splits and where the app's are.
+out=$("$exe" -l 0 --no-huge --no-pci --in-memory --no-such-eal-option --file-prefix lca_test_hello3 -- 2>&1); rc=$?
+check "an unknown EAL option exits non-zero" "[ $rc -ne 0 ]"
+check "... and prints the app's usage line after EAL's" \
+	"grep -qxF 'Usage: $exe [EAL args] -- [options]' <<<\"\$out\" && grep -qxF \"lca-hello's own options: $exe -- --help\" <<<\"\$out\""
 finish

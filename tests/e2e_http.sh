@@ -36,6 +36,29 @@ if [ "$io" = uring ]; then
 	check "lca-httpd --io uring starts and says so" "[ $rc -eq 0 ] && grep -q '^# io: uring' <<<\"\$out\""
 fi
 
+# The per-lcore counter table a run ends with: every figure right-aligned
+# under its column's name (the names are wider than a 0, so a table that
+# does not line up shows it even with nothing counted).
+table_aligned() { # table_aligned < OUTPUT
+	python3 -c '
+import re, sys
+lines = sys.stdin.read().split("\n")
+start = next((i for i, l in enumerate(lines) if re.match(r"lcore +open ", l)), None)
+if start is None:
+    sys.exit("no counter table")
+rows = []
+for l in lines[start + 1:]:  # the rows, up to the "http:" total line
+    if not re.match(r"[0-9]+ ", l):
+        break
+    rows.append(l)
+ends = [[m.end() for m in re.finditer(r"\S+", l)][1:] for l in [lines[start]] + rows]
+if not rows or any(e != ends[0] for e in ends[1:]):
+    sys.exit("misaligned:\n" + "\n".join([lines[start]] + rows[:2]))
+'
+}
+out=$("$httpd" "${eal[@]}" -- --port 0 --duration 1 --io "$io" 2>&1); rc=$?
+check "lca-httpd's per-lcore counter table lines up" "[ $rc -eq 0 ] && table_aligned <<<\"\$out\""
+
 # The server's counters over telemetry: tel KEY [COMMAND]
 tel() {
 	python3 - "$prefix" "$1" "${2:-/lcactor/http}" <<'PY'

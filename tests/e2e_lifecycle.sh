@@ -37,7 +37,7 @@ check "one-shots: armed = fired + dropped, each once, both scenarios" "[ \$(grep
 check "timer counters exact, both scenarios" "[ \$(grep -cE '^  runtime timer counters: .*: exact$' <<<\"\$out\") -eq 2 ]"
 check "restart latency printed twice" "[ \$(grep -cE '^  restart latency: +p50 +[0-9.]+  p99 ' <<<\"\$out\") -eq 2 ]"
 check "failures = failed_msgs = restarts = notices: exact" "grep -qE '^  injected failures 60: failed_msgs 60, failures 60, restarts 60, state_init runs 61 \(1 \+ restarts\), LCA_TYPE_FAILED notices 60 \(0 wrong\): exact$' <<<\"\$out\""
-check "nothing else lost" "grep -qE '^  other messages: 2940 of 2940 handled once, in order \(0 out of order\); handled 3000 = sent 3000; .*: nothing lost$' <<<\"\$out\""
+check "nothing else lost" "grep -qE '^  other messages: 2940 of 2940 handled once, in order \(0 out of order\); handled 3001 = sent 3000 \+ 1 closing; .*: nothing lost$' <<<\"\$out\""
 check "backoff: 6 failures exact" "grep -qE '^  injected failures 6: .*notices 6 \(0 wrong\): exact$' <<<\"\$out\""
 check "backoff: the pauses double" "grep -qx '  pauses in the notices (us): 100 200 400 800 1000 1000' <<<\"\$out\" && grep -qx '  the pause doubles from 100 us up to 1000 us: yes' <<<\"\$out\""
 check "four feeder counts, each exact" "[ \$(grep -cE '^  received [0-9]+ = [1248] x 2000, each feeder.s in order, none twice \(0 out of order\).*: exact$' <<<\"\$out\") -eq 4 ]"
@@ -92,6 +92,8 @@ for r, k in zip(d['results'][2:4], (60, 6)):
     assert n['injected'] == n['failed_msgs'] == n['failures'] == n['restarts'] == n['notices'] == k, n
     assert n['state_inits'] == k + 1 and n['bad_notices'] == 0 and n['out_of_order'] == 0, n
     assert n['handled_ok'] == n['expected_ok'], n
+    # every restart measured, the last failure's too
+    assert r['restart_latency']['n'] == k, (r['name'], r['restart_latency']['n'], k)
 assert d['results'][3]['pauses_us'] == [100, 200, 400, 800, 1000, 1000]
 assert None not in d['results'][3]['latency_us_each']
 pos = lambda v: isinstance(v, (int, float)) and math.isfinite(v) and v > 0

@@ -171,6 +171,36 @@ test_stats_percentiles(void **state)
 	assert_true(x[0] == 4.0 && x[1] == 1.0); /* the samples keep their order */
 }
 
+/* The ± the verdict prints after a median is the median's: the order
+ * statistics' interval (distribution-free), not the mean's t interval. */
+static void
+test_stats_median_interval(void **state)
+{
+	const double ten[] = { 10, 9, 8, 7, 6, 5, 4, 3, 2, 1 };
+	double skewed[21];
+	struct lca_stats s;
+
+	(void)state;
+	/* n = 10 at 95 %: the 2nd and 9th order statistics (P = 97.9 %), as the
+	 * published tables of the median's interval give. */
+	assert_int_equal(lca_stats_compute(ten, 10, 0.95, &s), 0);
+	assert_true(s.p50 == 5.5 && s.p50_lo == 2.0 && s.p50_hi == 9.0);
+	assert_true(s.p50_error == 3.5);
+	/* One far sample: the mean's interval takes it in, the median's does not. */
+	for (unsigned int i = 0; i < 21; i++)
+		skewed[i] = 10.0 + 0.01 * i;
+	skewed[20] = 1e4;
+	assert_int_equal(lca_stats_compute(skewed, 21, 0.999, &s), 0);
+	assert_true(s.p50 == 10.1 && s.p50_lo >= 10.0 && s.p50_hi <= 10.2);
+	assert_true(s.p50_error < 0.11 && s.error > 100 * s.p50_error);
+	/* Five samples cannot hold the median at 99.9 % (the least and the
+	 * greatest do at 93.75 %): no interval rather than a wrong one. */
+	assert_int_equal(lca_stats_compute(ten, 5, 0.999, &s), 0);
+	assert_true(isnan(s.p50_lo) && isnan(s.p50_hi) && isnan(s.p50_error));
+	assert_int_equal(lca_stats_compute(ten, 5, 0.9, &s), 0);
+	assert_true(s.p50_lo == 6.0 && s.p50_hi == 10.0 && s.p50_error == 2.0);
+}
+
 static void
 test_rng(void **state)
 {
@@ -511,6 +541,7 @@ main(void)
 		cmocka_unit_test(test_t_quantiles),
 		cmocka_unit_test(test_stats_edges),
 		cmocka_unit_test(test_stats_percentiles),
+		cmocka_unit_test(test_stats_median_interval),
 		cmocka_unit_test(test_rng),
 		cmocka_unit_test(test_result_measure),
 		cmocka_unit_test(test_jmh_result_block),

@@ -62,9 +62,11 @@ struct lca_graph_stats {
  * @return
  *   0; -EEXIST when done already; -ENOMEM.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_graph_init(unsigned int queue_size);
 
 /** Free the queues (their packets freed and counted). Graphs walked no more. */
+LCA_EXPERIMENTAL
 LCA_API void lca_graph_cleanup(void);
 
 /**
@@ -76,6 +78,7 @@ LCA_API void lca_graph_cleanup(void);
  *   counted in send_refused); -EINVAL (bad lcore, NULL @p pkts);
  *   -ENODEV before lca_graph_init().
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_graph_send(unsigned int lcore_id, struct rte_mbuf **pkts, unsigned int n);
 
 /**
@@ -84,6 +87,7 @@ LCA_API int lca_graph_send(unsigned int lcore_id, struct rte_mbuf **pkts, unsign
  * @return
  *   0; -ENOENT (no such node); -EINVAL.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_graph_from_actors_next(const char *next);
 
 /**
@@ -91,6 +95,7 @@ LCA_API int lca_graph_from_actors_next(const char *next);
  * @return
  *   0; -EINVAL.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_graph_stats_get(unsigned int lcore_id, struct lca_graph_stats *out);
 
 #ifdef __cplusplus

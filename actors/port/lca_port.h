@@ -230,6 +230,7 @@ struct lca_port_stats {
  *   already started by lca_port_start()); -ENOMEM; another negative errno
  *   from the ethdev calls. Each is logged with the port, queue and value.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_port_start(const struct lca_port_conf *conf, struct lca_port **port);
 
 /**
@@ -249,6 +250,7 @@ LCA_API int lca_port_start(const struct lca_port_conf *conf, struct lca_port **p
  *   0, the port is freed; -EINVAL for NULL; -EBUSY while the loops run
  *   (nothing is done).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_port_stop(struct lca_port *port);
 
 /**
@@ -265,6 +267,7 @@ LCA_API int lca_port_stop(struct lca_port *port);
  * @return
  *   The actor; LCA_ACTOR_NONE for a NULL port or an lcore out of range.
  */
+LCA_EXPERIMENTAL
 LCA_API lca_actor_id_t lca_port_tx_actor(const struct lca_port *port, unsigned int lcore);
 
 /**
@@ -281,6 +284,7 @@ LCA_API lca_actor_id_t lca_port_tx_actor(const struct lca_port *port, unsigned i
  *   when the calling lcore has no TX queue of @p port (nothing was taken:
  *   the packets are still the caller's); -EINVAL for NULL.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_port_tx_now(struct lca_port *port, struct rte_mbuf **pkts, unsigned int n);
 
 /**
@@ -301,6 +305,7 @@ LCA_API int lca_port_tx_now(struct lca_port *port, struct rte_mbuf **pkts, unsig
  *   TX queue of @p port (nothing taken: the packets are still the
  *   caller's); -EINVAL for NULL.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_port_tx_burst(struct lca_port *port, struct rte_mbuf **pkts, unsigned int n);
 
 /**
@@ -310,6 +315,7 @@ LCA_API int lca_port_tx_burst(struct lca_port *port, struct rte_mbuf **pkts, uns
  * @return
  *   0; -EINVAL for a NULL argument.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_port_stats_get(const struct lca_port *port, struct lca_port_stats *stats);
 
 /**
@@ -320,6 +326,7 @@ LCA_API int lca_port_stats_get(const struct lca_port *port, struct lca_port_stat
  * @return
  *   0; -EINVAL for a NULL argument or a queue the port has on neither side.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_port_queue_stats_get(const struct lca_port *port, unsigned int queue,
 				     struct lca_port_stats *stats);
 
@@ -335,18 +342,23 @@ LCA_API int lca_port_queue_stats_get(const struct lca_port *port, unsigned int q
  * @return
  *   0; -EINVAL for NULL or a queue the port does not have.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_port_rx_enable(struct lca_port *port, int queue, bool on);
 
 /** The ethdev port id of @p port (UINT16_MAX for NULL). */
+LCA_EXPERIMENTAL
 LCA_API uint16_t lca_port_id(const struct lca_port *port);
 
 /** RX queues of @p port (0 for NULL). */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_port_rx_queues(const struct lca_port *port);
 
 /** TX queues of @p port (0 for NULL). */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_port_tx_queues(const struct lca_port *port);
 
 /** The lcore that polls RX queue @p queue, or -EINVAL. */
+LCA_EXPERIMENTAL
 LCA_API int lca_port_rx_lcore(const struct lca_port *port, unsigned int queue);
 
 /**
@@ -356,6 +368,7 @@ LCA_API int lca_port_rx_lcore(const struct lca_port *port, unsigned int queue);
  * @return
  *   The pool; NULL for NULL.
  */
+LCA_EXPERIMENTAL
 LCA_API struct rte_mempool *lca_port_mempool(const struct lca_port *port);
 
 /**
@@ -369,6 +382,7 @@ LCA_API struct rte_mempool *lca_port_mempool(const struct lca_port *port);
  *   What rte_eth_dev_stop() returned; -EBUSY (logged, nothing done) for a
  *   port that lca_port_start() runs.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_port_dev_stop(uint16_t port_id);
 
 /**
@@ -378,9 +392,11 @@ LCA_API int lca_port_dev_stop(uint16_t port_id);
  *   What rte_eth_dev_close() returned; -EBUSY (logged, nothing done) for a
  *   port that lca_port_start() runs.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_port_dev_close(uint16_t port_id);
 
 /** How many ethdev ports EAL created and are usable (rte_eth_dev_count_avail()). */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_port_count(void);
 
 /**
@@ -394,6 +410,7 @@ LCA_API unsigned int lca_port_count(void);
  *   0; -EINVAL when @p s is not a number below RTE_MAX_ETHPORTS; -ENODEV
  *   when there is no such port (the log lists those there are).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_port_parse_id(const char *s, uint16_t *port_id);
 
 /**
@@ -403,6 +420,7 @@ LCA_API int lca_port_parse_id(const char *s, uint16_t *port_id);
  * @return
  *   How many pools are still kept (0: no mbuf of a stopped port is out).
  */
+LCA_EXPERIMENTAL
 LCA_API unsigned int lca_port_pools_kept(void);
 
 #ifdef __cplusplus

@@ -342,6 +342,7 @@ struct lca_remote_stats {
  *   or missing value, logged with its section and key; a line rte_cfgfile
  *   cannot read, logged with its number); -ENOMEM.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_remote_conf_load(const char *path, struct lca_remote_conf *conf);
 
 /**
@@ -357,6 +358,7 @@ LCA_API int lca_remote_conf_load(const char *path, struct lca_remote_conf *conf)
  *   -EBUSY (loops running); another error of lca_port_start(),
  *   lca_actor_spawn() or lca_lcore_hook_add().
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_remote_start(const struct lca_remote_conf *conf);
 
 /**
@@ -371,9 +373,11 @@ LCA_API int lca_remote_start(const struct lca_remote_conf *conf);
  * @return
  *   0 (also when not started); -EBUSY while the loops run.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_remote_stop(void);
 
 /** This node's id, or -ESRCH when the remote part is not started. */
+LCA_EXPERIMENTAL
 LCA_API int lca_remote_self(void);
 
 /**
@@ -381,6 +385,7 @@ LCA_API int lca_remote_self(void);
  * frame in flight, no message in an open frame): for an app that wants to
  * stop only when its last messages arrived.
  */
+LCA_EXPERIMENTAL
 LCA_API bool lca_remote_idle(void);
 
 /**
@@ -409,6 +414,7 @@ LCA_API bool lca_remote_idle(void);
  *   started, no such node); -EHOSTDOWN (the node is down); -ENOMEM,
  *   -ENOBUFS or another error of lca_ask().
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_remote_lookup(lca_actor_id_t from, unsigned int node, const char *name,
 			      uint64_t timeout_us, uint64_t *req_id);
 
@@ -423,11 +429,13 @@ LCA_API int lca_remote_lookup(lca_actor_id_t from, unsigned int node, const char
  *   reference to a node in the table); -ENOSPC (the table of watches is
  *   full, 256 entries).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_remote_watch(lca_actor_id_t watcher, lca_actor_id_t target);
 
 /**
  * Whether node @p node is up: started, in the table and not declared dead.
  */
+LCA_EXPERIMENTAL
 LCA_API bool lca_remote_node_up(unsigned int node);
 
 /**
@@ -437,9 +445,11 @@ LCA_API bool lca_remote_node_up(unsigned int node);
  * @return
  *   0; -EINVAL (NULL); -ESRCH (no such peer, or not started).
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_remote_link_stats_get(unsigned int node, struct lca_remote_link_stats *out);
 
 /** Counters that belong to no link. @return 0; -EINVAL for NULL. */
+LCA_EXPERIMENTAL
 LCA_API int lca_remote_stats_get(struct lca_remote_stats *out);
 
 /**
@@ -458,6 +468,7 @@ LCA_API int lca_remote_stats_get(struct lca_remote_stats *out);
  * @return
  *   0 for a well-formed frame; -EBADMSG otherwise.
  */
+LCA_EXPERIMENTAL
 LCA_API int lca_remote_frame_check(const void *buf, uint32_t len, unsigned int *n_msgs);
 
 #ifdef __cplusplus

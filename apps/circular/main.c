@@ -679,7 +679,8 @@ add_verdicts(json_t *root, const struct size_result *res, unsigned int n)
 		char config[64], floor[96];
 		struct lca_stats iter;
 
-		/* The interval of the median: how the iterations' medians spread. */
+		/* The interval of the median: the iterations' medians' own
+		 * (order statistics), as wide around the score as it reaches. */
 		lca_stats_compute(r->iter_median_ns, r->c->iterations, LCA_CRIT_CONFIDENCE, &iter);
 		snprintf(config, sizeof(config), "%u actor%s %s", r->actors,
 			 r->actors == 1 ? "" : "s", lca_placement_name(r->c->placement));
@@ -688,7 +689,8 @@ add_verdicts(json_t *root, const struct size_result *res, unsigned int n)
 		ret = lca_verdict_add(root, &(struct lca_verdict_row){
 			.config = config, .kind = LCA_VERDICT_TIME,
 			.score = r->sum.median / r->hops,
-			.ci_half = iter.error / r->hops,
+			.ci_half = fmax(r->sum.median - iter.p50_lo,
+					iter.p50_hi - r->sum.median) / r->hops,
 			.unit = "ns/hop",
 			.floor = f->measured ? floor : NULL, .no_floor_why = NO_FLOOR_WHY,
 			.ratios = f->line.ratios, .n_ratios = f->measured ? r->c->iterations : 0,

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_eal.h>
+
 #include "lca_actor.h"
 #include "lca_app.h"
 #include "lca_cli.h"
@@ -39,6 +41,23 @@ lca_app_opt_mailbox(void *conf, const struct lca_opt *opt, char *val)
 	return lca_mailbox_mode_parse(val, lca_opt_target(opt, conf));
 }
 
+/* The app whose EAL arguments are being parsed, for the usage hook. */
+static const struct lca_app *usage_app;
+
+/* Called by EAL after its own usage, on a bad EAL argument: the app's
+ * usage line and where its options are, so that the reader learns how the
+ * command line is split and which app it was, not only EAL's options. */
+static void
+eal_usage_hook(const char *prog)
+{
+	const struct lca_opt_table *t = usage_app != NULL ? usage_app->opts : NULL;
+
+	printf("Usage: %s %s\n", prog,
+	       t != NULL && t->synopsis != NULL ? t->synopsis : "[EAL args] -- [options]");
+	printf("%s's own options: %s -- --help\n",
+	       usage_app != NULL ? usage_app->name : prog, prog);
+}
+
 int
 lca_app_main(int argc, char **argv, const struct lca_app *app)
 {
@@ -67,6 +86,8 @@ lca_app_main(int argc, char **argv, const struct lca_app *app)
 			app->name, argv[0]);
 		return LCA_EXIT_USAGE;
 	}
+	usage_app = app;
+	rte_set_application_usage_hook(eal_usage_hook);
 	if (lca_eal_init(argc, argv, &app_argc, &app_argv) < 0)
 		return 1;
 	lca_result_context(app->name, app_argc, app_argv);

@@ -132,6 +132,34 @@ moments(const double *samples, size_t n, struct lca_stats *out)
 	out->stdev = n > 1 ? sqrt(sq / (double)(n - 1)) : 0.0;
 }
 
+/* The median's interval: the order statistics sorted[j - 1] and
+ * sorted[n - j] hold the median between them with probability
+ * 1 - 2 P(B <= j - 1), B ~ Binomial(n, 1/2) (each sample lies below the
+ * median with probability 1/2). The widest-j such pair that reaches
+ * @p confidence; NaN ends when even the least and greatest do not. */
+static void
+median_interval(const double *sorted, size_t n, double confidence, struct lca_stats *out)
+{
+	double tail = (1.0 - confidence) / 2.0, cdf = 0.0;
+	size_t j = 0;
+
+	out->p50_lo = out->p50_hi = out->p50_error = NAN;
+	for (size_t k = 0; k < (n + 1) / 2; k++) {
+		double ln_pmf = lgamma((double)n + 1) - lgamma((double)k + 1) -
+				lgamma((double)(n - k) + 1) - (double)n * M_LN2;
+
+		cdf += exp(ln_pmf);
+		if (cdf > tail)
+			break;
+		j = k + 1; /* P(B <= j - 1) <= tail: ranks j and n + 1 - j do */
+	}
+	if (j == 0)
+		return;
+	out->p50_lo = sorted[j - 1];
+	out->p50_hi = sorted[n - j];
+	out->p50_error = fmax(out->p50 - out->p50_lo, out->p50_hi - out->p50);
+}
+
 int
 lca_stats_compute(const double *samples, size_t n, double confidence, struct lca_stats *out)
 {
@@ -150,6 +178,7 @@ lca_stats_compute(const double *samples, size_t n, double confidence, struct lca
 	out->p50 = lca_stats_percentile(sorted, n, 50.0);
 	out->p90 = lca_stats_percentile(sorted, n, 90.0);
 	out->p99 = lca_stats_percentile(sorted, n, 99.0);
+	median_interval(sorted, n, confidence, out);
 	free(sorted);
 	out->error = n < 2 ? NAN :
 		lca_stats_t_quantile(1.0 - (1.0 - confidence) / 2.0, (double)(n - 1)) *

@@ -5,8 +5,10 @@
 /**
  * @file
  * Summary statistics of benchmark samples, the one routine every app uses:
- * mean, min, max, sample standard deviation, percentiles, and a confidence
- * interval from Student's t distribution (as JMH reports it).
+ * mean, min, max, sample standard deviation, percentiles, a confidence
+ * interval of the mean from Student's t distribution (as JMH reports it),
+ * and one of the median from the order statistics (binomial, no
+ * assumption on the samples' distribution).
  */
 
 #include <stddef.h>
@@ -21,6 +23,14 @@ struct lca_stats {
 	double error;  /**< Half-width of the confidence interval; NaN when n < 2. */
 	double confidence; /**< Confidence level of error, e.g. 0.999. */
 	double p50;    /**< Median. */
+	double p50_lo; /**< Lower end of the median's distribution-free
+			*   interval at @c confidence (an order statistic);
+			*   NaN when n is too small for that confidence. */
+	double p50_hi; /**< Its upper end; NaN likewise. */
+	double p50_error; /**< The half-width that covers that interval around
+			   *   p50 (the farther end's distance): the ± that
+			   *   belongs to the median, as error belongs to the
+			   *   mean; NaN likewise. */
 	double p90;    /**< 90th percentile. */
 	double p99;    /**< 99th percentile. */
 };

@@ -441,19 +441,45 @@ print_config(lca_actor_id_t service)
 	fflush(stdout);
 }
 
+static int
+digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* One row a lcore, each column as wide as its name or its widest figure,
+ * the figures right-aligned under their names: a column stays a column
+ * whatever the counts grow to. */
 static void
 print_counters(FILE *f)
 {
+	int width[HD_N + 1];
 	unsigned int l;
 
-	fprintf(f, "%-8s %10s", "lcore", "open");
+	width[0] = (int)strlen("open");
 	for (int k = 0; k < HD_N; k++)
-		fprintf(f, " %s", hd_ctr_names[k]);
+		width[k + 1] = (int)strlen(hd_ctr_names[k]);
+	RTE_LCORE_FOREACH(l) {
+		width[0] = RTE_MAX(width[0], digits(hd_net_lcore_open(l)));
+		for (int k = 0; k < HD_N; k++)
+			width[k + 1] = RTE_MAX(width[k + 1],
+					       digits(hd_net_lcore_counter(l, (enum hd_ctr)k)));
+	}
+	fprintf(f, "%-8s %*s", "lcore", width[0], "open");
+	for (int k = 0; k < HD_N; k++)
+		fprintf(f, " %*s", width[k + 1], hd_ctr_names[k]);
 	fprintf(f, "\n");
 	RTE_LCORE_FOREACH(l) {
-		fprintf(f, "%-8u %10" PRIu64, l, hd_net_lcore_open(l));
+		fprintf(f, "%-8u %*" PRIu64, l, width[0], hd_net_lcore_open(l));
 		for (int k = 0; k < HD_N; k++)
-			fprintf(f, " %" PRIu64, hd_net_lcore_counter(l, (enum hd_ctr)k));
+			fprintf(f, " %*" PRIu64, width[k + 1],
+				hd_net_lcore_counter(l, (enum hd_ctr)k));
 		fprintf(f, "\n");
 	}
 	fprintf(f, "http:");

@@ -25,6 +25,9 @@
 enum {
 	RS_GO = 1,
 	RS_NUM,
+	/* After the last RS_NUM: the worker's next message after a failure of
+	 * the last one, so that its restart is measured too. */
+	RS_CLOSE,
 };
 
 struct rs_worker {
@@ -34,6 +37,7 @@ struct rs_worker {
 struct rs_producer {
 	uint64_t next;
 	uint64_t refused;
+	bool closed; /* RS_CLOSE sent */
 };
 
 static struct {
@@ -44,12 +48,14 @@ static struct {
 	uint64_t fail_tsc;
 	uint64_t handled_ok;
 	uint64_t out_of_order;
+	uint64_t measured;       /* restarts whose latency was recorded */
 	struct lca_hdr lat;
 	double lat_us[RS_KEEP];  /* latency of failure i, i < RS_KEEP */
 	/* Read across lcores. */
 	uint64_t next_expected;  /* atomic */
 	uint64_t injected;       /* atomic */
 	uint64_t inits;          /* atomic: state_init calls */
+	uint64_t close_seen;     /* atomic: the worker handled RS_CLOSE */
 	/* The supervisor's lcore only. */
 	uint64_t notices;        /* atomic (read by the worker) */
 	uint64_t bad_notices;
@@ -61,6 +67,7 @@ static void
 maybe_done(void)
 {
 	if (__atomic_load_n(&rs.next_expected, __ATOMIC_SEQ_CST) == rs.messages &&
+	    __atomic_load_n(&rs.close_seen, __ATOMIC_SEQ_CST) != 0 &&
 	    __atomic_load_n(&rs.notices, __ATOMIC_SEQ_CST) ==
 		    __atomic_load_n(&rs.injected, __ATOMIC_SEQ_CST))
 		lca_runtime_stop();
@@ -87,7 +94,6 @@ worker(lca_actor_id_t self, void *state, struct lca_msg *m)
 		lc_load_bounce(m);
 		return;
 	}
-	memcpy(&seq, m->data, sizeof(seq));
 	if (w->fresh) {
 		w->fresh = false;
 		if (rs.fail_tsc != 0) {
@@ -98,8 +104,15 @@ worker(lca_actor_id_t self, void *state, struct lca_msg *m)
 			if (k < RS_KEEP)
 				rs.lat_us[k] = ns / 1000.0;
 			rs.fail_tsc = 0;
+			rs.measured++;
 		}
 	}
+	if (m->type == RS_CLOSE) {
+		__atomic_store_n(&rs.close_seen, 1, __ATOMIC_SEQ_CST);
+		maybe_done();
+		return;
+	}
+	memcpy(&seq, m->data, sizeof(seq));
 	expect = __atomic_load_n(&rs.next_expected, __ATOMIC_RELAXED);
 	if (seq != expect)
 		rs.out_of_order++;
@@ -156,7 +169,20 @@ producer(lca_actor_id_t self, void *state, struct lca_msg *m)
 		}
 		p->next++;
 	}
-	if (p->next < rs.messages && lca_send(self, m) != 0)
+	if (p->next == rs.messages && !p->closed) {
+		struct lca_msg *n;
+
+		if (lca_msg_alloc(&n) == 0) {
+			n->type = RS_CLOSE;
+			n->len = 0;
+			p->closed = lca_send(rs.worker, n) == 0;
+			if (!p->closed) {
+				lca_msg_free(n);
+				p->refused++;
+			}
+		}
+	}
+	if ((p->next < rs.messages || !p->closed) && lca_send(self, m) != 0)
 		rs.stalled_go++;
 }
 
@@ -248,7 +274,7 @@ rs_count(const struct lc_conf *c, lca_actor_id_t prod, int run_ret, struct rs_fi
 		   f->wst.restarts == f->injected && rs.notices == f->injected &&
 		   rs.bad_notices == 0 && rs.handled_ok == f->expect_ok && rs.out_of_order == 0 &&
 		   rs.inits == f->injected + 1 && rs.stalled_go == 0 &&
-		   f->wst.handled == rs.messages;
+		   rs.measured == f->injected && f->wst.handled == rs.messages + 1;
 }
 
 static void
@@ -258,7 +284,7 @@ rs_print_counts(const struct lc_conf *c, const struct rs_figures *f)
 	lc_hdr_export(c, f->backoff ? "restart-backoff" : "restart", &rs.lat);
 	lc_print_window("the stream, first message to last notice,", f->window_s);
 	printf("  (from the lca_actor_fail() call to the first message the re-initialised state "
-	       "handles%s; a failure on the last message has none)\n",
+	       "handles%s; the last failure's is measured at a closing message)\n",
 	       f->backoff ? ", the pause included" : "");
 	printf("  injected failures %" PRIu64 ": failed_msgs %" PRIu64 ", failures %" PRIu64
 	       ", restarts %" PRIu64 ", state_init runs %" PRIu64 " (1 + restarts), "
@@ -266,7 +292,7 @@ rs_print_counts(const struct lc_conf *c, const struct rs_figures *f)
 	       f->injected, f->wst.failed_msgs, f->wst.failures, f->wst.restarts, rs.inits,
 	       rs.notices, rs.bad_notices, f->exact ? "exact" : "NOT exact");
 	printf("  other messages: %" PRIu64 " of %" PRIu64 " handled once, in order "
-	       "(%" PRIu64 " out of order); handled %" PRIu64 " = sent %" PRIu64 "; "
+	       "(%" PRIu64 " out of order); handled %" PRIu64 " = sent %" PRIu64 " + 1 closing; "
 	       "producer refused %" PRIu64 " times (mailbox full, retried): %s\n",
 	       rs.handled_ok, f->expect_ok, rs.out_of_order, f->wst.handled, f->pst.next,
 	       f->pst.refused,

@@ -291,7 +291,7 @@ add_verdict(const struct mb_result *r, const double *ratios)
 
 	lca_verdict_add(record, &(const struct lca_verdict_row){
 		.config = r->label, .kind = LCA_VERDICT_RATE, .score = r->stats.p50,
-		.ci_half = r->stats.error, .unit = "M msg/s", .floor = r->floor_what,
+		.ci_half = r->stats.p50_error, .unit = "M msg/s", .floor = r->floor_what,
 		.ratios = ratios, .n_ratios = r->runs,
 		.floor_moved_pct = lca_floor_moved_pct(r->floor_mps, r->runs),
 		.window_s = window / 1e3,
@@ -397,7 +397,7 @@ add_idle_verdict(const struct mb_result *crowd, const struct mb_result *alone)
 	lca_floor_ratios(crowd->mps, alone->mps, n, ratios);
 	lca_verdict_add(record, &(const struct lca_verdict_row){
 		.config = crowd->label, .kind = LCA_VERDICT_RATE, .score = crowd->stats.p50,
-		.ci_half = crowd->stats.error, .unit = "M msg/s",
+		.ci_half = crowd->stats.p50_error, .unit = "M msg/s",
 		.floor = "the same busy actor alone on its lcore (its series ran before the "
 			 "crowd was spawned, not alternated)",
 		.ratios = ratios, .n_ratios = n,

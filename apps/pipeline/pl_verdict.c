@@ -86,7 +86,7 @@ add_row(json_t *root, enum pl_engine e, const struct pl_engine_figs *f, enum pl_
 	snprintf(config, sizeof(config), "%s", pl_engine_name(e));
 	return lca_verdict_add(root, &(struct lca_verdict_row){
 		.config = config, .kind = LCA_VERDICT_RATE,
-		.score = st.p50 / 1e6, .ci_half = st.error / 1e6, .unit = unit,
+		.score = st.p50 / 1e6, .ci_half = st.p50_error / 1e6, .unit = unit,
 		.floor = paired ? floor_what[floor_e] : NULL,
 		.no_floor_why = no_floor_why(e, floor_e, floor != NULL && floor->n > 0 ? floor : NULL),
 		.ratios = paired ? ratios : NULL,

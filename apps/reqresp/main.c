@@ -667,11 +667,15 @@ print_summary(const struct app_conf *c, struct set_result *res, unsigned int n)
 
 	print_table(c, res, n);
 	printf("\n");
+	/* Each row against its floor only, measured round by round beside it:
+	 * a share of the inline row would divide by a set measured minutes
+	 * earlier, on other minutes of a machine whose speed moves (the
+	 * record keeps it, named as such). */
 	for (unsigned int i = 1; i < n; i++) {
 		const struct set_result *r = &res[i];
 		double pct = ceiling > 0 ? 100.0 * r->stats.mean / ceiling : 0;
 
-		printf("runtime efficiency: %.1f%% of inline, ", pct);
+		printf("runtime efficiency: ");
 		if (r->has_floor)
 			printf("%.1f%% of its floor (median of %u pairs of rounds, %.1f%% to "
 			       "%.1f%%)", 100.0 * r->ratio_stats.p50, (unsigned int)r->ratio_stats.n,
@@ -707,7 +711,7 @@ add_verdicts(json_t *root, const struct set_result *res, unsigned int n)
 				 placement_named(&r->set) ? lca_placement_name(r->set.placement) : "");
 		ret = lca_verdict_add(root, &(struct lca_verdict_row){
 			.config = config, .kind = LCA_VERDICT_RATE,
-			.score = r->stats.p50 / 1e6, .ci_half = r->stats.error / 1e6,
+			.score = r->stats.p50 / 1e6, .ci_half = r->stats.p50_error / 1e6,
 			.unit = "M msg/s",
 			.floor = r->has_floor ? "bare queues between the same lcores" : NULL,
 			.no_floor_why = r->set.dispatcher == RR_DISPATCH_INLINE ?
