@@ -289,13 +289,47 @@ timer_fire(struct rte_timer *tim, void *arg)
 	rte_spinlock_unlock(&s->lock);
 }
 
-/* Take a free slot and arm it on this lcore. */
+/*
+ * Whose list a timer for @p to goes on: its home lcore's, where its
+ * message is received, so that the fire hands the message to the
+ * receiver's turn in the same loop iteration instead of sending it across
+ * to another lcore's. A shared receiver has no home, and a wake-up stays
+ * with @p here, the lcore that paused the actor and holds its flag. A
+ * receiver that moves after this fires on its old home, and its message
+ * follows it as any control message does.
+ */
+static unsigned int
+fire_lcore(enum slot_kind kind, lca_actor_id_t to, unsigned int here)
+{
+	const struct lca_actor *a;
+	unsigned int home;
+
+	if (kind == SLOT_WAKE)
+		return here;
+	a = actor_lookup(to);
+	if (a == NULL || actor_is_shared(a))
+		return here;
+	home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
+	return home < RTE_MAX_LCORE ? home : here;
+}
+
+/* @p ticks from @p t0, counted from now: rte_timer_reset() counts from its
+ * own clock read, after the arm's work, which a one-shot's delay includes. */
+static inline uint64_t
+ticks_left(uint64_t ticks, uint64_t t0)
+{
+	uint64_t spent = rte_get_timer_cycles() - t0;
+
+	return ticks > spent ? ticks - spent : 0;
+}
+
+/* Take a free slot and arm it on fire_lcore()'s list. */
 static int
 arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lca_msg *tmpl,
     uint64_t delay_us, lca_timer_id_t *id)
 {
 	unsigned int lcore = rte_lcore_id();
-	uint64_t ticks;
+	uint64_t ticks, t0 = rte_get_timer_cycles();
 	struct timer_slot *s;
 	void *idx;
 
@@ -303,10 +337,11 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 		return -ENOTSUP;
 	if (lcore >= RTE_MAX_LCORE)
 		return -EPERM;
-	if (lca_cycles_of_us(delay_us, rte_get_timer_hz(), rte_get_timer_cycles(), &ticks) < 0)
+	if (lca_cycles_of_us(delay_us, rte_get_timer_hz(), t0, &ticks) < 0)
 		return -ERANGE;
 	if (rte_ring_dequeue(tm.free, &idx) != 0)
 		return -ENOSPC;
+	lcore = fire_lcore(kind, to, lcore);
 	s = &tm.slots[(uintptr_t)idx];
 	rte_spinlock_lock(&s->lock);
 	s->kind = kind;
@@ -317,6 +352,9 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 	if (tmpl != NULL)
 		s->tmpl = *tmpl;
 	s->retry_us = RETRY_MIN_US;
+	/* A period stays whole: rte_timer takes it from the same ticks. */
+	if (kind != SLOT_EVERY)
+		ticks = ticks_left(ticks, t0);
 	if (rte_timer_reset(&s->tim, ticks, kind == SLOT_EVERY ? PERIODICAL : SINGLE, lcore,
 			    timer_fire, s) != 0) {
 		/* Cannot happen while retired slots wait for their manage to

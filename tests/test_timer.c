@@ -4,7 +4,8 @@
  * receiver's mailbox is never empty; a periodic timer ticks until it is
  * cancelled and never after; cancel, stale handles, a receiver that
  * stopped, a full table and a thread without an lcore id; delays of any
- * length, and one beyond the cycle counter refused.
+ * length, and one beyond the cycle counter refused; a timer for an actor on
+ * another lcore waits on that lcore's list, and fires there.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +31,7 @@
 #define T_BUSY 1
 #define T_TIMER 2
 #define T_START 3
+#define T_LOOK 4
 #define MAX_TIMERS 4
 
 static unsigned int pool_full;
@@ -264,17 +266,22 @@ test_cancel_and_refusals(void **state)
 	assert_int_equal(lca_mempool_avail(), pool_full);
 }
 
-/* How far ahead the next timer of this lcore is, against @p us from now:
- * within the few milliseconds the test took to get here. */
+/* Whether @p next, an lcore's rte_timer_next_ticks(), is @p us from when it
+ * was read: within the few milliseconds the test took to get there. */
+static bool
+ticks_ahead(int64_t next, uint64_t us)
+{
+	long double want = (long double)us * (long double)rte_get_timer_hz() / 1e6L;
+
+	return next > 0 && (long double)next <= want &&
+	       (long double)next >= want - (long double)rte_get_timer_hz() / 10;
+}
+
+/* How far ahead the next timer of this lcore is, against @p us from now. */
 static void
 assert_armed_ahead(uint64_t us)
 {
-	long double want = (long double)us * (long double)rte_get_timer_hz() / 1e6L;
-	int64_t next = rte_timer_next_ticks();
-
-	assert_true(next > 0);
-	assert_true((long double)next <= want);
-	assert_true((long double)next >= want - (long double)rte_get_timer_hz() / 10);
+	assert_true(ticks_ahead(rte_timer_next_ticks(), us));
 }
 
 /* 1 us fires; 2 hours and 30 days are armed that far ahead (us * hz
@@ -285,7 +292,9 @@ static void
 test_delays_of_any_length(void **state)
 {
 	const uint64_t two_hours = 2ULL * 3600 * 1000000, thirty_days = 30ULL * 86400 * 1000000;
-	lca_actor_id_t id = lca_test_spawn(nothing, 0, 1, 0, 1);
+	/* On this lcore: its timers wait on this lcore's list, which
+	 * assert_armed_ahead() reads. */
+	lca_actor_id_t id = lca_test_spawn(nothing, 0, rte_lcore_id(), 0, 1);
 	struct lca_timer_stats before, after;
 	lca_timer_id_t t;
 	struct lca_msg *m;
@@ -320,6 +329,70 @@ test_delays_of_any_length(void **state)
 	assert_int_equal(lca_mempool_avail(), pool_full);
 }
 
+/* --- where a timer waits: its receiver's lcore -------------------------- */
+
+struct looker {
+	int64_t next_ticks; /* rte_timer_next_ticks() on the receiver's lcore */
+	unsigned int timer_lcore;
+	uint32_t timer_msgs;
+};
+
+/* T_LOOK: how far ahead the next timer of this lcore's list is; T_TIMER:
+ * where the timer's message was handled. */
+static void
+looker_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
+{
+	struct looker *l = state;
+
+	(void)self;
+	if (msg->type == T_LOOK) {
+		l->next_ticks = rte_timer_next_ticks();
+		return;
+	}
+	l->timer_lcore = rte_lcore_id();
+	l->timer_msgs++;
+}
+
+static bool
+timer_received(void *arg)
+{
+	return ((const struct looker *)arg)->timer_msgs > 0;
+}
+
+/* A timer armed here for an actor on lcore 1 waits on lcore 1's list, not
+ * on this lcore's: it fires where its message is handled, in the same
+ * loop iteration, instead of firing here and crossing to lcore 1 after. */
+static void
+test_timer_waits_on_the_receivers_lcore(void **state)
+{
+	const uint64_t two_hours = 2ULL * 3600 * 1000000;
+	lca_actor_id_t id = lca_test_spawn(looker_handler, sizeof(struct looker), 1, 0, 1);
+	struct looker *l = lca_actor_state(id);
+	struct lca_timer_stats ts;
+	lca_timer_id_t t;
+
+	(void)state;
+	assert_int_not_equal(rte_lcore_id(), 1);
+	assert_int_equal(lca_send_after(id, typed(T_TIMER), two_hours, &t), 0);
+	assert_int_equal(rte_timer_next_ticks(), -ENOENT); /* nothing on this lcore's list */
+	assert_int_equal(lca_send(id, typed(T_LOOK)), 0);
+	assert_false(lca_test_run(1));
+	assert_true(ticks_ahead(l->next_ticks, two_hours));
+	assert_int_equal(lca_timer_cancel(t), 0);
+
+	/* One that fires: handled on lcore 1, counted once. */
+	assert_int_equal(lca_send_after(id, typed(T_TIMER), 100, NULL), 0);
+	assert_true(lca_test_run_until(timer_received, l, 20));
+	assert_int_equal(l->timer_msgs, 1);
+	assert_int_equal(l->timer_lcore, 1);
+	lca_timer_stats_get(&ts);
+	assert_int_equal(ts.armed, 2);
+	assert_int_equal(ts.fired, 1);
+	assert_int_equal(ts.cancelled, 1);
+	assert_int_equal(ts.active, 0);
+	assert_int_equal(lca_mempool_avail(), pool_full);
+}
+
 int
 main(void)
 {
@@ -332,6 +405,8 @@ main(void)
 						runtime_down),
 		cmocka_unit_test_setup_teardown(test_delays_of_any_length, runtime_up,
 						runtime_down),
+		cmocka_unit_test_setup_teardown(test_timer_waits_on_the_receivers_lcore,
+						runtime_up, runtime_down),
 	};
 	int failed;
 
