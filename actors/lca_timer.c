@@ -24,6 +24,11 @@
  * held while waiting for the other side, so neither waits on the other.
  */
 #define LCA_LOG_PART lca_logtype_timer
+/* rte_timer_next_ticks() is experimental in DPDK 22.11 (the build defines
+ * this already unless tracepoints are off). */
+#ifndef ALLOW_EXPERIMENTAL_API
+#define ALLOW_EXPERIMENTAL_API
+#endif
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -39,6 +44,7 @@
 #include "lca_control.h"
 #include "lca_cycles.h"
 #include "lca_eal.h"
+#include "lca_lcore.h"
 #include "lca_timer.h"
 #include "lca_trace.h"
 #include "lca_logtypes.h"
@@ -329,7 +335,7 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
     uint64_t delay_us, lca_timer_id_t *id)
 {
 	unsigned int lcore = rte_lcore_id();
-	uint64_t ticks, t0 = rte_get_timer_cycles();
+	uint64_t ticks, due, t0 = rte_get_timer_cycles();
 	struct timer_slot *s;
 	void *idx;
 
@@ -352,6 +358,7 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 	if (tmpl != NULL)
 		s->tmpl = *tmpl;
 	s->retry_us = RETRY_MIN_US;
+	due = t0 + ticks;
 	/* A period stays whole: rte_timer takes it from the same ticks. */
 	if (kind != SLOT_EVERY)
 		ticks = ticks_left(ticks, t0);
@@ -367,6 +374,9 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 	s->armed = true;
 	s->cancelled = false;
 	__atomic_fetch_add(&tm.on[lcore].armed, 1, __ATOMIC_RELEASE);
+	/* Its lcore's burst of turns ends when it is due (no later than its
+	 * expiry: rte_timer's clock read came after t0). */
+	lca_lcore_due_lower(lcore, due);
 	COUNT(armed);
 	if (id != NULL)
 		*id = make_id((unsigned int)(uintptr_t)idx, __atomic_load_n(&s->gen, __ATOMIC_RELAXED));
@@ -456,6 +466,21 @@ lca_timer_cancel(lca_timer_id_t id)
 	return ret;
 }
 
+/* Tell this lcore's loop when its next timer is due, so that a burst of
+ * turns then running ends there (lca_lcore_due_lower()). A lock and a
+ * clock read: after a fire, or once the loop has used up the last. */
+static void
+due_next(unsigned int lcore_id)
+{
+	uint64_t now = rte_get_timer_cycles();
+	int64_t left;
+
+	lca_lcore_due_clear(lcore_id);
+	left = rte_timer_next_ticks();
+	if (left >= 0)
+		lca_lcore_due_lower(lcore_id, now + (uint64_t)left);
+}
+
 unsigned int
 timers_poll(unsigned int lcore_id)
 {
@@ -473,6 +498,8 @@ timers_poll(unsigned int lcore_id)
 		on->retired = s->next_retired;
 		slot_release(s);
 	}
+	if (on->ran != ran || lca_lcore_due(lcore_id) == UINT64_MAX)
+		due_next(lcore_id);
 	return (unsigned int)(on->ran - ran);
 }
 
