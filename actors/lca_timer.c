@@ -468,7 +468,11 @@ lca_timer_cancel(lca_timer_id_t id)
 
 /* Tell this lcore's loop when its next timer is due, so that a burst of
  * turns then running ends there (lca_lcore_due_lower()). A lock and a
- * clock read: after a fire, or once the loop has used up the last. */
+ * clock read, paid once the loop has used the last due time up (it forgets
+ * one when it cuts a burst for it), not after each fire: a fired timer's
+ * due time, past, stays until the next burst uses it, so that nothing is
+ * paid between a fire and its message's turn, and an idle loop (which
+ * cuts no burst) pays nothing at all. */
 static void
 due_next(unsigned int lcore_id)
 {
@@ -498,7 +502,7 @@ timers_poll(unsigned int lcore_id)
 		on->retired = s->next_retired;
 		slot_release(s);
 	}
-	if (on->ran != ran || lca_lcore_due(lcore_id) == UINT64_MAX)
+	if (lca_lcore_due(lcore_id) == UINT64_MAX)
 		due_next(lcore_id);
 	return (unsigned int)(on->ran - ran);
 }
