@@ -6,6 +6,11 @@
  * out by index with a generation, so a handle that outlived its timer
  * finds nothing instead of someone else's timer.
  *
+ * What an lcore's fires write (counters, the retired list, the count of
+ * its armed timers) is on lines of its own (struct timer_lcore, struct
+ * timer_counts), so that two lcores firing timers do not pass lines to and
+ * fro.
+ *
  * A slot whose timer ended in its own callback is not reused until
  * rte_timer_manage() has returned: until then rte_timer holds it RUNNING,
  * and an rte_timer_reset() of it from another lcore would fail. So a
@@ -19,7 +24,13 @@
  * held while waiting for the other side, so neither waits on the other.
  */
 #define LCA_LOG_PART lca_logtype_timer
+/* rte_timer_next_ticks() is experimental in DPDK 22.11 (the build defines
+ * this already unless tracepoints are off). */
+#ifndef ALLOW_EXPERIMENTAL_API
+#define ALLOW_EXPERIMENTAL_API
+#endif
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -33,6 +44,7 @@
 #include "lca_control.h"
 #include "lca_cycles.h"
 #include "lca_eal.h"
+#include "lca_lcore.h"
 #include "lca_timer.h"
 #include "lca_trace.h"
 #include "lca_logtypes.h"
@@ -66,14 +78,35 @@ struct timer_slot {
 	struct lca_msg tmpl;  /* SLOT_EVERY */
 } __rte_cache_aligned;
 
+/* What one thread's timer calls counted: an lcore's entry written by that
+ * lcore, the last entry of tm.counts by threads without an lcore id (they
+ * may cancel). Summed by lca_timer_stats_get(); active = armed - ended. */
+struct timer_counts {
+	uint64_t armed;
+	uint64_t fired;
+	uint64_t ticks;
+	uint64_t cancelled;
+	uint64_t retried;
+	uint64_t missed;
+	uint64_t dropped;
+	uint64_t ended; /* timers over: fired, cancelled or dropped */
+} __rte_cache_aligned;
+
+/* One lcore's list: how many timers it holds (written by whichever lcore
+ * arms one there and by this one as they end), and the callbacks this
+ * lcore ran and the slots they retired (its own). */
+struct timer_lcore {
+	uint32_t armed; /* atomic */
+	uint64_t ran;
+	struct timer_slot *retired; /* ended in a callback of this manage */
+} __rte_cache_aligned;
+
 static struct {
 	struct timer_slot *slots;
 	unsigned int n;
 	struct rte_ring *free; /* indices of free slots */
-	uint32_t armed_on[RTE_MAX_LCORE]; /* atomic: timers on each lcore's list */
-	uint64_t ran_on[RTE_MAX_LCORE];   /* callbacks each lcore ran (its own) */
-	struct timer_slot *retired[RTE_MAX_LCORE]; /* ended in a callback of this manage */
-	struct lca_timer_stats stats;     /* atomic fields */
+	struct timer_lcore on[RTE_MAX_LCORE];
+	struct timer_counts counts[RTE_MAX_LCORE + 1];
 	bool up;
 } tm;
 
@@ -83,11 +116,18 @@ make_id(unsigned int idx, uint32_t gen)
 	return ((uint64_t)gen << 32) | (idx + 1);
 }
 
-static inline void
-count(uint64_t *c)
+/* The calling thread's counters. */
+static inline struct timer_counts *
+counts_here(void)
 {
-	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+	unsigned int lcore = rte_lcore_id();
+
+	return &tm.counts[lcore < RTE_MAX_LCORE ? lcore : RTE_MAX_LCORE];
 }
+
+/* Atomic, relaxed: the last entry has several writers, and any thread may
+ * read the counters while the loops run. */
+#define COUNT(field) __atomic_fetch_add(&counts_here()->field, 1, __ATOMIC_RELAXED)
 
 int
 timers_init(unsigned int max_timers)
@@ -122,13 +162,13 @@ slot_end(struct timer_slot *s)
 	s->cancelled = false;
 	s->msg = NULL;
 	__atomic_fetch_add(&s->gen, 1, __ATOMIC_RELEASE);
-	__atomic_fetch_sub(&tm.stats.active, 1, __ATOMIC_RELAXED);
+	COUNT(ended);
 }
 
 static void
 slot_release(struct timer_slot *s)
 {
-	__atomic_fetch_sub(&tm.armed_on[s->lcore], 1, __ATOMIC_RELEASE);
+	__atomic_fetch_sub(&tm.on[s->lcore].armed, 1, __ATOMIC_RELEASE);
 	rte_ring_enqueue(tm.free, (void *)(uintptr_t)(s - tm.slots));
 }
 
@@ -144,11 +184,11 @@ slot_free(struct timer_slot *s)
 static void
 slot_retire(struct timer_slot *s)
 {
-	unsigned int lcore = rte_lcore_id();
+	struct timer_lcore *on = &tm.on[rte_lcore_id()];
 
 	slot_end(s);
-	s->next_retired = tm.retired[lcore];
-	tm.retired[lcore] = s;
+	s->next_retired = on->retired;
+	on->retired = s;
 }
 
 void
@@ -162,7 +202,7 @@ timers_cleanup(void)
 		rte_timer_stop(&s->tim);
 		if (s->kind == SLOT_ONCE) {
 			lca_msg_free(s->msg);
-			count(&tm.stats.dropped);
+			COUNT(dropped);
 		}
 	}
 	rte_free(tm.slots);
@@ -177,7 +217,7 @@ fire_once(struct timer_slot *s)
 	int err = control_send_from(s->from, s->to, s->msg);
 
 	if (err == -ENOBUFS || err == -ENOMEM) {
-		count(&tm.stats.retried);
+		COUNT(retried);
 		/* Re-arming a timer from its own callback is allowed. */
 		rte_timer_reset(&s->tim, rte_get_timer_hz() / 1000000 * s->retry_us, SINGLE,
 				s->lcore, timer_fire, s);
@@ -185,10 +225,10 @@ fire_once(struct timer_slot *s)
 		return;
 	}
 	if (err == 0) {
-		count(&tm.stats.fired);
+		COUNT(fired);
 	} else {
 		lca_msg_free(s->msg);
-		count(&tm.stats.dropped);
+		COUNT(dropped);
 	}
 	slot_retire(s);
 }
@@ -201,7 +241,7 @@ fire_every(struct timer_slot *s)
 	int err;
 
 	if (lca_msg_alloc(&m) != 0) {
-		count(&tm.stats.missed);
+		COUNT(missed);
 		return true;
 	}
 	m->type = s->tmpl.type;
@@ -210,12 +250,12 @@ fire_every(struct timer_slot *s)
 	memcpy(m->data, s->tmpl.data, RTE_MIN((unsigned int)s->tmpl.len, (unsigned int)LCA_MSG_INLINE));
 	err = control_send_from(s->from, s->to, m);
 	if (err == 0) {
-		count(&tm.stats.ticks);
+		COUNT(ticks);
 		return true;
 	}
 	lca_msg_free(m);
 	if (err == -ENOBUFS || err == -ENOMEM) {
-		count(&tm.stats.missed);
+		COUNT(missed);
 		return true;
 	}
 	return false;
@@ -228,7 +268,7 @@ timer_fire(struct rte_timer *tim, void *arg)
 	struct lca_actor *a;
 
 	(void)tim;
-	tm.ran_on[s->lcore]++;
+	tm.on[s->lcore].ran++;
 	lca_trace_timer_fire(s->to, s->lcore, s->kind);
 	rte_spinlock_lock(&s->lock);
 	if (s->cancelled) {
@@ -241,7 +281,7 @@ timer_fire(struct rte_timer *tim, void *arg)
 	} else if (s->kind == SLOT_EVERY) {
 		if (!fire_every(s)) {
 			rte_timer_stop(&s->tim);
-			count(&tm.stats.dropped);
+			COUNT(dropped);
 			slot_retire(s);
 		}
 	} else {
@@ -255,13 +295,47 @@ timer_fire(struct rte_timer *tim, void *arg)
 	rte_spinlock_unlock(&s->lock);
 }
 
-/* Take a free slot and arm it on this lcore. */
+/*
+ * Whose list a timer for @p to goes on: its home lcore's, where its
+ * message is received, so that the fire hands the message to the
+ * receiver's turn in the same loop iteration instead of sending it across
+ * to another lcore's. A shared receiver has no home, and a wake-up stays
+ * with @p here, the lcore that paused the actor and holds its flag. A
+ * receiver that moves after this fires on its old home, and its message
+ * follows it as any control message does.
+ */
+static unsigned int
+fire_lcore(enum slot_kind kind, lca_actor_id_t to, unsigned int here)
+{
+	const struct lca_actor *a;
+	unsigned int home;
+
+	if (kind == SLOT_WAKE)
+		return here;
+	a = actor_lookup(to);
+	if (a == NULL || actor_is_shared(a))
+		return here;
+	home = __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE);
+	return home < RTE_MAX_LCORE ? home : here;
+}
+
+/* @p ticks from @p t0, counted from now: rte_timer_reset() counts from its
+ * own clock read, after the arm's work, which a one-shot's delay includes. */
+static inline uint64_t
+ticks_left(uint64_t ticks, uint64_t t0)
+{
+	uint64_t spent = rte_get_timer_cycles() - t0;
+
+	return ticks > spent ? ticks - spent : 0;
+}
+
+/* Take a free slot and arm it on fire_lcore()'s list. */
 static int
 arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lca_msg *tmpl,
     uint64_t delay_us, lca_timer_id_t *id)
 {
 	unsigned int lcore = rte_lcore_id();
-	uint64_t ticks;
+	uint64_t ticks, due, t0 = rte_get_timer_cycles();
 	struct timer_slot *s;
 	void *idx;
 
@@ -269,10 +343,11 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 		return -ENOTSUP;
 	if (lcore >= RTE_MAX_LCORE)
 		return -EPERM;
-	if (lca_cycles_of_us(delay_us, rte_get_timer_hz(), rte_get_timer_cycles(), &ticks) < 0)
+	if (lca_cycles_of_us(delay_us, rte_get_timer_hz(), t0, &ticks) < 0)
 		return -ERANGE;
 	if (rte_ring_dequeue(tm.free, &idx) != 0)
 		return -ENOSPC;
+	lcore = fire_lcore(kind, to, lcore);
 	s = &tm.slots[(uintptr_t)idx];
 	rte_spinlock_lock(&s->lock);
 	s->kind = kind;
@@ -283,6 +358,10 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 	if (tmpl != NULL)
 		s->tmpl = *tmpl;
 	s->retry_us = RETRY_MIN_US;
+	due = t0 + ticks;
+	/* A period stays whole: rte_timer takes it from the same ticks. */
+	if (kind != SLOT_EVERY)
+		ticks = ticks_left(ticks, t0);
 	if (rte_timer_reset(&s->tim, ticks, kind == SLOT_EVERY ? PERIODICAL : SINGLE, lcore,
 			    timer_fire, s) != 0) {
 		/* Cannot happen while retired slots wait for their manage to
@@ -294,9 +373,11 @@ arm(enum slot_kind kind, lca_actor_id_t to, struct lca_msg *msg, const struct lc
 	}
 	s->armed = true;
 	s->cancelled = false;
-	__atomic_fetch_add(&tm.armed_on[lcore], 1, __ATOMIC_RELEASE);
-	__atomic_fetch_add(&tm.stats.active, 1, __ATOMIC_RELAXED);
-	count(&tm.stats.armed);
+	__atomic_fetch_add(&tm.on[lcore].armed, 1, __ATOMIC_RELEASE);
+	/* Its lcore's burst of turns ends when it is due (no later than its
+	 * expiry: rte_timer's clock read came after t0). */
+	lca_lcore_due_lower(lcore, due);
+	COUNT(armed);
 	if (id != NULL)
 		*id = make_id((unsigned int)(uintptr_t)idx, __atomic_load_n(&s->gen, __ATOMIC_RELAXED));
 	rte_spinlock_unlock(&s->lock);
@@ -371,7 +452,7 @@ lca_timer_cancel(lca_timer_id_t id)
 	if (s->armed && !s->cancelled && s->kind != SLOT_WAKE &&
 	    __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) == (uint32_t)(id >> 32)) {
 		ret = 0;
-		count(&tm.stats.cancelled);
+		COUNT(cancelled);
 		LCA_LOG(DEBUG, "timer %u for actor %u cancelled\n", idx - 1, s->to);
 		if (rte_timer_stop(&s->tim) == 0) {
 			if (s->kind == SLOT_ONCE)
@@ -385,34 +466,80 @@ lca_timer_cancel(lca_timer_id_t id)
 	return ret;
 }
 
+/* Tell this lcore's loop when its next timer is due, so that a burst of
+ * turns then running ends there (lca_lcore_due_lower()). A lock and a
+ * clock read, paid once the loop has used the last due time up (it forgets
+ * one when it cuts a burst for it), not after each fire: a fired timer's
+ * due time, past, stays until the next burst uses it, so that nothing is
+ * paid between a fire and its message's turn, and an idle loop (which
+ * cuts no burst) pays nothing at all. */
+static void
+due_next(unsigned int lcore_id)
+{
+	uint64_t now = rte_get_timer_cycles();
+	int64_t left;
+
+	lca_lcore_due_clear(lcore_id);
+	left = rte_timer_next_ticks();
+	if (left >= 0)
+		lca_lcore_due_lower(lcore_id, now + (uint64_t)left);
+}
+
+/* The manage of an lcore with timers armed, apart from timers_poll() so
+ * that a loop with none pays no register saves for it. */
+static __rte_noinline unsigned int
+timers_manage(struct timer_lcore *on, unsigned int lcore_id)
+{
+	uint64_t ran = on->ran;
+
+	/* Armed timers that are not due are no work: the lcore may idle. */
+	rte_timer_manage();
+	while (on->retired != NULL) {
+		struct timer_slot *s = on->retired;
+
+		on->retired = s->next_retired;
+		slot_release(s);
+	}
+	if (lca_lcore_due(lcore_id) == UINT64_MAX)
+		due_next(lcore_id);
+	return (unsigned int)(on->ran - ran);
+}
+
 unsigned int
 timers_poll(unsigned int lcore_id)
 {
-	uint64_t ran;
+	struct timer_lcore *on = &tm.on[lcore_id];
 
-	if (likely(__atomic_load_n(&tm.armed_on[lcore_id], __ATOMIC_ACQUIRE) == 0))
+	if (likely(__atomic_load_n(&on->armed, __ATOMIC_ACQUIRE) == 0))
 		return 0;
-	/* Armed timers that are not due are no work: the lcore may idle. */
-	ran = tm.ran_on[lcore_id];
-	rte_timer_manage();
-	while (tm.retired[lcore_id] != NULL) {
-		struct timer_slot *s = tm.retired[lcore_id];
+	return timers_manage(on, lcore_id);
+}
 
-		tm.retired[lcore_id] = s->next_retired;
-		slot_release(s);
-	}
-	return (unsigned int)(tm.ran_on[lcore_id] - ran);
+/* The sum of every thread's @p field. */
+static uint64_t
+counts_sum(size_t field)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; i < RTE_DIM(tm.counts); i++)
+		sum += __atomic_load_n((uint64_t *)((char *)&tm.counts[i] + field),
+				       __ATOMIC_ACQUIRE);
+	return sum;
 }
 
 void
 lca_timer_stats_get(struct lca_timer_stats *out)
 {
-	out->armed = __atomic_load_n(&tm.stats.armed, __ATOMIC_RELAXED);
-	out->fired = __atomic_load_n(&tm.stats.fired, __ATOMIC_RELAXED);
-	out->ticks = __atomic_load_n(&tm.stats.ticks, __ATOMIC_RELAXED);
-	out->cancelled = __atomic_load_n(&tm.stats.cancelled, __ATOMIC_RELAXED);
-	out->retried = __atomic_load_n(&tm.stats.retried, __ATOMIC_RELAXED);
-	out->missed = __atomic_load_n(&tm.stats.missed, __ATOMIC_RELAXED);
-	out->dropped = __atomic_load_n(&tm.stats.dropped, __ATOMIC_RELAXED);
-	out->active = __atomic_load_n(&tm.stats.active, __ATOMIC_RELAXED);
+	/* The ends first: every timer counted as ended then was counted as
+	 * armed before it, so active cannot read below zero. */
+	uint64_t ended = counts_sum(offsetof(struct timer_counts, ended));
+
+	out->armed = counts_sum(offsetof(struct timer_counts, armed));
+	out->fired = counts_sum(offsetof(struct timer_counts, fired));
+	out->ticks = counts_sum(offsetof(struct timer_counts, ticks));
+	out->cancelled = counts_sum(offsetof(struct timer_counts, cancelled));
+	out->retried = counts_sum(offsetof(struct timer_counts, retried));
+	out->missed = counts_sum(offsetof(struct timer_counts, missed));
+	out->dropped = counts_sum(offsetof(struct timer_counts, dropped));
+	out->active = (uint32_t)(out->armed > ended ? out->armed - ended : 0);
 }

@@ -27,6 +27,7 @@
 #include "lca_lcore_priv.h"
 
 struct lcore_ctx lca_lcores[RTE_MAX_LCORE];
+struct lca_lcore_due lca_lcore_dues[RTE_MAX_LCORE];
 static struct lca_lcore_conf cfg;
 static bool inited;
 static bool running;
@@ -116,6 +117,8 @@ lca_lcore_init(const struct lca_lcore_conf *conf)
 	if (cfg.burst == 0)
 		cfg.burst = DEFAULT_BURST;
 	memset(lca_lcores, 0, sizeof(lca_lcores));
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		lca_lcore_due_clear(i);
 	LCA_LCORE_FOREACH(lcore_id) {
 		struct lcore_ctx *c = &lca_lcores[lcore_id];
 		uint32_t size = rte_align32pow2(cfg.max_items + 1);
@@ -297,11 +300,27 @@ take_items(struct lcore_ctx *c, struct again_list *again, void **items)
 	return n;
 }
 
+/* Whether the poll function has work due (lca_lcore_due_lower()): then
+ * the burst ends, and the due time is forgotten, the poll saying the next.
+ * One load when nothing is due; a clock read when something is. */
+static inline bool
+poll_due_now(unsigned int lcore_id)
+{
+	uint64_t due = lca_lcore_due(lcore_id);
+
+	if (likely(due == UINT64_MAX) || rte_rdtsc() < due)
+		return false;
+	lca_lcore_due_clear(lcore_id);
+	return true;
+}
+
 /*
  * Run what is runnable, batch after batch, until nothing is or burst turns
  * have run: work between items of this lcore (one actor waking the next)
  * goes on without a poll, so the poll and the loop's bookkeeping are paid
  * once a burst under load and at once when there is nothing else to do.
+ * A burst also ends when the poll has work due (a timer): under load a
+ * burst lasts microseconds, and a timer waited for its end.
  * @return the turns run.
  */
 static inline unsigned int
@@ -317,7 +336,7 @@ run_items(struct lcore_ctx *c, struct again_list *again, void **items)
 		turns += n;
 		if (steal_in_use())
 			steal_tick(rte_lcore_id());
-	} while (n > 0 && turns < cfg.burst);
+	} while (n > 0 && turns < cfg.burst && !poll_due_now(rte_lcore_id()));
 	return turns;
 }
 

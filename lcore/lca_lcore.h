@@ -200,6 +200,54 @@ LCA_EXPERIMENTAL
 LCA_API int lca_lcore_schedule(unsigned int lcore_id, void *item);
 
 /**
+ * @internal When each lcore's poll function next has work due (a TSC;
+ * UINT64_MAX: none known), read through lca_lcore_due() and the others
+ * below. A line each: other lcores lower it.
+ */
+struct lca_lcore_due {
+	uint64_t tsc; /**< Atomic. */
+} __rte_cache_aligned;
+
+/** @internal Each lcore's, by lcore id. */
+extern LCA_API struct lca_lcore_due lca_lcore_dues[RTE_MAX_LCORE];
+
+/**
+ * Say that @p lcore_id's poll function has work due at @p tsc (a timer's
+ * expiry, EXPERIMENTAL): a burst of turns on that lcore that is still
+ * running at @p tsc ends there, so that the poll comes when the work is
+ * due and not after the burst. Keeps the earliest of those said (from any
+ * thread); the loop forgets it once it has cut a burst short for it, and
+ * the poll function says the next one. A loop with nothing due pays one
+ * load a burst.
+ */
+static inline void
+lca_lcore_due_lower(unsigned int lcore_id, uint64_t tsc)
+{
+	uint64_t *due = &lca_lcore_dues[lcore_id].tsc;
+	uint64_t cur = __atomic_load_n(due, __ATOMIC_RELAXED);
+
+	while (tsc < cur &&
+	       !__atomic_compare_exchange_n(due, &cur, tsc, true, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+/** When @p lcore_id's poll function has work due (UINT64_MAX: none known). */
+static inline uint64_t
+lca_lcore_due(unsigned int lcore_id)
+{
+	return __atomic_load_n(&lca_lcore_dues[lcore_id].tsc, __ATOMIC_RELAXED);
+}
+
+/** Forget what @p lcore_id had due (its poll function, before it says the
+ * next). */
+static inline void
+lca_lcore_due_clear(unsigned int lcore_id)
+{
+	__atomic_store_n(&lca_lcore_dues[lcore_id].tsc, UINT64_MAX, __ATOMIC_RELAXED);
+}
+
+/**
  * Run the loop on every enabled lcore, the calling (main) lcore included,
  * until lca_lcore_stop(), a signal, or the time limit. Returns when every
  * loop has returned.
