@@ -143,6 +143,12 @@ lca_test_run(unsigned int max_seconds)
 	return lca_test_runtime_run(max_seconds * 1000) == 0;
 }
 
+/* The loops run this long between two looks at the condition: a wait
+ * ends at most this late (it was 100 ms: a test that waits often, as the
+ * random frames' every 16 frames, spent most of its time in the slices'
+ * tails). */
+#define LCA_TEST_SLICE_MS 10
+
 bool
 lca_test_run_until(bool (*done)(void *arg), void *arg, unsigned int max_seconds)
 {
@@ -151,13 +157,13 @@ lca_test_run_until(bool (*done)(void *arg), void *arg, unsigned int max_seconds)
 
 	lca_test_cpu_start(&cpu);
 	for (unsigned int slice = 0; !done(arg); slice++) {
-		if (slice == max_seconds * 10) {
+		if (slice == max_seconds * (1000 / LCA_TEST_SLICE_MS)) {
 			if (!lca_test_cpu_starved(&cpu, why, sizeof(why)))
 				return false;
 			lca_test_skipped("a wait for a condition", why);
 			skip();
 		}
-		lca_test_runtime_run(100);
+		lca_test_runtime_run(LCA_TEST_SLICE_MS);
 	}
 	return true;
 }

@@ -50,7 +50,7 @@ const char *lca_test_driver(void);
 bool lca_test_run(unsigned int max_seconds);
 
 /*
- * Run the loops in 100 ms slices until @p done(@p arg) holds, or until
+ * Run the loops in 10 ms slices until @p done(@p arg) holds, or until
  * @p max_seconds pass: what is still on its way gets there however loaded
  * the machine is, and a test never waits longer than it must. When the
  * deadline passes on a machine that starved this process
