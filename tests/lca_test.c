@@ -143,6 +143,15 @@ lca_test_run(unsigned int max_seconds)
 	return lca_test_runtime_run(max_seconds * 1000) == 0;
 }
 
+static uint64_t
+now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /* The loops run this long between two looks at the condition: a wait
  * ends at most this late (it was 100 ms: a test that waits often, as the
  * random frames' every 16 frames, spent most of its time in the slices'
@@ -156,8 +165,10 @@ lca_test_run_until(bool (*done)(void *arg), void *arg, unsigned int max_seconds)
 	char why[192];
 
 	lca_test_cpu_start(&cpu);
-	for (unsigned int slice = 0; !done(arg); slice++) {
-		if (slice == max_seconds * (1000 / LCA_TEST_SLICE_MS)) {
+	/* A deadline in wall time: on a loaded machine a slice lasts longer
+	 * than it asks, and a count of slices would wait minutes. */
+	while (!done(arg)) {
+		if (now_ns() - cpu.wall_ns >= (uint64_t)max_seconds * 1000000000u) {
 			if (!lca_test_cpu_starved(&cpu, why, sizeof(why)))
 				return false;
 			lca_test_skipped("a wait for a condition", why);
@@ -168,14 +179,6 @@ lca_test_run_until(bool (*done)(void *arg), void *arg, unsigned int max_seconds)
 	return true;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 /* Run-queue wait of this process's threads (the second figure of each
  * one's schedstat, in ns), and the machine's steal time (/proc/stat's
