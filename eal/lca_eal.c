@@ -351,6 +351,7 @@ int
 lca_eal_on_intr_thread(void (*fn)(void *arg), void *arg)
 {
 	struct intr_call c = { .fn = fn, .arg = arg };
+	uint64_t deadline;
 	int ret;
 
 	if (rte_thread_is_intr()) {
@@ -367,12 +368,14 @@ lca_eal_on_intr_thread(void (*fn)(void *arg), void *arg)
 		fn(arg);
 		return ret;
 	}
-	for (unsigned int waited_us = 0; !__atomic_load_n(&c.done, __ATOMIC_ACQUIRE);
-	     waited_us += 100) {
+	/* The wait in wall time: a count of 100 us sleeps, each longer than
+	 * asked on a loaded machine, waited 18 s for 5. */
+	deadline = rte_get_timer_cycles() + INTR_CALL_WAIT_US * rte_get_timer_hz() / 1000000;
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE)) {
 		/* An interrupt thread that never takes it (stuck in a PMD's
 		 * handler, or gone) must not hang a stop: taken back, it runs
 		 * here. A callback already running is waited for by the cancel. */
-		if (waited_us >= INTR_CALL_WAIT_US &&
+		if (rte_get_timer_cycles() >= deadline &&
 		    rte_eal_alarm_cancel(intr_call_run, &c) > 0) {
 			LCA_LOG(WARNING, "the interrupt thread took no call in %u ms: running on "
 				"this thread\n", INTR_CALL_WAIT_US / 1000);

@@ -144,7 +144,11 @@ rejoin_case() {
 	fi
 	out=$(cat "$tmp/1.log")
 	grep -E "^counts: |rejoined|is dead|left: " <<<"$out"
-	check "$t: node 1 exits 0: 100 replies after the rejoin" "[ $rc -eq 0 ]"
+	# Over memif a first run may have died of the known crash: this is then
+	# the rerun's status, and the check's name says so.
+	local rerun=
+	[ "$retried" -eq 0 ] || rerun=" (the rerun after the known net_memif SIGSEGV, counted as such)"
+	check "$t: node 1 exits 0: 100 replies after the rejoin$rerun" "[ $rc -eq 0 ]"
 	check "$t: node 1's watcher: down, then up, once each" \
 		"[ \"\$(grep -E '^(down|up)$' <<<\"\$out\" | tr '\n' ' ')\" = 'down up ' ]"
 	check "$t: node 1 logged the rejoin" "grep -q 'remote: node 2 rejoined (session ' <<<\"\$out\""

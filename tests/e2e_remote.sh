@@ -37,7 +37,7 @@ known_memif_crash() {
 out=$("$bench" "${eal[@]}" --file-prefix lca_test_rb -- --remote memif --peer-lcores 1 \
 	--msgs 100000 --pings 500 --timeout 60 --hgrm "$tmp/rb.hgrm" 2>&1); rc=$?
 known_memif_crash "$rc" "$out" && rc=0
-check "remote-bench over memif exits 0" "[ $rc -eq 0 ]"
+check "remote-bench over memif exits 0, or its peer died of the known net_memif SIGSEGV after every count was checked (counted as such)" "[ $rc -eq 0 ]"
 for size in 16 64 256; do
 	check "remote-bench --hgrm: ${size}B's 500 round trips as HdrHistogram's .hgrm" \
 		"grep -qF '  hgrm: $tmp/rb.${size}B.hgrm (values in us)' <<<\"\$out\" && /usr/bin/python3 '$here/check_hgrm.py' '$tmp/rb.${size}B.hgrm' --ticks 5 --count 500"
@@ -75,7 +75,7 @@ check "remote-bench over memif: the verdict reads each size against its floor, t
 out=$("$bench" "${eal[@]}" --file-prefix lca_test_rba -- --remote memif --peer-lcores 1 \
 	--msgs 50000 --pings 300 --sizes 64 --loss-ppm 20000 --bulk --auth --timeout 60 2>&1); rc=$?
 known_memif_crash "$rc" "$out" && rc=0
-check "remote-bench --auth (a key on both nodes, 2% loss, 1 MiB messages) exits 0, every message counted" \
+check "remote-bench --auth (a key on both nodes, 2% loss, 1 MiB messages) exits 0 (or its peer died of the known net_memif SIGSEGV after the counts), every message counted" \
 	"[ $rc -eq 0 ] && grep -q 'the sink counted 50000\$' <<<\"\$out\" && grep -q '^All messages counted' <<<\"\$out\""
 check "remote-bench --auth: tags on the wire (8 bytes of each 1514), none refused, nothing malformed" \
 	"[ \$(grep -c 'up over ethdev (session [0-9a-f]*): .* frame 1506 bytes' <<<\"\$out\") -eq 2 ] && grep -qE '; of no link: [0-9]+ not-for-us, 0 unknown-peer, 0 malformed, .*, 0 bad-tag, [0-9]+ link-downs\$' <<<\"\$out\""
@@ -87,7 +87,7 @@ out=$("$bench" "${eal[@]}" --file-prefix lca_test_rbl -- --remote memif --peer-l
 	--msgs 50000 --pings 300 --sizes 16,64 --loss-ppm 20000 --bulk --timeout 60 \
 	--hgrm "$tmp/rbl.hgrm" 2>&1); rc=$?
 known_memif_crash "$rc" "$out" && rc=0
-check "remote-bench with 2% loss exits 0, every message counted" \
+check "remote-bench with 2% loss exits 0 (or its peer died of the known net_memif SIGSEGV after the counts), every message counted" \
 	"[ $rc -eq 0 ] && [ \$(grep -c 'the sink counted 50000\$' <<<\"\$out\") -eq 2 ] && grep -q '^All messages counted' <<<\"\$out\""
 check "remote-bench --bulk: 64 B round trips during 1 MiB transfers" \
 	"grep -qE '^ +64 B during 1 MiB transfers: RTT p50 [0-9.]+ us, .* [1-9][0-9]* x 1 MiB taken' <<<\"\$out\""

@@ -50,12 +50,55 @@ const char *lca_test_driver(void);
 bool lca_test_run(unsigned int max_seconds);
 
 /*
- * Run the loops in 100 ms slices until @p done(@p arg) holds, or until
+ * Run the loops in 10 ms slices until @p done(@p arg) holds, or until
  * @p max_seconds pass: what is still on its way gets there however loaded
- * the machine is, and a test never waits longer than it must.
+ * the machine is, and a test never waits longer than it must. When the
+ * deadline passes on a machine that starved this process
+ * (lca_test_cpu_starved()), the running test is skipped, saying so: a
+ * deadline missed for want of a CPU says nothing of the code.
  * @return whether @p done held.
  */
 bool lca_test_run_until(bool (*done)(void *arg), void *arg, unsigned int max_seconds);
+
+/*
+ * The time a test had: wall time, and what this process lost of it to
+ * other work (its threads' run-queue wait, from /proc/self/task/N/schedstat,
+ * and the machine's steal time), from lca_test_cpu_start() on.
+ */
+struct lca_test_cpu {
+	uint64_t wall_ns;
+	uint64_t lost_ns;
+};
+
+void lca_test_cpu_start(struct lca_test_cpu *c);
+
+/* The share of wall time lost past which a run is starved: a timed check
+ * that fails then is skipped, not failed. */
+#define LCA_TEST_STARVED_PCT 10
+
+/*
+ * Whether this process lost more than LCA_TEST_STARVED_PCT % of the wall
+ * time since lca_test_cpu_start(@p c) to other work; the figures said in
+ * @p why (@p len bytes) either way.
+ */
+bool lca_test_cpu_starved(const struct lca_test_cpu *c, char *why, size_t len);
+
+/*
+ * A check that holds only when the test got its CPU (a rate, a deadline, a
+ * count of samples in a time): when @p cond fails and the process was
+ * starved since lca_test_cpu_start(@p cpu), the test is skipped (exit 77,
+ * counted by scripts/ci-no-skips), else it fails as assert_true() does.
+ * Timing itself is never asserted: only what a run that had its CPU does.
+ */
+#define lca_test_check_timed(cpu, cond)                                              \
+	do {                                                                         \
+		if (!(cond)) {                                                       \
+			char why_[192];                                              \
+			if (lca_test_cpu_starved((cpu), why_, sizeof(why_)))         \
+				lca_test_skip(why_);                                 \
+			assert_true(cond);                                           \
+		}                                                                    \
+	} while (0)
 
 /*
  * Start the runtime with @p conf (the tests' small pools) and say how many

@@ -445,7 +445,7 @@ test_bad_asks(void **state)
 	assert_int_equal(lca_ask(asker_id, target, m, 0, NULL), -EINVAL);
 	assert_int_equal(lca_ask(LCA_ACTOR_NONE, target, m, SOON_US, NULL), -EINVAL);
 	/* A remote reference with no remote part started: the send's error,
-	 * and the ask undone (asks across nodes: test_remote). */
+	 * and the ask undone (asks across nodes: test_remote_eth.c, test_remote_ucx.c). */
 	assert_int_equal(lca_ask(asker_id, LCA_ACTOR_REMOTE_BASE, m, SOON_US, NULL), -ESRCH);
 	assert_int_equal(m->flags & LCA_MSG_F_ASK, 0);
 	m->len = LCA_MSG_INLINE_ASK + 1;

@@ -264,15 +264,18 @@ test_probe_sanity(void **state)
 {
 	uint64_t hz = rte_get_tsc_hz();
 	double mhz = 0, tsc_mhz = (double)hz / 1e6;
+	struct lca_test_cpu cpu;
 	int i;
 
 	(void)state;
 	/* Not a timing assertion: only that the probe measures a clock of the
-	 * right order, whatever turbo or the host does. */
+	 * right order, whatever turbo or the host does. A probe descheduled
+	 * half-way reads a slow clock: that is a busy machine, not the code. */
 	for (i = 0; i < 10; i++) {
+		lca_test_cpu_start(&cpu);
 		assert_int_equal(lca_freq_probe(hz, &mhz), 0);
-		assert_true(mhz > 0.2 * tsc_mhz);
-		assert_true(mhz < 5.0 * tsc_mhz);
+		lca_test_check_timed(&cpu, mhz > 0.2 * tsc_mhz);
+		lca_test_check_timed(&cpu, mhz < 5.0 * tsc_mhz);
 	}
 	assert_int_equal(lca_freq_probe(0, &mhz), -EINVAL);
 }
@@ -1048,12 +1051,14 @@ test_monitor_machine(void **state)
 	static struct lca_freq_report rep;
 	const uint64_t hz = rte_get_tsc_hz();
 	struct lca_freq_conf conf;
+	struct lca_test_cpu cpu;
 	unsigned int i, run;
 	uint64_t end;
 
 	(void)state;
 	lca_freq_conf_init(&conf);
 	conf.period_s = 0.002;
+	lca_test_cpu_start(&cpu);
 	assert_int_equal(lca_freq_monitor_start(&conf), 0);
 	for (run = 0; run < 2; run++) {
 		end = rte_rdtsc() + hz / 20;
@@ -1065,9 +1070,11 @@ test_monitor_machine(void **state)
 	for (i = 0; i < rep.n_lcores; i++) {
 		const struct lca_freq_lcore_report *l = &rep.lcores[i];
 
-		/* About 25 per run; loose, for a loaded machine. */
-		assert_true(l->n_samples >= 4);
-		assert_true(l->mean_mhz > 0.2 * hz / 1e6 && l->mean_mhz < 5.0 * hz / 1e6);
+		/* About 25 per run; loose, and only where the lcores had their
+		 * CPUs: a starved lcore polls, and so samples, less. */
+		lca_test_check_timed(&cpu, l->n_samples >= 4);
+		lca_test_check_timed(&cpu, l->mean_mhz > 0.2 * hz / 1e6 &&
+						   l->mean_mhz < 5.0 * hz / 1e6);
 		assert_true(l->min_mhz <= l->mean_mhz && l->mean_mhz <= l->max_mhz);
 		assert_int_not_equal(l->verdict, LCA_FREQ_NO_DATA);
 		assert_true(l->verdict == LCA_FREQ_STABLE || l->reason[0] != '\0');

@@ -847,6 +847,7 @@ test_stop_null_port(void **state)
 
 struct intr_probe {
 	int runs;
+	int inner_runs; /* how often intr_probe_inner() ran, wherever it did */
 	bool on_intr;
 	bool nested_on_intr;
 };
@@ -856,6 +857,7 @@ intr_probe_inner(void *arg)
 {
 	struct intr_probe *pr = arg;
 
+	pr->inner_runs++;
 	pr->nested_on_intr = rte_thread_is_intr();
 }
 
@@ -896,17 +898,24 @@ test_intr_thread_stuck(void **state)
 {
 	struct intr_probe pr = { 0 };
 	pthread_t t;
+	int ret;
 
 	(void)state;
 	assert_int_equal(pthread_create(&t, NULL, intr_blocker, NULL), 0);
 	while (__atomic_load_n(&intr_hold, __ATOMIC_ACQUIRE) == 0)
 		rte_delay_us_sleep(1000);
-	assert_int_equal(lca_eal_on_intr_thread(intr_probe_inner, &pr), -ETIMEDOUT);
-	assert_false(pr.nested_on_intr); /* it ran here */
+	ret = lca_eal_on_intr_thread(intr_probe_inner, &pr);
+	/* The interrupt thread let go before any check: a failed one must not
+	 * leave it held, and every later call waiting 5 s for it. */
 	__atomic_store_n(&intr_hold, 2, __ATOMIC_RELEASE);
 	assert_int_equal(pthread_join(t, NULL), 0);
-	/* The thread is free again: the next call goes there. */
+	assert_int_equal(ret, -ETIMEDOUT);
+	/* Taken back, the call did run, once, and here: not dropped. */
+	assert_int_equal(pr.inner_runs, 1);
+	assert_false(pr.nested_on_intr);
+	/* The thread is free again: the next call goes there, and runs once. */
 	assert_int_equal(lca_eal_on_intr_thread(intr_probe_inner, &pr), 0);
+	assert_int_equal(pr.inner_runs, 2);
 	assert_true(pr.nested_on_intr);
 }
 

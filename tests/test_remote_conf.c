@@ -3,7 +3,7 @@
  * The node table reader (lca_remote_conf_load(), rte_cfgfile underneath):
  * what a good table fills in, and that each bad one is refused with a log
  * line naming its section and key. No EAL and no runtime: the reader
- * needs neither (lca_remote_start()'s own checks are in test_remote).
+ * needs neither (lca_remote_start()'s own checks are in test_remote_eth.c).
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -2,7 +2,8 @@
 #ifndef LCA_PORT_PRIV_H
 #define LCA_PORT_PRIV_H
 
-/* Internals shared by lca_port.c (set-up, stop, counters), lca_port_io.c
+/* Internals shared by lca_port.c (set-up, stop, counters), lca_port_free.c
+ * (what a start made, undone), lca_port_io.c
  * (the RX poll, the TX actors, the loop hooks) and lca_port_telemetry.c. */
 
 #include <stdbool.h>
@@ -168,6 +169,9 @@ void port_tx_flush(struct port_txq *q);
  * (lca_eal_on_intr_thread()), so it comes before or after, never under. */
 void port_tx_flush_stopped(struct port_txq *q);
 void port_rxq_release(struct port_rxq *q);
+
+/* lca_port_free.c */
+void port_free(struct lca_port *p, bool close);
 
 /* lca_port_memif.c */
 bool port_memif_is_client(const struct lca_port *p);

@@ -135,7 +135,7 @@ struct rm_eth {
 	uint32_t tag_len;        /* WIRE_TAG_LEN with a key, else 0 */
 	uint8_t tag_key[16];     /* SipHash-2-4's, derived from conf.key */
 	struct rm_log_limit tag_log; /* bad tags */
-	/* The ports' links, read by the first lcore (links_watch()). */
+	/* The ports' links, read by the first lcore (eth_links_watch()). */
 	bool link_down[LCA_REMOTE_MAX_NODES];
 	bool populated[LCA_REMOTE_MAX_NODES]; /* memif: its regions, since its link is up */
 	/* memif ports, and those a LEAVE quieted (eth_port_quiet()): their RX
@@ -150,9 +150,24 @@ struct rm_eth {
 
 extern struct rm_eth rm_eth;
 
+/* ---- the ports' links (lca_remote_eth_link.c) ---- */
+
 /* Peer @p p said LEAVE: its memif port, when no other live peer shares it,
- * stops being polled until its link is seen down (lca_remote_eth.c). */
+ * stops being polled until its link is seen down. */
 void eth_port_quiet(unsigned int p, uint64_t now);
+
+/* On the first lcore: each port's link read, logged and counted when it
+ * changes; a memif port's regions faulted in once it is up. */
+void eth_links_watch(uint64_t now);
+
+/* Wait for the thread that faults memif regions in (the loops stopped). */
+void eth_memif_prefault_join(void);
+
+/* Whether port @p pi is a memif. */
+bool eth_port_is_memif(unsigned int pi);
+
+/* The queues memif port @p pi needs on both sides (0: not a memif). */
+uint16_t eth_memif_queues(unsigned int pi);
 
 /* ---- authenticated frames (lca_remote_auth.c) ---- */
 

@@ -366,6 +366,9 @@ enum rm_recs_fate rm_recs_deliver(const uint8_t *buf, uint16_t n_msgs, struct rm
 				  struct rm_spare *spare, struct rte_mbuf *frame, bool rtc,
 				  struct lca_remote_link_stats *st);
 
+/* A new session number of ours: never 0, which means none heard. */
+uint32_t rm_session_new(void);
+
 /* Declare peer @p p dead (once) and tell its watchers. */
 void rm_peer_dead(unsigned int p, const char *why);
 

@@ -470,8 +470,10 @@ tls_warn(void)
 			tls, tls, tls);
 }
 
+/* UCX's context: its configuration read (with the endpoint ids made
+ * indirect), then ucp_init(). */
 static int
-ux_start(void)
+ux_context_create(void)
 {
 	ucp_params_t params = {
 		.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME |
@@ -481,16 +483,9 @@ ux_start(void)
 		/* One worker per lcore thread, all on this context. */
 		.mt_workers_shared = 1,
 	};
-	unsigned int n_chan = 0;
 	ucp_config_t *cfg;
 	ucs_status_t st;
-	int ret;
 
-	rm.window = rm.conf.window ? rm.conf.window : UX_DEF_WINDOW;
-	rm.frame_cap = rm.conf.mtu ? rm.conf.mtu : UX_DEF_BUF;
-	rm.start_tsc = rte_rdtsc();
-	for (unsigned int p = 0; p < rm.n_peers; p++)
-		n_chan += rm.peers[p].n.n_lcores;
 	tls_warn();
 	/* A listener's port stays in TIME_WAIT after a stop: a start in the
 	 * same minute (a restarted node, the next test) must bind it again. */
@@ -520,35 +515,41 @@ ux_start(void)
 			getenv("UCX_TLS") ? getenv("UCX_TLS") : "unset");
 		return -ENODEV;
 	}
-	rm_ux.stopping = false;
-	rm_ux.proto_log = (struct rm_log_limit){ 0 };
-	ret = ux_auth_init(&rm.conf);
-	if (ret != 0)
-		return ret;
-	rm_ux.retry = UX_RETRY_MS * rte_get_tsc_hz() / 1000;
-	rm_ux.retry_max = UX_RETRY_MAX_MS * rte_get_tsc_hz() / 1000;
-	{
-		char name[RTE_MEMPOOL_NAMESIZE];
+	return 0;
+}
 
-		static unsigned int gen;
+/* The pool of the mbufs that received payloads are copied into. */
+static int
+ux_pool_create(void)
+{
+	char name[RTE_MEMPOOL_NAMESIZE];
+	static unsigned int gen;
 
-		/* A pool kept by an earlier stop (its mbufs still out) keeps
-		 * its name: each start gets its own. */
-		snprintf(name, sizeof(name), "lca_ucx_%u_%u", rm.self.id, gen++);
-		rm_ux.pool = rte_pktmbuf_pool_create(name, UX_POOL_MBUFS, 256, 0,
-						  RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
-		if (rm_ux.pool == NULL) {
-			LCA_LOG(ERR, "remote ucx: no mbuf pool: %s\n", rte_strerror(rte_errno));
-			return -ENOMEM;
-		}
+	/* A pool kept by an earlier stop (its mbufs still out) keeps its
+	 * name: each start gets its own. */
+	snprintf(name, sizeof(name), "lca_ucx_%u_%u", rm.self.id, gen++);
+	rm_ux.pool = rte_pktmbuf_pool_create(name, UX_POOL_MBUFS, 256, 0,
+					  RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (rm_ux.pool == NULL) {
+		LCA_LOG(ERR, "remote ucx: no mbuf pool: %s\n", rte_strerror(rte_errno));
+		return -ENOMEM;
 	}
+	return 0;
+}
+
+/* Each runtime lcore's worker and @p n_chan channels, then every
+ * channel's connection asked for. */
+static int
+ux_lcores_start(unsigned int n_chan)
+{
+	int ret;
+
 	for (unsigned int i = 0; i < rm.n_lcores; i++) {
 		unsigned int l = rm.lcores[i];
 
 		rm_ux.lc[l] = lcore_alloc(l, n_chan);
-		if (rm_ux.lc[l] == NULL) {
+		if (rm_ux.lc[l] == NULL)
 			return -ENOMEM;
-		}
 		rm_ux.lc[l]->spare.pool = rm_ux.pool;
 		ret = worker_start(rm_ux.lc[l]);
 		if (ret != 0)
@@ -561,8 +562,35 @@ ux_start(void)
 		for (unsigned int c = 0; c < ul->n_chan; c++)
 			ux_client_connect(&ul->chan[c]);
 	}
+	return 0;
+}
+
+static int
+ux_start(void)
+{
+	unsigned int n_chan = 0;
+	int ret;
+
+	rm.window = rm.conf.window ? rm.conf.window : UX_DEF_WINDOW;
+	rm.frame_cap = rm.conf.mtu ? rm.conf.mtu : UX_DEF_BUF;
+	rm.start_tsc = rte_rdtsc();
+	for (unsigned int p = 0; p < rm.n_peers; p++)
+		n_chan += rm.peers[p].n.n_lcores;
+	ret = ux_context_create();
+	if (ret != 0)
+		return ret;
+	rm_ux.stopping = false;
+	rm_ux.proto_log = (struct rm_log_limit){ 0 };
+	ret = ux_auth_init(&rm.conf);
+	if (ret != 0)
+		return ret;
+	rm_ux.retry = UX_RETRY_MS * rte_get_tsc_hz() / 1000;
+	rm_ux.retry_max = UX_RETRY_MAX_MS * rte_get_tsc_hz() / 1000;
+	ret = ux_pool_create();
+	if (ret == 0)
+		ret = ux_lcores_start(n_chan);
 	/* On a failure, the shared layer's stop undoes what was done. */
-	return hooks(true);
+	return ret != 0 ? ret : hooks(true);
 }
 
 static bool
