@@ -12,19 +12,19 @@
 #include <rte_mempool.h>
 
 #include "lca_actor_priv.h"
-#include "lca_ask.h"      /* asks and names: hooks marked "services" */
-#include "lca_channel.h"
-#include "lca_control.h"
-#include "lca_deadline.h"
+#include "lca_ask_priv.h"      /* asks and names: hooks marked "services" */
+#include "lca_channel_priv.h"
+#include "lca_control_priv.h"
+#include "lca_deadline_priv.h"
 #include "lca_eal.h"
-#include "lca_lane.h"
+#include "lca_lane_priv.h"
 #include "lca_mempool.h"
 #include "lca_topo.h"
-#include "lca_trace.h"
-#include "lca_logtypes.h"
-#include "lca_migrate.h"
-#include "lca_registry.h"
-#include "lca_supervise.h"
+#include "lca_trace_priv.h"
+#include "lca_logtypes_priv.h"
+#include "lca_migrate_priv.h"
+#include "lca_registry_priv.h"
+#include "lca_supervise_priv.h"
 
 #define MAX_THROUGHPUT ACTOR_THROUGHPUT_MAX
 #define MAX_MAILBOX (1u << 28)

@@ -5,8 +5,8 @@
 /* What every part of the actor core shares: the actor, the per-lcore
  * state of the running handler, the actor table, and the few inline
  * helpers over them (lookup, wake, ring counts). Each subsystem's own
- * functions are in its own private header (lca_channel.h, lca_migrate.h,
- * lca_control.h ...), included by the files that use them. */
+ * functions are in its own private header (lca_channel_priv.h, lca_migrate_priv.h,
+ * lca_control_priv.h ...), included by the files that use them. */
 
 #include <stddef.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@
 #include <rte_prefetch.h>
 
 #include "lca_actor.h"
-#include "lca_envelope.h"
+#include "lca_envelope_priv.h"
 #include "lca_lcore.h"
 #include "lca_mempool.h"
 

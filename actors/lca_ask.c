@@ -27,8 +27,8 @@
 #include <rte_spinlock.h>
 
 #include "lca_actor_priv.h"
-#include "lca_ask.h"
-#include "lca_refuse.h"
+#include "lca_ask_priv.h"
+#include "lca_refuse_priv.h"
 #include "lca_timer.h"
 
 #define REQ_ID_OFF LCA_MSG_INLINE_ASK

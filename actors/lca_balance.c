@@ -29,8 +29,8 @@
 
 #include "lca_eal.h"
 #include "lca_actor_priv.h"
-#include "lca_balance.h"
-#include "lca_migrate.h"
+#include "lca_balance_priv.h"
+#include "lca_migrate_priv.h"
 
 #define DEFAULT_PERIOD_MS 10
 #define DEFAULT_BALANCE_PCT 25

@@ -48,12 +48,12 @@
 #include <rte_prefetch.h>
 
 #include "lca_actor_priv.h"
-#include "lca_channel.h"
-#include "lca_channel_links.h"
-#include "lca_control.h"
-#include "lca_lane.h"
+#include "lca_channel_priv.h"
+#include "lca_channel_links_priv.h"
+#include "lca_control_priv.h"
+#include "lca_lane_priv.h"
 #include "lca_mempool.h"
-#include "lca_migrate.h"
+#include "lca_migrate_priv.h"
 
 /*
  * A slot's line, asked for ahead of its write. GCC emits PREFETCHT0 for

@@ -14,8 +14,8 @@
 
 #include "lca_eal.h"
 #include "lca_actor_priv.h"
-#include "lca_channel.h"
-#include "lca_channel_links.h"
+#include "lca_channel_priv.h"
+#include "lca_channel_links_priv.h"
 #include "lca_mempool.h"
 
 uint32_t ch_mask;

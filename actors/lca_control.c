@@ -26,11 +26,11 @@
 #include <rte_ring.h>
 
 #include "lca_actor_priv.h"
-#include "lca_channel.h"
-#include "lca_control.h"
+#include "lca_channel_priv.h"
+#include "lca_control_priv.h"
 #include "lca_mempool.h"
-#include "lca_trace.h"
-#include "lca_route.h"
+#include "lca_trace_priv.h"
+#include "lca_route_priv.h"
 
 /* The lane of @p a, made on its home's node at the first use. */
 static struct rte_ring *

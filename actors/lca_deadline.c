@@ -13,8 +13,8 @@
 #include <rte_cycles.h>
 
 #include "lca_actor_priv.h"
-#include "lca_cycles.h"
-#include "lca_deadline.h"
+#include "lca_cycles_priv.h"
+#include "lca_deadline_priv.h"
 
 bool deadlines_used;
 

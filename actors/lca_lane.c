@@ -43,12 +43,12 @@
 #include <rte_ring.h>
 
 #include "lca_actor_priv.h"
-#include "lca_channel.h"
+#include "lca_channel_priv.h"
 #include "lca_eal.h"
-#include "lca_lane.h"
+#include "lca_lane_priv.h"
 #include "lca_mempool.h"
-#include "lca_logtypes.h"
-#include "lca_route.h"
+#include "lca_logtypes_priv.h"
+#include "lca_route_priv.h"
 
 /* Pointers a lane holds: room for a stream, within LANE_BYTES_IN of lanes
  * into one lcore (4096 up to 129 lcores). */

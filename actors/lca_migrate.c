@@ -67,13 +67,13 @@
 #include <rte_spinlock.h>
 
 #include "lca_actor_priv.h"
-#include "lca_channel.h"
-#include "lca_control.h"
+#include "lca_channel_priv.h"
+#include "lca_control_priv.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
-#include "lca_trace.h"
-#include "lca_logtypes.h"
-#include "lca_migrate.h"
+#include "lca_trace_priv.h"
+#include "lca_logtypes_priv.h"
+#include "lca_migrate_priv.h"
 
 #define LOG_SIZE 256 /* a power of two */
 #define SETTLE_MIN 256u /* sends a settling actor can have held back */

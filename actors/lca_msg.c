@@ -15,11 +15,11 @@
 
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
-#include "lca_logtypes.h"
+#include "lca_logtypes_priv.h"
 #include "lca_mempool.h"
 #include "lca_msg_priv.h"
-#include "lca_route.h"
-#include "lca_stash.h"
+#include "lca_route_priv.h"
+#include "lca_stash_priv.h"
 
 /* Envelopes (and mbufs) handed back to their pools with one call. */
 #define FREE_CHUNK 64

@@ -15,7 +15,7 @@
 #include <rte_mbuf.h>
 
 #include "lca_actor.h"
-#include "lca_refuse.h"
+#include "lca_refuse_priv.h"
 
 /* An mbuf chain holding @p len bytes of @p buf, or NULL (*err says why). */
 static struct rte_mbuf *

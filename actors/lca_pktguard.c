@@ -18,7 +18,7 @@
  * A send with lca_send_packets() of a packet whose references are below
  * what the guard left is a send after its free: caught the same way, and
  * the early free undone, so the packet travels intact as the handler
- * meant. A release build has none of this (lca_lane.h).
+ * meant. A release build has none of this (lca_lane_priv.h).
  */
 #define LCA_LOG_PART lca_logtype_actor
 #include <stdint.h>
@@ -29,8 +29,8 @@
 
 #include "lca_actor_priv.h"
 #include "lca_eal.h"
-#include "lca_lane.h"
-#include "lca_logtypes.h"
+#include "lca_lane_priv.h"
+#include "lca_logtypes_priv.h"
 
 #ifdef LCA_DEBUG_ENVELOPES
 

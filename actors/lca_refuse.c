@@ -10,8 +10,8 @@
 #include <rte_errno.h>
 #include <rte_log.h>
 
-#include "lca_logtypes.h"
-#include "lca_refuse.h"
+#include "lca_logtypes_priv.h"
+#include "lca_refuse_priv.h"
 
 /* Errnos above this are counted together in the last slot. */
 #define ERRNO_SLOTS 160

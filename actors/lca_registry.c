@@ -24,9 +24,9 @@
 #include <rte_telemetry.h>
 
 #include "lca_actor_priv.h"
-#include "lca_ask.h"
-#include "lca_refuse.h"
-#include "lca_registry.h"
+#include "lca_ask_priv.h"
+#include "lca_refuse_priv.h"
+#include "lca_registry_priv.h"
 
 /* Actors in one /lcactor/actors reply: DPDK telemetry's reply holds 16 KiB
  * and a dict 256 entries; an actor's entry is about 150 bytes. */

@@ -9,15 +9,15 @@
 #include <rte_mempool.h>
 
 #include "lca_actor_priv.h"
-#include "lca_balance.h"
-#include "lca_channel.h"
+#include "lca_balance_priv.h"
+#include "lca_channel_priv.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
-#include "lca_trace.h"
-#include "lca_logtypes.h"
-#include "lca_migrate.h"
-#include "lca_route.h"
-#include "lca_refuse.h"
+#include "lca_trace_priv.h"
+#include "lca_logtypes_priv.h"
+#include "lca_migrate_priv.h"
+#include "lca_route_priv.h"
+#include "lca_refuse_priv.h"
 #include "lca_msg_priv.h"
 #include "lca_send_priv.h"
 

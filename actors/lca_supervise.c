@@ -26,11 +26,11 @@
 #include <rte_lcore.h>
 
 #include "lca_actor_priv.h"
-#include "lca_control.h"
+#include "lca_control_priv.h"
 #include "lca_eal.h"
-#include "lca_trace.h"
-#include "lca_logtypes.h"
-#include "lca_supervise.h"
+#include "lca_trace_priv.h"
+#include "lca_logtypes_priv.h"
+#include "lca_supervise_priv.h"
 #include "lca_timer_priv.h"
 
 #define DEFAULT_MAX_RESTARTS 10

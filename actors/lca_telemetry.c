@@ -20,8 +20,8 @@
 
 #include "lca_eal.h"
 #include "lca_actor_priv.h"
-#include "lca_refuse.h"
-#include "lca_registry.h"
+#include "lca_refuse_priv.h"
+#include "lca_registry_priv.h"
 #include "lca_telemetry_priv.h"
 #include "lca_timer.h"
 
@@ -44,7 +44,7 @@ reply(int (*fill)(const char *params, struct rte_tel_data *d), const char *param
 	return ret;
 }
 
-/* Refused calls by errno (lca_refuse.h), those that happened only. */
+/* Refused calls by errno (lca_refuse_priv.h), those that happened only. */
 static void
 refusals_fill(struct rte_tel_data *d)
 {

@@ -41,14 +41,14 @@
 #include <rte_timer.h>
 
 #include "lca_actor_priv.h"
-#include "lca_control.h"
-#include "lca_cycles.h"
+#include "lca_control_priv.h"
+#include "lca_cycles_priv.h"
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_timer.h"
-#include "lca_trace.h"
-#include "lca_logtypes.h"
-#include "lca_refuse.h"
+#include "lca_trace_priv.h"
+#include "lca_logtypes_priv.h"
+#include "lca_refuse_priv.h"
 #include "lca_timer_priv.h"
 
 #define RETRY_MIN_US 10   /* a one-shot's first try again when the lane was full, */

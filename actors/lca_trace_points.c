@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Registers the tracepoints of lca_trace.h under the names --trace matches:
+ * Registers the tracepoints of lca_trace_priv.h under the names --trace matches:
  * `--trace='lcactor.*'` enables them all, `--trace=lcactor.handle` the
  * handler's begin and end. A constructor each, run before rte_eal_init().
  */
@@ -8,7 +8,7 @@
 
 #include <rte_trace_point_register.h>
 
-#include "lca_trace.h"
+#include "lca_trace_priv.h"
 
 RTE_TRACE_POINT_REGISTER(lca_trace_send, lcactor.send)
 RTE_TRACE_POINT_REGISTER(lca_trace_handle_begin, lcactor.handle.begin)

@@ -29,7 +29,7 @@
  * loop of an app's own calls lca_freq_poll()) over any number of run/stop
  * cycles, as samples accumulate,
  * lca_freq_monitor_stop() after the last one; the apps print the report with
- * lca_freq_report_print() (apps/common/lca_freq_print.h).
+ * app_freq_report_print() (apps/common/app_freq_print.h).
  *
  * Every reader takes a root folder (NULL or "" for this machine) under which
  * it finds sys/, proc/stat and dev/cpu/N/msr, so that tests run on fakes.

@@ -18,7 +18,7 @@
 #include <linux/perf_event.h>
 
 #include "lca_freq_priv.h"
-#include "lca_path.h"
+#include "lca_path_priv.h"
 
 /* MSR addresses, as the Intel SDM (and AMD, for APERF/MPERF) number them. */
 #define MSR_TSC   0x10

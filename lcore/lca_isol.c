@@ -4,8 +4,8 @@
  * sysfs for isolcpus, nohz_full and rcu_nocbs, /proc/irq for the IRQs,
  * /proc/PID/task for the pinned runnable tasks, sysfs and /proc/stat for
  * the SMT siblings, cpufreq for the governor and turbo. All under a root
- * folder, so that the tests read a fake tree (lca_path.h, as the frequency
- * readers do). What it found in words and JSON: apps/common/lca_isol_print.c.
+ * folder, so that the tests read a fake tree (lca_path_priv.h, as the frequency
+ * readers do). What it found in words and JSON: apps/common/app_isol_print.c.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "lca_freq.h"
-#include "lca_isol.h"
-#include "lca_path.h"
+#include "lca_isol_priv.h"
+#include "lca_path_priv.h"
 
 /* The start of a file, NUL-terminated. @return bytes read; a negative errno. */
 static ssize_t

@@ -15,7 +15,7 @@
 
 #include "lca_eal.h"
 #include "lca_lcore.h"
-#include "lca_steal.h"
+#include "lca_steal_priv.h"
 
 #define DEFAULT_BURST 32
 /* Empty loops (idle spin) a TSC read: see loop_idle(). */

@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "lca_path.h"
+#include "lca_path_priv.h"
 
 int
 lca_root_path(char *buf, size_t len, const char *root, const char *fmt, ...)

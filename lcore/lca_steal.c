@@ -31,7 +31,7 @@
 #include <rte_ring.h>
 
 #include "lca_eal.h"
-#include "lca_steal.h"
+#include "lca_steal_priv.h"
 
 #define STEAL_MAX 64
 #define TAKE_MAX 8

@@ -15,7 +15,7 @@
 
 #include "lca_eal.h"
 #include "lca_mempool.h"
-#include "lca_stash.h"
+#include "lca_stash_priv.h"
 
 #define DEFAULT_CACHE 512
 

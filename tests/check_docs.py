@@ -10,7 +10,7 @@ Usage: check_docs.py SOURCE_ROOT [BUILD_ROOT]
   count the text gives them ("The six runtime parts").
 - The apps: the folders of apps/ against the diagram's "one app per folder"
   list.
-- lca_app_main(): the apps whose main.c does not call it, against the ones
+- app_main(): the apps whose main.c does not call it, against the ones
   the text names as exceptions.
 - The run queue: what lcore/lca_lcore.c's run queue is, against what the
   text says it is.
@@ -95,14 +95,14 @@ named = sorted(re.findall(r'([a-z_]+)(?: \([a-z-]+\))?', m.group(1))) if m else 
 if named != apps:
     fail('the diagram names every app folder: apps/ has %s, docs %s' % (apps, named))
 
-# 3. lca_app_main() and the apps that are not on it (lca_pair_app_main()
-# is lca_app_main() for the apps that can run as a pair).
+# 3. app_main() and the apps that are not on it (app_pair_main()
+# is app_main() for the apps that can run as a pair).
 off_main = sorted('lca-' + a.replace('_', '-') for a in apps
-                  if not re.search(r'lca_(pair_)?app_main\(', read(os.path.join('apps', a, 'main.c'))))
-m = re.search(r'every app except ([^.]*?) runs through\s+`lca_app_main\(\)`', section, re.S)
+                  if not re.search(r'app_(pair_)?main\(', read(os.path.join('apps', a, 'main.c'))))
+m = re.search(r'every app except ([^.]*?) runs through\s+`app_main\(\)`', section, re.S)
 except_named = sorted(re.findall(r'`(lca-[a-z-]+)`', m.group(1))) if m else []
 if except_named != off_main:
-    fail('the apps said to be off lca_app_main() are %s: docs say %s' % (off_main, except_named))
+    fail('the apps said to be off app_main() are %s: docs say %s' % (off_main, except_named))
 
 # 4. The run queue.
 lcore = read('lcore/lca_lcore.c')
@@ -188,7 +188,7 @@ if registered != documented:
          (sorted(documented), sorted(registered)))
 
 if not failures:
-    print('ok - docs/architecture.md: %d parts, %d apps, %d off lca_app_main(), the run '
+    print('ok - docs/architecture.md: %d parts, %d apps, %d off app_main(), the run '
           'queue; docs/usage.md: %d telemetry commands' % (len(parts), len(apps), len(off_main),
                                                            len(registered)))
     print('ok - README.md\'s first actor is examples/first_actor\'s code')

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Check that an app's output ends with the verdict its record holds
-(apps/common/lca_verdict.h): a "== verdict ==" block with one line per row
+(apps/common/app_verdict.h): a "== verdict ==" block with one line per row
 of record["verdict"]["rows"], in order, each with its ratio to its floor or
 why none applies; the clock verdict of record["frequency"]; and, last, the
 record's path.
@@ -29,7 +29,7 @@ def clock_word(freq):
 
 
 def plain(v):
-    """A figure as the verdict prints it (apps/common/lca_verdict.c, plain())."""
+    """A figure as the verdict prints it (apps/common/app_verdict.c, plain())."""
     a = abs(v)
     decimals = 0 if a >= 100 else 1 if a >= 10 else 2 if a >= 1 else 3 if a >= 0.01 else 6
     return f"{v:.{decimals}f}"
@@ -40,7 +40,7 @@ def check_row(line, row):
     if not line.startswith(prefix):
         fail(f"row {row['config']!r}: the line is {line!r}")
     # The ± is the record's ci_half of the score it follows (the median's own
-    # interval where the score is a median: lca_stats' p50_error), and no ±
+    # interval where the score is a median: app_stats' p50_error), and no ±
     # where the record has none.
     score, ci = row.get("score"), row.get("ci_half")
     if isinstance(score, (int, float)):

@@ -19,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 # (lca_freq_poll(), lca_lcore_due()) and documented @internal: a program
 # never names them.
 internal_re='^(lca_freq_deadlines|lca_lcore_dues)$'
-headers="lca_eal.h lca_lcore.h lca_topo.h lca_freq.h lca_mempool.h lca_actor.h lca_msg.h lca_timer.h lca_port.h lca_remote.h"
+headers="lca_eal.h lca_lcore.h lca_topo.h lca_freq.h lca_mempool.h lca_actor.h lca_ask.h lca_msg.h lca_timer.h lca_port.h lca_remote.h"
 [ -f "$build/include/lca_graph.h" ] && headers="$headers lca_graph.h"
 cflags="-std=gnu11 -Wall -Wextra -I$build/include $(pkg-config --cflags libdpdk)"
 compile() { # compile SOURCE LOG [FLAGS...]: exit status of the compiler

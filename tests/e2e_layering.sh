@@ -10,7 +10,7 @@
 # shared types), against the table below, so that the layering of the core
 # cannot regress. Only lca_runtime.c, the composition root, sets up, polls
 # and tears down the subsystems; the parts above the core (port, remote)
-# include none of its private headers but lca_route.h.
+# include none of its private headers but lca_route_priv.h.
 set -u
 build=$1
 src=${2:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -64,21 +64,21 @@ with tempfile.TemporaryDirectory() as tmp:
 # file not in the table, or an include outside its row, fails: a new edge
 # is a decision, made here.
 SHARED = 'lca_actor_priv.h'
-PRIVATE = {SHARED, 'lca_ask.h', 'lca_balance.h', 'lca_channel.h', 'lca_channel_links.h',
-           'lca_control.h', 'lca_deadline.h', 'lca_lane.h', 'lca_migrate.h', 'lca_registry.h',
-           'lca_route.h', 'lca_send_priv.h', 'lca_supervise.h', 'lca_telemetry_priv.h',
+PRIVATE = {SHARED, 'lca_ask_priv.h', 'lca_balance_priv.h', 'lca_channel_priv.h', 'lca_channel_links_priv.h',
+           'lca_control_priv.h', 'lca_deadline_priv.h', 'lca_lane_priv.h', 'lca_migrate_priv.h', 'lca_registry_priv.h',
+           'lca_route_priv.h', 'lca_send_priv.h', 'lca_supervise_priv.h', 'lca_telemetry_priv.h',
            'lca_timer_priv.h', 'lca_service_priv.h', 'lca_msg_priv.h'}
 # What each subsystem sets up, polls and tears down: called from
 # lca_runtime.c only (and from its own file); the lane's poll is the end of
 # the channels' poll.
 LIFECYCLE = {
-    'lca_channel.h': ('channels_init', 'channels_cleanup', 'channels_poll'),
-    'lca_lane.h': ('lanes_init', 'lanes_cleanup', 'lanes_poll'),
-    'lca_migrate.h': ('migrations_init', 'migrations_cleanup'),
+    'lca_channel_priv.h': ('channels_init', 'channels_cleanup', 'channels_poll'),
+    'lca_lane_priv.h': ('lanes_init', 'lanes_cleanup', 'lanes_poll'),
+    'lca_migrate_priv.h': ('migrations_init', 'migrations_cleanup'),
     'lca_timer_priv.h': ('timers_init', 'timers_cleanup', 'timers_poll'),
-    'lca_balance.h': ('balance_init', 'balance_cleanup'),
-    'lca_registry.h': ('actor_services_init', 'actor_services_cleanup'),
-    'lca_supervise.h': ('supervision_quiet',),
+    'lca_balance_priv.h': ('balance_init', 'balance_cleanup'),
+    'lca_registry_priv.h': ('actor_services_init', 'actor_services_cleanup'),
+    'lca_supervise_priv.h': ('supervision_quiet',),
     'lca_telemetry_priv.h': ('telemetry_runtime_up',),
     'lca_send_priv.h': ('lca_send_errors_reset',),
     'lca_service_priv.h': ('services_register', 'services_unregister'),
@@ -86,52 +86,52 @@ LIFECYCLE = {
 LIFECYCLE_ALSO = {'lanes_poll': {'lca_channel.c'}}
 ALLOWED = {
     # the composition root: every subsystem
-    'lca_runtime.c': {SHARED, 'lca_balance.h', 'lca_channel.h', 'lca_lane.h', 'lca_migrate.h',
-                      'lca_registry.h', 'lca_send_priv.h', 'lca_supervise.h',
+    'lca_runtime.c': {SHARED, 'lca_balance_priv.h', 'lca_channel_priv.h', 'lca_lane_priv.h', 'lca_migrate_priv.h',
+                      'lca_registry_priv.h', 'lca_send_priv.h', 'lca_supervise_priv.h',
                       'lca_telemetry_priv.h', 'lca_timer_priv.h', 'lca_service_priv.h'},
     # the data model and the turn: what a turn and a spawn use
-    'lca_actor.c': {SHARED, 'lca_ask.h', 'lca_channel.h', 'lca_control.h', 'lca_deadline.h',
-                    'lca_lane.h', 'lca_migrate.h', 'lca_registry.h', 'lca_supervise.h'},
-    'lca_send.c': {SHARED, 'lca_balance.h', 'lca_channel.h', 'lca_migrate.h', 'lca_route.h',
+    'lca_actor.c': {SHARED, 'lca_ask_priv.h', 'lca_channel_priv.h', 'lca_control_priv.h', 'lca_deadline_priv.h',
+                    'lca_lane_priv.h', 'lca_migrate_priv.h', 'lca_registry_priv.h', 'lca_supervise_priv.h'},
+    'lca_send.c': {SHARED, 'lca_balance_priv.h', 'lca_channel_priv.h', 'lca_migrate_priv.h', 'lca_route_priv.h',
                    'lca_msg_priv.h', 'lca_send_priv.h'},
     # envelopes: where they come from and go back to
-    'lca_msg.c': {SHARED, 'lca_msg_priv.h', 'lca_route.h'},
-    'lca_channel.c': {SHARED, 'lca_channel.h', 'lca_channel_links.h', 'lca_control.h',
-                      'lca_lane.h', 'lca_migrate.h'},
-    'lca_channel_setup.c': {SHARED, 'lca_channel.h', 'lca_channel_links.h'},
-    'lca_migrate.c': {SHARED, 'lca_channel.h', 'lca_control.h', 'lca_migrate.h'},
-    'lca_control.c': {SHARED, 'lca_channel.h', 'lca_control.h', 'lca_route.h'},
-    'lca_lane.c': {SHARED, 'lca_channel.h', 'lca_lane.h', 'lca_route.h'},
+    'lca_msg.c': {SHARED, 'lca_msg_priv.h', 'lca_route_priv.h'},
+    'lca_channel.c': {SHARED, 'lca_channel_priv.h', 'lca_channel_links_priv.h', 'lca_control_priv.h',
+                      'lca_lane_priv.h', 'lca_migrate_priv.h'},
+    'lca_channel_setup.c': {SHARED, 'lca_channel_priv.h', 'lca_channel_links_priv.h'},
+    'lca_migrate.c': {SHARED, 'lca_channel_priv.h', 'lca_control_priv.h', 'lca_migrate_priv.h'},
+    'lca_control.c': {SHARED, 'lca_channel_priv.h', 'lca_control_priv.h', 'lca_route_priv.h'},
+    'lca_lane.c': {SHARED, 'lca_channel_priv.h', 'lca_lane_priv.h', 'lca_route_priv.h'},
     # a debug build's guard on the packets a handler holds
-    'lca_pktguard.c': {SHARED, 'lca_lane.h'},
-    'lca_timer.c': {SHARED, 'lca_control.h', 'lca_timer_priv.h'},
-    'lca_supervise.c': {SHARED, 'lca_control.h', 'lca_supervise.h', 'lca_timer_priv.h'},
-    'lca_balance.c': {SHARED, 'lca_balance.h', 'lca_migrate.h'},
-    'lca_deadline.c': {SHARED, 'lca_deadline.h'},
-    'lca_telemetry.c': {SHARED, 'lca_registry.h', 'lca_telemetry_priv.h'},
+    'lca_pktguard.c': {SHARED, 'lca_lane_priv.h'},
+    'lca_timer.c': {SHARED, 'lca_control_priv.h', 'lca_timer_priv.h'},
+    'lca_supervise.c': {SHARED, 'lca_control_priv.h', 'lca_supervise_priv.h', 'lca_timer_priv.h'},
+    'lca_balance.c': {SHARED, 'lca_balance_priv.h', 'lca_migrate_priv.h'},
+    'lca_deadline.c': {SHARED, 'lca_deadline_priv.h'},
+    'lca_telemetry.c': {SHARED, 'lca_registry_priv.h', 'lca_telemetry_priv.h'},
     # rte_service components: one a runtime lcore
     'lca_service.c': {SHARED, 'lca_service_priv.h'},
     # services: asks and names
-    'lca_ask.c': {SHARED, 'lca_ask.h'},
-    'lca_registry.c': {SHARED, 'lca_ask.h', 'lca_registry.h'},
+    'lca_ask.c': {SHARED, 'lca_ask_priv.h'},
+    'lca_registry.c': {SHARED, 'lca_ask_priv.h', 'lca_registry_priv.h'},
     'lca_payload.c': set(),
     'lca_mbuf.c': {SHARED},
     'lca_names.c': {SHARED},
-    # tracepoints and logtypes: lca_trace.h and lca_logtypes.h are for every
+    # tracepoints and logtypes: lca_trace_priv.h and lca_logtypes_priv.h are for every
     # part (core, port, remote), so they are not in PRIVATE
     'lca_trace_points.c': set(),
     'lca_logtypes.c': set(),
-    # refusals' log lines and counts (lca_refuse.h): for every part too
+    # refusals' log lines and counts (lca_refuse_priv.h): for every part too
     'lca_refuse.c': set(),
     # the private headers: on the shared types only (a move's hooks take
     # the channel's control kinds)
     'lca_actor_priv.h': set(),
-    'lca_route.h': set(),
-    'lca_balance.h': set(),
+    'lca_route_priv.h': set(),
+    'lca_balance_priv.h': set(),
     'lca_telemetry_priv.h': set(),
-    'lca_ask.h': set(),
-    'lca_registry.h': set(),
-    'lca_migrate.h': {SHARED, 'lca_channel.h'},
+    'lca_ask_priv.h': set(),
+    'lca_registry_priv.h': set(),
+    'lca_migrate_priv.h': {SHARED, 'lca_channel_priv.h'},
 }
 for h in PRIVATE - set(ALLOWED):
     ALLOWED[h] = {SHARED}
@@ -186,12 +186,12 @@ for header, fns in LIFECYCLE.items():
               + (f' (also from {", ".join(stray)})' if stray else ''))
         fail |= bool(stray)
 
-# The parts above the core take lca_route.h from it, nothing else private.
-for part, allowed in (('port', set()), ('remote', {'lca_route.h'})):
+# The parts above the core take lca_route_priv.h from it, nothing else private.
+for part, allowed in (('port', set()), ('remote', {'lca_route_priv.h'})):
     for path in sorted(glob.glob(os.path.join(root, 'actors', part, '*.[ch]'))):
         extra = sorted(set(includes(path)) & PRIVATE - allowed)
         print(f'{"not ok" if extra else "ok"} - {part}: {os.path.basename(path)} includes no '
-              f'private header of the core' + (' but lca_route.h' if allowed else '')
+              f'private header of the core' + (' but lca_route_priv.h' if allowed else '')
               + (f' (it includes {", ".join(extra)})' if extra else ''))
         fail |= bool(extra)
 sys.exit(fail)

@@ -27,8 +27,8 @@ wait_for_line() {
 
 # The frequency report an app prints says the verdict its record holds:
 # one "Clock verdict: stable|UNSTABLE, CAUSE|n/a" line, or "no frequency
-# report" where the monitor did not run (apps/common/lca_freq_print.c,
-# lca_series.c). The verdict block's "clock:" line is verdict_checks'.
+# report" where the monitor did not run (apps/common/app_freq_print.c,
+# app_series.c). The verdict block's "clock:" line is verdict_checks'.
 # clock_checks OUT JSON APP
 clock_checks() {
 	check "$3: the frequency report's verdict is the record's" "python3 - '$1' '$2' <<'PY'
@@ -55,7 +55,7 @@ finish() {
 	exit 0
 }
 
-# The shared harness (apps/common/lca_app.c): help and --version without EAL,
+# The shared harness (apps/common/app_spec.c): help and --version without EAL,
 # no "--", and unknown options named.
 # harness_checks EXE APP
 harness_checks() {
@@ -90,13 +90,13 @@ record_checks() {
 }
 
 # The output ends with the verdict the record holds, the record's path last
-# (apps/common/lca_verdict.h, tests/check_verdict.py).
+# (apps/common/app_verdict.h, tests/check_verdict.py).
 # verdict_checks OUTPUT_FILE JSON APP
 verdict_checks() {
 	check "$3: ends with the record's verdict, the record's path last" "/usr/bin/python3 '$here/check_verdict.py' '$1' '$2'"
 }
 
-# 50 scheduler ticks in ms, the tick read as lca_verdict_tick_s() reads it
+# 50 scheduler ticks in ms, the tick read as app_verdict_tick_s() reads it
 # (the kernel's CONFIG_HZ, else 250): a window under it is flagged short.
 kernel_hz=$(sed -n 's/^CONFIG_HZ=//p' "/boot/config-$(uname -r)" 2>/dev/null)
 tick50_ms=$((50000 / ${kernel_hz:-250}))

@@ -23,7 +23,7 @@ pc=$(find "$tmp/root" -name lcactor.pc | head -1)
 check "lcactor.pc installed" "[ -n '$pc' ]"
 inc=$(find "$tmp/root" -type d -path '*/include/lcactor' | head -1)
 check "the public headers installed, no private one" \
-	"[ -f '$inc/lca_actor.h' ] && [ -z \"\$(find '$tmp/root' -name '*_priv.h' -o -name lca_envelope.h)\" ]"
+	"[ -f '$inc/lca_actor.h' ] && [ -z \"\$(find '$tmp/root' -name '*_priv.h' -o -name lca_envelope_priv.h)\" ]"
 check "lca-plot installed beside the apps" "[ -x \"\$(find '$tmp/root' -path '*/bin/lca-plot' | head -1)\" ]"
 # The scratch root stands for the prefix; libdpdk and hwloc are the system's.
 sed -i "s|^prefix=|prefix=$tmp/root|" "$pc"

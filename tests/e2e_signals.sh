@@ -60,7 +60,7 @@ app_status() {
 	esac
 }
 
-# The line that says an app is about to run: lca_app_main() prints the lcores'
+# The line that says an app is about to run: app_main() prints the lcores'
 # isolation just before; remote-bench says its link is up (stderr: stdout is
 # buffered into a file); an app that does not go through either, any line.
 app_ready() {

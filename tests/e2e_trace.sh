@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The rte_trace tracepoints (actors/lca_trace.h), enabled with EAL's
+# The rte_trace tracepoints (actors/lca_trace_priv.h), enabled with EAL's
 # --trace='lcactor.*': a run writes CTF whose metadata names every one of
 # them, and whose events, read back with babeltrace2, add up to what the apps
 # count on their own: lca-hello's messages handled, lca-lifecycle's

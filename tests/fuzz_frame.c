@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "lca_remote.h"
-#include "lca_remote_wire.h"
+#include "lca_remote_wire_priv.h"
 #include "lca_xorshift.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

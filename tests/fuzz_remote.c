@@ -34,7 +34,7 @@
 #include "lca_eal.h"
 #include "lca_remote.h"
 #include "lca_remote_priv.h"
-#include "lca_remote_wire.h"
+#include "lca_remote_wire_priv.h"
 #include "lca_xorshift.h"
 
 #define SELF 3

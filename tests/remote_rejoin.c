@@ -27,7 +27,7 @@
 
 #include "lca_actor.h"
 #include "lca_eal.h"
-#include "lca_pair.h"
+#include "app_pair.h"
 #include "lca_remote.h"
 
 #define T_PING 1
@@ -67,19 +67,19 @@ pinger_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 	fflush(stdout);
 }
 
-/* The pair's node table (apps/common/lca_pair.h): node 1 on lcore 0,
+/* The pair's node table (apps/common/app_pair.h): node 1 on lcore 0,
  * node 2 on lcore 1, over the one ethdev port, or over UCX from
  * @p ucx_port (0: ethdev). */
 static void
 node_conf(struct lca_remote_conf *c, unsigned int self, unsigned int ucx_port)
 {
-	struct lca_pair pair = { .active = true, .is_peer = self == 2 };
+	struct app_pair pair = { .active = true, .is_peer = self == 2 };
 
 	snprintf(pair.transport, sizeof(pair.transport), "%s", ucx_port ? "ucx" : "af_packet");
 	snprintf(pair.sock, sizeof(pair.sock), "%u", ucx_port);
 	snprintf(pair.self_lcores, sizeof(pair.self_lcores), "%u", self - 1);
 	snprintf(pair.peer_lcores, sizeof(pair.peer_lcores), "%u", 2 - self);
-	lca_pair_conf(&pair, c);
+	app_pair_conf(&pair, c);
 }
 
 static int

@@ -24,7 +24,7 @@
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_mempool.h"
-#include "lca_stash.h"
+#include "lca_stash_priv.h"
 #include "lca_test.h"
 
 #define POOL 1023

@@ -15,15 +15,15 @@
 
 #include <cmocka.h>
 
-#include "lca_cli.h"
-#include "lca_jmh.h"
-#include "lca_opt.h"
-#include "lca_result.h"
-#include "lca_rng.h"
-#include "lca_series.h"
-#include "lca_stats.h"
+#include "app_cli.h"
+#include "app_jmh.h"
+#include "app_opt.h"
+#include "app_result.h"
+#include "app_rng.h"
+#include "app_series.h"
+#include "app_stats.h"
 #include "lca_test.h"
-#include "lca_verdict.h"
+#include "app_verdict.h"
 
 static void
 test_cli_uint(void **state)
@@ -31,24 +31,24 @@ test_cli_uint(void **state)
 	uint64_t v = 7;
 
 	(void)state;
-	assert_int_equal(lca_cli_uint("42", 1, 100, &v), 0);
+	assert_int_equal(app_cli_uint("42", 1, 100, &v), 0);
 	assert_int_equal(v, 42);
-	assert_int_equal(lca_cli_uint("0", 1, 100, &v), -ERANGE);
-	assert_int_equal(lca_cli_uint("101", 1, 100, &v), -ERANGE);
-	assert_int_equal(lca_cli_uint("4x", 1, 100, &v), -EINVAL);
-	assert_int_equal(lca_cli_uint("", 1, 100, &v), -EINVAL);
+	assert_int_equal(app_cli_uint("0", 1, 100, &v), -ERANGE);
+	assert_int_equal(app_cli_uint("101", 1, 100, &v), -ERANGE);
+	assert_int_equal(app_cli_uint("4x", 1, 100, &v), -EINVAL);
+	assert_int_equal(app_cli_uint("", 1, 100, &v), -EINVAL);
 	/* strtoull skips blanks and takes a sign: " -1" would be 2^64 - 1. */
-	assert_int_equal(lca_cli_uint(" -1", 0, UINT64_MAX, &v), -EINVAL);
-	assert_int_equal(lca_cli_uint(" 5", 0, UINT64_MAX, &v), -EINVAL);
-	assert_int_equal(lca_cli_uint("\t7", 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(app_cli_uint(" -1", 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(app_cli_uint(" 5", 0, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(app_cli_uint("\t7", 0, UINT64_MAX, &v), -EINVAL);
 	/* Where a result file can go, checked before a run. */
-	assert_int_equal(lca_cli_output_path("--json", ""), -EINVAL);
-	assert_int_equal(lca_cli_output_path("--json", "/nonexistent-lca/x.json"), -ENOENT);
-	assert_int_equal(lca_cli_output_path("--json", "/etc/hostname/x.json"), -ENOTDIR);
-	assert_int_equal(lca_cli_output_path("--json", "/tmp/lca-test-out.json"), 0);
-	assert_int_equal(lca_cli_output_path("--json", "relative-file.json"), 0);
-	assert_int_equal(lca_cli_uint("-1", 0, 100, &v), -EINVAL);
-	assert_int_equal(lca_cli_uint("99999999999999999999999", 0, UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(app_cli_output_path("--json", ""), -EINVAL);
+	assert_int_equal(app_cli_output_path("--json", "/nonexistent-lca/x.json"), -ENOENT);
+	assert_int_equal(app_cli_output_path("--json", "/etc/hostname/x.json"), -ENOTDIR);
+	assert_int_equal(app_cli_output_path("--json", "/tmp/lca-test-out.json"), 0);
+	assert_int_equal(app_cli_output_path("--json", "relative-file.json"), 0);
+	assert_int_equal(app_cli_uint("-1", 0, 100, &v), -EINVAL);
+	assert_int_equal(app_cli_uint("99999999999999999999999", 0, UINT64_MAX, &v), -ERANGE);
 	assert_int_equal(v, 42); /* untouched by failures */
 }
 
@@ -60,16 +60,16 @@ test_cli_seconds_and_split(void **state)
 	double s;
 
 	(void)state;
-	assert_int_equal(lca_cli_seconds("0.5", &s), 0);
+	assert_int_equal(app_cli_seconds("0.5", &s), 0);
 	assert_true(s == 0.5);
-	assert_int_equal(lca_cli_seconds("0", &s), -EINVAL);
-	assert_int_equal(lca_cli_seconds("1s", &s), -EINVAL);
-	assert_int_equal(lca_cli_seconds("nan", &s), -EINVAL);
-	assert_int_equal(lca_cli_split(list, items, 3), 3);
+	assert_int_equal(app_cli_seconds("0", &s), -EINVAL);
+	assert_int_equal(app_cli_seconds("1s", &s), -EINVAL);
+	assert_int_equal(app_cli_seconds("nan", &s), -EINVAL);
+	assert_int_equal(app_cli_split(list, items, 3), 3);
 	assert_string_equal(items[0], "1");
 	assert_string_equal(items[2], "50");
-	assert_int_equal(lca_cli_split(empty_item, items, 3), -EINVAL);
-	assert_int_equal(lca_cli_split(many, two, 2), -E2BIG);
+	assert_int_equal(app_cli_split(empty_item, items, 3), -EINVAL);
+	assert_int_equal(app_cli_split(many, two, 2), -E2BIG);
 }
 
 /* What getopt refused, as the message names it: @p argv up to the error. */
@@ -90,7 +90,7 @@ refused(int argc, char **argv, bool only, char *buf)
 			     getopt_long(argc, argv, ":h", opts, NULL);
 	while (opt == 0);
 	assert_true(opt == '?' || opt == ':');
-	return lca_cli_bad_option(argv, buf, 3);
+	return app_cli_bad_option(argv, buf, 3);
 }
 
 static void
@@ -119,10 +119,10 @@ static void
 test_stats_match_jmh(void **state)
 {
 	const double seed[] = { 2958575.238, 3412542.034, 4295999.523, 3869006.659 };
-	struct lca_stats s;
+	struct app_stats s;
 
 	(void)state;
-	assert_int_equal(lca_stats_compute(seed, 4, 0.999, &s), 0);
+	assert_int_equal(app_stats_compute(seed, 4, 0.999, &s), 0);
 	assert_true(fabs(s.mean - 3634030.863) < 0.001);
 	assert_true(fabs(s.stdev - 576978.837) < 0.001);
 	assert_true(fabs(s.error - 3728431.081) < 0.01);
@@ -134,24 +134,24 @@ test_t_quantiles(void **state)
 {
 	(void)state;
 	/* Published two-sided 99.9% critical values. */
-	assert_true(fabs(lca_stats_t_quantile(0.9995, 1) - 636.619) < 0.001);
-	assert_true(fabs(lca_stats_t_quantile(0.9995, 10) - 4.587) < 0.001);
-	assert_true(fabs(lca_stats_t_quantile(0.975, 30) - 2.042) < 0.001);
-	assert_true(fabs(lca_stats_t_cdf(0.0, 5) - 0.5) < 1e-12);
-	assert_true(isnan(lca_stats_t_quantile(1.5, 3)));
-	assert_true(isnan(lca_stats_t_quantile(0.5, 0)));
+	assert_true(fabs(app_stats_t_quantile(0.9995, 1) - 636.619) < 0.001);
+	assert_true(fabs(app_stats_t_quantile(0.9995, 10) - 4.587) < 0.001);
+	assert_true(fabs(app_stats_t_quantile(0.975, 30) - 2.042) < 0.001);
+	assert_true(fabs(app_stats_t_cdf(0.0, 5) - 0.5) < 1e-12);
+	assert_true(isnan(app_stats_t_quantile(1.5, 3)));
+	assert_true(isnan(app_stats_t_quantile(0.5, 0)));
 }
 
 static void
 test_stats_edges(void **state)
 {
 	const double one[] = { 5.0 };
-	struct lca_stats s;
+	struct app_stats s;
 
 	(void)state;
-	assert_int_equal(lca_stats_compute(one, 0, 0.999, &s), -EINVAL);
-	assert_int_equal(lca_stats_compute(one, 1, 1.0, &s), -EINVAL);
-	assert_int_equal(lca_stats_compute(one, 1, 0.999, &s), 0);
+	assert_int_equal(app_stats_compute(one, 0, 0.999, &s), -EINVAL);
+	assert_int_equal(app_stats_compute(one, 1, 1.0, &s), -EINVAL);
+	assert_int_equal(app_stats_compute(one, 1, 0.999, &s), 0);
 	assert_true(s.mean == 5.0 && s.stdev == 0.0 && isnan(s.error));
 }
 
@@ -159,10 +159,10 @@ static void
 test_stats_percentiles(void **state)
 {
 	const double x[] = { 4.0, 1.0, 3.0, 2.0 };
-	struct lca_stats s;
+	struct app_stats s;
 
 	(void)state;
-	assert_int_equal(lca_stats_compute(x, 4, 0.95, &s), 0);
+	assert_int_equal(app_stats_compute(x, 4, 0.95, &s), 0);
 	/* numpy.percentile([1, 2, 3, 4], [50, 90, 99]) */
 	assert_true(s.p50 == 2.5);
 	assert_true(fabs(s.p90 - 3.7) < 1e-12);
@@ -178,43 +178,43 @@ test_stats_median_interval(void **state)
 {
 	const double ten[] = { 10, 9, 8, 7, 6, 5, 4, 3, 2, 1 };
 	double skewed[21];
-	struct lca_stats s;
+	struct app_stats s;
 
 	(void)state;
 	/* n = 10 at 95 %: the 2nd and 9th order statistics (P = 97.9 %), as the
 	 * published tables of the median's interval give. */
-	assert_int_equal(lca_stats_compute(ten, 10, 0.95, &s), 0);
+	assert_int_equal(app_stats_compute(ten, 10, 0.95, &s), 0);
 	assert_true(s.p50 == 5.5 && s.p50_lo == 2.0 && s.p50_hi == 9.0);
 	assert_true(s.p50_error == 3.5);
 	/* One far sample: the mean's interval takes it in, the median's does not. */
 	for (unsigned int i = 0; i < 21; i++)
 		skewed[i] = 10.0 + 0.01 * i;
 	skewed[20] = 1e4;
-	assert_int_equal(lca_stats_compute(skewed, 21, 0.999, &s), 0);
+	assert_int_equal(app_stats_compute(skewed, 21, 0.999, &s), 0);
 	assert_true(s.p50 == 10.1 && s.p50_lo >= 10.0 && s.p50_hi <= 10.2);
 	assert_true(s.p50_error < 0.11 && s.error > 100 * s.p50_error);
 	/* Five samples cannot hold the median at 99.9 % (the least and the
 	 * greatest do at 93.75 %): no interval rather than a wrong one. */
-	assert_int_equal(lca_stats_compute(ten, 5, 0.999, &s), 0);
+	assert_int_equal(app_stats_compute(ten, 5, 0.999, &s), 0);
 	assert_true(isnan(s.p50_lo) && isnan(s.p50_hi) && isnan(s.p50_error));
-	assert_int_equal(lca_stats_compute(ten, 5, 0.9, &s), 0);
+	assert_int_equal(app_stats_compute(ten, 5, 0.9, &s), 0);
 	assert_true(s.p50_lo == 6.0 && s.p50_hi == 10.0 && s.p50_error == 2.0);
 }
 
 static void
 test_rng(void **state)
 {
-	uint64_t a = 0, b = 0, c = lca_rng_stream(1, 0), d = lca_rng_stream(1, 1);
+	uint64_t a = 0, b = 0, c = app_rng_stream(1, 0), d = app_rng_stream(1, 1);
 	unsigned int seen[5] = { 0 };
 
 	(void)state;
 	/* Seed 0 is a stream like any other, and the same seed repeats it. */
-	assert_true(lca_rng_next(&a) != 0);
-	assert_true(lca_rng_next(&b) == lca_rng_next(&(uint64_t){ 0 }));
-	assert_true(lca_rng_next(&a) == lca_rng_next(&b));
-	assert_true(c != d && lca_rng_next(&c) != lca_rng_next(&d));
+	assert_true(app_rng_next(&a) != 0);
+	assert_true(app_rng_next(&b) == app_rng_next(&(uint64_t){ 0 }));
+	assert_true(app_rng_next(&a) == app_rng_next(&b));
+	assert_true(c != d && app_rng_next(&c) != app_rng_next(&d));
 	for (int i = 0; i < 10000; i++) {
-		uint32_t v = lca_rng_below(&a, 5);
+		uint32_t v = app_rng_below(&a, 5);
 
 		assert_true(v < 5);
 		seen[v]++;
@@ -228,7 +228,7 @@ static void
 test_result_measure(void **state)
 {
 	const double ms[] = { 2.0, 4.0, 3.0 };
-	json_t *m = lca_result_measure_of(ms, 3, 0.95, "ms"), *one, *none;
+	json_t *m = app_result_measure_of(ms, 3, 0.95, "ms"), *one, *none;
 
 	(void)state;
 	assert_non_null(m);
@@ -239,11 +239,11 @@ test_result_measure(void **state)
 	assert_true(json_real_value(json_object_get(m, "ci_high")) > 3.0);
 	assert_string_equal(json_string_value(json_object_get(m, "ci_method")), "student-t");
 	/* One value has no interval: null, not a NaN jansson would refuse. */
-	one = lca_result_measure_of(ms, 1, 0.95, "ms");
+	one = app_result_measure_of(ms, 1, 0.95, "ms");
 	assert_non_null(one);
 	assert_true(json_is_null(json_object_get(one, "ci_low")));
-	assert_null(lca_result_measure_of(ms, 0, 0.95, "ms"));
-	none = lca_freq_none_json("why");
+	assert_null(app_result_measure_of(ms, 0, 0.95, "ms"));
+	none = app_freq_none_json("why");
 	assert_string_equal(json_string_value(json_object_get(none, "monitor")), "did not run");
 	assert_string_equal(json_string_value(json_object_get(none, "verdict")), "no_data");
 	assert_int_equal(json_array_size(json_object_get(none, "lcores")), 0);
@@ -269,18 +269,18 @@ capture(void (*print)(FILE *, const void *), const void *arg)
 static void
 print_seed_result(FILE *f, const void *arg)
 {
-	lca_jmh_result(f, "x.y", arg, "ops/s");
+	app_jmh_result(f, "x.y", arg, "ops/s");
 }
 
 static void
 test_jmh_result_block(void **state)
 {
 	const double seed[] = { 2958575.238, 3412542.034, 4295999.523, 3869006.659 };
-	struct lca_stats s;
+	struct app_stats s;
 	char *out;
 
 	(void)state;
-	lca_stats_compute(seed, 4, 0.999, &s);
+	app_stats_compute(seed, 4, 0.999, &s);
 	out = capture(print_seed_result, &s);
 	assert_non_null(strstr(out, "Result \"x.y\":\n"));
 	assert_non_null(strstr(out, "  3634030.863 ±(99.9%) 3728431.08"));
@@ -294,13 +294,13 @@ print_table(FILE *f, const void *arg)
 {
 	static const char *const names[] = { "dispatcher", "throughPut" };
 
-	lca_jmh_table(f, names, 2, arg, 2);
+	app_jmh_table(f, names, 2, arg, 2);
 }
 
 static void
 test_jmh_table(void **state)
 {
-	struct lca_jmh_row rows[2] = {
+	struct app_jmh_row rows[2] = {
 		{ .benchmark = "B.q", .params = { "affinity", "1" }, .mode = "thrpt",
 		  .stats = { .n = 4, .mean = 1234.5, .error = 10.25 }, .unit = "ops/s" },
 		{ .benchmark = "B.q", .params = { "shared", "50" }, .mode = "thrpt",
@@ -320,7 +320,7 @@ test_jmh_table(void **state)
 static void
 print_verdict(FILE *f, const void *record)
 {
-	lca_verdict_print(f, record);
+	app_verdict_print(f, record);
 }
 
 /* A row keeps its pairs' median and spread, earns the flags its figures
@@ -330,17 +330,17 @@ static void
 test_verdict_rows(void **state)
 {
 	const double ratios[] = {0.40, 0.36, 0.38};
-	struct lca_verdict_row rate = {
-		.config = "affinity tp=1", .kind = LCA_VERDICT_RATE, .score = 9.15,
+	struct app_verdict_row rate = {
+		.config = "affinity tp=1", .kind = APP_VERDICT_RATE, .score = 9.15,
 		.ci_half = 0.2, .unit = "M msg/s", .floor = "bare SPSC queues",
 		.ratios = ratios, .n_ratios = 3, .floor_moved_pct = 25, .window_s = 0.5,
 	};
-	struct lca_verdict_row time = {
-		.config = "inline", .kind = LCA_VERDICT_TIME, .score = 54.4, .ci_half = 95.4,
+	struct app_verdict_row time = {
+		.config = "inline", .kind = APP_VERDICT_TIME, .score = 54.4, .ci_half = 95.4,
 		.unit = "ms", .no_floor_why = "it is the ceiling", .floor_moved_pct = NAN,
 		.window_s = 0.01,
 	};
-	struct lca_verdict_row bad = time;
+	struct app_verdict_row bad = time;
 	json_t *rec = json_pack("{s:{s:s, s:s, s:s}}", "frequency", "verdict", "unstable",
 				"cause", "PREEMPTED", "reason", "lcore 1: run-queue wait 4 %");
 	const char *clock;
@@ -349,9 +349,9 @@ test_verdict_rows(void **state)
 
 	(void)state;
 	bad.no_floor_why = NULL;
-	assert_int_equal(lca_verdict_add(rec, &bad), -EINVAL);
-	assert_int_equal(lca_verdict_add(rec, &rate), 0);
-	assert_int_equal(lca_verdict_add(rec, &time), 0);
+	assert_int_equal(app_verdict_add(rec, &bad), -EINVAL);
+	assert_int_equal(app_verdict_add(rec, &rate), 0);
+	assert_int_equal(app_verdict_add(rec, &time), 0);
 	row = json_array_get(json_object_get(json_object_get(rec, "verdict"), "rows"), 0);
 	assert_true(fabs(json_real_value(json_object_get(row, "ratio_median")) - 0.38) < 1e-12);
 	assert_true(json_real_value(json_object_get(row, "ratio_min")) == 0.36);
@@ -377,7 +377,7 @@ test_verdict_rows(void **state)
 	json_decref(rec);
 }
 
-/* --- lca_opt: one table for the parser and the help ---------------------- */
+/* --- app_opt: one table for the parser and the help ---------------------- */
 
 struct opt_conf {
 	uint32_t n;
@@ -390,34 +390,34 @@ struct opt_conf {
 };
 
 static int
-opt_custom(void *conf, const struct lca_opt *opt, char *val)
+opt_custom(void *conf, const struct app_opt *opt, char *val)
 {
 	(void)opt;
 	((struct opt_conf *)conf)->custom_calls++;
-	return strcmp(val, "ok") == 0 ? 0 : strcmp(val, "said") == 0 ? LCA_OPT_SAID : -EINVAL;
+	return strcmp(val, "ok") == 0 ? 0 : strcmp(val, "said") == 0 ? APP_OPT_SAID : -EINVAL;
 }
 
-#define OAT(field) LCA_OPT_AT(struct opt_conf, field)
+#define OAT(field) APP_OPT_AT(struct opt_conf, field)
 
-static const struct lca_opt opt_tests[] = {
-	{ "count", 'n', LCA_OPT_UINT, OAT(n), .min = 2, .max = 70000,
-	  LCA_OPT_GIVEN(struct opt_conf, n_given), .metavar = "N", .help = "a count" },
-	{ "small", 0, LCA_OPT_UINT, OAT(small), .min = 0, .max = 255, .metavar = "N",
+static const struct app_opt opt_tests[] = {
+	{ "count", 'n', APP_OPT_UINT, OAT(n), .min = 2, .max = 70000,
+	  APP_OPT_GIVEN(struct opt_conf, n_given), .metavar = "N", .help = "a count" },
+	{ "small", 0, APP_OPT_UINT, OAT(small), .min = 0, .max = 255, .metavar = "N",
 	  .help = "one byte" },
-	{ "secs", 0, LCA_OPT_DOUBLE, OAT(secs), .dmin = 0, .dmax = 10, .metavar = "S",
+	{ "secs", 0, APP_OPT_DOUBLE, OAT(secs), .dmin = 0, .dmax = 10, .metavar = "S",
 	  .help = "seconds\nsecond line" },
-	{ "flag", 0, LCA_OPT_FLAG, OAT(flag), .help = "a flag" },
-	{ "mode", 0, LCA_OPT_ENUM, OAT(mode),
+	{ "flag", 0, APP_OPT_FLAG, OAT(flag), .help = "a flag" },
+	{ "mode", 0, APP_OPT_ENUM, OAT(mode),
 	  .choices = (const char *const[]){ "a", "b", "c", NULL }, .metavar = "M",
 	  .help = "a mode" },
-	{ "name", 0, LCA_OPT_STRING, OAT(name), .metavar = "S", .help = "a name" },
-	{ "custom", 0, LCA_OPT_CUSTOM, .parse = opt_custom, .metavar = "X", .help = "custom" },
-	{ "custom", 0, LCA_OPT_MORE, .metavar = "Y", .help = "another form" },
-	{ "secret", 0, LCA_OPT_IGNORE, .hidden = true },
+	{ "name", 0, APP_OPT_STRING, OAT(name), .metavar = "S", .help = "a name" },
+	{ "custom", 0, APP_OPT_CUSTOM, .parse = opt_custom, .metavar = "X", .help = "custom" },
+	{ "custom", 0, APP_OPT_MORE, .metavar = "Y", .help = "another form" },
+	{ "secret", 0, APP_OPT_IGNORE, .hidden = true },
 	{ NULL },
 };
 
-static const struct lca_opt_table opt_table = {
+static const struct app_opt_table opt_table = {
 	.prog = "lca-test", .opts = opt_tests, .eal = true, .about = "About.\n",
 };
 
@@ -435,7 +435,7 @@ opt_run(struct opt_conf *c, char *err, size_t len, const char *words)
 	*c = (struct opt_conf){ .n = 7 };
 	fflush(stderr);
 	dup2(fileno(f), 2);
-	ret = lca_opt_parse(argc, argv, &opt_table, c, NULL);
+	ret = app_opt_parse(argc, argv, &opt_table, c, NULL);
 	fflush(stderr);
 	dup2(fd, 2);
 	close(fd);
@@ -507,7 +507,7 @@ test_opt_help_from_table(void **state)
 	FILE *f = open_memstream(&text, &len);
 
 	(void)state;
-	lca_opt_usage(f, &opt_table, "prog");
+	app_opt_usage(f, &opt_table, "prog");
 	fclose(f);
 	assert_non_null(strstr(text, "Usage: prog [EAL args] -- [options]\nAbout.\n"));
 	assert_non_null(strstr(text, "  -n, --count N       a count\n"));

@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "lca_criterion.h"
-#include "lca_stats.h"
+#include "app_criterion.h"
+#include "app_stats.h"
 #include "lca_test.h"
 
 static void
@@ -22,16 +22,16 @@ test_percentile(void **state)
 	const double one[] = { 7.0 };
 
 	(void)state;
-	assert_true(lca_stats_percentile(x, 4, 0.0) == 1.0);
-	assert_true(lca_stats_percentile(x, 4, 100.0) == 4.0);
-	assert_true(lca_stats_percentile(x, 4, 50.0) == 2.5);
-	assert_true(fabs(lca_stats_percentile(x, 4, 25.0) - 1.75) < 1e-12);
-	assert_true(fabs(lca_stats_percentile(x, 4, 99.0) - 3.97) < 1e-12);
-	assert_true(lca_stats_percentile(one, 1, 99.0) == 7.0);
-	assert_true(isnan(lca_stats_percentile(x, 0, 50.0)));
-	assert_true(isnan(lca_stats_percentile(x, 4, 100.5)));
-	assert_true(isnan(lca_stats_percentile(x, 4, -1.0)));
-	assert_true(isnan(lca_stats_percentile(NULL, 4, 50.0)));
+	assert_true(app_stats_percentile(x, 4, 0.0) == 1.0);
+	assert_true(app_stats_percentile(x, 4, 100.0) == 4.0);
+	assert_true(app_stats_percentile(x, 4, 50.0) == 2.5);
+	assert_true(fabs(app_stats_percentile(x, 4, 25.0) - 1.75) < 1e-12);
+	assert_true(fabs(app_stats_percentile(x, 4, 99.0) - 3.97) < 1e-12);
+	assert_true(app_stats_percentile(one, 1, 99.0) == 7.0);
+	assert_true(isnan(app_stats_percentile(x, 0, 50.0)));
+	assert_true(isnan(app_stats_percentile(x, 4, 100.5)));
+	assert_true(isnan(app_stats_percentile(x, 4, -1.0)));
+	assert_true(isnan(app_stats_percentile(NULL, 4, 50.0)));
 }
 
 static void
@@ -40,22 +40,22 @@ test_format_time(void **state)
 	char buf[32];
 
 	(void)state;
-	lca_crit_format_time(3122300.0, buf, sizeof(buf));
+	app_crit_format_time(3122300.0, buf, sizeof(buf));
 	assert_string_equal(buf, "3.1223 ms");
-	lca_crit_format_time(20821000.0, buf, sizeof(buf));
+	app_crit_format_time(20821000.0, buf, sizeof(buf));
 	assert_string_equal(buf, "20.821 ms");
-	lca_crit_format_time(716.0, buf, sizeof(buf));
+	app_crit_format_time(716.0, buf, sizeof(buf));
 	assert_string_equal(buf, "716.00 ns");
-	lca_crit_format_time(31000.0, buf, sizeof(buf));
+	app_crit_format_time(31000.0, buf, sizeof(buf));
 	assert_string_equal(buf, "31.000 µs");
-	lca_crit_format_time(0.5, buf, sizeof(buf));
+	app_crit_format_time(0.5, buf, sizeof(buf));
 	assert_string_equal(buf, "500.00 ps");
-	lca_crit_format_time(1.5e9, buf, sizeof(buf));
+	app_crit_format_time(1.5e9, buf, sizeof(buf));
 	assert_string_equal(buf, "1.5000 s");
-	lca_crit_format_time(12345e6, buf, sizeof(buf));
+	app_crit_format_time(12345e6, buf, sizeof(buf));
 	assert_string_equal(buf, "12.345 s");
 	/* Right-aligned in six columns, as criterion's {:>6}. */
-	lca_crit_format_time(123456e9, buf, sizeof(buf));
+	app_crit_format_time(123456e9, buf, sizeof(buf));
 	assert_string_equal(buf, "123456 s");
 }
 
@@ -65,18 +65,18 @@ test_format_thrpt(void **state)
 	char buf[32];
 
 	(void)state;
-	lca_crit_format_thrpt(1000.0, 3.1528e6, buf, sizeof(buf));
+	app_crit_format_thrpt(1000.0, 3.1528e6, buf, sizeof(buf));
 	assert_string_equal(buf, "317.18 Kelem/s");
-	lca_crit_format_thrpt(1000.0, 100e3, buf, sizeof(buf));
+	app_crit_format_thrpt(1000.0, 100e3, buf, sizeof(buf));
 	assert_string_equal(buf, "10.000 Melem/s");
-	lca_crit_format_thrpt(1.0, 2e9, buf, sizeof(buf));
+	app_crit_format_thrpt(1.0, 2e9, buf, sizeof(buf));
 	assert_string_equal(buf, "0.5000  elem/s");
-	lca_crit_format_thrpt(1000.0, 0.5, buf, sizeof(buf));
+	app_crit_format_thrpt(1000.0, 0.5, buf, sizeof(buf));
 	assert_string_equal(buf, "2000.0 Gelem/s");
 }
 
 static char *
-capture_print(const char *id, const struct lca_crit_summary *s, double elems)
+capture_print(const char *id, const struct app_crit_summary *s, double elems)
 {
 	static char buf[2048];
 	FILE *f;
@@ -84,7 +84,7 @@ capture_print(const char *id, const struct lca_crit_summary *s, double elems)
 	memset(buf, 0, sizeof(buf));
 	f = fmemopen(buf, sizeof(buf) - 1, "w");
 	assert_non_null(f);
-	lca_crit_print(f, id, s, elems);
+	app_crit_print(f, id, s, elems);
 	fclose(f);
 	return buf;
 }
@@ -93,7 +93,7 @@ capture_print(const char *id, const struct lca_crit_summary *s, double elems)
 static void
 test_print_seed_shape(void **state)
 {
-	struct lca_crit_summary s = {
+	struct app_crit_summary s = {
 		.n = 100, .mean = 3.1223e6, .ci_low = 3.0926e6, .ci_high = 3.1528e6,
 		.high_mild = 1, .high_severe = 2,
 	};
@@ -119,15 +119,15 @@ static void
 test_summarize(void **state)
 {
 	double x[100], same[10];
-	struct lca_crit_summary s, again;
-	struct lca_stats t;
+	struct app_crit_summary s, again;
+	struct app_stats t;
 
 	(void)state;
 	/* A deterministic, roughly symmetric spread around 1000. */
 	for (int i = 0; i < 100; i++)
 		x[i] = 1000.0 + 50.0 * sin(i * 1.7) + (double)(i % 7);
-	assert_int_equal(lca_crit_summarize(x, 100, 0.95, 20000, 42, &s), 0);
-	lca_stats_compute(x, 100, 0.95, &t);
+	assert_int_equal(app_crit_summarize(x, 100, 0.95, 20000, 42, &s), 0);
+	app_stats_compute(x, 100, 0.95, &t);
 	assert_true(fabs(s.mean - t.mean) < 1e-9);
 	assert_true(fabs(s.stdev - t.stdev) < 1e-9);
 	assert_true(s.ci_low < s.mean && s.mean < s.ci_high);
@@ -137,12 +137,12 @@ test_summarize(void **state)
 	assert_int_equal(s.n, 100);
 	assert_true(s.confidence == 0.95);
 	/* Same seed, same interval. */
-	assert_int_equal(lca_crit_summarize(x, 100, 0.95, 20000, 42, &again), 0);
+	assert_int_equal(app_crit_summarize(x, 100, 0.95, 20000, 42, &again), 0);
 	assert_true(again.ci_low == s.ci_low && again.ci_high == s.ci_high);
 
 	for (int i = 0; i < 10; i++)
 		same[i] = 5.0;
-	assert_int_equal(lca_crit_summarize(same, 10, 0.95, 1000, 1, &s), 0);
+	assert_int_equal(app_crit_summarize(same, 10, 0.95, 1000, 1, &s), 0);
 	assert_true(s.ci_low == 5.0 && s.ci_high == 5.0 && s.median == 5.0 && s.p99 == 5.0);
 	assert_int_equal(s.low_severe + s.low_mild + s.high_mild + s.high_severe, 0);
 }
@@ -151,7 +151,7 @@ static void
 test_outliers(void **state)
 {
 	double x[24];
-	struct lca_crit_summary s;
+	struct app_crit_summary s;
 
 	(void)state;
 	/* 1..20 and the four below: q1 = 4.75, q3 = 16.25, IQR = 11.5; mild
@@ -162,7 +162,7 @@ test_outliers(void **state)
 	x[21] = 100.0; /* high severe */
 	x[22] = -20.0; /* low mild */
 	x[23] = -50.0; /* low severe */
-	assert_int_equal(lca_crit_summarize(x, 24, 0.95, 100, 1, &s), 0);
+	assert_int_equal(app_crit_summarize(x, 24, 0.95, 100, 1, &s), 0);
 	assert_int_equal(s.high_mild, 1);
 	assert_int_equal(s.high_severe, 1);
 	assert_int_equal(s.low_mild, 1);
@@ -173,14 +173,14 @@ static void
 test_summarize_errors(void **state)
 {
 	const double x[] = { 1.0, 2.0 };
-	struct lca_crit_summary s;
+	struct app_crit_summary s;
 
 	(void)state;
-	assert_int_equal(lca_crit_summarize(x, 0, 0.95, 100, 1, &s), -EINVAL);
-	assert_int_equal(lca_crit_summarize(x, 2, 1.0, 100, 1, &s), -EINVAL);
-	assert_int_equal(lca_crit_summarize(x, 2, 0.95, 0, 1, &s), -EINVAL);
-	assert_int_equal(lca_crit_summarize(NULL, 2, 0.95, 100, 1, &s), -EINVAL);
-	assert_int_equal(lca_crit_summarize(x, 1, 0.95, 100, 1, &s), 0);
+	assert_int_equal(app_crit_summarize(x, 0, 0.95, 100, 1, &s), -EINVAL);
+	assert_int_equal(app_crit_summarize(x, 2, 1.0, 100, 1, &s), -EINVAL);
+	assert_int_equal(app_crit_summarize(x, 2, 0.95, 0, 1, &s), -EINVAL);
+	assert_int_equal(app_crit_summarize(NULL, 2, 0.95, 100, 1, &s), -EINVAL);
+	assert_int_equal(app_crit_summarize(x, 1, 0.95, 100, 1, &s), 0);
 	assert_true(s.mean == 1.0 && s.stdev == 0.0 && s.ci_low == 1.0 && s.ci_high == 1.0);
 }
 

@@ -26,8 +26,8 @@
 
 #include "lca_eal.h"
 #include "lca_freq.h"
-#include "lca_freq_json.h"
-#include "lca_freq_print.h"
+#include "app_freq_json.h"
+#include "app_freq_print.h"
 #include "lca_test.h"
 
 static char root[64];
@@ -282,7 +282,7 @@ test_probe_sanity(void **state)
 
 /* ---- verdicts ---- */
 
-/* The table lca_freq_report_print() prints, as a string to free(). */
+/* The table app_freq_report_print() prints, as a string to free(). */
 static char *
 print_report(const struct lca_freq_report *rep)
 {
@@ -291,7 +291,7 @@ print_report(const struct lca_freq_report *rep)
 	FILE *f = open_memstream(&text, &len);
 
 	assert_non_null(f);
-	lca_freq_report_print(f, rep);
+	app_freq_report_print(f, rep);
 	fclose(f);
 	assert_non_null(text);
 	return text;
@@ -668,7 +668,7 @@ test_verdict_causes(void **state)
 	lca_freq_report_judge(&rep);
 	assert_int_equal(rep.verdict, LCA_FREQ_UNSTABLE);
 	assert_int_equal(rep.cause, LCA_FREQ_CAUSE_PREEMPTED);
-	j = lca_freq_report_json(&rep);
+	j = app_freq_report_json(&rep);
 	assert_non_null(j);
 	assert_string_equal(json_string_value(json_object_get(j, "cause")), "PREEMPTED");
 	assert_true(json_is_null(json_object_get(j, "cpu_pressure_pct")));
@@ -874,10 +874,10 @@ test_monitor_series(void **state)
 	assert_true(pts[2].mhz == 2400.0);
 	assert_true(isnan(pts[2].busy_pct) && isnan(pts[2].steal_pct));
 	/* The same in the apps' JSON, under each lcore's record. */
-	json_t *j = lca_freq_report_json(&rep);
+	json_t *j = app_freq_report_json(&rep);
 
 	assert_non_null(j);
-	assert_int_equal(lca_freq_json_add_series(j), 0);
+	assert_int_equal(app_freq_json_add_series(j), 0);
 	json_t *ser = json_object_get(json_array_get(json_object_get(j, "lcores"), 0), "series");
 
 	assert_int_equal(json_array_size(json_object_get(ser, "t_s")), 3);
@@ -886,7 +886,7 @@ test_monitor_series(void **state)
 	assert_true(json_real_value(json_array_get(json_object_get(ser, "mhz"), 1)) == 2400.0);
 	json_decref(j);
 	j = json_object();
-	assert_int_equal(lca_freq_json_add_series(j), -EINVAL);
+	assert_int_equal(app_freq_json_add_series(j), -EINVAL);
 	json_decref(j);
 	/* The worker never sampled: monitored, with no point. */
 	assert_int_equal(lca_freq_series_get(rte_get_next_lcore(main_lcore, 1, 0), NULL, 0), 0);
@@ -1079,7 +1079,7 @@ test_monitor_machine(void **state)
 		assert_int_not_equal(l->verdict, LCA_FREQ_NO_DATA);
 		assert_true(l->verdict == LCA_FREQ_STABLE || l->reason[0] != '\0');
 	}
-	lca_freq_report_print(stdout, &rep);
+	app_freq_report_print(stdout, &rep);
 	/* Not monitoring: the poll never samples. */
 	for (i = 0; i < RTE_MAX_LCORE; i++)
 		assert_true(lca_freq_deadlines[i].tsc == UINT64_MAX);

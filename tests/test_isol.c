@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "lca_eal.h"
-#include "lca_isol_print.h"
+#include "app_isol_print.h"
 #include "lca_test.h"
 
 static char root[64];
@@ -223,12 +223,12 @@ test_warnings(void **state)
 	(void)state;
 	fake_machine();
 	r = read_fake();
-	assert_int_equal(lca_isol_cpu_warnings(r, 0, buf, sizeof(buf)), 2);
+	assert_int_equal(app_isol_cpu_warnings(r, 0, buf, sizeof(buf)), 2);
 	assert_string_equal(buf,
 		"CPU 0 is not isolated: boot with isolcpus=0 nohz_full=0 rcu_nocbs=0\n"
 		"CPU 0 takes IRQs 0, 25, 26: move them with `for i in 0 25 26; do echo 4-5 > "
 		"/proc/irq/$i/smp_affinity_list; done`\n");
-	assert_int_equal(lca_isol_cpu_warnings(r, 1, buf, sizeof(buf)), 4);
+	assert_int_equal(app_isol_cpu_warnings(r, 1, buf, sizeof(buf)), 4);
 	assert_string_equal(buf,
 		"CPU 1 takes IRQs 24, 25: move them with `for i in 24 25; do echo 4-5 > "
 		"/proc/irq/$i/smp_affinity_list; done`\n"
@@ -239,7 +239,7 @@ test_warnings(void **state)
 		"`echo off > /sys/devices/system/cpu/smt/control`\n"
 		"CPU 1's governor is powersave: the clock follows the load; set it with "
 		"`echo performance > /sys/devices/system/cpu/cpu1/cpufreq/scaling_governor`\n");
-	assert_int_equal(lca_isol_global_warnings(r, buf, sizeof(buf)), 1);
+	assert_int_equal(app_isol_global_warnings(r, buf, sizeof(buf)), 1);
 	assert_string_equal(buf, "turbo is on: the clock follows load and heat; turn it off "
 				 "with `echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo`\n");
 
@@ -249,15 +249,15 @@ test_warnings(void **state)
 	r->cpu[1].n_irqs = 1;
 	r->cpu[1].n_tasks = 0;
 	r->cpu[1].governor[0] = '\0';
-	assert_int_equal(lca_isol_cpu_warnings(r, 1, buf, sizeof(buf)), 2);
+	assert_int_equal(app_isol_cpu_warnings(r, 1, buf, sizeof(buf)), 2);
 	assert_string_equal(buf,
 		"CPU 1 takes IRQ 24: move it with `echo 4-5 > /proc/irq/24/smp_affinity_list`\n"
 		"CPU 1's SMT sibling CPU 3 is busy (45.0 %): the two share a core; keep it idle "
 		"(isolcpus=1,3) or turn SMT off with `echo off > /sys/devices/system/cpu/smt/control`\n");
 	r->cpu[1].sibling_busy_pct = 5.0; /* under LCA_ISOL_SIBLING_BUSY_PCT */
-	assert_int_equal(lca_isol_cpu_warnings(r, 1, buf, 30), 0);
+	assert_int_equal(app_isol_cpu_warnings(r, 1, buf, 30), 0);
 	assert_int_equal(strlen(buf), 29);
-	assert_int_equal(lca_isol_cpu_warnings(r, 2, buf, sizeof(buf)), 0);
+	assert_int_equal(app_isol_cpu_warnings(r, 2, buf, sizeof(buf)), 0);
 	free(r);
 }
 
@@ -292,17 +292,17 @@ test_partial(void **state)
 	assert_string_equal(r->housekeeping, "");
 	assert_int_equal(r->turbo, 1);
 	assert_false(r->turbo_intel);
-	assert_int_equal(lca_isol_cpu_warnings(r, 1, buf, sizeof(buf)), 3);
+	assert_int_equal(app_isol_cpu_warnings(r, 1, buf, sizeof(buf)), 3);
 	assert_string_equal(buf,
 		"CPU 1 is not in nohz_full: boot with nohz_full=1 too\n"
 		"CPU 1 takes 12 IRQs (30, 31, 32, 33, 34, 35, 36, 37 and 4 more): move them to a "
 		"CPU that runs no lcore (every online CPU runs one: leave one out of -l)\n"
 		"CPU 1 runs 2 other tasks pinned to it: pid 500 (a), pid 600 tid 601 (b); stop them\n");
-	assert_int_equal(lca_isol_global_warnings(r, buf, sizeof(buf)), 1);
+	assert_int_equal(app_isol_global_warnings(r, buf, sizeof(buf)), 1);
 	assert_non_null(strstr(buf, "`echo 0 > /sys/devices/system/cpu/cpufreq/boost`"));
 	/* With a CPU to move them to, every IRQ goes there. */
 	snprintf(r->housekeeping, sizeof(r->housekeeping), "0");
-	lca_isol_cpu_warnings(r, 1, buf, sizeof(buf));
+	app_isol_cpu_warnings(r, 1, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "and 4 more): move them with `for i in /proc/irq/[0-9]*; do "
 				    "echo 0 > $i/smp_affinity_list; done 2>/dev/null`\n"));
 	assert_non_null(strstr(buf, "stop them or move each with `taskset -pc 0 TID`\n"));
@@ -325,7 +325,7 @@ test_empty_root(void **state)
 	assert_int_equal(r->cpu[0].n_irqs + r->cpu[0].n_tasks + r->cpu[0].n_siblings, 0);
 	assert_int_equal(r->turbo, -1);
 	assert_string_equal(r->cpu[0].governor, "");
-	assert_int_equal(lca_isol_cpu_warnings(r, 0, buf, sizeof(buf)), 1);
+	assert_int_equal(app_isol_cpu_warnings(r, 0, buf, sizeof(buf)), 1);
 	assert_string_equal(buf, "CPU 3 is not isolated: boot with isolcpus=3 nohz_full=3 rcu_nocbs=3\n");
 	free(r);
 	assert_null(lca_isol_read(NULL, lcores, cpus, 1));
@@ -347,7 +347,7 @@ test_print_and_json(void **state)
 	r = read_fake();
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
-	lca_isol_print(f, r);
+	app_isol_print(f, r);
 	fclose(f);
 	assert_non_null(strstr(text,
 		"# isolation: CPU 1 (lcore 1): isolcpus yes, nohz_full yes, rcu_nocbs yes; "
@@ -368,7 +368,7 @@ test_print_and_json(void **state)
 	assert_int_equal(n_warn, 2 + 4 + 1);
 	free(text);
 
-	j = lca_isol_json(r);
+	j = app_isol_json(r);
 	assert_int_equal(json_array_size(j), 2);
 	c1 = json_array_get(j, 1);
 	assert_int_equal(json_integer_value(json_object_get(c1, "cpu")), 1);
@@ -401,10 +401,10 @@ test_this_machine(void **state)
 	FILE *f;
 
 	(void)state;
-	assert_null(lca_isol_last_json());
+	assert_null(app_isol_last_json());
 	f = open_memstream(&text, &len);
 	assert_non_null(f);
-	assert_int_equal(lca_isol_print_eal(f), 0);
+	assert_int_equal(app_isol_print_eal(f), 0);
 	fclose(f);
 	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
 		assert_int_equal(strncmp(line, "# isolation: ", 13), 0);
@@ -412,10 +412,10 @@ test_this_machine(void **state)
 	}
 	assert_int_equal(n_cpu, 2); /* lcores 0 and 1 */
 	free(text);
-	j = lca_isol_last_json();
+	j = app_isol_last_json();
 	assert_int_equal(json_array_size(j), 2);
 	json_decref(j);
-	assert_int_equal(lca_isol_print_eal(NULL), -EINVAL);
+	assert_int_equal(app_isol_print_eal(NULL), -EINVAL);
 }
 
 int

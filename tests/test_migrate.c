@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "lca_actor.h"
-#include "lca_balance.h"
+#include "lca_balance_priv.h"
 #include "lca_eal.h"
 #include "lca_mempool.h"
 #include "lca_test.h"

@@ -26,8 +26,8 @@
 #include "lca_lcore.h"
 #include "lca_mempool.h"
 #include "lca_port_priv.h"
-#include "lca_logtypes.h"
-#include "lca_refuse.h"
+#include "lca_logtypes_priv.h"
+#include "lca_refuse_priv.h"
 
 /* Ports started by lca_port_start(), by port id; the main lcore's. */
 static struct lca_port *started[RTE_MAX_ETHPORTS];

@@ -12,7 +12,7 @@
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_port_priv.h"
-#include "lca_logtypes.h"
+#include "lca_logtypes_priv.h"
 
 /* Pools of stopped ports whose mbufs were not all back. */
 #define KEPT_MAX 64

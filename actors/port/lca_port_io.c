@@ -28,8 +28,8 @@
 
 #include "lca_eal.h"
 #include "lca_port_priv.h"
-#include "lca_trace.h"
-#include "lca_logtypes.h"
+#include "lca_trace_priv.h"
+#include "lca_logtypes_priv.h"
 
 static inline void
 set_held(struct port_rxq *q)

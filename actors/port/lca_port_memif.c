@@ -30,7 +30,7 @@
 #include <rte_ethdev.h>
 
 #include "lca_eal.h"
-#include "lca_logtypes.h"
+#include "lca_logtypes_priv.h"
 #include "lca_port_priv.h"
 
 #define WATCH_MS 100

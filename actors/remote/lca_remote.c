@@ -21,11 +21,11 @@
 #include <rte_mbuf.h>
 #include <rte_memcpy.h>
 
-#include "lca_route.h"
+#include "lca_route_priv.h"
 #include "lca_eal.h"
 #include "lca_lcore.h"
 #include "lca_remote_priv.h"
-#include "lca_logtypes.h"
+#include "lca_logtypes_priv.h"
 
 struct rm_state rm = { .watch_lock = RTE_SPINLOCK_INITIALIZER };
 

@@ -17,8 +17,8 @@
 #include <sodium.h>
 
 #include "lca_eal.h"
-#include "lca_logtypes.h"
-#include "lca_remote_eth.h"
+#include "lca_logtypes_priv.h"
+#include "lca_remote_eth_priv.h"
 
 _Static_assert(crypto_shorthash_BYTES == WIRE_TAG_LEN, "the tag is SipHash-2-4's 8 bytes");
 _Static_assert(crypto_shorthash_KEYBYTES == sizeof(rm_eth.tag_key), "SipHash takes 16 bytes");

@@ -21,7 +21,7 @@
 
 #include "lca_eal.h"
 #include "lca_remote_priv.h"
-#include "lca_logtypes.h"
+#include "lca_logtypes_priv.h"
 
 /* rte_cfgfile takes one comment character: it strips '#'; this file
  * strips ';' (both start comments, as before rte_cfgfile read the table). */

@@ -24,8 +24,8 @@
 
 #include "lca_eal.h"
 #include "lca_lcore.h"
-#include "lca_remote_eth.h"
-#include "lca_logtypes.h"
+#include "lca_remote_eth_priv.h"
+#include "lca_logtypes_priv.h"
 
 #define DEF_WINDOW 256
 #define DEF_RTO_US 50

@@ -19,8 +19,8 @@
 #include <rte_lcore.h>
 
 #include "lca_eal.h"
-#include "lca_remote_eth.h"
-#include "lca_logtypes.h"
+#include "lca_remote_eth_priv.h"
+#include "lca_logtypes_priv.h"
 #define LINK_READ_MS 100
 
 static const char *

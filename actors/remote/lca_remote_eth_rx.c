@@ -14,8 +14,8 @@
 #include <rte_mbuf.h>
 
 #include "lca_eal.h"
-#include "lca_logtypes.h"
-#include "lca_remote_eth.h"
+#include "lca_logtypes_priv.h"
+#include "lca_remote_eth_priv.h"
 
 /* What acked_upto() found in a frame's ack and credit. */
 enum ack_fate { ACK_OK, ACK_BEYOND_SENT, CREDIT_BEYOND_WINDOW };

@@ -14,7 +14,7 @@
 #include <rte_mbuf.h>
 #include <rte_memcpy.h>
 
-#include "lca_remote_eth.h"
+#include "lca_remote_eth_priv.h"
 
 /* Frames of the large lane in flight: enough to fill a link, few enough
  * that a small message's frame does not queue behind many of them. */

@@ -18,7 +18,7 @@
 
 #include "lca_eal.h"
 #include "lca_remote_priv.h"
-#include "lca_logtypes.h"
+#include "lca_logtypes_priv.h"
 
 /* Tell @p watcher that @p target's node is down or up again (@p type). */
 static void

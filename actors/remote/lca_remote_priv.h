@@ -17,9 +17,9 @@
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
-#include "lca_route.h"
+#include "lca_route_priv.h"
 #include "lca_remote.h"
-#include "lca_remote_record.h"
+#include "lca_remote_record_priv.h"
 
 /* A counter one lcore writes and any thread may read. */
 static inline void

@@ -44,8 +44,8 @@
 
 #include "lca_eal.h"
 #include "lca_lcore.h"
-#include "lca_remote_ucx.h"
-#include "lca_logtypes.h"
+#include "lca_remote_ucx_priv.h"
+#include "lca_logtypes_priv.h"
 
 struct ux_state rm_ux;
 

@@ -21,7 +21,7 @@
 
 #include <sodium.h>
 
-#include "lca_remote_ucx.h"
+#include "lca_remote_ucx_priv.h"
 
 _Static_assert(sizeof(rm_ux.tag_key) == crypto_shorthash_KEYBYTES, "SipHash takes 16 bytes");
 _Static_assert(UX_TAG_LEN == crypto_shorthash_BYTES, "the tag is SipHash-2-4's 8 bytes");

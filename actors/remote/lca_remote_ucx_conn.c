@@ -17,8 +17,8 @@
 #include <rte_mbuf.h>
 
 #include "lca_eal.h"
-#include "lca_remote_ucx.h"
-#include "lca_logtypes.h"
+#include "lca_remote_ucx_priv.h"
+#include "lca_logtypes_priv.h"
 
 static void
 client_failed(void *arg, ucp_ep_h ep, ucs_status_t status)

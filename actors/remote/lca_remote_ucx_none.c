@@ -6,7 +6,7 @@
 
 #include "lca_eal.h"
 #include "lca_remote_priv.h"
-#include "lca_logtypes.h"
+#include "lca_logtypes_priv.h"
 
 static int
 ux_start(void)

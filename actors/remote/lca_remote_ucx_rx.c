@@ -17,8 +17,8 @@
 #include <rte_mbuf.h>
 
 #include "lca_eal.h"
-#include "lca_remote_ucx.h"
-#include "lca_logtypes.h"
+#include "lca_remote_ucx_priv.h"
+#include "lca_logtypes_priv.h"
 
 void
 ux_set_pending(struct ux_chan *ch, bool pending)

@@ -14,7 +14,7 @@
 #include <rte_mbuf.h>
 
 #include "lca_eal.h"
-#include "lca_remote_ucx.h"
+#include "lca_remote_ucx_priv.h"
 
 static void
 send_done(void *request, ucs_status_t status, void *user_data)

@@ -10,7 +10,7 @@
 #include <rte_memcpy.h>
 
 #include "lca_remote.h"
-#include "lca_remote_wire.h"
+#include "lca_remote_wire_priv.h"
 
 static inline uint16_t
 rd16(const uint8_t *p)

@@ -16,20 +16,20 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
-#include "lca_app.h"
+#include "app_main.h"
 #include "circular.h"
-#include "lca_cli.h"
-#include "lca_criterion.h"
+#include "app_cli.h"
+#include "app_criterion.h"
 #include "lca_eal.h"
-#include "lca_floor.h"
+#include "app_floor.h"
 #include "lca_freq.h"
-#include "lca_freq_json.h"
-#include "lca_freq_print.h"
-#include "lca_report.h"
-#include "lca_stats.h"
-#include "lca_result.h"
-#include "lca_series.h"
-#include "lca_verdict.h"
+#include "app_freq_json.h"
+#include "app_freq_print.h"
+#include "app_report.h"
+#include "app_stats.h"
+#include "app_result.h"
+#include "app_series.h"
+#include "app_verdict.h"
 
 #define MAX_SIZES 16
 #define MAX_ACTORS 16384
@@ -97,9 +97,9 @@ struct size_result {
 	struct circ_outcome out;
 	double *ns;            /* every measured round, iteration after iteration */
 	unsigned int n_ns;
-	struct lca_crit_summary sum;
+	struct app_crit_summary sum;
 	uint32_t hops;
-	struct lca_series series;
+	struct app_series series;
 	unsigned int iter_rounds[MAX_ITER];
 	double iter_median_ns[MAX_ITER];
 	double iter_window_s[MAX_ITER];
@@ -109,11 +109,11 @@ struct size_result {
 };
 
 static int
-opt_sizes(void *conf, const struct lca_opt *opt, char *text)
+opt_sizes(void *conf, const struct app_opt *opt, char *text)
 {
 	struct app_conf *c = conf;
 	char *items[MAX_SIZES];
-	int k = lca_cli_split(text, items, MAX_SIZES);
+	int k = app_cli_split(text, items, MAX_SIZES);
 
 	(void)opt;
 	if (k < 0)
@@ -121,7 +121,7 @@ opt_sizes(void *conf, const struct lca_opt *opt, char *text)
 	for (int i = 0; i < k; i++) {
 		uint64_t v;
 
-		if (lca_cli_uint(items[i], 1, MAX_ACTORS, &v) < 0)
+		if (app_cli_uint(items[i], 1, MAX_ACTORS, &v) < 0)
 			return -EINVAL;
 		c->sizes[i] = (unsigned int)v;
 	}
@@ -131,51 +131,51 @@ opt_sizes(void *conf, const struct lca_opt *opt, char *text)
 }
 
 static int
-opt_window_ms(void *conf, const struct lca_opt *opt, char *val)
+opt_window_ms(void *conf, const struct app_opt *opt, char *val)
 {
 	uint64_t v;
 
 	(void)opt;
-	if (lca_cli_uint(val, 0, 60000, &v) < 0)
+	if (app_cli_uint(val, 0, 60000, &v) < 0)
 		return -EINVAL;
 	((struct app_conf *)conf)->window_s = (double)v / 1e3;
 	return 0;
 }
 
-#define AT(field) LCA_OPT_AT(struct app_conf, field)
+#define AT(field) APP_OPT_AT(struct app_conf, field)
 
-static const struct lca_opt options[] = {
-	{ "actors", 0, LCA_OPT_CUSTOM, .parse = opt_sizes, .metavar = "LIST",
+static const struct app_opt options[] = {
+	{ "actors", 0, APP_OPT_CUSTOM, .parse = opt_sizes, .metavar = "LIST",
 	  .help = "ring sizes (default 1,2,3,lcores-1,lcores,50;\n"
 		  "duplicates and values < 1 are dropped)",
 	  .why = "a comma-separated list of sizes, each 1 to " RTE_STR(MAX_ACTORS) },
-	{ "samples", 0, LCA_OPT_UINT, AT(samples), .min = 2, .max = MAX_SAMPLES, .metavar = "N",
+	{ "samples", 0, APP_OPT_UINT, AT(samples), .min = 2, .max = MAX_SAMPLES, .metavar = "N",
 	  .help = "measured rounds per ring size, at least (default 100)" },
-	{ "iterations", 0, LCA_OPT_UINT, AT(iterations), .min = 1, .max = MAX_ITER,
+	{ "iterations", 0, APP_OPT_UINT, AT(iterations), .min = 1, .max = MAX_ITER,
 	  .metavar = "N",
 	  .help = "launches of the measured rounds, each followed by the\n"
 		  "floors for as long (default 4)" },
-	{ "window-ms", 0, LCA_OPT_CUSTOM, .parse = opt_window_ms, .metavar = "MS",
+	{ "window-ms", 0, APP_OPT_CUSTOM, .parse = opt_window_ms, .metavar = "MS",
 	  .help = "an iteration runs rounds until they took MS (default\n"
 		  "200; 0: just its share of --samples)",
 	  .why = "a whole number of ms, 0 to 60000" },
-	{ "warmup", 0, LCA_OPT_UINT, AT(warmup), .min = 0, .max = MAX_SAMPLES, .metavar = "N",
+	{ "warmup", 0, APP_OPT_UINT, AT(warmup), .min = 0, .max = MAX_SAMPLES, .metavar = "N",
 	  .help = "warm-up rounds per ring size (default 50)" },
-	{ "hops", 0, LCA_OPT_UINT, AT(hops), .min = 1, .max = 1000000000, .metavar = "N",
+	{ "hops", 0, APP_OPT_UINT, AT(hops), .min = 1, .max = 1000000000, .metavar = "N",
 	  .help = "hops per round (default 1000)" },
-	{ "placement", 0, LCA_OPT_CUSTOM, AT(placement), .parse = lca_app_opt_placement,
+	{ "placement", 0, APP_OPT_CUSTOM, AT(placement), .parse = app_opt_placement,
 	  .metavar = "P",
 	  .help = "round-robin (default: hops cross lcores), pack (all on\n"
 		  "one lcore: the same-lcore cost), pairs-local, auto\n"
 		  "(round-robin, then the runtime moves actors that talk;\n"
 		  "the placement and floors shown are the ring's at spawn)",
 	  .why = "round-robin, pack, pairs-local or auto" },
-	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	{ "json", 0, APP_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write every figure as JSON" },
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = "lca-circular", .opts = options, .eal = true, .column = 20,
 	.about = "tonarino/actor's circular benchmark on lcactor, reported as criterion does:\n"
 		 "N actors in a ring; HOPS is sent to the first, each forwards n - 1 to the\n"
@@ -191,7 +191,7 @@ parse_args(int argc, char **argv, void *conf)
 		.hops = 1000, .warmup = 50, .samples = 100, .iterations = 4, .window_s = 0.2,
 		.placement = LCA_PLACE_ROUND_ROBIN,
 	};
-	return lca_opt_parse(argc, argv, &table, c, NULL);
+	return app_opt_parse(argc, argv, &table, c, NULL);
 }
 
 /* The ring sizes to run, duplicates and values < 1 dropped; says which. */
@@ -240,7 +240,7 @@ plan_sizes(struct app_conf *c)
 static unsigned int
 resamples(unsigned int samples)
 {
-	unsigned int n = RTE_MIN(LCA_CRIT_RESAMPLES, BOOTSTRAP_WORK / samples);
+	unsigned int n = RTE_MIN(APP_CRIT_RESAMPLES, BOOTSTRAP_WORK / samples);
 
 	return RTE_MAX(MIN_RESAMPLES, n);
 }
@@ -280,7 +280,7 @@ print_header(const struct app_conf *c)
 	printf("# time: [low estimate high] = %.0f%% bootstrap confidence interval of the mean "
 	       "(%u resamples, fewer for many rounds), estimate = mean;\n#   thrpt = %" PRIu32
 	       " elements / time; outliers by Tukey's fences, as criterion.\n",
-	       LCA_CRIT_CONFIDENCE * 100, LCA_CRIT_RESAMPLES, c->hops);
+	       APP_CRIT_CONFIDENCE * 100, APP_CRIT_RESAMPLES, c->hops);
 	printf("# Placement: %s\n", lca_placement_name(c->placement));
 }
 
@@ -306,7 +306,7 @@ find_cross(struct size_result *r)
 /* One kind of floor after iteration @p k, for as long as it took, in the
  * ring's buffer of cycles (its rounds are read already). */
 static int
-measure_floor_kind(struct size_result *r, unsigned int k, enum lca_floor_kind kind,
+measure_floor_kind(struct size_result *r, unsigned int k, enum app_floor_kind kind,
 		   struct floor_series *fs)
 {
 	const struct app_conf *c = r->c;
@@ -314,11 +314,11 @@ measure_floor_kind(struct size_result *r, unsigned int k, enum lca_floor_kind ki
 	double *ns = calloc(max_rounds(c), sizeof(*ns)), hz = (double)rte_get_tsc_hz(), spent = 0;
 	struct floor_figure *out = &fs->pair[k];
 	unsigned int n;
-	struct lca_stats st;
+	struct app_stats st;
 	int ret;
 
 	ret = ns == NULL ? -ENOMEM :
-		lca_floor_bounce_for(kind, r->floor.lcores[0], r->floor.lcores[1], handoffs,
+		app_floor_bounce_for(kind, r->floor.lcores[0], r->floor.lcores[1], handoffs,
 				     r->iter_window_s[k], min_rounds(c), max_rounds(c),
 				     r->out.cycles, &n);
 	for (unsigned int i = 0; ret == 0 && i < n; i++) {
@@ -326,7 +326,7 @@ measure_floor_kind(struct size_result *r, unsigned int k, enum lca_floor_kind ki
 		spent += (double)r->out.cycles[i] / hz;
 	}
 	if (ret == 0)
-		ret = lca_stats_compute(ns, n, 0.99, &st);
+		ret = app_stats_compute(ns, n, 0.99, &st);
 	if (ret == 0) {
 		out->handoff_ns = st.p50;
 		out->round_ns = st.p50 * c->hops * r->out.cross_links / r->actors;
@@ -350,19 +350,19 @@ take_iteration(struct size_result *r, unsigned int k, unsigned int n)
 		mine[i] = (double)r->out.cycles[i] * ns_per_cycle;
 		sum += mine[i];
 	}
-	sorted = lca_stats_sorted_copy(mine, n);
+	sorted = app_stats_sorted_copy(mine, n);
 	if (sorted == NULL)
 		return -ENOMEM;
-	r->iter_median_ns[k] = lca_stats_percentile(sorted, n, 50);
+	r->iter_median_ns[k] = app_stats_percentile(sorted, n, 50);
 	free(sorted);
 	r->iter_rounds[k] = n;
 	r->iter_window_s[k] = sum / 1e9;
 	r->window_s = k == 0 ? sum / 1e9 : fmin(r->window_s, sum / 1e9);
 	r->n_ns += n;
 	if (r->crosses)
-		ret = measure_floor_kind(r, k, LCA_FLOOR_LINE, &r->floor.line);
+		ret = measure_floor_kind(r, k, APP_FLOOR_LINE, &r->floor.line);
 	if (ret == 0 && r->crosses)
-		ret = measure_floor_kind(r, k, LCA_FLOOR_SLOTS, &r->floor.slots);
+		ret = measure_floor_kind(r, k, APP_FLOOR_SLOTS, &r->floor.slots);
 	return ret;
 }
 
@@ -376,9 +376,9 @@ on_phase(unsigned int k, unsigned int n, void *arg)
 		return take_iteration(r, k, n);
 	if (k == 0) {
 		find_cross(r);
-		lca_series_begin(&r->series, r->id, 0);
+		app_series_begin(&r->series, r->id, 0);
 	} else {
-		lca_series_end(&r->series);
+		app_series_end(&r->series);
 	}
 	return 0;
 }
@@ -388,21 +388,21 @@ static void
 floor_summary(struct floor_series *fs, unsigned int n)
 {
 	double h[MAX_ITER], rn[MAX_ITER];
-	struct lca_stats st;
+	struct app_stats st;
 
 	for (unsigned int k = 0; k < n; k++) {
 		h[k] = fs->pair[k].handoff_ns;
 		rn[k] = fs->pair[k].round_ns;
 	}
-	lca_stats_compute(h, n, 0.99, &st);
+	app_stats_compute(h, n, 0.99, &st);
 	fs->median.handoff_ns = st.p50;
-	lca_stats_compute(rn, n, 0.99, &st);
+	app_stats_compute(rn, n, 0.99, &st);
 	fs->median.round_ns = st.p50;
-	lca_stats_compute(fs->ratios, n, 0.99, &st);
+	app_stats_compute(fs->ratios, n, 0.99, &st);
 	fs->median.ratio = st.p50;
 	fs->ratio_min = st.min;
 	fs->ratio_max = st.max;
-	fs->moved_pct = lca_floor_moved_pct(h, n);
+	fs->moved_pct = app_floor_moved_pct(h, n);
 }
 
 static void
@@ -436,11 +436,11 @@ print_floor(const struct size_result *r)
 	const struct hop_floor *f = &r->floor;
 	const struct floor_series *l = &f->line;
 	char line[32], slots[32];
-	double tick = lca_verdict_tick_s(), shortest = r->window_s;
+	double tick = app_verdict_tick_s(), shortest = r->window_s;
 
 	if (f->measured) {
-		lca_crit_format_time(l->median.round_ns, line, sizeof(line));
-		lca_crit_format_time(f->slots.median.round_ns, slots, sizeof(slots));
+		app_crit_format_time(l->median.round_ns, line, sizeof(line));
+		app_crit_format_time(f->slots.median.round_ns, slots, sizeof(slots));
 		printf("%24sfloor:  [%s]  (one line bounced between lcores %u and %u, CPUs %d and "
 		       "%d: %.1f ns a hand-off, x %u of %u hops crossing)  ratio: [%.2fx]\n", "",
 		       line, f->lcores[0], f->lcores[1], f->cpus[0], f->cpus[1],
@@ -456,16 +456,16 @@ print_floor(const struct size_result *r)
 			printf(" one floor round: how far it moves is unknown\n");
 		else
 			printf(" the floor moved %.1f%% between its rounds%s\n", l->moved_pct,
-			       l->moved_pct > LCA_VERDICT_MOVED_PCT ?
+			       l->moved_pct > APP_VERDICT_MOVED_PCT ?
 				       ": the CPUs moved during the run" : "");
 		shortest = fmin(shortest, fmin(l->window_s, f->slots.window_s));
 	}
 	printf("%24swindow: the shortest iteration took %.1f ms", "", r->window_s * 1e3);
 	if (f->measured)
 		printf(", its floors' %.1f and %.1f ms", l->window_s * 1e3, f->slots.window_s * 1e3);
-	if (shortest < LCA_VERDICT_MIN_TICKS * tick)
+	if (shortest < APP_VERDICT_MIN_TICKS * tick)
 		printf(": shorter than %d scheduler ticks (%.0f ms), too short to measure well",
-		       LCA_VERDICT_MIN_TICKS, LCA_VERDICT_MIN_TICKS * tick * 1e3);
+		       APP_VERDICT_MIN_TICKS, APP_VERDICT_MIN_TICKS * tick * 1e3);
 	printf("\n");
 }
 
@@ -474,10 +474,10 @@ print_result(const struct app_conf *c, const struct size_result *r)
 {
 	char med[32], p99[32], hop[32];
 
-	lca_crit_print(stdout, r->id, &r->sum, c->hops);
-	lca_crit_format_time(r->sum.median, med, sizeof(med));
-	lca_crit_format_time(r->sum.p99, p99, sizeof(p99));
-	lca_crit_format_time(r->sum.median / c->hops, hop, sizeof(hop));
+	app_crit_print(stdout, r->id, &r->sum, c->hops);
+	app_crit_format_time(r->sum.median, med, sizeof(med));
+	app_crit_format_time(r->sum.p99, p99, sizeof(p99));
+	app_crit_format_time(r->sum.median / c->hops, hop, sizeof(hop));
 	printf("%24smedian: [%s]  p99: [%s]  (a round of %" PRIu32 " hops; median per hop "
 	       "%s)\n", "", med, p99, c->hops, hop);
 	print_placement(r, c->placement);
@@ -488,7 +488,7 @@ print_result(const struct app_conf *c, const struct size_result *r)
 static json_t *
 time_json(const struct size_result *r)
 {
-	json_t *t = lca_result_measure_of(r->ns, r->n_ns, r->sum.confidence, "ns");
+	json_t *t = app_result_measure_of(r->ns, r->n_ns, r->sum.confidence, "ns");
 
 	json_object_set_new(t, "ci_low", json_real(r->sum.ci_low));
 	json_object_set_new(t, "ci_high", json_real(r->sum.ci_high));
@@ -507,7 +507,7 @@ thrpt_json(const struct size_result *r)
 		return NULL;
 	for (unsigned int i = 0; i < r->n_ns; i++)
 		thr[i] = r->hops * 1e9 / r->ns[i];
-	j = lca_result_measure_of(thr, r->n_ns, r->sum.confidence, "elem/s");
+	j = app_result_measure_of(thr, r->n_ns, r->sum.confidence, "elem/s");
 	free(thr);
 	return j;
 }
@@ -566,7 +566,7 @@ iterations_json(const struct size_result *r)
 static json_t *
 result_json(const struct size_result *r)
 {
-	const struct lca_crit_summary *m = &r->sum;
+	const struct app_crit_summary *m = &r->sum;
 	json_t *place = json_array();
 
 	json_t *j;
@@ -582,7 +582,7 @@ result_json(const struct size_result *r)
 			 (int)m->high_mild, "high_severe", (int)m->high_severe, "rounds",
 			 (json_int_t)r->out.rounds, "handled", (json_int_t)r->out.handled,
 			 "expected", (json_int_t)r->out.expected, "frequency",
-			 lca_series_freq_json(&r->series), "iterations", iterations_json(r),
+			 app_series_freq_json(&r->series), "iterations", iterations_json(r),
 			 "window_s", r->window_s);
 	if (r->floor.measured)
 		json_object_set_new(j, "floor", floor_json(r));
@@ -615,7 +615,7 @@ run_size(const struct app_conf *c, struct size_result *r)
 	kept = realloc(r->ns, sizeof(double) * r->n_ns);
 	if (kept != NULL)
 		r->ns = kept;
-	ret = lca_crit_summarize(r->ns, r->n_ns, LCA_CRIT_CONFIDENCE, resamples(r->n_ns),
+	ret = app_crit_summarize(r->ns, r->n_ns, APP_CRIT_CONFIDENCE, resamples(r->n_ns),
 				 BOOTSTRAP_SEED, &r->sum);
 	if (ret == 0 && r->crosses) {
 		floor_summary(&r->floor.line, c->iterations);
@@ -636,11 +636,11 @@ print_summary(const struct app_conf *c, const struct size_result *res, unsigned 
 		const struct size_result *r = &res[i];
 		char mean[32], med[32], p99[32], hop[32], thr[32];
 
-		lca_crit_format_time(r->sum.mean, mean, sizeof(mean));
-		lca_crit_format_time(r->sum.median, med, sizeof(med));
-		lca_crit_format_time(r->sum.p99, p99, sizeof(p99));
-		lca_crit_format_time(r->sum.median / c->hops, hop, sizeof(hop));
-		lca_crit_format_thrpt(c->hops, r->sum.mean, thr, sizeof(thr));
+		app_crit_format_time(r->sum.mean, mean, sizeof(mean));
+		app_crit_format_time(r->sum.median, med, sizeof(med));
+		app_crit_format_time(r->sum.p99, p99, sizeof(p99));
+		app_crit_format_time(r->sum.median / c->hops, hop, sizeof(hop));
+		app_crit_format_thrpt(c->hops, r->sum.mean, thr, sizeof(thr));
 		printf("%-8u %-12s %5u of %-3u %12s %12s %12s %12s %14s\n", r->actors,
 		       lca_placement_name(c->placement), r->out.cross_links, r->actors, mean, med,
 		       p99, hop, thr);
@@ -651,19 +651,19 @@ print_summary(const struct app_conf *c, const struct size_result *res, unsigned 
 static json_t *
 print_freq(const struct size_result *res, unsigned int n)
 {
-	static struct lca_freq_total total;
+	static struct app_freq_total total;
 
 	printf("\nFrequency during the measured rounds:\n");
 	memset(&total, 0, sizeof(total));
 	for (unsigned int i = 0; i < n; i++) {
 		char verdict[256];
 
-		lca_series_verdict_text(&res[i].series, verdict, sizeof(verdict));
+		app_series_verdict_text(&res[i].series, verdict, sizeof(verdict));
 		printf("  %u actors: %s\n", res[i].actors, verdict);
-		lca_freq_total_add(&total, &res[i].series);
+		app_freq_total_add(&total, &res[i].series);
 	}
-	lca_freq_total_print(stdout, "All measured rounds together:", &total);
-	return lca_freq_total_json(&total);
+	app_freq_total_print(stdout, "All measured rounds together:", &total);
+	return app_freq_total_json(&total);
 }
 
 /* One verdict row a ring size: its median hop, and its ratio to the line
@@ -677,17 +677,17 @@ add_verdicts(json_t *root, const struct size_result *res, unsigned int n)
 		const struct size_result *r = &res[i];
 		const struct hop_floor *f = &r->floor;
 		char config[64], floor[96];
-		struct lca_stats iter;
+		struct app_stats iter;
 
 		/* The interval of the median: the iterations' medians' own
 		 * (order statistics), as wide around the score as it reaches. */
-		lca_stats_compute(r->iter_median_ns, r->c->iterations, LCA_CRIT_CONFIDENCE, &iter);
+		app_stats_compute(r->iter_median_ns, r->c->iterations, APP_CRIT_CONFIDENCE, &iter);
 		snprintf(config, sizeof(config), "%u actor%s %s", r->actors,
 			 r->actors == 1 ? "" : "s", lca_placement_name(r->c->placement));
 		snprintf(floor, sizeof(floor), "one line bounced between lcores %u and %u",
 			 f->lcores[0], f->lcores[1]);
-		ret = lca_verdict_add(root, &(struct lca_verdict_row){
-			.config = config, .kind = LCA_VERDICT_TIME,
+		ret = app_verdict_add(root, &(struct app_verdict_row){
+			.config = config, .kind = APP_VERDICT_TIME,
 			.score = r->sum.median / r->hops,
 			.ci_half = fmax(r->sum.median - iter.p50_lo,
 					iter.p50_hi - r->sum.median) / r->hops,
@@ -709,28 +709,28 @@ run(void *conf)
 	struct app_conf *c = conf;
 	static struct size_result res[MAX_SIZES];
 	json_t *root, *jsizes = json_array();
-	struct lca_progress progress;
+	struct app_progress progress;
 	unsigned int done = 0;
 	int ret = 0;
 
-	lca_report_machine(stdout);
+	app_report_machine(stdout);
 	print_header(c);
 	plan_sizes(c);
 	printf("\n");
 	/* A ring size's rounds run in one launch of the loops: the progress
 	 * is by ring size. */
-	lca_progress_start(&progress, "ring sizes", c->n_sizes);
+	app_progress_start(&progress, "ring sizes", c->n_sizes);
 	for (unsigned int i = 0; i < c->n_sizes && ret == 0; i++) {
 		res[i] = (struct size_result){ .actors = c->sizes[i], .hops = c->hops };
-		lca_progress_step(&progress, i + 1);
+		app_progress_step(&progress, i + 1);
 		ret = run_size(c, &res[i]);
 		if (ret == 0) {
 			json_array_append_new(jsizes, json_integer(c->sizes[i]));
 			done++;
 		}
 	}
-	lca_progress_done(&progress);
-	root = lca_result_new(json_pack("{s:s, s:I, s:i, s:i, s:f, s:i, s:s, s:o, s:s}",
+	app_progress_done(&progress);
+	root = app_result_new(json_pack("{s:s, s:I, s:i, s:i, s:f, s:i, s:s, s:o, s:s}",
 					"benchmark", "circular", "hops", (json_int_t)c->hops,
 					"samples", (int)c->samples, "iterations",
 					(int)c->iterations, "window_s", c->window_s, "warmup",
@@ -740,12 +740,12 @@ run(void *conf)
 					"starts the next round; first round after each launch "
 					"not counted"));
 	for (unsigned int i = 0; i < done; i++)
-		lca_result_add(root, result_json(&res[i]));
+		app_result_add(root, result_json(&res[i]));
 	if (ret == 0) {
 		print_summary(c, res, done);
 		json_object_set_new(root, "frequency", print_freq(res, done));
 		ret = add_verdicts(root, res, done);
-		if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
+		if (app_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 			ret = -EIO;
 	}
 	json_decref(root);
@@ -753,7 +753,7 @@ run(void *conf)
 		free(res[i].out.cycles);
 		free(res[i].out.lcore_of);
 		free(res[i].ns);
-		lca_series_release(&res[i].series);
+		app_series_release(&res[i].series);
 	}
 	return ret;
 }
@@ -762,10 +762,10 @@ int
 main(int argc, char **argv)
 {
 	struct app_conf conf;
-	const struct lca_app app = {
+	const struct app_spec app = {
 		.name = "lca-circular", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &conf,
 	};
 
-	return lca_app_main(argc, argv, &app);
+	return app_main(argc, argv, &app);
 }

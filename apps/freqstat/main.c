@@ -22,16 +22,16 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 
-#include "lca_app.h"
-#include "lca_cli.h"
+#include "app_main.h"
+#include "app_cli.h"
 #include "lca_eal.h"
 #include "lca_freq.h"
-#include "lca_freq_json.h"
-#include "lca_freq_print.h"
-#include "lca_report.h"
-#include "lca_result.h"
-#include "lca_series.h"
-#include "lca_verdict.h"
+#include "app_freq_json.h"
+#include "app_freq_print.h"
+#include "app_report.h"
+#include "app_result.h"
+#include "app_series.h"
+#include "app_verdict.h"
 
 #define PROG "lca-freq"
 
@@ -52,24 +52,24 @@ struct freq_opts {
 	const char *json_path;
 };
 
-#define AT(field) LCA_OPT_AT(struct freq_opts, field)
+#define AT(field) APP_OPT_AT(struct freq_opts, field)
 
-static const struct lca_opt options[] = {
-	{ "interval", 0, LCA_OPT_DOUBLE, AT(interval_s), .dmin = 0, .dmax = MAX_INTERVAL_S,
+static const struct app_opt options[] = {
+	{ "interval", 0, APP_OPT_DOUBLE, AT(interval_s), .dmin = 0, .dmax = MAX_INTERVAL_S,
 	  .metavar = "SECONDS", .help = "time between rows (default 1; fractions allowed)",
 	  .why = "seconds, more than 0, at most 3600" },
-	{ "count", 0, LCA_OPT_UINT, AT(count), .min = 0, .max = UINT32_MAX, .metavar = "N",
+	{ "count", 0, APP_OPT_UINT, AT(count), .min = 0, .max = UINT32_MAX, .metavar = "N",
 	  .help = "rows per lcore, then stop (default 0: until Ctrl-C)",
 	  .why = "a whole number, 0 for no limit" },
-	{ "csv", 0, LCA_OPT_FLAG, AT(csv),
+	{ "csv", 0, APP_OPT_FLAG, AT(csv),
 	  .help = "rows as CSV on stdout (the report goes to stderr)" },
-	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	{ "json", 0, APP_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write every interval and the report to FILE" },
-	{ "load", 0, LCA_OPT_FLAG, AT(load), .help = "spin every lcore, to show the clock under load" },
+	{ "load", 0, APP_OPT_FLAG, AT(load), .help = "spin every lcore, to show the clock under load" },
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = PROG, .opts = options, .eal = true,
 	.about = "Show every enabled lcore's clock, busy, steal and irq time, interval by\n"
 		 "interval, then the stability report over the whole run.\n",
@@ -81,7 +81,7 @@ parse_args(int argc, char **argv, void *conf)
 	struct freq_opts *o = conf;
 
 	*o = (struct freq_opts){ .interval_s = 1.0 };
-	return lca_opt_parse(argc, argv, &table, o, NULL);
+	return app_opt_parse(argc, argv, &table, o, NULL);
 }
 
 /* --- sampling on the lcores ---------------------------------------------- */
@@ -254,10 +254,10 @@ static int
 write_json(const struct freq_opts *o, double cost_us, json_t *intervals,
 	   const struct lca_freq_report *total)
 {
-	json_t *rec = lca_result_new(json_pack("{s:f, s:I, s:b, s:b}", "interval_s",
+	json_t *rec = app_result_new(json_pack("{s:f, s:I, s:b, s:b}", "interval_s",
 					       o->interval_s, "count", (json_int_t)o->count,
 					       "load", o->load, "csv", o->csv));
-	json_t *results, *freq = lca_freq_ran_json(total);
+	json_t *results, *freq = app_freq_ran_json(total);
 	int ret;
 
 	if (rec == NULL || freq == NULL) {
@@ -271,14 +271,14 @@ write_json(const struct freq_opts *o, double cost_us, json_t *intervals,
 						 json_real(cost_us)));
 	json_array_extend(results, intervals);
 	json_object_set_new(rec, "frequency", freq);
-	lca_verdict_add(rec, &(struct lca_verdict_row){
-		.config = "probe cost", .kind = LCA_VERDICT_TIME, .score = cost_us,
+	app_verdict_add(rec, &(struct app_verdict_row){
+		.config = "probe cost", .kind = APP_VERDICT_TIME, .score = cost_us,
 		.ci_half = NAN, .unit = "us a reading",
 		.no_floor_why = "lca-freq measures the clock itself; nothing runs beneath it",
 		.floor_moved_pct = NAN, .window_s = NAN });
 	/* CSV mode keeps stdout CSV only: the record, without the verdict lines. */
-	ret = o->csv ? lca_result_write(rec, true, o->json_path)
-		     : lca_result_finish(rec, true, o->json_path);
+	ret = o->csv ? app_result_write(rec, true, o->json_path)
+		     : app_result_finish(rec, true, o->json_path);
 	json_decref(rec);
 	return ret;
 }
@@ -304,7 +304,7 @@ monitor(const struct freq_opts *o)
 			return -ENOMEM;
 	}
 	if (!o->csv)
-		lca_report_machine(stdout);
+		app_report_machine(stdout);
 	/* Kept off stdout in CSV mode, so that stdout is CSV only. */
 	fprintf(summary, "probe cost: %.3f us/sample\n", cost_us);
 	fprintf(summary, "%u lcores, interval %g s, %s\n", rte_lcore_count(), o->interval_s,
@@ -328,12 +328,12 @@ monitor(const struct freq_opts *o)
 		print_rows(o, i, t, &interval_rep);
 		lca_freq_report_merge(&total_rep, &interval_rep);
 		if (intervals != NULL) {
-			json_t *j = lca_freq_ran_json(&interval_rep), *r;
+			json_t *j = app_freq_ran_json(&interval_rep), *r;
 			char name[32];
 
 			/* The monitor keeps this interval's series until the next start. */
 			if (j != NULL)
-				lca_freq_json_add_series(j);
+				app_freq_json_add_series(j);
 
 			snprintf(name, sizeof(name), "interval %" PRIu64, i);
 			r = json_pack("{s:s, s:I, s:f, s:o?}", "name", name, "interval",
@@ -347,7 +347,7 @@ monitor(const struct freq_opts *o)
 
 	if (total_rep.n_lcores > 0) {
 		fputc('\n', summary);
-		lca_freq_report_print(summary, &total_rep);
+		app_freq_report_print(summary, &total_rep);
 	}
 	if (intervals != NULL) {
 		if (ret == 0)
@@ -367,9 +367,9 @@ int
 main(int argc, char **argv)
 {
 	struct freq_opts opts;
-	const struct lca_app app = {
+	const struct app_spec app = {
 		.name = PROG, .parse = parse_args, .opts = &table, .run = run, .conf = &opts,
 	};
 
-	return lca_app_main(argc, argv, &app);
+	return app_main(argc, argv, &app);
 }

@@ -14,13 +14,13 @@
 #include <rte_lcore.h>
 
 #include "lca_actor.h"
-#include "lca_app.h"
-#include "lca_cli.h"
+#include "app_main.h"
+#include "app_cli.h"
 #include "lca_eal.h"
-#include "lca_report.h"
-#include "lca_result.h"
+#include "app_report.h"
+#include "app_result.h"
 #include "lca_topo.h"
-#include "lca_verdict.h"
+#include "app_verdict.h"
 
 struct hello_conf {
 	uint64_t tokens;
@@ -62,23 +62,23 @@ hello_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 		fprintf(stderr, "lca-hello: token lost at actor %u\n", self); /* counts tell */
 }
 
-#define AT(field) LCA_OPT_AT(struct hello_conf, field)
+#define AT(field) APP_OPT_AT(struct hello_conf, field)
 
-static const struct lca_opt options[] = {
-	{ "tokens", 0, LCA_OPT_UINT, AT(tokens), .min = 1, .max = 1u << 20, .metavar = "N",
+static const struct app_opt options[] = {
+	{ "tokens", 0, APP_OPT_UINT, AT(tokens), .min = 1, .max = 1u << 20, .metavar = "N",
 	  .help = "tokens in flight (default 64)" },
-	{ "hops", 0, LCA_OPT_UINT, AT(hops), .min = 0, .max = UINT32_MAX, .metavar = "N",
+	{ "hops", 0, APP_OPT_UINT, AT(hops), .min = 0, .max = UINT32_MAX, .metavar = "N",
 	  .help = "hops per token (default 10000)" },
-	{ "per-lcore", 0, LCA_OPT_UINT, AT(per_lcore), .min = 1, .max = 1024, .metavar = "N",
+	{ "per-lcore", 0, APP_OPT_UINT, AT(per_lcore), .min = 1, .max = 1024, .metavar = "N",
 	  .help = "actors per lcore (default 2)" },
-	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = UINT32_MAX / 1000,
+	{ "timeout", 0, APP_OPT_UINT, AT(timeout_s), .min = 1, .max = UINT32_MAX / 1000,
 	  .metavar = "SEC", .help = "give up after SEC seconds (default 120)" },
-	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	{ "json", 0, APP_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write the counts as JSON (docs/json.md)" },
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = "lca-hello", .opts = options, .eal = true, .column = 18,
 	.about = "Smoke app: actors on every lcore pass tokens around a ring.\n",
 };
@@ -89,7 +89,7 @@ parse_args(int argc, char **argv, void *conf)
 	struct hello_conf *c = conf;
 
 	*c = (struct hello_conf){ .tokens = 64, .hops = 10000, .per_lcore = 2, .timeout_s = 120 };
-	return lca_opt_parse(argc, argv, &table, c, NULL);
+	return app_opt_parse(argc, argv, &table, c, NULL);
 }
 
 static int
@@ -191,7 +191,7 @@ check_counts(const struct hello_conf *c)
 static int
 finish(const struct hello_conf *c, bool ok)
 {
-	json_t *rec = lca_result_new(json_pack("{s:I, s:I, s:I}", "tokens", (json_int_t)c->tokens,
+	json_t *rec = app_result_new(json_pack("{s:I, s:I, s:I}", "tokens", (json_int_t)c->tokens,
 					       "hops", (json_int_t)c->hops, "per_lcore",
 					       (json_int_t)c->per_lcore));
 	json_t *place = json_object_get(rec, "placement");
@@ -200,15 +200,15 @@ finish(const struct hello_conf *c, bool ok)
 	for (unsigned int i = 0; i < n_actors; i++)
 		json_array_append_new(place, json_pack("{s:i, s:i}", "actor", (int)i, "lcore",
 						       lca_actor_lcore(i)));
-	lca_result_add(rec, json_pack("{s:s, s:I, s:I}", "name", "ring", "handled",
+	app_result_add(rec, json_pack("{s:s, s:I, s:I}", "name", "ring", "handled",
 				      (json_int_t)handled_total(), "expected",
 				      (json_int_t)(c->tokens * (c->hops + 1) + retries)));
-	lca_verdict_add(rec, &(struct lca_verdict_row){
-		.config = "tokens around the ring", .kind = LCA_VERDICT_RATE,
+	app_verdict_add(rec, &(struct app_verdict_row){
+		.config = "tokens around the ring", .kind = APP_VERDICT_RATE,
 		.score = (double)handled_total(), .ci_half = NAN, .unit = "messages handled",
 		.no_floor_why = "a smoke run: it counts its tokens and times nothing",
 		.floor_moved_pct = NAN, .window_s = NAN });
-	ret = lca_result_finish(rec, ok, c->json_path);
+	ret = app_result_finish(rec, ok, c->json_path);
 	json_decref(rec);
 	return ret;
 }
@@ -233,11 +233,11 @@ run(void *arg)
 		fprintf(stderr, "lca-hello: not done after %" PRIu64 " s (--timeout)\n",
 			conf->timeout_s);
 
-	lca_report_machine(stdout);
+	app_report_machine(stdout);
 	lca_topo_print_eal(stdout);
-	lca_report_actors(stdout);
-	lca_report_lcores(stdout);
-	lca_report_send_errors(stdout);
+	app_report_actors(stdout);
+	app_report_lcores(stdout);
+	app_report_send_errors(stdout);
 	if (ret == 0)
 		ret = check_counts(conf);
 	if (finish(conf, ret == 0) < 0 && ret == 0)
@@ -250,10 +250,10 @@ int
 main(int argc, char **argv)
 {
 	struct hello_conf conf;
-	const struct lca_app app = {
+	const struct app_spec app = {
 		.name = "lca-hello", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &conf,
 	};
 
-	return lca_app_main(argc, argv, &app);
+	return app_main(argc, argv, &app);
 }

@@ -25,16 +25,16 @@
 
 #include "httpd.h"
 #include "lca_actor.h"
-#include "lca_app.h"
-#include "lca_cli.h"
+#include "app_main.h"
+#include "app_cli.h"
 #include "lca_eal.h"
-#include "lca_report.h"
-#include "lca_result.h"
-#include "lca_rng.h"
+#include "app_report.h"
+#include "app_result.h"
+#include "app_rng.h"
 #include "lca_timer.h"
-#include "lca_series.h"
+#include "app_series.h"
 #include "lca_topo.h"
-#include "lca_verdict.h"
+#include "app_verdict.h"
 
 #define NAME "lca-httpd"
 
@@ -61,7 +61,7 @@ fill_name(char *dst, size_t len, uint64_t bits)
 static int
 build_db(uint32_t users, int socket_id)
 {
-	uint64_t rng = lca_rng_stream(42, 0);
+	uint64_t rng = app_rng_stream(42, 0);
 
 	user_db = rte_malloc_socket("hd_users", sizeof(*user_db) * users, RTE_CACHE_LINE_SIZE,
 				    socket_id);
@@ -69,11 +69,11 @@ build_db(uint32_t users, int socket_id)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < users; i++) {
 		user_db[i].id = i;
-		fill_name(user_db[i].first, sizeof(user_db[i].first), lca_rng_next(&rng));
-		fill_name(user_db[i].last, sizeof(user_db[i].last), lca_rng_next(&rng));
-		user_db[i].ssn = lca_rng_next(&rng) % 1000000000ull;
+		fill_name(user_db[i].first, sizeof(user_db[i].first), app_rng_next(&rng));
+		fill_name(user_db[i].last, sizeof(user_db[i].last), app_rng_next(&rng));
+		user_db[i].ssn = app_rng_next(&rng) % 1000000000ull;
 		for (int f = 0; f < 5; f++)
-			user_db[i].friends[f] = lca_rng_below(&rng, users);
+			user_db[i].friends[f] = app_rng_below(&rng, users);
 	}
 	return 0;
 }
@@ -191,7 +191,7 @@ tel_http(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* Two words for one mode: "epoll" is sleep's old name. */
 static int
-opt_idle(void *arg, const struct lca_opt *opt, char *val)
+opt_idle(void *arg, const struct app_opt *opt, char *val)
 {
 	struct hd_conf *c = arg;
 
@@ -206,43 +206,43 @@ opt_idle(void *arg, const struct lca_opt *opt, char *val)
 }
 
 static int
-opt_service_lcore(void *arg, const struct lca_opt *opt, char *val)
+opt_service_lcore(void *arg, const struct app_opt *opt, char *val)
 {
 	struct hd_conf *c = arg;
 
 	(void)opt;
-	if (lca_cli_uint(val, 0, RTE_MAX_LCORE - 1, &c->service_lcore) < 0)
+	if (app_cli_uint(val, 0, RTE_MAX_LCORE - 1, &c->service_lcore) < 0)
 		return -EINVAL;
 	if (!rte_lcore_is_enabled((unsigned int)c->service_lcore)) {
 		fprintf(stderr, NAME ": --service-lcore %s is not among the lcores (-l)\n", val);
-		return LCA_OPT_SAID;
+		return APP_OPT_SAID;
 	}
 	return 0;
 }
 
-#define AT(field) LCA_OPT_AT(struct hd_conf, field)
-#define UINT(lo, hi) LCA_OPT_UINT, .min = (lo), .max = (hi)
+#define AT(field) APP_OPT_AT(struct hd_conf, field)
+#define UINT(lo, hi) APP_OPT_UINT, .min = (lo), .max = (hi)
 #define CHOICES(...) .choices = (const char *const[]){ __VA_ARGS__, NULL }
 
 /* One entry an option: a new option is one more line here. */
-static const struct lca_opt options[] = {
-	{ "bind", 0, LCA_OPT_STRING, AT(bind), .metavar = "ADDR",
+static const struct app_opt options[] = {
+	{ "bind", 0, APP_OPT_STRING, AT(bind), .metavar = "ADDR",
 	  .help = "IPv4 address to listen on (default 127.0.0.1)" },
 	{ "port", 0, UINT(0, 65535), AT(port), .metavar = "N",
 	  .help = "TCP port (default 8080; 0: any free port, printed)" },
-	{ "accept", 0, LCA_OPT_ENUM, AT(accept), CHOICES("balance", "reuseport"),
+	{ "accept", 0, APP_OPT_ENUM, AT(accept), CHOICES("balance", "reuseport"),
 	  .metavar = "MODE",
 	  .help = "balance (default): one listening socket on the main\n"
 		  "lcore hands each connection to the lcore with the\n"
 		  "fewest open; reuseport: one SO_REUSEPORT socket per\n"
 		  "lcore, the kernel hashes connections to them" },
-	{ "io", 0, LCA_OPT_ENUM, AT(io), CHOICES("epoll", "uring", "auto"), .metavar = "MODE",
+	{ "io", 0, APP_OPT_ENUM, AT(io), CHOICES("epoll", "uring", "auto"), .metavar = "MODE",
 	  .help = "the socket path: epoll (default): readiness, then a\n"
 		  "system call per recv, send and accept; uring: io_uring\n"
 		  "(multishot accept and recv into provided buffers, the\n"
 		  "iteration's sends in one submit); auto: uring where the\n"
 		  "kernel allows it, else epoll (and says so)" },
-	{ "idle", 0, LCA_OPT_CUSTOM, .parse = opt_idle, .metavar = "MODE",
+	{ "idle", 0, APP_OPT_CUSTOM, .parse = opt_idle, .metavar = "MODE",
 	  .help = "sleep (default; epoll is its old name): after\n"
 		  "--idle-after quiet loops (no actor turn, at most one\n"
 		  "event) an lcore waits in the kernel (epoll or the ring)\n"
@@ -289,23 +289,23 @@ static const struct lca_opt options[] = {
 	  .help = "an idle connection is closed after MS (default 60000)" },
 	{ "users", 0, UINT(1, 1u << 24), AT(users), .metavar = "N",
 	  .help = "records of the service (default 10000)" },
-	{ "service-lcore", 0, LCA_OPT_CUSTOM, .parse = opt_service_lcore, .metavar = "N",
+	{ "service-lcore", 0, APP_OPT_CUSTOM, .parse = opt_service_lcore, .metavar = "N",
 	  .help = "lcore of the service actor (default: the last one)" },
 	{ "duration", 0, UINT(1, UINT32_MAX / 1000), AT(duration_s), .metavar = "SEC",
 	  .help = "serve SEC seconds, then report (default: until\nSIGINT/SIGTERM)" },
 	{ "backlog", 0, UINT(1, 65535), AT(backlog), .metavar = "N",
 	  .help = "listen backlog (default 4096)" },
-	{ "access-log", 0, LCA_OPT_OUTPUT, AT(access_log), .metavar = "FILE",
+	{ "access-log", 0, APP_OPT_OUTPUT, AT(access_log), .metavar = "FILE",
 	  .help = "append a common-log-format line per answer to FILE\n"
 		  "(default: none); a thread writes it, an lcore never\n"
 		  "waits: past 8192 lines queued per lcore, dropped, counted;\n"
 		  "SIGHUP or SIGUSR1 reopens it" },
-	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	{ "json", 0, APP_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write the counters as JSON (docs/json.md)" },
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = NAME, .opts = options, .eal = true, .column = 25,
 	.about = "HTTP/1.1 server on lcores, kernel TCP sockets polled from each lcore's loop.\n"
 		 "Routes: GET / (35-byte text body), GET /user/ID (a record from the service\n"
@@ -335,7 +335,7 @@ parse_args(int argc, char **argv, void *arg)
 		.request_timeout_ms = 10000, .service_timeout_ms = 1000, .keepalive_ms = 60000, .users = 10000,
 		.service_lcore = UINT64_MAX, .backlog = 4096,
 	};
-	ret = lca_opt_parse(argc, argv, &table, c, NULL);
+	ret = app_opt_parse(argc, argv, &table, c, NULL);
 	if (ret != 0)
 		return ret;
 	if (inet_pton(AF_INET, c->bind, &a) != 1) {
@@ -517,9 +517,9 @@ counters_json(void)
 
 /* The record, and the verdict: a server has no floor inside its own run. */
 static int
-finish(lca_actor_id_t service, const struct lca_series *s, bool ok)
+finish(lca_actor_id_t service, const struct app_series *s, bool ok)
 {
-	json_t *rec = lca_result_new(json_pack(
+	json_t *rec = app_result_new(json_pack(
 		"{s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "bind",
 		conf.bind, "port", (json_int_t)hd_net_port(), "accept",
 		conf.accept == HD_ACCEPT_BALANCE ? "balance" : "reuseport", "idle",
@@ -558,16 +558,16 @@ finish(lca_actor_id_t service, const struct lca_series *s, bool ok)
 						       (int)hd_net_worker_actor(l), "lcore", (int)l,
 						       "role", "worker"));
 	json_object_set_new(result, "name", json_string("http"));
-	json_object_set_new(result, "frequency", lca_series_freq_json(s));
-	json_object_set_new(rec, "frequency", lca_series_freq_json(s));
-	lca_result_add(rec, result);
-	lca_verdict_add(rec, &(struct lca_verdict_row){
-		.config = "requests answered", .kind = LCA_VERDICT_RATE,
+	json_object_set_new(result, "frequency", app_series_freq_json(s));
+	json_object_set_new(rec, "frequency", app_series_freq_json(s));
+	app_result_add(rec, result);
+	app_verdict_add(rec, &(struct app_verdict_row){
+		.config = "requests answered", .kind = APP_VERDICT_RATE,
 		.score = (double)hd_net_counter(HD_REQUESTS), .ci_half = NAN, .unit = "requests",
 		.no_floor_why = "a server's floor is another server: scripts/http-compare.sh "
 				"runs nginx beside it",
 		.floor_moved_pct = NAN, .window_s = NAN });
-	ret = lca_result_finish(rec, ok, conf.json_path);
+	ret = app_result_finish(rec, ok, conf.json_path);
 	json_decref(rec);
 	return ret;
 }
@@ -639,7 +639,7 @@ run(void *arg)
 	/* Each waiting /user ask holds a timer: one per connection that can
 	 * wait (hd_net_start() bounds each lcore's asks), and the default's
 	 * room besides. */
-	static struct lca_series series;
+	static struct app_series series;
 	lca_actor_id_t service = LCA_ACTOR_NONE;
 	struct lca_actor_spec sspec = {
 		.handler = service_handler,
@@ -685,13 +685,13 @@ run(void *arg)
 	rte_spinlock_unlock(&tel_lock);
 	rte_telemetry_register_cmd("/lcactor/http", tel_http,
 				   "lca-httpd: connections, requests, answers by status. No parameters.");
-	lca_report_machine(stdout);
+	app_report_machine(stdout);
 	print_config(service);
 
 	catch_stop_signals();
-	lca_series_begin(&series, "serving", 0);
+	app_series_begin(&series, "serving", 0);
 	ret = lca_runtime_run((unsigned int)(c->duration_s * 1000));
-	lca_series_end(&series);
+	app_series_end(&series);
 	ret = say_stop(ret);
 	hd_log_close(stdout);
 	rte_spinlock_lock(&tel_lock);
@@ -699,13 +699,13 @@ run(void *arg)
 	rte_spinlock_unlock(&tel_lock);
 
 	print_counters(stdout);
-	lca_report_actors(stdout);
-	lca_report_lcores(stdout);
-	lca_report_send_errors(stdout);
-	lca_series_print_freq(stdout, &series);
+	app_report_actors(stdout);
+	app_report_lcores(stdout);
+	app_report_send_errors(stdout);
+	app_series_print_freq(stdout, &series);
 	if (finish(service, &series, ret == 0) < 0 && ret == 0)
 		ret = -EIO;
-	lca_series_release(&series);
+	app_series_release(&series);
 	hd_net_cleanup();
 	lca_runtime_cleanup();
 	rte_free(user_db);
@@ -715,9 +715,9 @@ run(void *arg)
 int
 main(int argc, char **argv)
 {
-	const struct lca_app app = {
+	const struct app_spec app = {
 		.name = NAME, .parse = parse_args, .opts = &table, .run = run, .conf = &conf,
 	};
 
-	return lca_app_main(argc, argv, &app);
+	return app_main(argc, argv, &app);
 }

@@ -8,8 +8,8 @@
 
 #include <rte_cycles.h>
 
-#include "lca_hgrm.h"
-#include "lca_window.h"
+#include "app_hgrm.h"
+#include "app_window.h"
 #include "lifecycle.h"
 
 /* Reruns of a scenario whose default count fell short of its window. */
@@ -127,38 +127,38 @@ lc_load_start(const struct lc_conf *c, const lca_actor_id_t *cross)
 }
 
 void
-lc_series_begin(struct lca_series *s, const char *label)
+lc_series_begin(struct app_series *s, const char *label)
 {
 	fflush(stdout);
-	lca_series_begin(s, label, 0);
+	app_series_begin(s, label, 0);
 }
 
 void
-lc_series_end(struct lca_series *s, struct lc_outcome *o)
+lc_series_end(struct app_series *s, struct lc_outcome *o)
 {
 	char verdict[256];
 
-	lca_series_end(s);
-	lca_series_verdict_text(s, verdict, sizeof(verdict));
+	app_series_end(s);
+	app_series_verdict_text(s, verdict, sizeof(verdict));
 	printf("  clock: %s\n", verdict);
 	if (o->total != NULL)
-		lca_freq_total_add(o->total, s);
+		app_freq_total_add(o->total, s);
 }
 
 int
-lc_hdr_init(struct lca_hdr *h)
+lc_hdr_init(struct app_hdr *h)
 {
-	return lca_hdr_init(h, 100LL * 1000 * 1000 * 1000, 3);
+	return app_hdr_init(h, 100LL * 1000 * 1000 * 1000, 3);
 }
 
 static double
-us_at(const struct lca_hdr *h, double p)
+us_at(const struct app_hdr *h, double p)
 {
-	return (double)lca_hdr_value_at(h, p) / 1000.0;
+	return (double)app_hdr_value_at(h, p) / 1000.0;
 }
 
 void
-lc_hdr_print(const char *what, const struct lca_hdr *h)
+lc_hdr_print(const char *what, const struct app_hdr *h)
 {
 	if (h->total == 0) {
 		printf("  %-22s none recorded\n", what);
@@ -166,31 +166,31 @@ lc_hdr_print(const char *what, const struct lca_hdr *h)
 	}
 	printf("  %-22s p50 %9.1f  p99 %9.1f  p99.9 %9.1f  max %9.1f  mean %9.1f us  (n %" PRId64
 	       ")\n", what, us_at(h, 50), us_at(h, 99), us_at(h, 99.9), (double)h->max / 1000.0,
-	       lca_hdr_mean(h) / 1000.0, h->total);
+	       app_hdr_mean(h) / 1000.0, h->total);
 }
 
 json_t *
-lc_hdr_json(const struct lca_hdr *h)
+lc_hdr_json(const struct app_hdr *h)
 {
 	if (h->total == 0)
 		return json_pack("{s:s, s:I}", "unit", "us", "n", (json_int_t)0);
 	return json_pack("{s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "unit", "us", "n",
 			 (json_int_t)h->total, "p50", us_at(h, 50), "p99", us_at(h, 99), "p99_9",
 			 us_at(h, 99.9), "max", (double)h->max / 1000.0, "min",
-			 (double)h->min / 1000.0, "mean", lca_hdr_mean(h) / 1000.0);
+			 (double)h->min / 1000.0, "mean", app_hdr_mean(h) / 1000.0);
 }
 
 static unsigned int hgrm_failures;
 
 void
-lc_hdr_export(const struct lc_conf *c, const char *name, const struct lca_hdr *h)
+lc_hdr_export(const struct lc_conf *c, const char *name, const struct app_hdr *h)
 {
 	char path[4096];
 
 	if (c->hgrm_path == NULL)
 		return;
-	if (lca_hgrm_path(c->hgrm_path, name, path, sizeof(path)) < 0 ||
-	    lca_hgrm_write(h, path, LCA_HGRM_TICKS, 1e3, APP) < 0) {
+	if (app_hgrm_path(c->hgrm_path, name, path, sizeof(path)) < 0 ||
+	    app_hgrm_write(h, path, APP_HGRM_TICKS, 1e3, APP) < 0) {
 		hgrm_failures++;
 		return;
 	}
@@ -207,7 +207,7 @@ void
 lc_print_window(const char *what, double window_s)
 {
 	printf("  window: %s took %.1f ms", what, window_s * 1e3);
-	lca_window_end_line(stdout, window_s, NULL);
+	app_window_end_line(stdout, window_s, NULL);
 }
 
 static double
@@ -225,8 +225,8 @@ lc_run_windowed(const struct lc_conf *c, lc_scenario_fn fn, unsigned int arg,
 	struct lc_conf cc = *c;
 	uint64_t *count = (uint64_t *)((char *)&cc + count_off);
 	double min_s = c->window_ms / 1e3;
-	double target_s = fmax(lca_window_target_s() * min_s / LCA_WINDOW_MIN_S,
-			       c->window_given ? 0 : lca_window_target_s());
+	double target_s = fmax(app_window_target_s() * min_s / APP_WINDOW_MIN_S,
+			       c->window_given ? 0 : app_window_target_s());
 	int ret = fn(&cc, arg, o);
 
 	for (unsigned int t = 0; t < LC_WINDOW_TRIES && ret == 0 && (!given || c->window_given);
@@ -236,7 +236,7 @@ lc_run_windowed(const struct lc_conf *c, lc_scenario_fn fn, unsigned int arg,
 
 		if (!(w > 0) || w >= min_s)
 			break;
-		next = lca_window_count(*count, w, target_s, multiple, *count + 1,
+		next = app_window_count(*count, w, target_s, multiple, *count + 1,
 					UINT64_C(1) << 40);
 		printf("  calibrating: %" PRIu64 " took %.1f ms, under %u ms: this run is not "
 		       "kept; again with %" PRIu64 " (%.0f ms at its rate)\n", *count, w * 1e3,

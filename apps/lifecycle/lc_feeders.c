@@ -19,7 +19,7 @@
 #include <rte_lcore.h>
 #include <rte_pause.h>
 
-#include "lca_result.h"
+#include "app_result.h"
 #include "lifecycle.h"
 
 #define WATCH_MS 10
@@ -198,7 +198,7 @@ start_feeders(struct feeder *f, unsigned int n, const cpu_set_t *cpus)
 }
 
 static int
-fd_measure(const struct lc_conf *c, const struct fd_run *run, struct lca_series *series,
+fd_measure(const struct lc_conf *c, const struct fd_run *run, struct app_series *series,
 	   struct lc_outcome *o)
 {
 	int run_ret;
@@ -277,7 +277,7 @@ fd_print(const struct lc_conf *c, const struct fd_run *run)
 }
 
 static json_t *
-fd_json(const struct lc_conf *c, const struct fd_run *run, struct lca_series *series)
+fd_json(const struct lc_conf *c, const struct fd_run *run, struct app_series *series)
 {
 	json_t *j = json_pack(
 		"{s:s, s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:f, s:b, s:f, s:i, s:b, s:b, "
@@ -290,11 +290,11 @@ fd_json(const struct lc_conf *c, const struct fd_run *run, struct lca_series *se
 		"threads_exceed_cpus", run->exceed, "busy_polling_lcores", run->busy_lcores,
 		"out_of_order", (json_int_t)run->r.out_of_order, "refused", (json_int_t)run->retries,
 		"no_envelope", (json_int_t)run->no_env, "rejected", (json_int_t)run->st.rejected,
-		"exact", run->exact, "frequency", lca_series_freq_json(series));
+		"exact", run->exact, "frequency", app_series_freq_json(series));
 
 	if (run->rate > 0)
 		json_object_set_new(j, "throughput",
-				    lca_result_measure_of(&run->rate, 1, 0.999, "msg/s"));
+				    app_result_measure_of(&run->rate, 1, 0.999, "msg/s"));
 	return j;
 }
 
@@ -303,7 +303,7 @@ scenario(const struct lc_conf *c, unsigned int n, struct lc_outcome *o)
 {
 	static struct feeder f[LC_MAX_FEEDERS];
 	struct lca_lcore_hook hook = { .poll = watchdog };
-	struct lca_series series = { 0 };
+	struct app_series series = { 0 };
 	struct fd_run run = { .n = n, .busy_lcores = c->idle != LCA_IDLE_SLEEP };
 	cpu_set_t cpus;
 	unsigned int stuck;
@@ -335,14 +335,14 @@ scenario(const struct lc_conf *c, unsigned int n, struct lc_outcome *o)
 		/* A stuck thread may still touch the runtime: leave it up. */
 		if (stuck == 0)
 			lca_runtime_cleanup();
-		lca_series_release(&series);
+		app_series_release(&series);
 		return ret < 0 ? ret : stuck > 0 ? -EDEADLK : run_ret;
 	}
 	fd_count(c, f, run_ret, &run);
 	fd_print(c, &run);
 	json_array_append_new(o->results, fd_json(c, &run, &series));
 	o->exact &= run.exact;
-	lca_series_release(&series);
+	app_series_release(&series);
 	lca_runtime_cleanup();
 	return fd.stalled ? -ETIMEDOUT : run_ret;
 }

@@ -16,7 +16,7 @@
 
 #include <rte_cycles.h>
 
-#include "lca_report.h"
+#include "app_report.h"
 #include "lifecycle.h"
 
 #define RS_BURST 32
@@ -49,7 +49,7 @@ static struct {
 	uint64_t handled_ok;
 	uint64_t out_of_order;
 	uint64_t measured;       /* restarts whose latency was recorded */
-	struct lca_hdr lat;
+	struct app_hdr lat;
 	double lat_us[RS_KEEP];  /* latency of failure i, i < RS_KEEP */
 	/* Read across lcores. */
 	uint64_t next_expected;  /* atomic */
@@ -100,7 +100,7 @@ worker(lca_actor_id_t self, void *state, struct lca_msg *m)
 			uint64_t k = __atomic_load_n(&rs.injected, __ATOMIC_RELAXED) - 1;
 			double ns = lc_cycles_to_ns(now - rs.fail_tsc, rs.hz);
 
-			lca_hdr_record(&rs.lat, (int64_t)ns);
+			app_hdr_record(&rs.lat, (int64_t)ns);
 			if (k < RS_KEEP)
 				rs.lat_us[k] = ns / 1000.0;
 			rs.fail_tsc = 0;
@@ -235,7 +235,7 @@ rs_start(const struct lc_conf *c, struct lca_supervision *sup, lca_actor_id_t *p
 
 /* The stream under the frequency monitor, with a generous time limit. */
 static int
-rs_run(const struct lc_conf *c, struct rs_figures *f, struct lca_series *series,
+rs_run(const struct lc_conf *c, struct rs_figures *f, struct app_series *series,
        struct lc_outcome *o)
 {
 	/* ~1 us a message under load, and the pauses. */
@@ -256,7 +256,7 @@ rs_run(const struct lc_conf *c, struct rs_figures *f, struct lca_series *series,
 				" messages, %" PRIu64 " of %" PRIu64 " notices\n", f->name, limit,
 			rs.next_expected, rs.messages, rs.notices, rs.injected);
 		printf("  not done: the actors at the time limit:\n");
-		lca_report_actors(stdout);
+		app_report_actors(stdout);
 	}
 	return run_ret;
 }
@@ -334,7 +334,7 @@ rs_pauses(const struct rs_figures *f, json_t *pauses, json_t *lats)
 
 static json_t *
 rs_json(const struct lc_conf *c, const struct rs_figures *f, json_t *pauses, json_t *lats,
-	struct lca_series *series)
+	struct app_series *series)
 {
 	return json_pack(
 		"{s:s, s:s, s:b, s:I, s:I, s:f, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
@@ -349,7 +349,7 @@ rs_json(const struct lc_conf *c, const struct rs_figures *f, json_t *pauses, jso
 		(json_int_t)rs.handled_ok, "expected_ok", (json_int_t)f->expect_ok, "out_of_order",
 		(json_int_t)rs.out_of_order, "producer_refused", (json_int_t)f->pst.refused,
 		"pauses_us", pauses, "latency_us_each", lats, "exact", f->exact, "frequency",
-		lca_series_freq_json(series));
+		app_series_freq_json(series));
 }
 
 static int
@@ -366,7 +366,7 @@ scenario(const struct lc_conf *c, unsigned int backoff, struct lc_outcome *o)
 		.backoff_min_us = backoff ? 100 : 0,
 		.backoff_max_us = backoff ? 1000 : 0,
 	};
-	struct lca_series series = { 0 };
+	struct app_series series = { 0 };
 	json_t *pauses, *lats;
 	lca_actor_id_t prod;
 	int ret, run_ret;
@@ -379,7 +379,7 @@ scenario(const struct lc_conf *c, unsigned int backoff, struct lc_outcome *o)
 	ret = lc_hdr_init(&rs.lat);
 	ret = ret ? ret : lc_runtime_up(c, 64);
 	if (ret < 0) {
-		lca_hdr_free(&rs.lat);
+		app_hdr_free(&rs.lat);
 		return ret;
 	}
 	ret = rs_start(c, &sup, &prod);
@@ -396,9 +396,9 @@ scenario(const struct lc_conf *c, unsigned int backoff, struct lc_outcome *o)
 		o->exact &= f.exact;
 		ret = run_ret < 0 ? run_ret : 0;
 	}
-	lca_series_release(&series);
+	app_series_release(&series);
 	lca_runtime_cleanup();
-	lca_hdr_free(&rs.lat);
+	app_hdr_free(&rs.lat);
 	return ret;
 }
 

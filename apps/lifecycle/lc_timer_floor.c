@@ -16,8 +16,8 @@
 #include <rte_lcore.h>
 #include <rte_timer.h>
 
-#include "lca_floor.h"
-#include "lca_rng.h"
+#include "app_floor.h"
+#include "app_rng.h"
 #include "lifecycle.h"
 
 struct tf_timer {
@@ -31,7 +31,7 @@ struct tf_lcore {
 	unsigned int lcore;
 	uint64_t rng;
 	uint64_t armed, fired, arm_errors;
-	struct lca_hdr *late;
+	struct app_hdr *late;
 	struct tf_timer *t; /* [inflight] */
 } __rte_cache_aligned; /* each lcore writes its counters: a line apiece */
 
@@ -45,7 +45,7 @@ tf_arm(struct tf_timer *t)
 	struct tf_lcore *l = t->owner;
 	const struct lc_conf *c = l->c;
 	uint32_t span = c->max_delay_us - c->min_delay_us + 1;
-	uint64_t delay = c->min_delay_us + lca_rng_below(&l->rng, span);
+	uint64_t delay = c->min_delay_us + app_rng_below(&l->rng, span);
 	uint64_t ticks = delay * rte_get_timer_hz() / 1000000;
 
 	l->armed++;
@@ -62,7 +62,7 @@ tf_expired(struct rte_timer *tim, void *arg)
 	uint64_t now = rte_get_timer_cycles();
 
 	(void)tim;
-	lca_hdr_record(l->late, (int64_t)lc_cycles_to_ns(now > t->intended ? now - t->intended : 0,
+	app_hdr_record(l->late, (int64_t)lc_cycles_to_ns(now > t->intended ? now - t->intended : 0,
 							rte_get_timer_hz()));
 	l->fired++;
 	if (l->armed < l->c->timers)
@@ -88,9 +88,9 @@ tf_lcore_main(void *arg)
 }
 
 int
-lc_timer_floor(const struct lc_conf *c, struct lca_hdr *late)
+lc_timer_floor(const struct lc_conf *c, struct app_hdr *late)
 {
-	struct lca_hdr other; /* lcore 1's, added to @p late at the end */
+	struct app_hdr other; /* lcore 1's, added to @p late at the end */
 	int ret = rte_timer_subsystem_init();
 
 	if (ret < 0 && ret != -EALREADY)
@@ -100,7 +100,7 @@ lc_timer_floor(const struct lc_conf *c, struct lca_hdr *late)
 		return ret;
 	for (unsigned int k = 0; k < 2; k++) {
 		tf[k] = (struct tf_lcore){
-			.c = c, .lcore = c->lcore[k], .rng = lca_rng_stream(0x713e5, k),
+			.c = c, .lcore = c->lcore[k], .rng = app_rng_stream(0x713e5, k),
 			.late = k ? &other : late, .t = calloc(c->inflight, sizeof(struct tf_timer)),
 		};
 		if (tf[k].t == NULL)
@@ -111,12 +111,12 @@ lc_timer_floor(const struct lc_conf *c, struct lca_hdr *late)
 		}
 	}
 	if (ret >= 0)
-		ret = lca_floor_run_all(tf_lcore_main, NULL);
+		ret = app_floor_run_all(tf_lcore_main, NULL);
 	if (ret >= 0 && (tf[0].arm_errors || tf[1].arm_errors))
 		ret = -EIO;
 	if (ret >= 0)
-		lca_hdr_add(late, &other);
-	lca_hdr_free(&other);
+		app_hdr_add(late, &other);
+	app_hdr_free(&other);
 	free(tf[0].t);
 	free(tf[1].t);
 	return ret < 0 ? ret : 0;

@@ -21,10 +21,10 @@
 
 #include <rte_cycles.h>
 
-#include "lca_floor.h"
-#include "lca_floor_stream.h"
-#include "lca_report.h"
-#include "lca_rng.h"
+#include "app_floor.h"
+#include "app_floor_stream.h"
+#include "app_report.h"
+#include "app_rng.h"
 #include "lca_timer.h"
 #include "lifecycle.h"
 
@@ -48,8 +48,8 @@ static struct {
 	const struct lc_conf *c;
 	lca_actor_id_t rx[2];
 	lca_actor_id_t tick_rx;  /* the periodic's receiver, on lcore 1 */
-	struct lca_hdr once[2];  /* by receiver: each touches its own */
-	struct lca_hdr tick;     /* the tick receiver's */
+	struct app_hdr once[2];  /* by receiver: each touches its own */
+	struct app_hdr tick;     /* the tick receiver's */
 	uint64_t hz;
 	uint64_t expected_once;  /* atomic: 2 x timers, less arm errors */
 	uint64_t got_once;       /* atomic */
@@ -83,7 +83,7 @@ arm_one(lca_actor_id_t self, struct tm_rx *r)
 {
 	const struct lc_conf *c = tm.c;
 	uint32_t span = c->max_delay_us - c->min_delay_us + 1;
-	uint64_t delay = c->min_delay_us + lca_rng_below(&r->rng, span);
+	uint64_t delay = c->min_delay_us + app_rng_below(&r->rng, span);
 	lca_actor_id_t to = r->armed & 1 ? tm.rx[r->idx ^ 1] : self;
 	struct lca_msg *m;
 	struct once_msg v = { .id = r->idx * c->timers + r->armed };
@@ -107,12 +107,12 @@ arm_one(lca_actor_id_t self, struct tm_rx *r)
 }
 
 static void
-record(struct lca_hdr *h, uint64_t intended)
+record(struct app_hdr *h, uint64_t intended)
 {
 	uint64_t now = rte_get_timer_cycles();
 	uint64_t late = now > intended ? now - intended : 0;
 
-	lca_hdr_record(h, (int64_t)lc_cycles_to_ns(late, tm.hz));
+	app_hdr_record(h, (int64_t)lc_cycles_to_ns(late, tm.hz));
 }
 
 static void
@@ -193,7 +193,7 @@ rx_init(void *state, void *arg)
 	struct tm_rx *r = state;
 
 	r->idx = (unsigned int)(uintptr_t)arg;
-	r->rng = lca_rng_stream(0x713e5, r->idx);
+	r->rng = app_rng_stream(0x713e5, r->idx);
 }
 
 static int
@@ -264,7 +264,7 @@ tm_start(const struct lc_conf *c, bool loaded)
 }
 
 static int
-tm_run(const struct lc_conf *c, const char *name, struct lca_series *series,
+tm_run(const struct lc_conf *c, const char *name, struct app_series *series,
        struct lc_outcome *o, struct tm_figure *fig)
 {
 	uint64_t t0;
@@ -282,7 +282,7 @@ tm_run(const struct lc_conf *c, const char *name, struct lca_series *series,
 			tm.got_once, tm.expected_once, tm.fenced ? "yes" : "no");
 		printf("  not done: the actors at the time limit (load lost %" PRIu64 "):\n",
 		       lc_load_lost());
-		lca_report_actors(stdout);
+		app_report_actors(stdout);
 	}
 	return run_ret;
 }
@@ -350,7 +350,7 @@ tm_print(const struct lc_conf *c, const struct tm_counts *k, const struct tm_fig
 }
 
 static json_t *
-tm_json(const struct lc_conf *c, const struct tm_counts *k, struct lca_series *series)
+tm_json(const struct lc_conf *c, const struct tm_counts *k, struct app_series *series)
 {
 	const struct lca_timer_stats *ts = &k->ts;
 
@@ -370,15 +370,15 @@ tm_json(const struct lc_conf *c, const struct tm_counts *k, struct lca_series *s
 		"ticks_received", (json_int_t)k->ticks, "arm_errors", (json_int_t)k->arm_errors,
 		"mailbox_hwm", (int)k->as[0].mailbox_hwm, (int)k->as[1].mailbox_hwm,
 		(int)k->as[2].mailbox_hwm, "exact", k->exact,
-		"frequency", lca_series_freq_json(series));
+		"frequency", app_series_freq_json(series));
 }
 
 static void
 tm_release(void)
 {
-	lca_hdr_free(&tm.once[0]);
-	lca_hdr_free(&tm.once[1]);
-	lca_hdr_free(&tm.tick);
+	app_hdr_free(&tm.once[0]);
+	app_hdr_free(&tm.once[1]);
+	app_hdr_free(&tm.tick);
 	free(tm.seen);
 }
 
@@ -389,7 +389,7 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o, struct tm_f
 		.name = loaded ? "timers, lcores under load" : "timers, lcores idle",
 		.loaded = loaded,
 	};
-	struct lca_series series = { 0 };
+	struct app_series series = { 0 };
 	int ret, run_ret;
 
 	memset(&tm, 0, sizeof(tm));
@@ -418,14 +418,14 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o, struct tm_f
 		ret = run_ret;
 	} else if (ret == 0) {
 		tm_count(c, run_ret, &k);
-		lca_hdr_add(&tm.once[0], &tm.once[1]);
-		fig->p50_us = (double)lca_hdr_value_at(&tm.once[0], 50) / 1000.0;
+		app_hdr_add(&tm.once[0], &tm.once[1]);
+		fig->p50_us = (double)app_hdr_value_at(&tm.once[0], 50) / 1000.0;
 		tm_print(c, &k, fig);
 		json_array_append_new(o->results, tm_json(c, &k, &series));
 		o->exact &= k.exact;
 		ret = run_ret < 0 ? run_ret : 0;
 	}
-	lca_series_release(&series);
+	app_series_release(&series);
 	lca_runtime_cleanup();
 	tm_release();
 	return ret;
@@ -435,19 +435,19 @@ scenario(const struct lc_conf *c, bool loaded, struct lc_outcome *o, struct tm_f
 static int
 floor_round(const struct lc_conf *c, json_t *rounds, double *p50_us)
 {
-	struct lca_hdr late;
+	struct app_hdr late;
 	int ret = lc_hdr_init(&late);
 
 	if (ret == 0)
 		ret = lc_timer_floor(c, &late);
 	if (ret == 0) {
-		*p50_us = (double)lca_hdr_value_at(&late, 50) / 1000.0;
+		*p50_us = (double)app_hdr_value_at(&late, 50) / 1000.0;
 		lc_hdr_print("floor lateness:", &late);
 		json_array_append_new(rounds, lc_hdr_json(&late));
 	} else {
 		fprintf(stderr, APP ": the timers' floor failed: %s\n", strerror(-ret));
 	}
-	lca_hdr_free(&late);
+	app_hdr_free(&late);
 	return ret;
 }
 
@@ -461,7 +461,7 @@ judge(struct lc_outcome *o, const struct tm_figure *fig, const double *fl, json_
 	json_t *res = json_array_get(o->results, json_array_size(o->results) - 1);
 	double ratios[2], sorted[2];
 
-	lca_floor_ratios((const double[]){ fig->p50_us, fig->p50_us }, fl, 2, ratios);
+	app_floor_ratios((const double[]){ fig->p50_us, fig->p50_us }, fl, 2, ratios);
 	sorted[0] = RTE_MIN(ratios[0], ratios[1]);
 	sorted[1] = RTE_MAX(ratios[0], ratios[1]);
 	printf("  against its floor (%s): one-shot lateness p50 %.1f us = %.1fx the floor's "
@@ -473,7 +473,7 @@ judge(struct lc_outcome *o, const struct tm_figure *fig, const double *fl, json_
 		"a floor round before the scenario and one after it", "one_shot_lateness",
 		rounds, "ratios", ratios[0], ratios[1], "ratio_median", (ratios[0] + ratios[1]) / 2,
 		"ratio_min", sorted[0], "ratio_max", sorted[1], "moved_pct",
-		isfinite(lca_floor_moved_pct(fl, 2)) ? json_real(lca_floor_moved_pct(fl, 2)) :
+		isfinite(app_floor_moved_pct(fl, 2)) ? json_real(app_floor_moved_pct(fl, 2)) :
 						       json_null()));
 }
 

@@ -17,8 +17,8 @@
 #include <jansson.h>
 
 #include "lca_actor.h"
-#include "lca_hdr.h"
-#include "lca_series.h"
+#include "app_hdr.h"
+#include "app_series.h"
 
 #define APP "lca-lifecycle"
 
@@ -62,7 +62,7 @@ struct lc_conf {
 struct lc_outcome {
 	json_t *results; /* array */
 	bool exact;
-	struct lca_freq_total *total; /* series merged here */
+	struct app_freq_total *total; /* series merged here */
 };
 
 /* Runtime up with the app's idle policy and room for @p max_timers. */
@@ -88,16 +88,16 @@ int lc_load_seed(lca_actor_id_t a, lca_actor_id_t b, unsigned int n);
 uint64_t lc_load_lost(void);
 
 /* Start a scenario's series (monitor on); end it and print its verdict. */
-void lc_series_begin(struct lca_series *s, const char *label);
-void lc_series_end(struct lca_series *s, struct lc_outcome *o);
+void lc_series_begin(struct app_series *s, const char *label);
+void lc_series_end(struct app_series *s, struct lc_outcome *o);
 
 /* HDR histogram in ns up to 100 s, 3 digits. */
-int lc_hdr_init(struct lca_hdr *h);
+int lc_hdr_init(struct app_hdr *h);
 /* "p50 X  p99 X  p99.9 X  max X us (n N)" and its JSON. */
-void lc_hdr_print(const char *what, const struct lca_hdr *h);
-json_t *lc_hdr_json(const struct lca_hdr *h);
+void lc_hdr_print(const char *what, const struct app_hdr *h);
+json_t *lc_hdr_json(const struct app_hdr *h);
 /* With --hgrm: write @p h, in us, to the --hgrm path with ".NAME" in it. */
-void lc_hdr_export(const struct lc_conf *c, const char *name, const struct lca_hdr *h);
+void lc_hdr_export(const struct lc_conf *c, const char *name, const struct app_hdr *h);
 /* How many .hgrm files could not be written. */
 unsigned int lc_hgrm_failures(void);
 static inline double
@@ -110,8 +110,8 @@ lc_cycles_to_ns(uint64_t cycles, uint64_t hz)
  * A scenario that appends its result (with its "window_s") to @p o, and
  * runs it with @p c's count at @p count_off (restart's messages, feeders'
  * per_feeder). When the count is the default (@p given false) and the run's
- * window is under LCA_WINDOW_MIN_S, say so, drop that result and run it
- * again with the count that takes lca_window_target_s() at its rate, a
+ * window is under APP_WINDOW_MIN_S, say so, drop that result and run it
+ * again with the count that takes app_window_target_s() at its rate, a
  * multiple of @p multiple; a few times at most.
  */
 typedef int (*lc_scenario_fn)(const struct lc_conf *c, unsigned int arg, struct lc_outcome *o);
@@ -126,7 +126,7 @@ bool lc_interrupted(int run_ret);
 
 /* The timers' floor (lc_timer_floor.c): rte_timer in a plain loop on both
  * lcores, the same delays; each one-shot's lateness into @p late. */
-int lc_timer_floor(const struct lc_conf *c, struct lca_hdr *late);
+int lc_timer_floor(const struct lc_conf *c, struct app_hdr *late);
 
 int lc_bench_timers(const struct lc_conf *c, struct lc_outcome *o);
 int lc_bench_restart(const struct lc_conf *c, struct lc_outcome *o);

@@ -16,11 +16,11 @@
 
 #include <rte_lcore.h>
 
-#include "lca_app.h"
-#include "lca_cli.h"
-#include "lca_report.h"
-#include "lca_result.h"
-#include "lca_verdict.h"
+#include "app_main.h"
+#include "app_cli.h"
+#include "app_report.h"
+#include "app_result.h"
+#include "app_verdict.h"
 #include "lifecycle.h"
 
 #define ABOUT \
@@ -45,7 +45,7 @@ static int
 parse_benches(struct lc_conf *c, char *text)
 {
 	char *items[8];
-	int k = lca_cli_split(text, items, RTE_DIM(items));
+	int k = app_cli_split(text, items, RTE_DIM(items));
 
 	if (k < 0)
 		return -EINVAL;
@@ -69,14 +69,14 @@ static int
 parse_feeders(struct lc_conf *c, char *text)
 {
 	char *items[LC_MAX_FEEDER_COUNTS];
-	int k = lca_cli_split(text, items, LC_MAX_FEEDER_COUNTS);
+	int k = app_cli_split(text, items, LC_MAX_FEEDER_COUNTS);
 
 	if (k < 0)
 		return -EINVAL;
 	for (int i = 0; i < k; i++) {
 		uint64_t v;
 
-		if (lca_cli_uint(items[i], 1, LC_MAX_FEEDERS, &v) < 0)
+		if (app_cli_uint(items[i], 1, LC_MAX_FEEDERS, &v) < 0)
 			return -EINVAL;
 		c->feeders[i] = (unsigned int)v;
 	}
@@ -85,79 +85,79 @@ parse_feeders(struct lc_conf *c, char *text)
 }
 
 static int
-opt_benches(void *conf, const struct lca_opt *opt, char *val)
+opt_benches(void *conf, const struct app_opt *opt, char *val)
 {
 	(void)opt;
 	return parse_benches(conf, val);
 }
 
 static int
-opt_feeders(void *conf, const struct lca_opt *opt, char *val)
+opt_feeders(void *conf, const struct app_opt *opt, char *val)
 {
 	(void)opt;
 	return parse_feeders(conf, val);
 }
 
-#define AT(field) LCA_OPT_AT(struct lc_conf, field)
-#define GIVEN(field) LCA_OPT_GIVEN(struct lc_conf, field)
+#define AT(field) APP_OPT_AT(struct lc_conf, field)
+#define GIVEN(field) APP_OPT_GIVEN(struct lc_conf, field)
 
-static const struct lca_opt options[] = {
-	{ "bench", 0, LCA_OPT_CUSTOM, .parse = opt_benches, .metavar = "LIST",
+static const struct app_opt options[] = {
+	{ "bench", 0, APP_OPT_CUSTOM, .parse = opt_benches, .metavar = "LIST",
 	  .help = "which, in order (default timers,restart,feeders)",
 	  .why = "timers, restart, feeders, each once" },
-	{ "idle", 0, LCA_OPT_CUSTOM, AT(idle), .parse = lca_app_opt_idle, .metavar = "POLICY",
+	{ "idle", 0, APP_OPT_CUSTOM, AT(idle), .parse = app_opt_idle, .metavar = "POLICY",
 	  .help = "the lcores' idle policy: spin (default), pause, sleep",
 	  .why = "spin, pause or sleep" },
-	{ "sleep-us", 0, LCA_OPT_UINT, AT(sleep_us), .min = 1, .max = LCA_IDLE_SLEEP_MAX_US,
+	{ "sleep-us", 0, APP_OPT_UINT, AT(sleep_us), .min = 1, .max = LCA_IDLE_SLEEP_MAX_US,
 	  .metavar = "N", .help = "with --idle sleep, each sleep (default 100, at most 100000)" },
-	{ "timers", 0, LCA_OPT_UINT, AT(timers), .min = 1, .max = 10000000, .metavar = "N",
+	{ "timers", 0, APP_OPT_UINT, AT(timers), .min = 1, .max = 10000000, .metavar = "N",
 	  .help = "one-shot timers armed per lcore (default 5000)" },
-	{ "inflight", 0, LCA_OPT_UINT, AT(inflight), .min = 1, .max = 1024, .metavar = "N",
+	{ "inflight", 0, APP_OPT_UINT, AT(inflight), .min = 1, .max = 1024, .metavar = "N",
 	  .help = "one-shots outstanding per lcore (default 32, at most 1024)" },
-	{ "min-delay-us", 0, LCA_OPT_UINT, AT(min_delay_us), .min = 1, .max = 10000000,
+	{ "min-delay-us", 0, APP_OPT_UINT, AT(min_delay_us), .min = 1, .max = 10000000,
 	  .metavar = "N", .help = "shortest one-shot delay (default 100)" },
-	{ "max-delay-us", 0, LCA_OPT_UINT, AT(max_delay_us), .min = 1, .max = 10000000,
+	{ "max-delay-us", 0, APP_OPT_UINT, AT(max_delay_us), .min = 1, .max = 10000000,
 	  .metavar = "N", .help = "longest one-shot delay (default 10000)" },
-	{ "period-us", 0, LCA_OPT_UINT, AT(period_us), .min = 10, .max = 10000000,
+	{ "period-us", 0, APP_OPT_UINT, AT(period_us), .min = 10, .max = 10000000,
 	  .metavar = "N", .help = "the periodic timer's period (default 1000)" },
-	{ "ticks", 0, LCA_OPT_UINT, AT(ticks), .min = 1, .max = 10000000, .metavar = "N",
+	{ "ticks", 0, APP_OPT_UINT, AT(ticks), .min = 1, .max = 10000000, .metavar = "N",
 	  .help = "its ticks before it is cancelled (default 1000)" },
-	{ "messages", 0, LCA_OPT_UINT, AT(messages), .min = 1, .max = 1000000000000ull,
+	{ "messages", 0, APP_OPT_UINT, AT(messages), .min = 1, .max = 1000000000000ull,
 	  GIVEN(messages_given), .metavar = "N",
 	  .help = "restart: numbered messages, exactly (default 200000, and\n"
 		  "more while its run is under 200 ms: calibrated)" },
-	{ "fail-every", 0, LCA_OPT_UINT, AT(fail_every), .min = 1, .max = 1000000000000ull,
+	{ "fail-every", 0, APP_OPT_UINT, AT(fail_every), .min = 1, .max = 1000000000000ull,
 	  .metavar = "K",
 	  .help = "restart: every K-th message fails (default 100; at most\n--messages)" },
-	{ "backoff-failures", 0, LCA_OPT_UINT, AT(backoff_failures), .min = 1, .max = 100000,
+	{ "backoff-failures", 0, APP_OPT_UINT, AT(backoff_failures), .min = 1, .max = 100000,
 	  .metavar = "N",
 	  .help = "restart with backoff: failures injected (default 250: its\n"
 		  "pauses alone take 250 ms; at most 100000; its stream is\n"
 		  "N x K + 1 messages; the first 64 printed each)" },
-	{ "feeders", 0, LCA_OPT_CUSTOM, .parse = opt_feeders, .metavar = "LIST",
+	{ "feeders", 0, APP_OPT_CUSTOM, .parse = opt_feeders, .metavar = "LIST",
 	  .help = "feeder thread counts (default 1,2,4,8; each 1.." RTE_STR(LC_MAX_FEEDERS) ")",
 	  .why = "up to " RTE_STR(LC_MAX_FEEDER_COUNTS) " counts, each 1.." RTE_STR(LC_MAX_FEEDERS) },
-	{ "per-feeder", 0, LCA_OPT_UINT, AT(per_feeder), .min = 1, .max = 1000000000000ull,
+	{ "per-feeder", 0, APP_OPT_UINT, AT(per_feeder), .min = 1, .max = 1000000000000ull,
 	  GIVEN(per_feeder_given), .metavar = "N",
 	  .help = "messages each feeder sends, exactly (default 200000, and\n"
 		  "more while a run is under 200 ms: calibrated)" },
-	{ "stall-s", 0, LCA_OPT_UINT, AT(stall_s), .min = 1, .max = 3600, .metavar = "N",
+	{ "stall-s", 0, APP_OPT_UINT, AT(stall_s), .min = 1, .max = 3600, .metavar = "N",
 	  .help = "feeders: seconds without progress that count as a stall\n(default 5)" },
-	{ "window-ms", 0, LCA_OPT_UINT, AT(window_ms), .min = 1, .max = 3600000,
+	{ "window-ms", 0, APP_OPT_UINT, AT(window_ms), .min = 1, .max = 3600000,
 	  GIVEN(window_given), .metavar = "MS",
 	  .help = "a run of restart (no backoff) or feeders shorter than MS\n"
 		  "is not kept: it runs again with the count that takes\n"
 		  "1.25 x MS at its rate (default 200, for the default\n"
 		  "counts only; given, for given counts too)" },
-	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	{ "json", 0, APP_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write every figure as JSON (docs/json.md)" },
-	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
+	{ "hgrm", 0, APP_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
 	  .help = "each latency histogram as HdrHistogram's .hgrm text (us),\n"
 		  "FILE with the histogram's name before .hgrm" },
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = APP, .opts = options, .eal = true,
 	.about = ABOUT,
 	.footer = "Needs 2 lcores (-l 0-1). With --idle spin or pause the two lcores busy-poll\n"
@@ -221,7 +221,7 @@ parse_args(int argc, char **argv, void *conf)
 		.stall_s = 5,
 		.window_ms = 200,
 	};
-	ret = lca_opt_parse(argc, argv, &table, c, NULL);
+	ret = app_opt_parse(argc, argv, &table, c, NULL);
 	return ret == 0 ? check_conf(c) : ret;
 }
 
@@ -280,14 +280,14 @@ add_verdicts(json_t *record, const json_t *results)
 	json_array_foreach(results, i, r) {
 		const char *bench = json_string_value(json_object_get(r, "bench"));
 		const json_t *fl = json_object_get(r, "floor");
-		struct lca_verdict_row row = {
+		struct app_verdict_row row = {
 			.config = json_string_value(json_object_get(r, "name")),
 			.ci_half = NAN, .floor_moved_pct = NAN, .window_s = num(r, "window_s"),
 		};
 		double ratios[2];
 
 		if (strcmp(bench, "timers") == 0) {
-			row.kind = LCA_VERDICT_TIME;
+			row.kind = APP_VERDICT_TIME;
 			row.score = num(json_object_get(r, "one_shot_lateness"), "p50");
 			row.unit = "us one-shot lateness p50";
 			row.floor = json_string_value(json_object_get(fl, "what"));
@@ -299,17 +299,17 @@ add_verdicts(json_t *record, const json_t *results)
 			row.n_ratios = fl != NULL ? 2 : 0;
 			row.floor_moved_pct = num(fl, "moved_pct");
 		} else if (strcmp(bench, "restart") == 0) {
-			row.kind = LCA_VERDICT_TIME;
+			row.kind = APP_VERDICT_TIME;
 			row.score = num(json_object_get(r, "restart_latency"), "p50");
 			row.unit = "us restart latency p50";
 			row.no_floor_why = NO_RESTART_FLOOR;
 		} else {
-			row.kind = LCA_VERDICT_RATE;
+			row.kind = APP_VERDICT_RATE;
 			row.score = num(r, "msg_per_s") / 1e6;
 			row.unit = "M msg/s";
 			row.no_floor_why = NO_FEEDERS_FLOOR;
 		}
-		lca_verdict_add(record, &row);
+		app_verdict_add(record, &row);
 	}
 }
 
@@ -317,7 +317,7 @@ static int
 run(void *conf)
 {
 	struct lc_conf *c = conf;
-	static struct lca_freq_total total;
+	static struct app_freq_total total;
 	struct lc_outcome o = { .results = json_array(), .exact = true, .total = &total };
 	json_t *root;
 	size_t i;
@@ -325,7 +325,7 @@ run(void *conf)
 	int ret = 0;
 
 	memset(&total, 0, sizeof(total));
-	lca_report_machine(stdout);
+	app_report_machine(stdout);
 	printf("# lca-lifecycle: benches");
 	for (unsigned int b = 0; b < c->n_order; b++)
 		printf("%s%s", b ? "," : " ", bench_name(c->order[b]));
@@ -348,13 +348,13 @@ run(void *conf)
 			break;
 		}
 	}
-	root = lca_result_new(conf_json(c));
+	root = app_result_new(conf_json(c));
 	json_array_foreach(o.results, i, r)
-		lca_result_add(root, json_incref(r));
+		app_result_add(root, json_incref(r));
 	json_decref(o.results);
 	printf("\nFrequency over every scenario:\n");
-	lca_freq_total_print(stdout, "All scenarios together:", &total);
-	json_object_set_new(root, "frequency", lca_freq_total_json(&total));
+	app_freq_total_print(stdout, "All scenarios together:", &total);
+	json_object_set_new(root, "frequency", app_freq_total_json(&total));
 	printf("\nAccounting: %s\n", ret == 0 && o.exact ? "every count exact" :
 		ret == 0 ? "NOT exact (see above)" : "run cut short");
 	if (ret == 0 && !o.exact) {
@@ -365,7 +365,7 @@ run(void *conf)
 		ret = -EIO;
 	add_verdicts(root, json_object_get(root, "results"));
 	/* Interrupted: no record, the verdict of what ran all the same. */
-	if (lca_result_finish(root, ret == 0 && o.exact, ret != -EINTR ? c->json_path : NULL) < 0 &&
+	if (app_result_finish(root, ret == 0 && o.exact, ret != -EINTR ? c->json_path : NULL) < 0 &&
 	    ret == 0)
 		ret = -EIO;
 	json_decref(root);
@@ -376,9 +376,9 @@ int
 main(int argc, char **argv)
 {
 	static struct lc_conf conf;
-	const struct lca_app app = {
+	const struct app_spec app = {
 		.name = APP, .parse = parse_args, .opts = &table, .run = run, .conf = &conf,
 	};
 
-	return lca_app_main(argc, argv, &app);
+	return app_main(argc, argv, &app);
 }

@@ -13,7 +13,7 @@
  * coordinated omission). Closed loop (--closed): each connection sends its
  * next request as soon as the answer is in; latency runs from the send.
  *
- * Latencies go into a log-linear histogram (apps/common/lca_hdr.c, 3
+ * Latencies go into a log-linear histogram (apps/common/app_hdr.c, 3
  * significant digits, ns); the output is wrk2's: summary, latency
  * distribution, and with --latency the detailed percentile spectrum.
  */
@@ -41,13 +41,13 @@
 #include <http_parser.h>
 #include <jansson.h>
 
-#include "lca_cli.h"
-#include "lca_hdr.h"
-#include "lca_hgrm.h"
-#include "lca_opt.h"
+#include "app_cli.h"
+#include "app_hdr.h"
+#include "app_hgrm.h"
+#include "app_opt.h"
 
-#ifndef LCA_VERSION
-#define LCA_VERSION "unknown"
+#ifndef APP_VERSION
+#define APP_VERSION "unknown"
 #endif
 
 #define NAME "lca-load"
@@ -105,7 +105,7 @@ struct ld_thread {
 	struct ld_conn *conns;
 	unsigned int n_conns;
 	unsigned int first_conn; /* global index of conns[0] */
-	struct lca_hdr hist;
+	struct app_hdr hist;
 	uint64_t sent;        /* requests written in the window */
 	uint64_t completed;   /* answers in the window (recorded) */
 	uint64_t in_flight;   /* requests out when the run ended */
@@ -252,7 +252,7 @@ answer_in(struct ld_conn *c, uint64_t now)
 		t->in_flight++; /* answered after the end: not in the window */
 	} else if (c->intended >= t_record) {
 		t->completed++;
-		lca_hdr_record(&t->hist, (int64_t)(now - c->intended));
+		app_hdr_record(&t->hist, (int64_t)(now - c->intended));
 		if (status < 200 || status >= 400)
 			t->non2xx++;
 	}
@@ -484,11 +484,11 @@ parse_url(const char *url)
 }
 
 static int
-opt_cpus(void *conf, const struct lca_opt *opt, char *list)
+opt_cpus(void *conf, const struct app_opt *opt, char *list)
 {
 	char *items[MAX_CPUS];
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	int n = lca_cli_split(list, items, MAX_CPUS);
+	int n = app_cli_split(list, items, MAX_CPUS);
 
 	(void)conf;
 	(void)opt;
@@ -497,7 +497,7 @@ opt_cpus(void *conf, const struct lca_opt *opt, char *list)
 	for (int i = 0; i < n; i++) {
 		uint64_t v;
 
-		if (lca_cli_uint(items[i], 0, (uint64_t)(ncpu > 0 ? ncpu - 1 : 0), &v) < 0)
+		if (app_cli_uint(items[i], 0, (uint64_t)(ncpu > 0 ? ncpu - 1 : 0), &v) < 0)
 			return -EINVAL;
 		cfg.cpus[i] = (int)v;
 	}
@@ -508,7 +508,7 @@ opt_cpus(void *conf, const struct lca_opt *opt, char *list)
 /* A count as wrk2 reads -c, -t and -R: a whole number, or one with k, M or
  * G after it (1k = 1000). */
 static int
-opt_metric(void *conf, const struct lca_opt *opt, char *val)
+opt_metric(void *conf, const struct app_opt *opt, char *val)
 {
 	static const struct { char unit; uint64_t scale; } units[] = {
 		{ 'k', 1000 }, { 'K', 1000 }, { 'm', 1000000 }, { 'M', 1000000 },
@@ -528,20 +528,20 @@ opt_metric(void *conf, const struct lca_opt *opt, char *val)
 		return -EINVAL;
 	memcpy(num, val, len);
 	num[len] = '\0';
-	if (lca_cli_uint(num, 1, opt->max, &v) < 0 || v > opt->max / scale ||
+	if (app_cli_uint(num, 1, opt->max, &v) < 0 || v > opt->max / scale ||
 	    v * scale < opt->min)
 		return -EINVAL;
-	*(uint64_t *)lca_opt_target(opt, conf) = v * scale;
+	*(uint64_t *)app_opt_target(opt, conf) = v * scale;
 	return 0;
 }
 
 /* A time as wrk2 reads -d: seconds, or a number with s, m or h after it
  * (fractions allowed; "0" only where @p opt allows none). */
 static int
-opt_time(void *conf, const struct lca_opt *opt, char *val)
+opt_time(void *conf, const struct app_opt *opt, char *val)
 {
 	size_t len = val != NULL ? strlen(val) : 0;
-	double scale = 1, *out = lca_opt_target(opt, conf);
+	double scale = 1, *out = app_opt_target(opt, conf);
 	char num[32];
 
 	if (len > 1 && strchr("smh", val[len - 1]) != NULL) {
@@ -556,59 +556,59 @@ opt_time(void *conf, const struct lca_opt *opt, char *val)
 		*out = 0;
 		return 0;
 	}
-	if (lca_cli_seconds(num, out) < 0)
+	if (app_cli_seconds(num, out) < 0)
 		return -EINVAL;
 	*out *= scale;
 	return 0;
 }
 
-#define AT(field) LCA_OPT_AT(struct ld_conf, field)
+#define AT(field) APP_OPT_AT(struct ld_conf, field)
 
 /* wrk2's letters where wrk2 has them: -t -c -d -R -L. */
-static const struct lca_opt options[] = {
-	{ "url", 0, LCA_OPT_STRING, AT(url), .metavar = "URL",
+static const struct app_opt options[] = {
+	{ "url", 0, APP_OPT_STRING, AT(url), .metavar = "URL",
 	  .help = "http://HOST[:PORT][/PATH] (or as the last argument)" },
-	{ "rate", 'R', LCA_OPT_CUSTOM, AT(rate), .parse = opt_metric, .min = 1,
+	{ "rate", 'R', APP_OPT_CUSTOM, AT(rate), .parse = opt_metric, .min = 1,
 	  .max = 100000000, .metavar = "R",
 	  .help = "open loop: R requests/s over all connections; latency\n"
 		  "from each request's intended send time (corrected for\n"
 		  "coordinated omission); 2k = 2000",
 	  .why = "requests/s, 1 to 100000000; k and M allowed" },
-	{ "closed", 0, LCA_OPT_FLAG, AT(closed),
+	{ "closed", 0, APP_OPT_FLAG, AT(closed),
 	  .help = "closed loop: each connection sends again as soon as\n"
 		  "the answer is in (for saturation; latency from the send)" },
-	{ "connections", 'c', LCA_OPT_CUSTOM, AT(connections), .parse = opt_metric, .min = 1,
+	{ "connections", 'c', APP_OPT_CUSTOM, AT(connections), .parse = opt_metric, .min = 1,
 	  .max = 1000000, .metavar = "N",
 	  .help = "connections (default 100), one request out on each",
 	  .why = "1 to 1000000; k allowed" },
-	{ "threads", 't', LCA_OPT_CUSTOM, AT(threads), .parse = opt_metric, .min = 1,
-	  .max = 1024, .metavar = "N", LCA_OPT_GIVEN(struct ld_conf, threads_given),
+	{ "threads", 't', APP_OPT_CUSTOM, AT(threads), .parse = opt_metric, .min = 1,
+	  .max = 1024, .metavar = "N", APP_OPT_GIVEN(struct ld_conf, threads_given),
 	  .help = "load threads (default: as many as --cpus lists, else 2)",
 	  .why = "1 to 1024" },
-	{ "cpus", 0, LCA_OPT_CUSTOM, .parse = opt_cpus, .metavar = "LIST",
+	{ "cpus", 0, APP_OPT_CUSTOM, .parse = opt_cpus, .metavar = "LIST",
 	  .help = "pin thread i to the (i mod n)-th CPU of LIST, e.g. 0,1\n"
 		  "(default: not pinned)",
 	  .why = "a comma-separated list of this machine's CPUs" },
-	{ "duration", 'd', LCA_OPT_CUSTOM, AT(duration_s), .parse = opt_time, .min = 1,
+	{ "duration", 'd', APP_OPT_CUSTOM, AT(duration_s), .parse = opt_time, .min = 1,
 	  .metavar = "T", .help = "measured time: seconds, or 30s, 2m, 1h (default 10)",
 	  .why = "seconds above 0, or with s, m or h" },
-	{ "warmup", 0, LCA_OPT_CUSTOM, AT(warmup_s), .parse = opt_time, .min = 0,
+	{ "warmup", 0, APP_OPT_CUSTOM, AT(warmup_s), .parse = opt_time, .min = 0,
 	  .metavar = "T", .help = "load before the measured time, not recorded (default 0)",
 	  .why = "seconds, or with s, m or h" },
-	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_ms), .min = 1, .max = 3600000, .metavar = "MS",
+	{ "timeout", 0, APP_OPT_UINT, AT(timeout_ms), .min = 1, .max = 3600000, .metavar = "MS",
 	  .help = "an answer not in after MS from its send: a timeout\n"
 		  "error, and the connection is opened again (default 2000)" },
-	{ "latency", 'L', LCA_OPT_FLAG, AT(latency),
+	{ "latency", 'L', APP_OPT_FLAG, AT(latency),
 	  .help = "print the detailed percentile spectrum too" },
-	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	{ "json", 0, APP_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write the result as JSON (docs/json.md, lca-load/1)" },
-	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
+	{ "hgrm", 0, APP_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
 	  .help = "write the latency histogram as HdrHistogram's .hgrm\n"
 		  "percentile distribution (values in ms, as wrk2's)" },
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = NAME, .opts = options, .column = 24,
 	.synopsis = "[options] --rate R|--closed URL",
 	.about = "HTTP/1.1 load with wrk2's semantics, against any server; wrk2's\n"
@@ -651,13 +651,13 @@ parse_args(int argc, char **argv)
 
 	cfg = (struct ld_conf){ .connections = 100, .threads = 2, .duration_s = 10,
 				.timeout_ms = 2000 };
-	ret = lca_opt_parse(argc, argv, &table, &cfg, &rest);
+	ret = app_opt_parse(argc, argv, &table, &cfg, &rest);
 	if (ret != 0)
 		return ret;
 	/* After "--" too, as on every other app: "lca-load -- -h". */
 	if (rest < argc && (strcmp(argv[rest], "-h") == 0 || strcmp(argv[rest], "--help") == 0)) {
-		lca_opt_usage(stdout, &table, argv[0]);
-		return LCA_OPT_DONE;
+		app_opt_usage(stdout, &table, argv[0]);
+		return APP_OPT_DONE;
 	}
 	if (rest < argc && cfg.url == NULL)
 		cfg.url = argv[rest++];
@@ -702,7 +702,7 @@ fmt_bytes(double b, char *buf, size_t len)
 static const double pcts[] = { 50, 75, 90, 99, 99.9, 99.99, 99.999, 100 };
 
 struct totals {
-	struct lca_hdr hist;
+	struct app_hdr hist;
 	uint64_t sent, completed, in_flight, failed, failed_unanswered, behind, bytes, non2xx,
 		reconnects;
 	uint64_t errors[ERR_N];
@@ -717,16 +717,16 @@ print_report(const struct totals *s)
 	uint64_t errs = 0;
 
 	printf("  Thread Stats   Avg      Stdev     Max   +/- Stdev\n");
-	printf("    Latency   %8s  %8s  %8s  %8.2f%%\n", fmt_time(lca_hdr_mean(&s->hist), a, 32),
-	       fmt_time(lca_hdr_stdev(&s->hist), b, 32), fmt_time((double)s->hist.max, c, 32),
-	       lca_hdr_within_stdev_pct(&s->hist));
+	printf("    Latency   %8s  %8s  %8s  %8.2f%%\n", fmt_time(app_hdr_mean(&s->hist), a, 32),
+	       fmt_time(app_hdr_stdev(&s->hist), b, 32), fmt_time((double)s->hist.max, c, 32),
+	       app_hdr_within_stdev_pct(&s->hist));
 	printf("  Latency Distribution (HdrHistogram - Recorded Latency)\n");
 	for (unsigned int i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
 		printf("%7.3f%%  %8s\n", pcts[i],
-		       fmt_time((double)lca_hdr_value_at(&s->hist, pcts[i]), a, 32));
+		       fmt_time((double)app_hdr_value_at(&s->hist, pcts[i]), a, 32));
 	if (cfg.latency) {
 		printf("\n  Detailed Percentile spectrum:\n");
-		lca_hdr_print_spectrum(&s->hist, stdout, 5, 1e6); /* ns, printed in ms */
+		app_hdr_print_spectrum(&s->hist, stdout, 5, 1e6); /* ns, printed in ms */
 	}
 	printf("----------------------------------------------------------\n");
 	printf("  %" PRIu64 " requests in %.2fs, %s read\n", s->completed, s->elapsed_s,
@@ -766,7 +766,7 @@ print_verdict(const struct totals *s, bool written)
 	printf("requests answered: %.4g req/s, p99 %.4g ms  no floor: a load generator's figure "
 	       "is the server's; scripts/http-compare.sh measures nginx beside it\n",
 	       (double)s->completed / s->elapsed_s,
-	       (double)lca_hdr_value_at(&s->hist, 99.0) / 1e6);
+	       (double)app_hdr_value_at(&s->hist, 99.0) / 1e6);
 	if (cfg.json_path == NULL)
 		printf("record: none (--json FILE writes one)\n");
 	else
@@ -774,7 +774,7 @@ print_verdict(const struct totals *s, bool written)
 }
 
 static bool
-spectrum_step(const struct lca_hdr_step *st, void *arg)
+spectrum_step(const struct app_hdr_step *st, void *arg)
 {
 	json_array_append_new(arg, json_pack("[f, f, I]", (double)st->value / 1e3,
 					     st->percentile, (json_int_t)st->total_count));
@@ -823,20 +823,20 @@ write_json(const struct totals *s, int argc, char **argv)
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	lat = json_pack("{s:s, s:I, s:f, s:f, s:f, s:f, s:f}", "unit", "us", "count",
-			(json_int_t)s->hist.total, "mean", lca_hdr_mean(&s->hist) / 1e3, "stdev",
-			lca_hdr_stdev(&s->hist) / 1e3, "min",
+			(json_int_t)s->hist.total, "mean", app_hdr_mean(&s->hist) / 1e3, "stdev",
+			app_hdr_stdev(&s->hist) / 1e3, "min",
 			s->hist.total ? (double)s->hist.min / 1e3 : 0.0, "max",
 			(double)s->hist.max / 1e3, "within_stdev_pct",
-			lca_hdr_within_stdev_pct(&s->hist));
+			app_hdr_within_stdev_pct(&s->hist));
 	json_object_set_new(lat, "percentiles", json_object());
 	for (unsigned int i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
 		char key[16];
 
 		snprintf(key, sizeof(key), "%g", pcts[i]);
 		json_object_set_new(json_object_get(lat, "percentiles"), key,
-				    json_real((double)lca_hdr_value_at(&s->hist, pcts[i]) / 1e3));
+				    json_real((double)app_hdr_value_at(&s->hist, pcts[i]) / 1e3));
 	}
-	lca_hdr_spectrum(&s->hist, 5, spectrum_step, spec);
+	app_hdr_spectrum(&s->hist, 5, spectrum_step, spec);
 	errs = json_object();
 	for (int k = 0; k < ERR_N; k++) {
 		json_object_set_new(errs, err_names[k], json_integer((json_int_t)s->errors[k]));
@@ -846,7 +846,7 @@ write_json(const struct totals *s, int argc, char **argv)
 	root = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o,"
 			 " s:{s:s, s:I, s:I, s:o, s:s, s:I, s:f, s:f, s:I},"
 			 " s:{s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:o, s:I, s:o, s:o, s:f}, s:b}",
-			 "schema", "lca-load/1", "app", NAME, "version", LCA_VERSION, "date", date,
+			 "schema", "lca-load/1", "app", NAME, "version", APP_VERSION, "date", date,
 			 "machine", machine_json(), "args", args,
 			 "conf", "url", cfg.url, "connections", (json_int_t)cfg.connections,
 			 "threads", (json_int_t)cfg.threads, "cpus", cpus, "mode",
@@ -960,7 +960,7 @@ start_thread(struct ld_thread *t, unsigned int i, struct ld_conn *conns, unsigne
 	t->conns = conns + *first;
 	*first += t->n_conns;
 	t->cpu = cfg.n_cpus > 0 ? cfg.cpus[i % cfg.n_cpus] : -1;
-	if (lca_hdr_init(&t->hist, HIGHEST_NS, 3) < 0) {
+	if (app_hdr_init(&t->hist, HIGHEST_NS, 3) < 0) {
 		fprintf(stderr, NAME ": out of memory\n");
 		return -ENOMEM;
 	}
@@ -1009,7 +1009,7 @@ collect(struct ld_thread *th, struct totals *s)
 				strerror(-t->setup_err));
 			return -EIO;
 		}
-		lca_hdr_add(&s->hist, &t->hist);
+		app_hdr_add(&s->hist, &t->hist);
 		s->sent += t->sent;
 		s->completed += t->completed;
 		s->in_flight += t->in_flight;
@@ -1021,7 +1021,7 @@ collect(struct ld_thread *th, struct totals *s)
 		s->reconnects += t->reconnects;
 		for (int k = 0; k < ERR_N; k++)
 			s->errors[k] += t->errors[k];
-		lca_hdr_free(&t->hist);
+		app_hdr_free(&t->hist);
 	}
 	return 0;
 }
@@ -1038,12 +1038,12 @@ main(int argc, char **argv)
 
 	ret = parse_args(argc, argv);
 	if (ret != 0)
-		return ret > 0 ? 0 : LCA_EXIT_USAGE;
+		return ret > 0 ? 0 : APP_EXIT_USAGE;
 	if (prepare_request() < 0)
 		return 1;
 	th = calloc(cfg.threads, sizeof(*th));
 	conns = calloc(cfg.connections, sizeof(*conns));
-	if (th == NULL || conns == NULL || lca_hdr_init(&s.hist, HIGHEST_NS, 3) < 0) {
+	if (th == NULL || conns == NULL || app_hdr_init(&s.hist, HIGHEST_NS, 3) < 0) {
 		fprintf(stderr, NAME ": out of memory\n");
 		return 1;
 	}
@@ -1063,10 +1063,10 @@ main(int argc, char **argv)
 	if (cfg.json_path != NULL && write_json(&s, argc, argv) < 0)
 		ret = 1;
 	if (cfg.hgrm_path != NULL &&
-	    lca_hgrm_write(&s.hist, cfg.hgrm_path, LCA_HGRM_TICKS, 1e6, NAME) < 0)
+	    app_hgrm_write(&s.hist, cfg.hgrm_path, APP_HGRM_TICKS, 1e6, NAME) < 0)
 		ret = 1;
 	print_verdict(&s, ret == 0);
-	lca_hdr_free(&s.hist);
+	app_hdr_free(&s.hist);
 	freeaddrinfo(server);
 	free(th);
 	free(conns);

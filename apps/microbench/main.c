@@ -11,7 +11,7 @@
  *
  * This file: the options, the lines printed per run and per series, and
  * the JSON record (docs/json.md). Each series of measured runs is wrapped
- * in the frequency monitor (lca_series.h), whose per-lcore clock and steal
+ * in the frequency monitor (app_series.h), whose per-lcore clock and steal
  * report follows the series' summary.
  */
 #include <errno.h>
@@ -26,16 +26,16 @@
 #include <rte_malloc.h>
 
 #include "lca_actor.h"
-#include "lca_app.h"
-#include "lca_cli.h"
-#include "lca_floor.h"
-#include "lca_floor_stream.h"
+#include "app_main.h"
+#include "app_cli.h"
+#include "app_floor.h"
+#include "app_floor_stream.h"
 #include "lca_mempool.h"
-#include "lca_report.h"
-#include "lca_result.h"
+#include "app_report.h"
+#include "app_result.h"
 #include "lca_topo.h"
-#include "lca_verdict.h"
-#include "lca_window.h"
+#include "app_verdict.h"
+#include "app_window.h"
 #include "microbench.h"
 
 #define PROG MB_PROG
@@ -49,13 +49,13 @@ const char *const mb_scenario_names[MB_SCENARIOS] = {
 
 /* The record every series adds to, and the frequency over all of them. */
 static json_t *record;
-static struct lca_freq_total freq_total;
+static struct app_freq_total freq_total;
 
 static int
 parse_scenarios(const char *arg, bool *want)
 {
 	char *copy = strdup(arg), *items[MB_SCENARIOS * 4];
-	int n = copy ? lca_cli_split(copy, items, RTE_DIM(items)) : -ENOMEM;
+	int n = copy ? app_cli_split(copy, items, RTE_DIM(items)) : -ENOMEM;
 
 	if (n < 0) {
 		free(copy);
@@ -81,22 +81,22 @@ parse_scenarios(const char *arg, bool *want)
 }
 
 static int
-opt_mailbox_size(void *conf, const struct lca_opt *opt, char *val)
+opt_mailbox_size(void *conf, const struct app_opt *opt, char *val)
 {
-	uint64_t *out = lca_opt_target(opt, conf);
-	int ret = lca_cli_uint(val, 2, UINT64_C(1) << 24, out);
+	uint64_t *out = app_opt_target(opt, conf);
+	int ret = app_cli_uint(val, 2, UINT64_C(1) << 24, out);
 
 	return ret == 0 && !rte_is_power_of_2((uint32_t)*out) ? -EINVAL : ret;
 }
 
 static int
-opt_scenario(void *conf, const struct lca_opt *opt, char *val)
+opt_scenario(void *conf, const struct app_opt *opt, char *val)
 {
 	int ret = parse_scenarios(val, ((struct mb_conf *)conf)->want);
 
 	(void)opt;
 	/* An unknown scenario has been named already. */
-	return ret == -ENOENT ? LCA_OPT_SAID : ret;
+	return ret == -ENOENT ? APP_OPT_SAID : ret;
 }
 
 /* What needs every option at once, or EAL's lcores. */
@@ -155,45 +155,45 @@ check_conf(const struct mb_conf *c)
 	return 0;
 }
 
-#define AT(field) LCA_OPT_AT(struct mb_conf, field)
+#define AT(field) APP_OPT_AT(struct mb_conf, field)
 
-static const struct lca_opt options[] = {
-	{ "scenario", 0, LCA_OPT_CUSTOM, .parse = opt_scenario, .metavar = "LIST",
+static const struct app_opt options[] = {
+	{ "scenario", 0, APP_OPT_CUSTOM, .parse = opt_scenario, .metavar = "LIST",
 	  .help = "comma-separated: same-lcore,cross-lcore,many-to-one,idle\n(default: all)" },
-	{ "messages", 0, LCA_OPT_UINT, AT(messages), .min = 1, .max = UINT64_C(1) << 40,
-	  LCA_OPT_GIVEN(struct mb_conf, messages_given), .metavar = "N",
+	{ "messages", 0, APP_OPT_UINT, AT(messages), .min = 1, .max = UINT64_C(1) << 40,
+	  APP_OPT_GIVEN(struct mb_conf, messages_given), .metavar = "N",
 	  .help = "messages per run and per floor round, exactly (default:\n"
 		  "each scenario's warm-up run of " RTE_STR(MB_WARMUP_MAX) ", and pilots until one\n"
 		  "lasts 50 ms, set the count that takes 250 ms, its\n"
 		  "floor's apart)" },
-	{ "runs", 0, LCA_OPT_UINT, AT(runs), .min = 1, .max = MB_MAX_RUNS, .metavar = "N",
+	{ "runs", 0, APP_OPT_UINT, AT(runs), .min = 1, .max = MB_MAX_RUNS, .metavar = "N",
 	  .help = "measured runs per scenario (default 5)" },
-	{ "burst", 0, LCA_OPT_UINT, AT(burst), .min = 1, .max = MB_MAX_BURST, .metavar = "N",
+	{ "burst", 0, APP_OPT_UINT, AT(burst), .min = 1, .max = MB_MAX_BURST, .metavar = "N",
 	  .help = "envelopes per alloc/send call, 1.." RTE_STR(MB_MAX_BURST) " (default 32;\n"
 		  "1: lca_msg_alloc + lca_send)" },
-	{ "batch", 0, LCA_OPT_UINT, AT(batch), .min = 1, .max = 65536, .metavar = "N",
+	{ "batch", 0, APP_OPT_UINT, AT(batch), .min = 1, .max = 65536, .metavar = "N",
 	  .help = "messages a sender sends per turn (default 256, >= burst)" },
-	{ "senders", 0, LCA_OPT_UINT, AT(senders), .min = 1, .max = MB_MAX_SENDERS,
+	{ "senders", 0, APP_OPT_UINT, AT(senders), .min = 1, .max = MB_MAX_SENDERS,
 	  .metavar = "N",
 	  .help = "senders of many-to-one, 1.." RTE_STR(MB_MAX_SENDERS) " (default 4)" },
-	{ "idle", 0, LCA_OPT_UINT, AT(idle), .min = 1, .max = 1000000, .metavar = "N",
+	{ "idle", 0, APP_OPT_UINT, AT(idle), .min = 1, .max = 1000000, .metavar = "N",
 	  .help = "idle actors of the idle scenario (default 10000)" },
-	{ "throughput", 0, LCA_OPT_UINT, AT(throughput), .min = 1, .max = 1024, .metavar = "N",
+	{ "throughput", 0, APP_OPT_UINT, AT(throughput), .min = 1, .max = 1024, .metavar = "N",
 	  .help = "receiver's messages per turn, 1..1024 (default 256)" },
-	{ "mailbox-size", 0, LCA_OPT_CUSTOM, AT(mailbox_size), .parse = opt_mailbox_size,
+	{ "mailbox-size", 0, APP_OPT_CUSTOM, AT(mailbox_size), .parse = opt_mailbox_size,
 	  .metavar = "N", .help = "receiver's mailbox, a power of two (default 4096)",
 	  .why = "a power of two, 2 to 16777216" },
-	{ "mailbox", 0, LCA_OPT_CUSTOM, AT(mailbox_mode), .parse = lca_app_opt_mailbox,
+	{ "mailbox", 0, APP_OPT_CUSTOM, AT(mailbox_mode), .parse = app_opt_mailbox,
 	  .metavar = "MODE", .help = "receiver's mailbox mode: mp, sp, rts, hts (default mp)",
 	  .why = "mp, sp, rts or hts" },
-	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = 86400, .metavar = "SEC",
+	{ "timeout", 0, APP_OPT_UINT, AT(timeout_s), .min = 1, .max = 86400, .metavar = "SEC",
 	  .help = "give up on a run after SEC seconds (default 120)" },
-	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	{ "json", 0, APP_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "also write the results as JSON (docs/json.md)" },
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = PROG, .opts = options, .eal = true,
 	.about = "Messages per second through lcactor's send path.\n",
 };
@@ -211,7 +211,7 @@ parse_args(int argc, char **argv, void *conf)
 	};
 	for (unsigned int s = 0; s < MB_SCENARIOS; s++)
 		c->want[s] = true;
-	ret = lca_opt_parse(argc, argv, &table, c, NULL);
+	ret = app_opt_parse(argc, argv, &table, c, NULL);
 	return ret != 0 ? ret : check_conf(c);
 }
 
@@ -236,7 +236,7 @@ mb_calibrate(const struct mb_conf *c, uint64_t warm_msgs, double warm_ms)
 {
 	if (c->messages_given)
 		return c->messages;
-	return lca_window_count(warm_msgs, warm_ms / 1e3, lca_window_target_s(), 1, warm_msgs,
+	return app_window_count(warm_msgs, warm_ms / 1e3, app_window_target_s(), 1, warm_msgs,
 				UINT64_C(1) << 40);
 }
 
@@ -248,7 +248,7 @@ mb_print_calibration(const struct mb_result *r)
 	printf("   calibrated: pilot %" PRIu64 " msgs in %.1f ms = %.2f M msg/s: %" PRIu64
 	       " msgs a run (%.0f ms)", r->warmup_msgs, r->warmup_ms,
 	       (double)r->warmup_msgs / (r->warmup_ms * 1e3), r->messages,
-	       lca_window_target_s() * 1e3);
+	       app_window_target_s() * 1e3);
 	if (r->floor_warmup_ms > 0)
 		printf("; its floor's %" PRIu64 " in %.1f ms: %" PRIu64 " a round",
 		       r->floor_warmup_msgs, r->floor_warmup_ms, r->floor_messages);
@@ -266,18 +266,18 @@ mb_print_floor(const struct mb_result *r, unsigned int i)
 
 /* The floor's rounds and each pair's ratio, as the series' "floor". */
 static json_t *
-floor_json(const struct mb_result *r, const double *ratios, const struct lca_stats *rs)
+floor_json(const struct mb_result *r, const double *ratios, const struct app_stats *rs)
 {
 	json_t *pairs = json_array();
-	double moved = lca_floor_moved_pct(r->floor_mps, r->runs);
+	double moved = app_floor_moved_pct(r->floor_mps, r->runs);
 
 	for (unsigned int i = 0; i < r->runs; i++)
 		json_array_append_new(pairs, json_real(ratios[i]));
 	return json_pack("{s:s, s:s, s:I, s:o, s:o, s:o, s:f, s:f, s:f, s:o}", "what",
 			 r->floor_what, "order", "ABAB: a floor round before each run",
 			 "messages_per_round", (json_int_t)r->floor_messages, "throughput",
-			 lca_result_measure_of(r->floor_mps, r->runs, MB_CONFIDENCE, "Mmsg/s"),
-			 "time", lca_result_measure_of(r->floor_ms, r->runs, MB_CONFIDENCE, "ms"),
+			 app_result_measure_of(r->floor_mps, r->runs, MB_CONFIDENCE, "Mmsg/s"),
+			 "time", app_result_measure_of(r->floor_ms, r->runs, MB_CONFIDENCE, "ms"),
 			 "ratios", pairs, "ratio_median", rs->p50, "ratio_min", rs->min,
 			 "ratio_max", rs->max, "moved_pct",
 			 isfinite(moved) ? json_real(moved) : json_null());
@@ -287,13 +287,13 @@ floor_json(const struct mb_result *r, const double *ratios, const struct lca_sta
 static void
 add_verdict(const struct mb_result *r, const double *ratios)
 {
-	double window = fmin(lca_window_min(r->ms, r->runs), lca_window_min(r->floor_ms, r->runs));
+	double window = fmin(app_window_min(r->ms, r->runs), app_window_min(r->floor_ms, r->runs));
 
-	lca_verdict_add(record, &(const struct lca_verdict_row){
-		.config = r->label, .kind = LCA_VERDICT_RATE, .score = r->stats.p50,
+	app_verdict_add(record, &(const struct app_verdict_row){
+		.config = r->label, .kind = APP_VERDICT_RATE, .score = r->stats.p50,
 		.ci_half = r->stats.p50_error, .unit = "M msg/s", .floor = r->floor_what,
 		.ratios = ratios, .n_ratios = r->runs,
-		.floor_moved_pct = lca_floor_moved_pct(r->floor_mps, r->runs),
+		.floor_moved_pct = app_floor_moved_pct(r->floor_mps, r->runs),
 		.window_s = window / 1e3,
 	});
 }
@@ -306,7 +306,7 @@ calibration_json(const struct mb_result *r)
 
 	if (r->warmup_ms <= 0)
 		return json_null();
-	j = json_pack("{s:f, s:I, s:f}", "target_ms", lca_window_target_s() * 1e3,
+	j = json_pack("{s:f, s:I, s:f}", "target_ms", app_window_target_s() * 1e3,
 		      "warmup_messages", (json_int_t)r->warmup_msgs, "warmup_ms", r->warmup_ms);
 	if (r->floor_warmup_ms > 0) {
 		json_object_set_new(j, "floor_warmup_messages",
@@ -320,14 +320,14 @@ calibration_json(const struct mb_result *r)
 static void
 print_window(const struct mb_result *r)
 {
-	double w = lca_window_min(r->ms, r->runs), shortest = w;
+	double w = app_window_min(r->ms, r->runs), shortest = w;
 
 	printf("%-12s %s: window: the shortest run took %.1f ms", r->scenario, r->variant, w);
 	if (r->floor_what[0] != '\0') {
-		shortest = fmin(w, lca_window_min(r->floor_ms, r->runs));
-		printf(", the floor's shortest round %.1f ms", lca_window_min(r->floor_ms, r->runs));
+		shortest = fmin(w, app_window_min(r->floor_ms, r->runs));
+		printf(", the floor's shortest round %.1f ms", app_window_min(r->floor_ms, r->runs));
 	}
-	lca_window_end_line(stdout, shortest / 1e3,
+	app_window_end_line(stdout, shortest / 1e3,
 			    r->calibrated ? NULL : "give more --messages, or none to calibrate");
 }
 
@@ -345,27 +345,27 @@ series_json(const struct mb_result *r)
 	return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o}", "name", r->label,
 			 "scenario", r->scenario, "variant", r->variant, "messages_per_run",
 			 (json_int_t)r->messages, "calibration", calibration_json(r), "throughput",
-			 lca_result_measure(&r->stats, r->mps, "Mmsg/s"), "time",
-			 lca_result_measure_of(r->ms, r->runs, MB_CONFIDENCE, "ms"), "runs", runs,
-			 "frequency", lca_series_freq_json(&r->series));
+			 app_result_measure(&r->stats, r->mps, "Mmsg/s"), "time",
+			 app_result_measure_of(r->ms, r->runs, MB_CONFIDENCE, "ms"), "runs", runs,
+			 "frequency", app_series_freq_json(&r->series));
 }
 
 void
 mb_report_series(struct mb_result *r)
 {
 	double ratios[MB_MAX_RUNS], moved;
-	struct lca_stats rs;
+	struct app_stats rs;
 	json_t *j;
 
-	lca_stats_compute(r->mps, r->runs, MB_CONFIDENCE, &r->stats);
+	app_stats_compute(r->mps, r->runs, MB_CONFIDENCE, &r->stats);
 	printf("%-12s %s: mean %.2f M msg/s, min %.2f, max %.2f (%u runs)\n", r->scenario,
 	       r->variant, r->stats.mean, r->stats.min, r->stats.max, r->runs);
 	print_window(r);
 	j = series_json(r);
 	if (r->floor_what[0] != '\0') {
-		lca_floor_ratios(r->mps, r->floor_mps, r->runs, ratios);
-		lca_stats_compute(ratios, r->runs, MB_CONFIDENCE, &rs);
-		moved = lca_floor_moved_pct(r->floor_mps, r->runs);
+		app_floor_ratios(r->mps, r->floor_mps, r->runs, ratios);
+		app_stats_compute(ratios, r->runs, MB_CONFIDENCE, &rs);
+		moved = app_floor_moved_pct(r->floor_mps, r->runs);
 		printf("%-12s %s: run / floor: median %.1f%%, min %.1f%%, max %.1f%% over %u "
 		       "pairs; ", r->scenario, r->variant, 100 * rs.p50, 100 * rs.min,
 		       100 * rs.max, r->runs);
@@ -376,9 +376,9 @@ mb_report_series(struct mb_result *r)
 		json_object_set_new(j, "floor", floor_json(r, ratios, &rs));
 		add_verdict(r, ratios);
 	}
-	lca_series_print_freq(stdout, &r->series);
-	lca_freq_total_add(&freq_total, &r->series);
-	lca_result_add(record, j);
+	app_series_print_freq(stdout, &r->series);
+	app_freq_total_add(&freq_total, &r->series);
+	app_result_add(record, j);
 }
 
 /*
@@ -391,17 +391,17 @@ add_idle_verdict(const struct mb_result *crowd, const struct mb_result *alone)
 {
 	unsigned int n = RTE_MIN(crowd->runs, alone->runs);
 	double ratios[MB_MAX_RUNS];
-	double window = fmin(lca_window_min(crowd->ms, crowd->runs),
-			     lca_window_min(alone->ms, alone->runs));
+	double window = fmin(app_window_min(crowd->ms, crowd->runs),
+			     app_window_min(alone->ms, alone->runs));
 
-	lca_floor_ratios(crowd->mps, alone->mps, n, ratios);
-	lca_verdict_add(record, &(const struct lca_verdict_row){
-		.config = crowd->label, .kind = LCA_VERDICT_RATE, .score = crowd->stats.p50,
+	app_floor_ratios(crowd->mps, alone->mps, n, ratios);
+	app_verdict_add(record, &(const struct app_verdict_row){
+		.config = crowd->label, .kind = APP_VERDICT_RATE, .score = crowd->stats.p50,
 		.ci_half = crowd->stats.p50_error, .unit = "M msg/s",
 		.floor = "the same busy actor alone on its lcore (its series ran before the "
 			 "crowd was spawned, not alternated)",
 		.ratios = ratios, .n_ratios = n,
-		.floor_moved_pct = lca_floor_moved_pct(alone->mps, alone->runs),
+		.floor_moved_pct = app_floor_moved_pct(alone->mps, alone->runs),
 		.window_s = window / 1e3,
 	});
 }
@@ -419,7 +419,7 @@ mb_report_idle_ratio(const struct mb_conf *c, const struct mb_result *alone,
 	       " idle actors (mean %.2f vs %.2f M msg/s; best runs %.2f vs %.2f: %.1f%%)\n",
 	       kept, c->idle, crowd->stats.mean, alone->stats.mean, crowd->stats.max,
 	       alone->stats.max, kept_best);
-	lca_result_add(record, json_pack("{s:s, s:I, s:f, s:f}", "name", "idle-ratio",
+	app_result_add(record, json_pack("{s:s, s:I, s:f, s:f}", "name", "idle-ratio",
 					 "idle_actors", (json_int_t)c->idle, "percent_kept", kept,
 					 "percent_kept_best", kept_best));
 	add_idle_verdict(crowd, alone);
@@ -479,10 +479,10 @@ run(void *arg)
 	ret = lca_runtime_init(&rconf);
 	if (ret < 0)
 		return ret;
-	record = lca_result_new(conf_json(c));
+	record = app_result_new(conf_json(c));
 	memset(&freq_total, 0, sizeof(freq_total));
 
-	lca_report_machine(stdout);
+	app_report_machine(stdout);
 	lca_topo_print_eal(stdout);
 	if (c->messages_given)
 		printf("# microbench: %" PRIu64 " messages x %" PRIu64 " runs per scenario "
@@ -493,16 +493,16 @@ run(void *arg)
 		       "warm-up run of %u (then pilots of twice as many until one lasts %.0f ms) "
 		       "gives its rate, a run gets the count that takes %.0f ms (its floor's set "
 		       "apart); x %" PRIu64 " runs per scenario; --messages N for a fixed count\n",
-		       MB_WARMUP_MAX, LCA_WINDOW_PILOT_S * 1e3, lca_window_target_s() * 1e3, c->runs);
+		       MB_WARMUP_MAX, APP_WINDOW_PILOT_S * 1e3, app_window_target_s() * 1e3, c->runs);
 	fflush(stdout);
 	ret = run_scenarios(c);
 
 	printf("\n");
-	lca_report_lcores(stdout);
-	lca_report_send_errors(stdout);
-	json_object_set_new(record, "frequency", lca_freq_total_json(&freq_total));
+	app_report_lcores(stdout);
+	app_report_send_errors(stdout);
+	json_object_set_new(record, "frequency", app_freq_total_json(&freq_total));
 	printf("%s\n", ret == 0 ? "result: ok (every message counted)" : "result: FAILED");
-	if (lca_result_finish(record, ret == 0, c->json_path) < 0 && ret == 0)
+	if (app_result_finish(record, ret == 0, c->json_path) < 0 && ret == 0)
 		ret = -EIO;
 	json_decref(record);
 	lca_runtime_cleanup();
@@ -513,9 +513,9 @@ int
 main(int argc, char **argv)
 {
 	struct mb_conf conf;
-	const struct lca_app app = {
+	const struct app_spec app = {
 		.name = PROG, .parse = parse_args, .opts = &table, .run = run, .conf = &conf,
 	};
 
-	return lca_app_main(argc, argv, &app);
+	return app_main(argc, argv, &app);
 }

@@ -23,9 +23,9 @@
 
 #include "lca_actor.h"
 #include "lca_eal.h"
-#include "lca_floor_stream.h"
+#include "app_floor_stream.h"
 #include "lca_lcore.h"
-#include "lca_window.h"
+#include "app_window.h"
 #include "microbench.h"
 
 #define PROG MB_PROG
@@ -305,14 +305,14 @@ floor_of(const struct stream *st, uint64_t msgs, double *ms)
 		 * receiver's lcore send, its consumer takes, handles and gives
 		 * back itself, a sender's batch between two looks. */
 		struct local_work w = { .st = st, .rs.expected = UINT64_MAX };
-		struct lca_floor_stream fs = {
+		struct app_floor_stream fs = {
 			.producer = st->send_lc, .consumer = st->recv_lc,
 			.messages = cross, .local = msgs - cross,
 			.burst = (unsigned int)st->c->batch,
 			.local_fn = local_burst, .local_arg = &w,
 		};
 
-		ret = lca_floor_stream_run(&fs, &cycles);
+		ret = app_floor_stream_run(&fs, &cycles);
 		if (ret == 0 && w.rs.count != msgs - cross)
 			ret = -EIO;
 	}
@@ -487,11 +487,11 @@ stream_calibrate(const struct mb_conf *c, struct stream *run)
 		ret = floor_of(run, r->warmup_msgs, &r->floor_warmup_ms);
 	r->floor_warmup_msgs = r->warmup_msgs;
 	/* The first warm-up runs cold, and may be over in a tick or two:
-	 * pilots of twice as many until one lasts LCA_WINDOW_PILOT_S give
+	 * pilots of twice as many until one lasts APP_WINDOW_PILOT_S give
 	 * the rates. */
-	while (ret == 0 && !c->messages_given && r->warmup_ms < LCA_WINDOW_PILOT_S * 1e3)
+	while (ret == 0 && !c->messages_given && r->warmup_ms < APP_WINDOW_PILOT_S * 1e3)
 		ret = stream_run(c, run, 2 * r->warmup_msgs, NULL, 0);
-	while (ret == 0 && !c->messages_given && r->floor_warmup_ms < LCA_WINDOW_PILOT_S * 1e3) {
+	while (ret == 0 && !c->messages_given && r->floor_warmup_ms < APP_WINDOW_PILOT_S * 1e3) {
 		r->floor_warmup_msgs *= 2;
 		ret = floor_of(run, r->floor_warmup_msgs, &r->floor_warmup_ms);
 	}
@@ -535,13 +535,13 @@ mb_stream_scenario(const struct mb_conf *c, enum mb_scenario sc)
 	if (ret == 0)
 		ret = actor_stats_mark(run.recv, &recv_before, run.senders[0], &send_before);
 	if (ret == 0)
-		ret = lca_series_run(&r->series, r->label, (unsigned int)c->runs, stream_one, &run);
+		ret = app_series_run(&r->series, r->label, (unsigned int)c->runs, stream_one, &run);
 	if (ret == 0) {
 		mb_report_series(r);
 		print_actor_costs("receiver", run.recv, &recv_before);
 		print_actor_costs("sender", run.senders[0], &send_before);
 	}
-	lca_series_release(&r->series);
+	app_series_release(&r->series);
 	free(r);
 	return ret;
 }

@@ -17,7 +17,7 @@
 
 #include "lca_actor.h"
 #include "lca_lcore.h"
-#include "lca_window.h"
+#include "app_window.h"
 #include "microbench.h"
 
 #define PROG MB_PROG
@@ -130,9 +130,9 @@ busy_series(const struct mb_conf *c, lca_actor_id_t busy, struct mb_result *r, b
 			   calibrate ? r : NULL, UINT_MAX);
 
 	/* The warm-up runs cold, and may be over in a tick or two: pilots of
-	 * twice as many until one lasts LCA_WINDOW_PILOT_S give the rate. */
+	 * twice as many until one lasts APP_WINDOW_PILOT_S give the rate. */
 	while (ret == 0 && calibrate && !c->messages_given &&
-	       r->warmup_ms < LCA_WINDOW_PILOT_S * 1e3)
+	       r->warmup_ms < APP_WINDOW_PILOT_S * 1e3)
 		ret = busy_run(c, busy, 2 * r->warmup_msgs, r, UINT_MAX);
 
 	if (ret == 0 && calibrate) {
@@ -145,7 +145,7 @@ busy_series(const struct mb_conf *c, lca_actor_id_t busy, struct mb_result *r, b
 	}
 
 	if (ret == 0)
-		ret = lca_series_run(&r->series, r->label, (unsigned int)c->runs, busy_one, &b);
+		ret = app_series_run(&r->series, r->label, (unsigned int)c->runs, busy_one, &b);
 	if (ret == 0)
 		mb_report_series(r);
 	return ret;
@@ -265,9 +265,9 @@ mb_idle_scenario(const struct mb_conf *c)
 		ret = alone_then_crowd(c, alone, crowd);
 	}
 	if (alone != NULL)
-		lca_series_release(&alone->series);
+		app_series_release(&alone->series);
 	if (crowd != NULL)
-		lca_series_release(&crowd->series);
+		app_series_release(&crowd->series);
 	free(alone);
 	free(crowd);
 	return ret;

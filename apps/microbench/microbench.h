@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "lca_actor.h"
-#include "lca_series.h"
-#include "lca_stats.h"
+#include "app_series.h"
+#include "app_stats.h"
 
 #define MB_PROG "lca-microbench"
 
@@ -35,7 +35,7 @@ extern const char *const mb_scenario_names[MB_SCENARIOS];
 
 struct mb_conf {
 	uint64_t messages;
-	bool messages_given; /* else each scenario calibrates its count (lca_window.h) */
+	bool messages_given; /* else each scenario calibrates its count (app_window.h) */
 	uint64_t runs;
 	uint64_t burst;
 	uint64_t batch;
@@ -65,8 +65,8 @@ struct mb_result {
 	uint64_t full_retries[MB_MAX_RUNS];
 	uint64_t full_msgs[MB_MAX_RUNS];
 	uint64_t pool_retries[MB_MAX_RUNS];
-	struct lca_stats stats; /* of mps */
-	struct lca_series series;
+	struct app_stats stats; /* of mps */
+	struct app_series series;
 	/* The floor, a round of it before each run (ABAB); floor_what is ""
 	 * when the series has none of its own (idle: see mb_report_idle_ratio). */
 	char floor_what[192];

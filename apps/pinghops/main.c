@@ -17,19 +17,19 @@
 #include <rte_lcore.h>
 
 #include "lca_topo.h"
-#include "lca_app.h"
-#include "lca_cli.h"
+#include "app_main.h"
+#include "app_cli.h"
 #include "lca_eal.h"
-#include "lca_floor.h"
+#include "app_floor.h"
 #include "lca_freq.h"
-#include "lca_freq_json.h"
-#include "lca_freq_print.h"
-#include "lca_pair.h"
-#include "lca_report.h"
-#include "lca_result.h"
-#include "lca_series.h"
-#include "lca_stats.h"
-#include "lca_verdict.h"
+#include "app_freq_json.h"
+#include "app_freq_print.h"
+#include "app_pair.h"
+#include "app_report.h"
+#include "app_result.h"
+#include "app_series.h"
+#include "app_stats.h"
+#include "app_verdict.h"
 #include "ph_floor.h"
 #include "pinghops.h"
 
@@ -47,48 +47,48 @@ struct app_conf {
 };
 
 /* The second process of --remote, and how this one was started. */
-static struct lca_pair g_pair;
+static struct app_pair g_pair;
 
 static int
-opt_remote(void *conf, const struct lca_opt *opt, char *val)
+opt_remote(void *conf, const struct app_opt *opt, char *val)
 {
 	(void)opt;
 	if (strcmp(val, "memif") != 0 && strcmp(val, "af_packet") != 0 && strcmp(val, "ucx") != 0) {
 		fprintf(stderr, "lca-pinghops: --remote %s: the transports are memif, "
 			"af_packet and ucx\n", val);
-		return LCA_OPT_SAID;
+		return APP_OPT_SAID;
 	}
 	((struct app_conf *)conf)->remote = val;
 	return 0;
 }
 
-#define AT(field) LCA_OPT_AT(struct app_conf, field)
+#define AT(field) APP_OPT_AT(struct app_conf, field)
 
-static const struct lca_opt options[] = {
-	{ "workers", 0, LCA_OPT_UINT, AT(ph.workers), .min = 1, .max = MAX_WORKERS,
+static const struct app_opt options[] = {
+	{ "workers", 0, APP_OPT_UINT, AT(ph.workers), .min = 1, .max = MAX_WORKERS,
 	  .metavar = "N", .help = "workers (default 8)" },
-	{ "pings", 0, LCA_OPT_UINT, AT(ph.pings), .min = 1, .max = 1000000, .metavar = "N",
+	{ "pings", 0, APP_OPT_UINT, AT(ph.pings), .min = 1, .max = 1000000, .metavar = "N",
 	  .help = "initial pings (default 10000)" },
-	{ "hops", 0, LCA_OPT_UINT, AT(ph.hops), .min = 0, .max = 100000000, .metavar = "N",
+	{ "hops", 0, APP_OPT_UINT, AT(ph.hops), .min = 0, .max = 100000000, .metavar = "N",
 	  .help = "hops of each ping (default 100)" },
-	{ "runs", 0, LCA_OPT_UINT, AT(ph.runs), .min = 1, .max = MAX_RUNS, .metavar = "N",
+	{ "runs", 0, APP_OPT_UINT, AT(ph.runs), .min = 1, .max = MAX_RUNS, .metavar = "N",
 	  .help = "repetitions (default 5)" },
-	{ "window-ms", 0, LCA_OPT_UINT, AT(ph.window_ms), .min = 0, .max = 3600000,
+	{ "window-ms", 0, APP_OPT_UINT, AT(ph.window_ms), .min = 0, .max = 3600000,
 	  .metavar = "N",
 	  .help = "a run repeats the benchmark's pings (passes, each counted\n"
 		  "exactly) until they took N ms, and its time is the mean\n"
 		  "pass; its floor round likewise (default 200; 0: one pass,\n"
 		  "the published run's own, about 15-30 ms here)" },
-	{ "seed", 0, LCA_OPT_UINT, AT(ph.seed), .min = 0, .max = UINT64_MAX, .metavar = "N",
+	{ "seed", 0, APP_OPT_UINT, AT(ph.seed), .min = 0, .max = UINT64_MAX, .metavar = "N",
 	  .help = "seed of the workers' random streams (default 1)" },
-	{ "throughput", 0, LCA_OPT_UINT, AT(ph.throughput), .min = 1, .max = 1024,
+	{ "throughput", 0, APP_OPT_UINT, AT(ph.throughput), .min = 1, .max = 1024,
 	  .metavar = "N", .help = "messages an actor handles per turn (default 64)" },
-	{ "placement", 0, LCA_OPT_CUSTOM, AT(ph.placement), .parse = lca_app_opt_placement,
+	{ "placement", 0, APP_OPT_CUSTOM, AT(ph.placement), .parse = app_opt_placement,
 	  .metavar = "P",
 	  .help = "round-robin (default), pack, pairs-local, auto (the runtime\n"
 		  "moves actors that talk mostly to one peer together)",
 	  .why = "round-robin, pack, pairs-local or auto" },
-	{ "remote", 0, LCA_OPT_CUSTOM, .parse = opt_remote, .metavar = "T",
+	{ "remote", 0, APP_OPT_CUSTOM, .parse = opt_remote, .metavar = "T",
 	  .help = "the remote case of Akka's ping-hops: half the workers in a\n"
 		  "second process\n"
 		  "(started and stopped by this one; T: memif, af_packet over\n"
@@ -96,29 +96,29 @@ static const struct lca_opt options[] = {
 		  "UCX active messages over 127.0.0.1, UCX_TLS=shm,tcp), the\n"
 		  "master here; a local run with all the workers here comes\n"
 		  "first, and the ratio is printed with the base it uses" },
-	{ "peer-lcores", 0, LCA_OPT_STRING, AT(peer_lcores), .metavar = "L",
+	{ "peer-lcores", 0, APP_OPT_STRING, AT(peer_lcores), .metavar = "L",
 	  .help = "-l of the second process (default 1), and of each other\n"
 		  "with --remote-nodes" },
-	{ "remote-nodes", 0, LCA_OPT_UINT, AT(ph.remote_nodes), .min = 2,
-	  .max = LCA_PAIR_MAX_NODES, .metavar = "N",
+	{ "remote-nodes", 0, APP_OPT_UINT, AT(ph.remote_nodes), .min = 2,
+	  .max = APP_PAIR_MAX_NODES, .metavar = "N",
 	  .help = "--remote: N processes (default 2), each linked to every\n"
 		  "other (memif or ucx for more than 2), the workers spread\n"
 		  "over them in order, the master in the first; each far\n"
 		  "node's counts sent back to it and checked" },
-	/* lca_pair.h's: the veth's faults, and the second process's own
-	 * argument; lca_pair reads them. */
-	{ "netem", 0, LCA_OPT_IGNORE, .no_value = true,
+	/* app_pair.h's: the veth's faults, and the second process's own
+	 * argument; app_pair reads them. */
+	{ "netem", 0, APP_OPT_IGNORE, .no_value = true,
 	  .help = "af_packet: tc netem loss, reorder, duplicate 1% on the veth\n"
 		  "(lcactor's injector where the kernel has no netem)" },
-	{ "pair-netem-on", 0, LCA_OPT_IGNORE, .no_value = true, .hidden = true },
-	{ "pair-peer", 0, LCA_OPT_IGNORE, .hidden = true },
-	{ "pair-node", 0, LCA_OPT_IGNORE, .hidden = true },
-	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	{ "pair-netem-on", 0, APP_OPT_IGNORE, .no_value = true, .hidden = true },
+	{ "pair-peer", 0, APP_OPT_IGNORE, .hidden = true },
+	{ "pair-node", 0, APP_OPT_IGNORE, .hidden = true },
+	{ "json", 0, APP_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write every figure as JSON" },
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = "lca-pinghops", .opts = options, .eal = true, .column = 19,
 	.about = "Akka's random ping with hops on lcactor: a master spreads pings over the\n"
 		 "workers; a worker sends a ping with hops > 0 on, hops - 1, to a random\n"
@@ -135,7 +135,7 @@ parse_args(int argc, char **argv, void *conf)
 		.ph = { .workers = 8, .pings = 10000, .hops = 100, .runs = 5, .seed = 1,
 			.throughput = 64, .placement = LCA_PLACE_ROUND_ROBIN, .window_ms = 200 },
 	};
-	ret = lca_opt_parse(argc, argv, &table, c, NULL);
+	ret = app_opt_parse(argc, argv, &table, c, NULL);
 	if (ret == 0 && c->ph.remote_nodes != 0 && c->remote == NULL) {
 		fprintf(stderr, "lca-pinghops: --remote-nodes needs --remote\n");
 		return -EINVAL;
@@ -263,7 +263,7 @@ runs_json(const struct ph_run *runs, unsigned int n)
 	return arr;
 }
 
-/* The runs of a series, as lca_series_run() calls them. */
+/* The runs of a series, as app_series_run() calls them. */
 struct runs {
 	struct ph_bench *b;
 	const struct ph_conf *pc;
@@ -372,16 +372,16 @@ run_one(void *arg, unsigned int i)
 static void
 print_floor(const struct runs *r, unsigned int n)
 {
-	struct lca_stats st;
-	double moved = lca_floor_moved_pct(r->floor_ms, n);
+	struct app_stats st;
+	double moved = app_floor_moved_pct(r->floor_ms, n);
 
-	if (!r->with_floor || lca_stats_compute(r->ratio, n, CONFIDENCE, &st) < 0)
+	if (!r->with_floor || app_stats_compute(r->ratio, n, CONFIDENCE, &st) < 0)
 		return;
 	printf("Runtime / floor (%s): median %.2fx, spread %.2fx - %.2fx over %u pairs",
 	       FLOOR_WHAT, st.p50, st.min, st.max, n);
 	if (!isnan(moved))
 		printf("; the floor's rounds moved %.1f%%%s", moved,
-		       moved > LCA_VERDICT_MOVED_PCT ? ": the CPUs moved during the run" : "");
+		       moved > APP_VERDICT_MOVED_PCT ? ": the CPUs moved during the run" : "");
 	printf("\n");
 }
 
@@ -400,19 +400,19 @@ shortest_window_s(const struct runs *r, unsigned int n)
 static int
 verdict_local(json_t *root, const char *config, const struct runs *r, unsigned int n)
 {
-	struct lca_stats st;
-	struct lca_verdict_row row = {
-		.config = config, .kind = LCA_VERDICT_TIME, .unit = "ms",
+	struct app_stats st;
+	struct app_verdict_row row = {
+		.config = config, .kind = APP_VERDICT_TIME, .unit = "ms",
 		.floor = FLOOR_WHAT, .ratios = r->ratio, .n_ratios = n,
-		.floor_moved_pct = lca_floor_moved_pct(r->floor_ms, n),
+		.floor_moved_pct = app_floor_moved_pct(r->floor_ms, n),
 	};
 
-	if (lca_stats_compute(r->ms, n, CONFIDENCE, &st) < 0)
+	if (app_stats_compute(r->ms, n, CONFIDENCE, &st) < 0)
 		return -EINVAL;
 	row.score = st.p50;
 	row.ci_half = st.p50_error;
 	row.window_s = shortest_window_s(r, n);
-	return lca_verdict_add(root, &row);
+	return app_verdict_add(root, &row);
 }
 
 static json_t *
@@ -429,9 +429,9 @@ static json_t *
 result_json(const char *name, const struct ph_conf *pc, const struct runs *r)
 {
 	json_t *res = json_pack("{s:s, s:o, s:o, s:o, s:f}", "name", name, "time",
-				lca_result_measure_of(r->ms, pc->runs, CONFIDENCE, "ms"),
+				app_result_measure_of(r->ms, pc->runs, CONFIDENCE, "ms"),
 				"throughput",
-				lca_result_measure_of(r->msgs_per_s, pc->runs, CONFIDENCE, "msg/s"),
+				app_result_measure_of(r->msgs_per_s, pc->runs, CONFIDENCE, "msg/s"),
 				"runs", runs_json(r->runs, pc->runs), "average_ms", r->average_ms);
 	json_t *passes = json_array();
 
@@ -439,19 +439,19 @@ result_json(const char *name, const struct ph_conf *pc, const struct runs *r)
 		json_array_append_new(passes, json_integer(r->passes[i]));
 	json_object_set_new(res, "window_ms", doubles_json(r->window_ms, pc->runs));
 	json_object_set_new(res, "passes", passes);
-	double moved = lca_floor_moved_pct(r->floor_ms, pc->runs);
+	double moved = app_floor_moved_pct(r->floor_ms, pc->runs);
 
 	if (r->with_floor) {
-		struct lca_stats st;
+		struct app_stats st;
 		json_t *fl = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "what", FLOOR_WHAT, "order",
 				       "a floor round before each run (ABAB)", "time",
-				       lca_result_measure_of(r->floor_ms, pc->runs, CONFIDENCE,
+				       app_result_measure_of(r->floor_ms, pc->runs, CONFIDENCE,
 							     "ms"),
 				       "ms", doubles_json(r->floor_ms, pc->runs), "ratios",
 				       doubles_json(r->ratio, pc->runs), "moved_pct",
 				       isnan(moved) ? json_null() : json_real(moved));
 
-		if (lca_stats_compute(r->ratio, pc->runs, CONFIDENCE, &st) == 0)
+		if (app_stats_compute(r->ratio, pc->runs, CONFIDENCE, &st) == 0)
 			json_object_update_new(fl, json_pack("{s:f, s:f, s:f}", "ratio_median",
 							     st.p50, "ratio_min", st.min,
 							     "ratio_max", st.max));
@@ -464,7 +464,7 @@ result_json(const char *name, const struct ph_conf *pc, const struct runs *r)
  * rounds: @p pc's placement, on this process's lcores. */
 static int
 local_series(const struct ph_conf *pc, const char *name, struct runs *r, struct ph_run *runs,
-	     struct lca_series *series)
+	     struct app_series *series)
 {
 	int ret = ph_bench_create(pc, &r->b);
 
@@ -474,7 +474,7 @@ local_series(const struct ph_conf *pc, const char *name, struct runs *r, struct 
 	r->runs = runs;
 	r->with_floor = true;
 	r->window_cycles = window_cycles(pc);
-	ret = lca_series_run(series, name, pc->runs, run_one, r);
+	ret = app_series_run(series, name, pc->runs, run_one, r);
 	ph_bench_destroy(r->b);
 	r->b = NULL;
 	if (ret < 0)
@@ -485,7 +485,7 @@ local_series(const struct ph_conf *pc, const char *name, struct runs *r, struct 
 	printf("Average execution time = %.4f ms\n", r->average_ms);
 	print_floor(r, pc->runs);
 	printf("Frequency during the runs:\n");
-	lca_series_print_freq(stdout, series);
+	app_series_print_freq(stdout, series);
 	printf("\n");
 	return 0;
 }
@@ -538,7 +538,7 @@ links_connected(unsigned int nodes)
  * here. */
 static int
 remote_series(const struct app_conf *c, struct lca_remote_conf *rconf, struct runs *r,
-	      struct ph_run *runs, struct lca_series *series)
+	      struct ph_run *runs, struct app_series *series)
 {
 	static struct ph_conf pc;
 	struct lca_remote_link_stats ls;
@@ -564,7 +564,7 @@ remote_series(const struct app_conf *c, struct lca_remote_conf *rconf, struct ru
 	}
 	print_date("Start pinging around @ ");
 	if (ret == 0)
-		ret = lca_series_run(series, "pinghops-remote", pc.runs, run_one, r);
+		ret = app_series_run(series, "pinghops-remote", pc.runs, run_one, r);
 	if (ret == 0) {
 		r->average_ms = 0;
 		for (unsigned int i = 0; i < pc.runs; i++)
@@ -574,7 +574,7 @@ remote_series(const struct app_conf *c, struct lca_remote_conf *rconf, struct ru
 		printf("Average execution time = %.4f ms\n", r->average_ms);
 		printf("Frequency during the remote runs (this process's lcores; the other "
 		       "processes' are their own):\n");
-		lca_series_print_freq(stdout, series);
+		app_series_print_freq(stdout, series);
 		print_accounting(&pc, runs, pc.runs);
 	}
 	ph_bench_quit_peer(r->b);
@@ -627,33 +627,33 @@ verdict_remote(json_t *root, const struct runs *rem, const struct runs *base, un
 	       const char *config, const char *floor)
 {
 	static double ratios[MAX_RUNS];
-	struct lca_stats st;
-	struct lca_verdict_row row = {
-		.config = config, .kind = LCA_VERDICT_TIME, .unit = "ms", .floor = floor,
+	struct app_stats st;
+	struct app_verdict_row row = {
+		.config = config, .kind = APP_VERDICT_TIME, .unit = "ms", .floor = floor,
 		.ratios = ratios, .n_ratios = n,
 	};
 
 	/* The local runs are the floor here: how far they moved. */
-	row.floor_moved_pct = lca_floor_moved_pct(base->ms, n);
-	lca_floor_ratios(rem->ms, base->ms, n, ratios);
-	if (lca_stats_compute(rem->ms, n, CONFIDENCE, &st) < 0)
+	row.floor_moved_pct = app_floor_moved_pct(base->ms, n);
+	app_floor_ratios(rem->ms, base->ms, n, ratios);
+	if (app_stats_compute(rem->ms, n, CONFIDENCE, &st) < 0)
 		return -EINVAL;
 	row.score = st.p50;
 	row.ci_half = st.p50_error;
 	row.window_s = shortest_window_s(rem, n);
-	return lca_verdict_add(root, &row);
+	return app_verdict_add(root, &row);
 }
 
 /* The series of --remote: on 1 lcore, on this process's lcores, remote. */
 static struct ph_run g_runs1[MAX_RUNS], g_runsn[MAX_RUNS], g_runsr[MAX_RUNS];
 static struct runs g_r1, g_rn, g_rr;
-static struct lca_series g_s1, g_sn, g_sr;
+static struct app_series g_s1, g_sn, g_sr;
 static char g_cfg[3][128];
 
 /* One local series of --remote, its result and its verdict row. */
 static int
 remote_local(json_t *root, const struct ph_conf *pc, const char *name, struct runs *r,
-	     struct ph_run *runs, struct lca_series *series, char *cfg, unsigned int lcores)
+	     struct ph_run *runs, struct app_series *series, char *cfg, unsigned int lcores)
 {
 	int ret = local_series(pc, name, r, runs, series);
 	json_t *res;
@@ -663,8 +663,8 @@ remote_local(json_t *root, const struct ph_conf *pc, const char *name, struct ru
 	snprintf(cfg, sizeof(g_cfg[0]), "local, %u workers on %u lcore%s", pc->workers, lcores,
 		 lcores > 1 ? "s" : "");
 	res = result_json(name, pc, r);
-	json_object_set_new(res, "frequency", lca_series_freq_json(series));
-	lca_result_add(root, res);
+	json_object_set_new(res, "frequency", app_series_freq_json(series));
+	app_result_add(root, res);
 	return verdict_local(root, cfg, r, pc->runs);
 }
 
@@ -679,9 +679,9 @@ remote_answer(json_t *root, const struct app_conf *c, unsigned int n_here, unsig
 	json_object_set_new(res, "cpus", json_integer(cpus));
 	json_object_set_new(res, "baseline", json_string(like ? "local-n-lcores"
 								: "local-1-lcore"));
-	json_object_set_new(res, "frequency", lca_series_freq_json(&g_sr));
-	json_object_set_new(root, "frequency", lca_series_freq_json(&g_sr));
-	lca_result_add(root, res);
+	json_object_set_new(res, "frequency", app_series_freq_json(&g_sr));
+	json_object_set_new(root, "frequency", app_series_freq_json(&g_sr));
+	app_result_add(root, res);
 	printf("\nLocal on 1 lcore: %.4f ms; local on %u lcores: ", g_r1.average_ms, n_here);
 	if (n_here > 1)
 		printf("%.4f ms\n", g_rn.average_ms);
@@ -743,13 +743,13 @@ run_remote(const struct app_conf *c)
 	json_t *root;
 	int ret, peer;
 
-	lca_pair_conf(&g_pair, &rconf);
+	app_pair_conf(&g_pair, &rconf);
 	rconf.connect_ms = 30000;
 	if (g_pair.is_peer)
 		return run_peer(c, &rconf);
-	lca_report_machine(stdout);
+	app_report_machine(stdout);
 	print_header(&c->ph);
-	root = lca_result_new(conf_json(c));
+	root = app_result_new(conf_json(c));
 	printf("# Local run on 1 lcore first: all %u workers and the master on the main lcore "
 	       "of this process.\n", one.workers);
 	if (n_here > 1)
@@ -762,11 +762,11 @@ run_remote(const struct app_conf *c)
 				   g_cfg[1], n_here);
 	}
 	if (ret == 0) {
-		lca_pair_set_peer_lcores(&g_pair, c->peer_lcores ? c->peer_lcores : "1");
-		lca_pair_conf(&g_pair, &rconf);
+		app_pair_set_peer_lcores(&g_pair, c->peer_lcores ? c->peer_lcores : "1");
+		app_pair_conf(&g_pair, &rconf);
 		rconf.connect_ms = 30000;
 		cpus = remote_cpus(&rconf);
-		ret = lca_pair_spawn(&g_pair);
+		ret = app_pair_spawn(&g_pair);
 	}
 	if (ret == 0 && c->ph.remote_nodes == 2)
 		printf("Remote: %u workers here and %u in the second process (lcores %s), over %s; "
@@ -783,7 +783,7 @@ run_remote(const struct app_conf *c)
 		ret = remote_series(c, &rconf, &g_rr, g_runsr, &g_sr);
 	}
 	if (g_pair.child > 0) {
-		peer = lca_pair_finish(&g_pair, lca_eal_stop_requested() ? 0 : 5000);
+		peer = app_pair_finish(&g_pair, lca_eal_stop_requested() ? 0 : 5000);
 		if (c->ph.remote_nodes == 2)
 			printf("Second process exited with status %d\n", peer);
 		else
@@ -794,10 +794,10 @@ run_remote(const struct app_conf *c)
 	if (ret == 0)
 		ret = remote_answer(root, c, n_here, cpus, n_here > 1 && n_here == cpus ? &g_rn
 										       : &g_r1);
-	lca_series_release(&g_s1);
-	lca_series_release(&g_sn);
-	lca_series_release(&g_sr);
-	if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
+	app_series_release(&g_s1);
+	app_series_release(&g_sn);
+	app_series_release(&g_sr);
+	if (app_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 		ret = -EIO;
 	json_decref(root);
 	return ret;
@@ -808,7 +808,7 @@ run(void *conf)
 {
 	const struct app_conf *c = conf;
 	static struct ph_run runs[MAX_RUNS];
-	static struct lca_series series;
+	static struct app_series series;
 	static struct runs r;
 	const struct ph_conf *pc = &c->ph;
 	json_t *root, *result;
@@ -816,7 +816,7 @@ run(void *conf)
 
 	if (c->remote != NULL)
 		return run_remote(c);
-	lca_report_machine(stdout);
+	app_report_machine(stdout);
 	print_header(pc);
 	ret = ph_bench_create(pc, &r.b);
 	if (ret < 0)
@@ -826,7 +826,7 @@ run(void *conf)
 	r.with_floor = true;
 	r.window_cycles = window_cycles(pc);
 	print_date("Start pinging around: ");
-	ret = lca_series_run(&series, "pinghops", pc->runs, run_one, &r);
+	ret = app_series_run(&series, "pinghops", pc->runs, run_one, &r);
 	if (ret < 0) {
 		ph_bench_destroy(r.b);
 		return ret;
@@ -840,25 +840,25 @@ run(void *conf)
 	print_floor(&r, pc->runs);
 
 	print_accounting(pc, runs, pc->runs);
-	root = lca_result_new(conf_json(c));
+	root = app_result_new(conf_json(c));
 	result = result_json("pinghops", pc, &r);
 	json_object_set_new(root, "placement", print_placement(r.b, pc));
 	printf("\n");
-	lca_report_actors(stdout);
+	app_report_actors(stdout);
 	printf("\n");
-	lca_report_lcores(stdout);
+	app_report_lcores(stdout);
 	printf("\n");
-	lca_report_send_errors(stdout);
+	app_report_send_errors(stdout);
 	printf("\nFrequency during the runs:\n");
-	lca_series_print_freq(stdout, &series);
-	json_object_set_new(result, "frequency", lca_series_freq_json(&series));
-	json_object_set_new(root, "frequency", lca_series_freq_json(&series));
-	lca_result_add(root, result);
+	app_series_print_freq(stdout, &series);
+	json_object_set_new(result, "frequency", app_series_freq_json(&series));
+	json_object_set_new(root, "frequency", app_series_freq_json(&series));
+	app_result_add(root, result);
 	ph_bench_destroy(r.b);
-	lca_series_release(&series);
+	app_series_release(&series);
 	if (verdict_local(root, "local", &r, pc->runs) < 0)
 		ret = -ENOMEM;
-	if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
+	if (app_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 		ret = -EIO;
 	json_decref(root);
 	return ret;
@@ -868,10 +868,10 @@ int
 main(int argc, char **argv)
 {
 	struct app_conf conf;
-	const struct lca_app app = {
+	const struct app_spec app = {
 		.name = "lca-pinghops", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &conf,
 	};
 
-	return lca_pair_app_main(argc, argv, &g_pair, &app);
+	return app_pair_main(argc, argv, &g_pair, &app);
 }

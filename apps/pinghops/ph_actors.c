@@ -24,7 +24,7 @@
 #include <rte_cycles.h>
 
 #include "lca_eal.h"
-#include "lca_rng.h"
+#include "app_rng.h"
 #include "pinghops.h"
 
 #define MSG_START 1
@@ -207,7 +207,7 @@ worker_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 		to = g_master;
 	} else {
 		p->hops--;
-		to = g_workers[lca_rng_below(&w->rng, g_n_workers)];
+		to = g_workers[app_rng_below(&w->rng, g_n_workers)];
 	}
 	send_or_defer(w, self, to, msg);
 }
@@ -652,7 +652,7 @@ reset_workers(const struct ph_bench *b, unsigned int run, unsigned int first)
 
 		/* Its own stream per worker and run, reproducible from --seed. */
 		*w = (struct worker){
-			.rng = lca_rng_stream(b->conf.seed, ((uint64_t)run << 32) | (first + i)),
+			.rng = app_rng_stream(b->conf.seed, ((uint64_t)run << 32) | (first + i)),
 		};
 	}
 }
@@ -797,7 +797,7 @@ ph_bench_quit_peer(struct ph_bench *b)
 	if (b->conf.remote_node != 1 || lca_msg_alloc(&m) != 0)
 		return;
 	/* After a signal: no more loops (the other processes see this one
-	 * go, or are stopped by lca_pair_finish()). */
+	 * go, or are stopped by app_pair_finish()). */
 	if (lca_eal_stop_requested()) {
 		lca_msg_free(m);
 		return;

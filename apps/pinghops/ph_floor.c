@@ -25,9 +25,9 @@
 #include <rte_ring.h>
 
 #include "lca_eal.h"
-#include "lca_floor.h"
+#include "app_floor.h"
 #include "lca_freq.h"
-#include "lca_rng.h"
+#include "app_rng.h"
 #include "ph_floor.h"
 
 #define BURST 64
@@ -168,7 +168,7 @@ fl_lcore(void *arg)
 					continue;
 				}
 				w = &r->w[to];
-				dst = lca_rng_below(&w->rng, c->workers);
+				dst = app_rng_below(&w->rng, c->workers);
 				push(r, out, r->lcore_of[dst], dst, hops - 1);
 			}
 		}
@@ -240,7 +240,7 @@ ph_floor_run(const struct ph_conf *conf, const struct ph_place *place, unsigned 
 		else if (place[i].index < conf->workers) {
 			r->w[place[i].index] = (struct fl_worker){
 				/* The stream the runtime's worker has in this run. */
-				.rng = lca_rng_stream(conf->seed,
+				.rng = app_rng_stream(conf->seed,
 						      ((uint64_t)run << 32) | place[i].index),
 			};
 			r->lcore_of[place[i].index] = place[i].lcore;
@@ -249,7 +249,7 @@ ph_floor_run(const struct ph_conf *conf, const struct ph_place *place, unsigned 
 	if (ret == 0)
 		ret = rings_make(r, run);
 	if (ret == 0)
-		ret = lca_floor_run_all(fl_lcore, r);
+		ret = app_floor_run_all(fl_lcore, r);
 	if (ret == 0 && __atomic_load_n(&r->nomem, __ATOMIC_RELAXED))
 		ret = -ENOMEM;
 	else if (ret == 0 && __atomic_load_n(&r->broken, __ATOMIC_RELAXED))

@@ -14,8 +14,8 @@
 #include <rte_eventdev.h>
 #include <rte_lcore.h>
 
-#include "lca_app.h"
-#include "lca_cli.h"
+#include "app_main.h"
+#include "app_cli.h"
 #include "lca_port.h"
 #include "pipeline.h"
 
@@ -31,7 +31,7 @@ static int
 parse_engines(char *list)
 {
 	char *items[8];
-	int n = lca_cli_split(list, items, RTE_DIM(items));
+	int n = app_cli_split(list, items, RTE_DIM(items));
 
 	if (n < 0) {
 		fprintf(stderr, APP ": bad value for --engine: a comma-separated list of lcactor, "
@@ -63,36 +63,36 @@ parse_engines(char *list)
 }
 
 static int
-opt_engines(void *arg, const struct lca_opt *opt, char *val)
+opt_engines(void *arg, const struct app_opt *opt, char *val)
 {
 	(void)arg;
 	(void)opt;
-	return parse_engines(val) < 0 ? LCA_OPT_SAID : 0;
+	return parse_engines(val) < 0 ? APP_OPT_SAID : 0;
 }
 
 /* --warmup-messages or --warmup-ms, once. */
 static int
-opt_warmup(void *arg, const struct lca_opt *opt, char *val)
+opt_warmup(void *arg, const struct app_opt *opt, char *val)
 {
 	struct pl_conf *c = arg;
 	bool ms = strcmp(opt->name, "warmup-ms") == 0;
 
 	if (c->warmup_given) {
 		fprintf(stderr, APP ": give --warmup-messages or --warmup-ms, not both\n");
-		return LCA_OPT_SAID;
+		return APP_OPT_SAID;
 	}
 	c->warmup_given = true;
-	return lca_cli_uint(val, ms ? 1 : 0, ms ? 3600000 : UINT64_C(1) << 40,
+	return app_cli_uint(val, ms ? 1 : 0, ms ? 3600000 : UINT64_C(1) << 40,
 			    ms ? &c->warmup_ms : &c->warmup_messages);
 }
 
 static int
-opt_mailbox(void *arg, const struct lca_opt *opt, char *val)
+opt_mailbox(void *arg, const struct app_opt *opt, char *val)
 {
 	uint64_t v;
 
 	(void)opt;
-	if (lca_cli_uint(val, 2, 1u << 20, &v) < 0 || !rte_is_power_of_2((uint32_t)v))
+	if (app_cli_uint(val, 2, 1u << 20, &v) < 0 || !rte_is_power_of_2((uint32_t)v))
 		return -EINVAL;
 	((struct pl_conf *)arg)->mailbox = (unsigned int)v;
 	return 0;
@@ -107,29 +107,29 @@ add_port(struct pl_conf *c, const char *item)
 		fprintf(stderr, APP ": --port %s: %s\n", item,
 			r == -ENODEV ? "no such port (EAL made the ports listed above)" :
 				       "not a port id");
-		return LCA_OPT_SAID;
+		return APP_OPT_SAID;
 	}
 	for (unsigned int k = 0; k < c->n_ports; k++)
 		if (c->ports[k] == c->ports[c->n_ports]) {
 			fprintf(stderr, APP ": port %s twice in --port\n", item);
-			return LCA_OPT_SAID;
+			return APP_OPT_SAID;
 		}
 	c->n_ports++;
 	return 0;
 }
 
 static int
-opt_ports(void *arg, const struct lca_opt *opt, char *val)
+opt_ports(void *arg, const struct app_opt *opt, char *val)
 {
 	struct pl_conf *c = arg;
 	char *items[PL_MAX_PORTS];
-	int n = lca_cli_split(val, items, RTE_DIM(items)), ret = 0;
+	int n = app_cli_split(val, items, RTE_DIM(items)), ret = 0;
 
 	(void)opt;
 	if (n <= 0) {
 		fprintf(stderr, APP ": bad value for --port: a comma-separated list of port "
 				"ids (at most %u)\n", PL_MAX_PORTS);
-		return LCA_OPT_SAID;
+		return APP_OPT_SAID;
 	}
 	c->n_ports = 0;
 	for (int i = 0; i < n && ret == 0; i++)
@@ -138,30 +138,30 @@ opt_ports(void *arg, const struct lca_opt *opt, char *val)
 }
 
 static int
-opt_tx_port(void *arg, const struct lca_opt *opt, char *val)
+opt_tx_port(void *arg, const struct app_opt *opt, char *val)
 {
 	uint16_t id;
 
 	(void)opt;
 	if (lca_port_parse_id(val, &id) < 0) {
 		fprintf(stderr, APP ": --tx-port %s: no such port\n", val);
-		return LCA_OPT_SAID;
+		return APP_OPT_SAID;
 	}
 	((struct pl_conf *)arg)->tx_port = id;
 	return 0;
 }
 
-#define AT(field) LCA_OPT_AT(struct pl_conf, field)
+#define AT(field) APP_OPT_AT(struct pl_conf, field)
 #define CHOICES(...) .choices = (const char *const[]){ __VA_ARGS__, NULL }
 
-static const struct lca_opt options[] = {
-	{ "source", 0, LCA_OPT_ENUM, AT(source), CHOICES("mock", "port"), .metavar = "S",
+static const struct app_opt options[] = {
+	{ "source", 0, APP_OPT_ENUM, AT(source), CHOICES("mock", "port"), .metavar = "S",
 	  .help = "mock (default): the mock consumers; port: packets from the\n"
 		  "ports EAL created (--vdev net_null0, net_pcap0,rx_pcap=F,\n"
 		  "net_memif0, net_ring0, -a NIC): RX -> parse (Ethernet/\n"
 		  "IPv4/UDP; the rest is malformed, counted and dropped) ->\n"
 		  "count by key (UDP ports) in --partitions stores -> TX" },
-	{ "engine", 0, LCA_OPT_CUSTOM, .parse = opt_engines, .metavar = "LIST",
+	{ "engine", 0, APP_OPT_CUSTOM, .parse = opt_engines, .metavar = "LIST",
 	  .help = "comma-separated, run in this order (default lcactor,plain:\n"
 		  "plain is lcactor's floor, run beside it run by run;\n"
 		  "--source port: lcactor):\n"
@@ -190,76 +190,76 @@ static const struct lca_opt options[] = {
 		  "  graph-actors (--source port) graph with its count stage\n"
 		  "            in lcactor's worker actors, reached through\n"
 		  "            lcactor's graph nodes and back" },
-	{ "streams", 0, LCA_OPT_UINT, AT(streams), .min = 1, .max = PL_MAX_STREAMS,
+	{ "streams", 0, APP_OPT_UINT, AT(streams), .min = 1, .max = PL_MAX_STREAMS,
 	  .metavar = "N", .help = "input streams (default 1000)" },
-	{ "partitions", 0, LCA_OPT_UINT, AT(partitions), .min = 1, .max = PL_MAX_PARTITIONS,
+	{ "partitions", 0, APP_OPT_UINT, AT(partitions), .min = 1, .max = PL_MAX_PARTITIONS,
 	  .metavar = "N", .help = "partitions of each stream, one task each (default 4)" },
-	{ "batch", 0, LCA_OPT_UINT, AT(batch), .min = 1, .max = UINT32_MAX, .metavar = "N",
+	{ "batch", 0, APP_OPT_UINT, AT(batch), .min = 1, .max = UINT32_MAX, .metavar = "N",
 	  .help = "messages a mock consumer hands over at once (default 5000)" },
-	{ "messages", 0, LCA_OPT_UINT, AT(messages), .min = 1, .max = UINT64_C(1) << 40,
-	  LCA_OPT_GIVEN(struct pl_conf, messages_given), .metavar = "N",
+	{ "messages", 0, APP_OPT_UINT, AT(messages), .min = 1, .max = UINT64_C(1) << 40,
+	  APP_OPT_GIVEN(struct pl_conf, messages_given), .metavar = "N",
 	  .help = "messages in all, warm-up included (default 10000000; without\n"
 		  "--messages a run repeats them until it measured 200 ms)" },
-	{ "warmup-messages", 0, LCA_OPT_CUSTOM, .parse = opt_warmup, .metavar = "N",
+	{ "warmup-messages", 0, APP_OPT_CUSTOM, .parse = opt_warmup, .metavar = "N",
 	  .help = "messages processed before the measurement starts\n"
 		  "(default a tenth of --messages)" },
-	{ "warmup-ms", 0, LCA_OPT_CUSTOM, .parse = opt_warmup, .metavar = "MS",
+	{ "warmup-ms", 0, APP_OPT_CUSTOM, .parse = opt_warmup, .metavar = "MS",
 	  .help = "or: warm up for MS milliseconds instead" },
-	{ "layout", 0, LCA_OPT_ENUM, AT(layout), CHOICES("local", "cross"), .metavar = "L",
+	{ "layout", 0, APP_OPT_ENUM, AT(layout), CHOICES("local", "cross"), .metavar = "L",
 	  .help = "local (default): a partition's source on its task's lcore;\n"
 		  "cross: on the next lcore, so every message crosses lcores" },
-	{ "carrier", 0, LCA_OPT_ENUM, AT(carrier), CHOICES("mbuf", "envelope"),
-	  LCA_OPT_GIVEN(struct pl_conf, carrier_given), .metavar = "C",
+	{ "carrier", 0, APP_OPT_ENUM, AT(carrier), CHOICES("mbuf", "envelope"),
+	  APP_OPT_GIVEN(struct pl_conf, carrier_given), .metavar = "C",
 	  .help = "what carries a record through lcactor (--source mock):\n"
 		  "mbuf (default): the record in the private area of an mbuf\n"
 		  "taken from a pool as plain takes its buffers, its pointer on\n"
 		  "the packet lane (lca_send_packets(), tasks with on_packets);\n"
 		  "envelope: the record in an envelope (lca_msg_alloc_bulk(),\n"
 		  "lca_send_burst_rtc(), tasks with a batch handler)" },
-	{ "burst", 0, LCA_OPT_UINT, AT(burst), .min = 1, .max = PL_MAX_BURST, .metavar = "N",
+	{ "burst", 0, APP_OPT_UINT, AT(burst), .min = 1, .max = PL_MAX_BURST, .metavar = "N",
 	  .help = "most messages a source puts out at once (default 64, max "
 		  RTE_STR(PL_MAX_BURST) ")" },
-	{ "throughput", 0, LCA_OPT_UINT, AT(throughput), .min = 1, .max = PL_MAX_BURST,
+	{ "throughput", 0, APP_OPT_UINT, AT(throughput), .min = 1, .max = PL_MAX_BURST,
 	  .metavar = "N",
 	  .help = "most messages a task takes at once (default 64, max " RTE_STR(PL_MAX_BURST) ")" },
-	{ "mailbox", 0, LCA_OPT_CUSTOM, .parse = opt_mailbox, .metavar = "N",
+	{ "mailbox", 0, APP_OPT_CUSTOM, .parse = opt_mailbox, .metavar = "N",
 	  .help = "a task's mailbox, the plain hand-off ring (power of 2,\ndefault 1024)",
 	  .why = "a power of two, 2 to 1048576" },
-	{ "watermark", 0, LCA_OPT_UINT, AT(watermark), .min = 1, .max = 1u << 20, .metavar = "N",
+	{ "watermark", 0, APP_OPT_UINT, AT(watermark), .min = 1, .max = 1u << 20, .metavar = "N",
 	  .help = "backlog at which a source stops for a partition (default\n"
 		  "half the mailbox; eventdev: partitions x N new events)" },
-	{ "runs", 0, LCA_OPT_UINT, AT(runs), .min = 1, .max = PL_MAX_RUNS, .metavar = "N",
+	{ "runs", 0, APP_OPT_UINT, AT(runs), .min = 1, .max = PL_MAX_RUNS, .metavar = "N",
 	  .help = "runs of each engine, interleaved (default 1)" },
-	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = 86400, .metavar = "SEC",
+	{ "timeout", 0, APP_OPT_UINT, AT(timeout_s), .min = 1, .max = 86400, .metavar = "SEC",
 	  .help = "give up on a run after SEC seconds (default 120)" },
-	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	{ "json", 0, APP_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write every figure as JSON (docs/json.md)" },
-	{ "port", 0, LCA_OPT_CUSTOM, .parse = opt_ports, .metavar = "LIST",
+	{ "port", 0, APP_OPT_CUSTOM, .parse = opt_ports, .metavar = "LIST",
 	  .heading = "--source port only (--messages: packets to take in all; --partitions: "
 		     "stores,\nand lcactor's worker actors):",
 	  .help = "RX ports by id, comma-separated (default: every port)" },
-	{ "tx-port", 0, LCA_OPT_CUSTOM, .parse = opt_tx_port, .metavar = "N",
+	{ "tx-port", 0, APP_OPT_CUSTOM, .parse = opt_tx_port, .metavar = "N",
 	  .help = "send every counted packet out of port N (default: out of\n"
 		  "the port it came in by)" },
-	{ "sink", 0, LCA_OPT_ENUM, AT(sink), CHOICES("tx", "drop"), .metavar = "S",
+	{ "sink", 0, APP_OPT_ENUM, AT(sink), CHOICES("tx", "drop"), .metavar = "S",
 	  .help = "tx (default): out of a port; drop: free them" },
-	{ "rxq", 0, LCA_OPT_UINT, AT(rxq), .min = 1, .max = 65535, .metavar = "N",
+	{ "rxq", 0, APP_OPT_UINT, AT(rxq), .min = 1, .max = 65535, .metavar = "N",
 	  .help = "RX queues a port (default: one per lcore, at most what the\n"
 		  "PMD has; at most one per lcore)" },
-	{ "mbufs", 0, LCA_OPT_UINT, AT(mbufs), .min = 1, .max = UINT32_MAX, .metavar = "N",
+	{ "mbufs", 0, APP_OPT_UINT, AT(mbufs), .min = 1, .max = UINT32_MAX, .metavar = "N",
 	  .help = "mbufs in a port's pool (default: what the rings, caches\n"
 		  "and bursts need, plus 8192)" },
-	{ "idle", 0, LCA_OPT_CUSTOM, AT(idle), .parse = lca_app_opt_idle, .metavar = "P",
+	{ "idle", 0, APP_OPT_CUSTOM, AT(idle), .parse = app_opt_idle, .metavar = "P",
 	  .help = "lcactor's idle policy: spin (default), pause, sleep",
 	  .why = "spin, pause or sleep" },
-	{ "duration-ms", 0, LCA_OPT_UINT, AT(duration_ms), .min = 1, .max = 86400000,
+	{ "duration-ms", 0, APP_OPT_UINT, AT(duration_ms), .min = 1, .max = 86400000,
 	  .metavar = "MS", .help = "stop RX after MS (with no --messages: run this long)" },
-	{ "null-frames", 0, LCA_OPT_ENUM, AT(null_zero), CHOICES("udp", "zero"), .metavar = "F",
+	{ "null-frames", 0, APP_OPT_ENUM, AT(null_zero), CHOICES("udp", "zero"), .metavar = "F",
 	  .help = "udp (default): net_null's pool is written once with UDP\n"
 		  "frames, so they parse; zero: left zeroed (all malformed)" },
-	{ "keys", 0, LCA_OPT_OUTPUT, AT(keys_path), .metavar = "FILE",
+	{ "keys", 0, APP_OPT_OUTPUT, AT(keys_path), .metavar = "FILE",
 	  .help = "write the counts by key of every run (engine run key count)" },
-	{ "partition-by", 0, LCA_OPT_ENUM, AT(partition_rxq), CHOICES("key", "rxq"),
+	{ "partition-by", 0, APP_OPT_ENUM, AT(partition_rxq), CHOICES("key", "rxq"),
 	  .metavar = "P",
 	  .help = "key (default): lcactor sends a packet to its key's partition,\n"
 		  "wherever that is; rxq: to one of the partitions on the\n"
@@ -268,7 +268,7 @@ static const struct lca_opt options[] = {
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = APP, .opts = options, .eal = true,
 	.about = "Samza's TestSamzaContainerPerformance (SAMZA-245): a stream container\n"
 		 "consumes --messages from --streams x --partitions stream partitions, each with a\n"
@@ -378,7 +378,7 @@ parse_args(int argc, char **argv, void *arg)
 		.tx_port = -1,
 		.sink = PL_SINK_TX,
 	};
-	ret = lca_opt_parse(argc, argv, &table, c, NULL);
+	ret = app_opt_parse(argc, argv, &table, c, NULL);
 	if (ret == 0)
 		ret = check_conf(c);
 	return ret;
@@ -411,7 +411,7 @@ engine_arg(int argc, char **argv, int sep)
 int
 main(int argc, char **argv)
 {
-	const struct lca_app app = {
+	const struct app_spec app = {
 		.name = APP, .parse = parse_args, .opts = &table, .run = run, .conf = &conf,
 	};
 	char **args = argv;
@@ -442,7 +442,7 @@ main(int argc, char **argv)
 			vdev_added = true;
 		}
 	}
-	ret = lca_app_main(argc, args, &app);
+	ret = app_main(argc, args, &app);
 	if (args != argv)
 		free(args);
 	return ret;

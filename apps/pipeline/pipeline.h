@@ -33,7 +33,7 @@
 
 #include "lca_eal.h"
 #include "lca_freq.h"
-#include "lca_series.h"
+#include "app_series.h"
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -452,7 +452,7 @@ struct pl_engine_runs {
 	unsigned int passes[PL_MAX_RUNS]; /**< Its passes of --messages (mock). */
 	unsigned int n;                 /**< Runs that measured something. */
 	json_t *runs;                   /**< Each run's JSON. */
-	struct lca_freq_total freq;     /**< The clock over its runs. */
+	struct app_freq_total freq;     /**< The clock over its runs. */
 };
 
 /**
@@ -487,7 +487,7 @@ struct pl_engine_figs {
  *
  * @param unit
  *   The unit of the figures divided by 1e6, e.g. "M msg/s".
- * @return 0 or what lca_verdict_add() returns.
+ * @return 0 or what app_verdict_add() returns.
  */
 int pl_verdict_add(json_t *root, const struct pl_conf *c,
 		   const struct pl_engine_figs figs[PL_ENGINE_COUNT], const char *unit);

@@ -5,7 +5,7 @@
  * frequency series, and the report they all end with: the side-by-side
  * table (pl_report.c), the frequency over every run, lcactor's runtime
  * when it ran, the accounting's rule (a run not exact fails the command:
- * -EIO), the verdict rows and the record (lca_result_finish()).
+ * -EIO), the verdict rows and the record (app_result_finish()).
  *
  * A source calls nothing per message through here: run() runs an engine
  * once in the source's own loops, and the rest is printing.
@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lca_report.h"
-#include "lca_result.h"
-#include "lca_series.h"
-#include "lca_verdict.h"
+#include "app_report.h"
+#include "app_result.h"
+#include "app_series.h"
+#include "app_verdict.h"
 #include "pipeline.h"
 
 #define APP "lca-pipeline"
@@ -30,7 +30,7 @@
 
 static const struct pl_source *src;
 static struct pl_engine_runs by_engine[PL_ENGINE_COUNT];
-static struct lca_series series;
+static struct app_series series;
 static bool series_open;
 
 static const char *const what_of[][PL_ENGINE_COUNT] = {
@@ -99,8 +99,8 @@ void
 pl_driver_abort(void)
 {
 	if (series_open) {
-		lca_series_end(&series);
-		lca_series_release(&series);
+		app_series_end(&series);
+		app_series_release(&series);
 		series_open = false;
 	}
 }
@@ -110,38 +110,38 @@ static void
 print_window(enum pl_engine e, unsigned int run)
 {
 	const struct pl_engine_runs *er = &by_engine[e];
-	double tick = lca_verdict_tick_s(), w = er->measured_s[er->n - 1];
+	double tick = app_verdict_tick_s(), w = er->measured_s[er->n - 1];
 
 	printf("  window: %s run %u measured %.1f ms over %u pass%s of --messages", pl_engine_name(e),
 	       run + 1, w * 1e3, er->passes[er->n - 1], er->passes[er->n - 1] > 1 ? "es" : "");
-	if (w < LCA_VERDICT_MIN_TICKS * tick)
+	if (w < APP_VERDICT_MIN_TICKS * tick)
 		printf(": shorter than %d scheduler ticks (%.0f ms), too short to measure well; "
-		       "give more --messages", LCA_VERDICT_MIN_TICKS, LCA_VERDICT_MIN_TICKS * tick * 1e3);
+		       "give more --messages", APP_VERDICT_MIN_TICKS, APP_VERDICT_MIN_TICKS * tick * 1e3);
 	printf("\n");
 }
 
 /* The run's clock: its verdict and frequency printed, into the totals and
  * into each of its passes' JSON. */
 static void
-series_close(struct pl_engine_runs *er, struct lca_freq_total *all, json_t *passes)
+series_close(struct pl_engine_runs *er, struct app_freq_total *all, json_t *passes)
 {
 	char verdict[320];
 	json_t *freq, *p;
 	size_t k;
 
-	lca_series_end(&series);
+	app_series_end(&series);
 	series_open = false;
-	lca_series_verdict_text(&series, verdict, sizeof(verdict));
+	app_series_verdict_text(&series, verdict, sizeof(verdict));
 	printf("  clock: %s\n", verdict);
-	lca_series_print_freq(stdout, &series);
-	lca_freq_total_add(&er->freq, &series);
-	lca_freq_total_add(all, &series);
-	freq = lca_series_freq_json(&series);
+	app_series_print_freq(stdout, &series);
+	app_freq_total_add(&er->freq, &series);
+	app_freq_total_add(all, &series);
+	freq = app_series_freq_json(&series);
 	json_array_foreach(passes, k, p)
 		json_object_set(p, "frequency", freq);
 	json_decref(freq);
 	json_array_extend(er->runs, passes);
-	lca_series_release(&series);
+	app_series_release(&series);
 }
 
 /*
@@ -151,7 +151,7 @@ series_close(struct pl_engine_runs *er, struct lca_freq_total *all, json_t *pass
  * *ok false when a pass was not exact or measured nothing.
  */
 static int
-one_run(const struct pl_conf *c, enum pl_engine e, unsigned int run, struct lca_freq_total *all,
+one_run(const struct pl_conf *c, enum pl_engine e, unsigned int run, struct app_freq_total *all,
 	bool *ok)
 {
 	struct pl_engine_runs *er = &by_engine[e];
@@ -165,7 +165,7 @@ one_run(const struct pl_conf *c, enum pl_engine e, unsigned int run, struct lca_
 
 	snprintf(label, sizeof(label), "%s run %u", pl_engine_name(e), run + 1);
 	fflush(stdout);
-	lca_series_begin(&series, label, 0);
+	app_series_begin(&series, label, 0);
 	series_open = true;
 	do {
 		memset(&o, 0, sizeof(o));
@@ -203,9 +203,9 @@ one_run(const struct pl_conf *c, enum pl_engine e, unsigned int run, struct lca_
 /* After every run: the side-by-side table, the frequency, the runtime's
  * counters, the verdict and the record. */
 static int
-report(const struct pl_conf *c, json_t *placement, struct lca_freq_total *all, bool ok, int ret)
+report(const struct pl_conf *c, json_t *placement, struct app_freq_total *all, bool ok, int ret)
 {
-	json_t *root = lca_result_new(src->conf_json(c));
+	json_t *root = app_result_new(src->conf_json(c));
 	char what[256];
 
 	json_object_set_new(root, "placement", placement);
@@ -216,14 +216,14 @@ report(const struct pl_conf *c, json_t *placement, struct lca_freq_total *all, b
 			printf("%s\n", src->note);
 	}
 	printf("\nFrequency over every run:\n");
-	lca_freq_total_print(stdout, "All engines' runs together:", all);
-	json_object_set_new(root, "frequency", lca_freq_total_json(all));
+	app_freq_total_print(stdout, "All engines' runs together:", all);
+	json_object_set_new(root, "frequency", app_freq_total_json(all));
 	if (pl_has_engine(c, PL_ENGINE_LCACTOR) || pl_has_engine(c, PL_ENGINE_EMBEDDED) ||
 	    pl_has_engine(c, PL_ENGINE_SERVICE)) {
 		printf("\nlcactor's runtime after its last run:\n");
-		lca_report_actors(stdout);
-		lca_report_lcores(stdout);
-		lca_report_send_errors(stdout);
+		app_report_actors(stdout);
+		app_report_lcores(stdout);
+		app_report_send_errors(stdout);
 	}
 	if (ret == 0 && !ok) {
 		fprintf(stderr, APP ": %s\n", src->not_exact);
@@ -231,7 +231,7 @@ report(const struct pl_conf *c, json_t *placement, struct lca_freq_total *all, b
 	}
 	if (ret == 0 && pl_report_verdicts(root, c, by_engine, src->unit_m) < 0)
 		ret = -ENOMEM;
-	if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
+	if (app_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 		ret = -EIO;
 	json_decref(root);
 	return ret;
@@ -240,7 +240,7 @@ report(const struct pl_conf *c, json_t *placement, struct lca_freq_total *all, b
 int
 pl_driver_main(const struct pl_conf *c, const struct pl_source *s, bool vdev_added)
 {
-	struct lca_freq_total all = { 0 };
+	struct app_freq_total all = { 0 };
 	json_t *placement;
 	bool ok = true;
 	int ret;
@@ -251,7 +251,7 @@ pl_driver_main(const struct pl_conf *c, const struct pl_source *s, bool vdev_add
 	ret = src->setup(c);
 	if (ret < 0)
 		return ret;
-	lca_report_machine(stdout);
+	app_report_machine(stdout);
 	src->print_header(c);
 	ret = src->start(c);
 	if (ret < 0) {

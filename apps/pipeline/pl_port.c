@@ -30,10 +30,10 @@
 #include <rte_mempool.h>
 
 #include "lca_mempool.h"
-#include "lca_report.h"
-#include "lca_result.h"
-#include "lca_series.h"
-#include "lca_verdict.h"
+#include "app_report.h"
+#include "app_result.h"
+#include "app_series.h"
+#include "app_verdict.h"
 #include "pl_port.h"
 #include "pl_sink.h"
 #include "pl_stages.h"

@@ -12,7 +12,7 @@
 
 #include "lca_actor.h"
 #include "lca_mempool.h"
-#include "lca_series.h"
+#include "app_series.h"
 #include "lca_topo.h"
 #include "pl_port.h"
 #include "pl_stages.h"

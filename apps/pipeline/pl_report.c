@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "lca_result.h"
+#include "app_result.h"
 #include "pipeline.h"
 
 #define CONFIDENCE 0.999
@@ -51,12 +51,12 @@ side_row(json_t *root, const struct pl_conf *c, const struct pl_engine_runs *by_
 	printf("\n");
 	res = json_pack("{s:s, s:s, s:o, s:f, s:o, s:O}", "name", pl_engine_name(e), "engine",
 			pl_engine_name(e), "ratios", ratios, "mean_msg_per_s", mine, "frequency",
-			lca_freq_total_json(&er->freq), "runs", er->runs);
+			app_freq_total_json(&er->freq), "runs", er->runs);
 	json_object_set_new(res, "throughput",
-			    lca_result_measure_of(er->v, er->n, CONFIDENCE, unit));
+			    app_result_measure_of(er->v, er->n, CONFIDENCE, unit));
 	if (io > 0)
 		json_object_set_new(res, "io_share", json_real(mine / io));
-	lca_result_add(root, res);
+	app_result_add(root, res);
 }
 
 void

@@ -10,9 +10,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "lca_floor.h"
-#include "lca_stats.h"
-#include "lca_verdict.h"
+#include "app_floor.h"
+#include "app_stats.h"
+#include "app_verdict.h"
 #include "pipeline.h"
 
 #define CONFIDENCE 0.999
@@ -57,7 +57,7 @@ add_io_share(json_t *root, const struct pl_engine_figs *f, const struct pl_engin
 	json_t *rows = json_object_get(json_object_get(root, "verdict"), "rows");
 	json_t *row = json_array_get(rows, json_array_size(rows) - 1), *arr;
 	double share[PL_MAX_RUNS];
-	struct lca_stats st;
+	struct app_stats st;
 
 	if (row == NULL || io == NULL || io->n != f->n || f->n == 0)
 		return;
@@ -66,7 +66,7 @@ add_io_share(json_t *root, const struct pl_engine_figs *f, const struct pl_engin
 		share[i] = io->v[i] > 0 ? f->v[i] / io->v[i] : NAN;
 		json_array_append_new(arr, json_real(share[i]));
 	}
-	lca_stats_compute(share, f->n, CONFIDENCE, &st);
+	app_stats_compute(share, f->n, CONFIDENCE, &st);
 	json_object_set_new(row, "io_share", json_real(st.p50));
 	json_object_set_new(row, "io_shares", arr);
 }
@@ -77,21 +77,21 @@ add_row(json_t *root, enum pl_engine e, const struct pl_engine_figs *f, enum pl_
 {
 	double ratios[PL_MAX_RUNS];
 	bool paired = pl_engine_is_lcactor(e) && floor != NULL && floor->n == f->n;
-	struct lca_stats st;
+	struct app_stats st;
 	char config[64];
 
-	lca_stats_compute(f->v, f->n, CONFIDENCE, &st);
+	app_stats_compute(f->v, f->n, CONFIDENCE, &st);
 	for (unsigned int i = 0; paired && i < f->n; i++)
 		ratios[i] = floor->v[i] > 0 ? f->v[i] / floor->v[i] : NAN;
 	snprintf(config, sizeof(config), "%s", pl_engine_name(e));
-	return lca_verdict_add(root, &(struct lca_verdict_row){
-		.config = config, .kind = LCA_VERDICT_RATE,
+	return app_verdict_add(root, &(struct app_verdict_row){
+		.config = config, .kind = APP_VERDICT_RATE,
 		.score = st.p50 / 1e6, .ci_half = st.p50_error / 1e6, .unit = unit,
 		.floor = paired ? floor_what[floor_e] : NULL,
 		.no_floor_why = no_floor_why(e, floor_e, floor != NULL && floor->n > 0 ? floor : NULL),
 		.ratios = paired ? ratios : NULL,
 		.n_ratios = paired ? f->n : 0,
-		.floor_moved_pct = paired ? lca_floor_moved_pct(floor->v, floor->n) : NAN,
+		.floor_moved_pct = paired ? app_floor_moved_pct(floor->v, floor->n) : NAN,
 		.window_s = paired ? fmin(f->window_s, floor->window_s) : f->window_s,
 	});
 }

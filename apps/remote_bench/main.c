@@ -21,18 +21,18 @@
 #include <rte_mbuf.h>
 
 #include "lca_actor.h"
-#include "lca_app.h"
-#include "lca_cli.h"
+#include "app_main.h"
+#include "app_cli.h"
 #include "lca_eal.h"
-#include "lca_pair.h"
+#include "app_pair.h"
 #include "lca_remote.h"
-#include "lca_report.h"
-#include "lca_result.h"
-#include "lca_hgrm.h"
-#include "lca_series.h"
+#include "app_report.h"
+#include "app_result.h"
+#include "app_hgrm.h"
+#include "app_series.h"
 #include "lca_topo.h"
-#include "lca_verdict.h"
-#include "lca_window.h"
+#include "app_verdict.h"
+#include "app_window.h"
 #include "remote_bench.h"
 
 #define BATCH 1024
@@ -51,7 +51,7 @@ struct opts {
 	bool msgs_given, pings_given; /* else passes / round trips until 200 ms */
 	const char *json_path;
 	const char *hgrm_path;
-	const char *remote; /* lca_pair_prepare() read it first */
+	const char *remote; /* app_pair_prepare() read it first */
 };
 
 static struct opts o = {
@@ -61,8 +61,8 @@ static struct opts o = {
 
 static struct rte_mempool *payload_pool;
 /* --remote: this process's node, and node 2 when this one is node 1. */
-static struct lca_pair pair;
-static struct lca_series series;
+static struct app_pair pair;
+static struct app_series series;
 
 struct driver {
 	lca_actor_id_t sink, echo;
@@ -205,7 +205,7 @@ rtt_hgrm(const uint64_t *rtt, unsigned int n, unsigned int size, const char *wha
 	char name[48];
 
 	snprintf(name, sizeof(name), "%uB%s", size, what);
-	return lca_hgrm_write_cycles(rtt, n, rte_get_tsc_hz(), o.hgrm_path, name,
+	return app_hgrm_write_cycles(rtt, n, rte_get_tsc_hz(), o.hgrm_path, name,
 				     "lca-remote-bench");
 }
 
@@ -229,7 +229,7 @@ latency_done(struct driver *d)
 	       r->size, r->p50_us, r->p99_us, r->p999_us, n);
 	printf("  %4u B: window: one way %.1f ms over %u pass%s of --msgs, round trips %.1f ms",
 	       r->size, r->ms, r->passes, r->passes == 1 ? "" : "es", r->ping_ms);
-	lca_window_end_line(stdout, fmin(r->ms, r->ping_ms) / 1e3,
+	app_window_end_line(stdout, fmin(r->ms, r->ping_ms) / 1e3,
 			    o.msgs_given || o.pings_given ? "give more --msgs or --pings" : NULL);
 	fflush(stdout);
 	d->size_i++;
@@ -348,7 +348,7 @@ on_end_ack(struct driver *d, const struct lca_msg *msg)
 	if (count != o.msgs)
 		d->error = -EIO;
 	d->pass_t0 = 0;
-	if (d->error == 0 && !o.msgs_given && r->ms < LCA_WINDOW_MIN_S * 1e3) {
+	if (d->error == 0 && !o.msgs_given && r->ms < APP_WINDOW_MIN_S * 1e3) {
 		/* Another pass of --msgs: the default's are over in a tick or two
 		 * on a fast link. */
 		d->sent = 0;
@@ -423,7 +423,7 @@ on_pong(struct driver *d)
 		return false;
 	}
 	if (d->pinged >= o.pings && (o.pings_given ||
-	    rte_rdtsc() - d->ping_t0 >= LCA_WINDOW_MIN_S * (double)rte_get_tsc_hz())) {
+	    rte_rdtsc() - d->ping_t0 >= APP_WINDOW_MIN_S * (double)rte_get_tsc_hz())) {
 		latency_done(d);
 		return true;
 	}
@@ -508,11 +508,11 @@ driver_handler(lca_actor_id_t self, void *state, struct lca_msg *msg)
 }
 
 static int
-opt_sizes(void *conf, const struct lca_opt *opt, char *val)
+opt_sizes(void *conf, const struct app_opt *opt, char *val)
 {
 	struct opts *c = conf;
 	char *items[MAX_SIZES];
-	int n = lca_cli_split(val, items, MAX_SIZES);
+	int n = app_cli_split(val, items, MAX_SIZES);
 
 	(void)opt;
 	if (n <= 0)
@@ -520,7 +520,7 @@ opt_sizes(void *conf, const struct lca_opt *opt, char *val)
 	for (int i = 0; i < n; i++) {
 		uint64_t v;
 
-		if (lca_cli_uint(items[i], 1, 1024, &v) < 0)
+		if (app_cli_uint(items[i], 1, 1024, &v) < 0)
 			return -EINVAL;
 		c->sizes[i] = (unsigned int)v;
 	}
@@ -528,65 +528,65 @@ opt_sizes(void *conf, const struct lca_opt *opt, char *val)
 	return 0;
 }
 
-#define AT(field) LCA_OPT_AT(struct opts, field)
-#define GIVEN(field) LCA_OPT_GIVEN(struct opts, field)
+#define AT(field) APP_OPT_AT(struct opts, field)
+#define GIVEN(field) APP_OPT_GIVEN(struct opts, field)
 
-static const struct lca_opt options[] = {
-	{ "remote", 0, LCA_OPT_STRING, AT(remote), .metavar = "T",
+static const struct app_opt options[] = {
+	{ "remote", 0, APP_OPT_STRING, AT(remote), .metavar = "T",
 	  .help = "memif (two processes), af_packet (two processes in two\n"
 		  "network namespaces joined by a veth pair, made and removed\n"
 		  "here; root), ucx (two processes, UCX active messages over\n"
 		  "127.0.0.1: UCX_TLS picks UCX's transports, e.g. shm,tcp;\n"
 		  "its connection setup needs tcp) or ring (one process,\n"
 		  "over a loopback)" },
-	/* lca_pair.h's: the veth's faults, and node 2's own argument. */
-	{ "netem", 0, LCA_OPT_IGNORE, .no_value = true,
+	/* app_pair.h's: the veth's faults, and node 2's own argument. */
+	{ "netem", 0, APP_OPT_IGNORE, .no_value = true,
 	  .help = "af_packet: tc netem loss, reorder and duplicate 1% on the\n"
 		  "veth (or lcactor's injector where the kernel has no netem)" },
-	{ "pair-netem-on", 0, LCA_OPT_IGNORE, .no_value = true, .hidden = true },
-	{ "pair-peer", 0, LCA_OPT_IGNORE, .hidden = true },
-	{ "jumbo", 0, LCA_OPT_IGNORE, .no_value = true,
+	{ "pair-netem-on", 0, APP_OPT_IGNORE, .no_value = true, .hidden = true },
+	{ "pair-peer", 0, APP_OPT_IGNORE, .hidden = true },
+	{ "jumbo", 0, APP_OPT_IGNORE, .no_value = true,
 	  .help = "memif: buffers of 9216 bytes and frames of MTU 9000\n"
 		  "(about 280 16-byte messages a frame; default 1500)" },
-	{ "start-order", 0, LCA_OPT_IGNORE, .metavar = "N",
+	{ "start-order", 0, APP_OPT_IGNORE, .metavar = "N",
 	  .help = "node1: node 1 starts its end of the link, then the second\n"
 		  "process; node2: the second process, then node 1's end 1.5 s\n"
 		  "later (either waits for the other: memif's client retries)" },
-	{ "sizes", 0, LCA_OPT_CUSTOM, .parse = opt_sizes, .metavar = "LIST",
+	{ "sizes", 0, APP_OPT_CUSTOM, .parse = opt_sizes, .metavar = "LIST",
 	  .help = "message sizes in bytes (default 16,64,256; > 40 go in mbufs)",
 	  .why = "1 .. 1024 bytes, up to " RTE_STR(MAX_SIZES) },
-	{ "msgs", 0, LCA_OPT_UINT, AT(msgs), .min = 1, .max = UINT64_C(1) << 40,
+	{ "msgs", 0, APP_OPT_UINT, AT(msgs), .min = 1, .max = UINT64_C(1) << 40,
 	  GIVEN(msgs_given), .metavar = "N",
 	  .help = "one-way messages per size, exactly (default: passes of\n"
 		  "2000000 until they took 200 ms)" },
-	{ "pings", 0, LCA_OPT_UINT, AT(pings), .min = 1, .max = 10000000, GIVEN(pings_given),
+	{ "pings", 0, APP_OPT_UINT, AT(pings), .min = 1, .max = 10000000, GIVEN(pings_given),
 	  .metavar = "N",
 	  .help = "round trips per size, exactly (default: 20000, and more\n"
 		  "until they took 200 ms)" },
-	{ "loss-ppm", 0, LCA_OPT_UINT, AT(loss_ppm), .min = 0, .max = 500000, .metavar = "N",
+	{ "loss-ppm", 0, APP_OPT_UINT, AT(loss_ppm), .min = 0, .max = 500000, .metavar = "N",
 	  .help = "frames node 1 drops on purpose, per million (default 0)" },
-	{ "peer-lcores", 0, LCA_OPT_STRING, AT(peer_lcores), .metavar = "L",
+	{ "peer-lcores", 0, APP_OPT_STRING, AT(peer_lcores), .metavar = "L",
 	  .help = "-l of node 2 (default 1)" },
-	{ "bulk", 0, LCA_OPT_FLAG, AT(bulk),
+	{ "bulk", 0, APP_OPT_FLAG, AT(bulk),
 	  .help = "then 64 B round trips while 1 MiB messages go to the sink\n"
 		  "(the large-message lane): their p99, and the MB/s" },
-	{ "timeout", 0, LCA_OPT_UINT, AT(timeout_s), .min = 1, .max = UINT32_MAX / 1000,
+	{ "timeout", 0, APP_OPT_UINT, AT(timeout_s), .min = 1, .max = UINT32_MAX / 1000,
 	  .metavar = "S", .help = "seconds before giving up (default 120); a link that\n"
 		  "goes down and rejoins within them is waited out" },
-	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	{ "json", 0, APP_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "also write the figures as JSON (docs/json.md)" },
-	{ "hgrm", 0, LCA_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
+	{ "hgrm", 0, APP_OPT_OUTPUT, AT(hgrm_path), .metavar = "FILE",
 	  .help = "each size's round trips as HdrHistogram's .hgrm text (us),\n"
 		  "FILE with the size (\"64B\") before .hgrm" },
-	{ "auth", 0, LCA_OPT_FLAG, AT(auth),
+	{ "auth", 0, APP_OPT_FLAG, AT(auth),
 	  .help = "authenticated frames: the same fixed key on both nodes\n"
 		  "(what a tag costs; docs/wire.md, \"Trust model\")" },
-	{ "no-floor", 0, LCA_OPT_FLAG, AT(no_floor),
+	{ "no-floor", 0, APP_OPT_FLAG, AT(no_floor),
 	  .help = "do not run the floor (the verdict says so)" },
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = "lca-remote-bench", .opts = options, .eal = true, .column = 19,
 	.synopsis = "[EAL args] -- --remote memif|af_packet|ucx|ring [options]",
 	.about = "Actor messages between two processes over a link: one-way msg/s\n"
@@ -601,7 +601,7 @@ static const struct lca_opt_table table = {
 static int
 parse_args(int argc, char **argv, void *conf)
 {
-	int ret = lca_opt_parse(argc, argv, &table, conf, NULL);
+	int ret = app_opt_parse(argc, argv, &table, conf, NULL);
 
 	if (ret == 0 && !pair.active) {
 		fprintf(stderr, "lca-remote-bench: needs --remote memif|af_packet|ucx|ring\n");
@@ -702,8 +702,8 @@ finish(json_t *record, const struct result *done, unsigned int n_done,
 
 			snprintf(what, sizeof(what), "%u B one way over %s", done[i].size,
 				 fc->transport);
-			lca_verdict_add(record, &(const struct lca_verdict_row){
-				.config = what, .kind = LCA_VERDICT_RATE, .score = done[i].mps,
+			app_verdict_add(record, &(const struct app_verdict_row){
+				.config = what, .kind = APP_VERDICT_RATE, .score = done[i].mps,
 				.ci_half = NAN, .unit = "M msg/s",
 				.no_floor_why = why != NULL ? why : "the run failed",
 				.floor_moved_pct = NAN, .window_s = done[i].ms / 1e3,
@@ -711,9 +711,9 @@ finish(json_t *record, const struct result *done, unsigned int n_done,
 		}
 	}
 	json_array_foreach(res, i, r)
-		lca_result_add(record, json_incref(r));
+		app_result_add(record, json_incref(r));
 	json_decref(res);
-	ret = lca_result_finish(record, ok, o.json_path);
+	ret = app_result_finish(record, ok, o.json_path);
 	json_decref(record);
 	return ret;
 }
@@ -778,14 +778,14 @@ start_nodes(struct rb_run *r)
 	if (pair.is_peer)
 		return 0;
 	/* Start the peer with its own -l (pair.peer_lcores). */
-	lca_pair_set_peer_lcores(&pair, o.peer_lcores);
-	r->record = lca_result_new(conf_json(pair.transport));
-	lca_report_machine(stdout);
+	app_pair_set_peer_lcores(&pair, o.peer_lcores);
+	r->record = app_result_new(conf_json(pair.transport));
+	app_report_machine(stdout);
 	printf("EAL: %s\n", lca_eal_args());
 	if (strcmp(pair.transport, "memif") == 0)
 		printf("Node 1 on lcores %s, node 2 on lcores %s\n",
 		       pair.self_lcores[0] ? pair.self_lcores : "?", o.peer_lcores);
-	return lca_pair_spawn(&pair);
+	return app_pair_spawn(&pair);
 }
 
 static int
@@ -835,7 +835,7 @@ actors_up(struct rb_run *r)
 {
 	int ret;
 
-	lca_pair_conf(&pair, &r->conf);
+	app_pair_conf(&pair, &r->conf);
 	r->conf.connect_ms = 20000;
 	if (o.auth) {
 		/* A benchmark's key, the same on both nodes (each gets the
@@ -854,7 +854,7 @@ actors_up(struct rb_run *r)
 	/* Node 1 hears of node 2's link going down and rejoining. */
 	if (ret == 0 && !pair.is_peer && !over_loopback())
 		ret = lca_remote_watch(r->driver_id, r->d->echo);
-	return ret != 0 || pair.is_peer ? ret : lca_pair_link_started(&pair);
+	return ret != 0 || pair.is_peer ? ret : app_pair_link_started(&pair);
 }
 
 /* Node 2: serve until node 1 goes, then let the last acks leave. */
@@ -910,13 +910,13 @@ measure(struct rb_run *r)
 	}
 	if (ret != 0)
 		return ret;
-	lca_series_begin(&series, "remote-bench", 0);
+	app_series_begin(&series, "remote-bench", 0);
 	ret = lca_runtime_run(o.timeout_s * 1000);
-	lca_series_end(&series);
+	app_series_end(&series);
 	printf("Frequency during the measurements (this process's lcores):\n");
-	lca_series_print_freq(stdout, &series);
-	json_object_set_new(r->record, "frequency", lca_series_freq_json(&series));
-	lca_series_release(&series);
+	app_series_print_freq(stdout, &series);
+	json_object_set_new(r->record, "frequency", app_series_freq_json(&series));
+	app_series_release(&series);
 	return ret;
 }
 
@@ -947,7 +947,7 @@ run_driver(struct rb_run *r)
 		json_object_set_new(r->record, "link_counts", rb_counts_json(far_node()));
 	if (ret == 0)
 		printf("All messages counted on both sides.\n");
-	else if (ret != -EINTR) /* lca_app_main() says "interrupted" */
+	else if (ret != -EINTR) /* app_main() says "interrupted" */
 		fprintf(stderr, "remote bench failed: %s\n", strerror(-ret));
 	return ret;
 }
@@ -959,7 +959,7 @@ finish_node1(struct rb_run *r, int ret)
 {
 	/* After a signal the peer sees node 1 go (or got the signal too): a
 	 * short wait, then it is stopped. */
-	int peer_status = lca_pair_finish(&pair, lca_eal_stop_requested() ? 0 : 5000);
+	int peer_status = app_pair_finish(&pair, lca_eal_stop_requested() ? 0 : 5000);
 
 	if (!over_loopback()) {
 		printf("Peer process exited with status %d\n", peer_status);
@@ -1012,10 +1012,10 @@ run(void *conf)
 int
 main(int argc, char **argv)
 {
-	const struct lca_app app = {
+	const struct app_spec app = {
 		.name = "lca-remote-bench", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &o,
 	};
 
-	return lca_pair_app_main(argc, argv, &pair, &app);
+	return app_pair_main(argc, argv, &pair, &app);
 }

@@ -38,7 +38,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include "lca_opt.h"
+#include "app_opt.h"
 #include "rb_floor_prog.h"
 
 #define PROG "lca-memif-floor"
@@ -510,15 +510,15 @@ drive(void)
 	return ret;
 }
 
-static const struct lca_opt options[] = {
+static const struct app_opt options[] = {
 	FLOOR_OPTIONS,
-	{ "jumbo", 0, LCA_OPT_FLAG, FLOOR_OPT_AT(jumbo),
+	{ "jumbo", 0, APP_OPT_FLAG, FLOOR_OPT_AT(jumbo),
 	  .help = "memif buffers of 9216 bytes and frames of MTU 9000, as\n"
 		  "lca-remote-bench --jumbo" },
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = PROG, .opts = options, .synopsis = "[options]", .column = 17,
 	.about = "The bare memif floor of lca-remote-bench --remote memif: two processes (this\n"
 		 "one starts the second), each one DPDK lcore with an end of a memif pair, and\n"
@@ -593,7 +593,7 @@ main(int argc, char **argv)
 	char sock[64];
 	int fds[2], ret;
 
-	ret = lca_opt_parse(argc, argv, &table, &o, NULL);
+	ret = app_opt_parse(argc, argv, &table, &o, NULL);
 	if (ret != 0)
 		return ret > 0 ? 0 : 2;
 	for (unsigned int k = 0; k < 2; k++)

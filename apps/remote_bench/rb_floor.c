@@ -18,9 +18,9 @@
 
 #include <rte_common.h>
 
-#include "lca_floor.h"
-#include "lca_floor_stream.h"
-#include "lca_verdict.h"
+#include "app_floor.h"
+#include "app_floor_stream.h"
+#include "app_verdict.h"
 #include "remote_bench.h"
 
 /* A transport's floor: its program and what the verdict calls it. */
@@ -148,7 +148,7 @@ rb_floor_run(const struct rb_floor_conf *fc, struct rb_floor_round *out)
 static json_t *
 pair_json(const double *ratios, const double *floor)
 {
-	double moved = lca_floor_moved_pct(floor, 2);
+	double moved = app_floor_moved_pct(floor, 2);
 
 	return json_pack("{s:[f, f], s:f, s:f, s:f, s:o}", "ratios", ratios[0], ratios[1],
 			 "ratio_median", (ratios[0] + ratios[1]) / 2, "ratio_min",
@@ -164,13 +164,13 @@ round_json(const struct result *r)
 }
 
 static void
-add_row(json_t *record, const char *what_floor, const char *config, enum lca_verdict_kind kind,
+add_row(json_t *record, const char *what_floor, const char *config, enum app_verdict_kind kind,
 	double score, const char *unit, const double *ratios, const double *floor, double window_s)
 {
-	lca_verdict_add(record, &(const struct lca_verdict_row){
+	app_verdict_add(record, &(const struct app_verdict_row){
 		.config = config, .kind = kind, .score = score, .ci_half = NAN, .unit = unit,
 		.floor = what_floor, .ratios = ratios, .n_ratios = 2,
-		.floor_moved_pct = lca_floor_moved_pct(floor, 2), .window_s = window_s,
+		.floor_moved_pct = app_floor_moved_pct(floor, 2), .window_s = window_s,
 	});
 }
 
@@ -188,8 +188,8 @@ rb_floor_judge(json_t *record, json_t *results, const struct rb_floor_conf *fc,
 		double rm[2], rp[2];
 		char what[96];
 
-		lca_floor_ratios((const double[]){ r->mps, r->mps }, fm, 2, rm);
-		lca_floor_ratios((const double[]){ r->p50_us, r->p50_us }, fp, 2, rp);
+		app_floor_ratios((const double[]){ r->mps, r->mps }, fm, 2, rm);
+		app_floor_ratios((const double[]){ r->p50_us, r->p50_us }, fp, 2, rp);
 		printf("  %4u B against the bare %s floor: one way %.2f M msg/s = %.1f%% of the "
 		       "floor's (%.2f before, %.2f after); RTT p50 %.2f us = %.2fx the floor's "
 		       "(%.2f, %.2f us)\n", r->size, f->label, r->mps, 50 * (rm[0] + rm[1]),
@@ -200,10 +200,10 @@ rb_floor_judge(json_t *record, json_t *results, const struct rb_floor_conf *fc,
 			round_json(a), round_json(b), "one_way", pair_json(rm, fm), "rtt_p50",
 			pair_json(rp, fp)));
 		snprintf(what, sizeof(what), "%u B one way over %s", r->size, fc->transport);
-		add_row(record, f->what, what, LCA_VERDICT_RATE, r->mps, "M msg/s", rm, fm,
+		add_row(record, f->what, what, APP_VERDICT_RATE, r->mps, "M msg/s", rm, fm,
 			r->ms / 1e3);
 		snprintf(what, sizeof(what), "%u B RTT p50 over %s", r->size, fc->transport);
-		add_row(record, f->what, what, LCA_VERDICT_TIME, r->p50_us, "us", rp, fp,
+		add_row(record, f->what, what, APP_VERDICT_TIME, r->p50_us, "us", rp, fp,
 			r->ping_ms / 1e3);
 	}
 }

@@ -9,23 +9,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lca_cli.h"
+#include "app_cli.h"
 #include "rb_floor_prog.h"
 
 int
-floor_opt_list(void *conf, const struct lca_opt *opt, char *arg)
+floor_opt_list(void *conf, const struct app_opt *opt, char *arg)
 {
 	struct floor_opts *o = conf;
 	bool cpus = strcmp(opt->name, "cpus") == 0;
 	char *items[FLOOR_MAX_SIZES];
-	int n = lca_cli_split(arg, items, cpus ? 2 : FLOOR_MAX_SIZES);
+	int n = app_cli_split(arg, items, cpus ? 2 : FLOOR_MAX_SIZES);
 
 	if (n <= 0 || (cpus && n != 2))
 		return -EINVAL;
 	for (int i = 0; i < n; i++) {
 		uint64_t v;
 
-		if (lca_cli_uint(items[i], cpus ? 0 : 1, cpus ? CPU_SETSIZE - 1 : FLOOR_MAX_SIZE,
+		if (app_cli_uint(items[i], cpus ? 0 : 1, cpus ? CPU_SETSIZE - 1 : FLOOR_MAX_SIZE,
 				 &v) < 0)
 			return -EINVAL;
 		if (cpus)

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "lca_opt.h"
+#include "app_opt.h"
 
 #define FLOOR_MAX_SIZES 8
 #define FLOOR_MAX_SIZE 1024
@@ -35,21 +35,21 @@ struct floor_opts {
 
 /* --sizes (1..FLOOR_MAX_SIZE bytes, up to FLOOR_MAX_SIZES) or --cpus
  * (exactly two), into the struct floor_opts at @p conf. */
-int floor_opt_list(void *conf, const struct lca_opt *opt, char *arg);
+int floor_opt_list(void *conf, const struct app_opt *opt, char *arg);
 
 /* The options every floor takes, for the start of its table. */
-#define FLOOR_OPT_AT(field) LCA_OPT_AT(struct floor_opts, field)
+#define FLOOR_OPT_AT(field) APP_OPT_AT(struct floor_opts, field)
 #define FLOOR_OPTIONS \
-	{ "sizes", 0, LCA_OPT_CUSTOM, .parse = floor_opt_list, .metavar = "LIST", \
+	{ "sizes", 0, APP_OPT_CUSTOM, .parse = floor_opt_list, .metavar = "LIST", \
 	  .help = "message sizes in bytes (default 16,64,256; at most 1024)", \
 	  .why = "up to 8 sizes, each 1 to 1024" }, \
-	{ "msgs", 0, LCA_OPT_UINT, FLOOR_OPT_AT(msgs), .min = 1, .max = 1ull << 40, \
+	{ "msgs", 0, APP_OPT_UINT, FLOOR_OPT_AT(msgs), .min = 1, .max = 1ull << 40, \
 	  .metavar = "N", .help = "one-way messages per size (default 2000000)" }, \
-	{ "pings", 0, LCA_OPT_UINT, FLOOR_OPT_AT(pings), .min = 1, .max = 10000000, \
+	{ "pings", 0, APP_OPT_UINT, FLOOR_OPT_AT(pings), .min = 1, .max = 10000000, \
 	  .metavar = "N", .help = "round trips per size (default 20000)" }, \
-	{ "cpus", 0, LCA_OPT_CUSTOM, .parse = floor_opt_list, .metavar = "A,B", \
+	{ "cpus", 0, APP_OPT_CUSTOM, .parse = floor_opt_list, .metavar = "A,B", \
 	  .help = "this process on CPU A and the second on CPU B", .why = "two CPUs, A,B" }, \
-	{ "timeout", 0, LCA_OPT_UINT, FLOOR_OPT_AT(timeout_s), .min = 1, .max = 86400, \
+	{ "timeout", 0, APP_OPT_UINT, FLOOR_OPT_AT(timeout_s), .min = 1, .max = 86400, \
 	  .metavar = "S", .help = "give up on an answer after S seconds (default 120)" }
 
 /* Sort @p n round trips of @p ns_per_unit nanoseconds a unit (1 for

@@ -25,7 +25,7 @@
 
 #include <ucp/api/ucp.h>
 
-#include "lca_opt.h"
+#include "app_opt.h"
 #include "rb_floor_prog.h"
 
 #define PROG "lca-ucx-floor"
@@ -356,12 +356,12 @@ drive(uint16_t port)
 	return ret;
 }
 
-static const struct lca_opt options[] = {
+static const struct app_opt options[] = {
 	FLOOR_OPTIONS,
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = PROG, .opts = options, .synopsis = "[options]", .column = 17,
 	.about = "The bare UCX floor of lca-remote-bench --remote ucx: two processes (this one\n"
 		 "starts the second), UCP active messages and nothing else; UCX_TLS picks UCX's\n"
@@ -391,7 +391,7 @@ main(int argc, char **argv)
 	uint16_t port = 0;
 	pid_t child;
 
-	ret = lca_opt_parse(argc, argv, &table, &o, NULL);
+	ret = app_opt_parse(argc, argv, &table, &o, NULL);
 	if (ret != 0)
 		return ret > 0 ? 0 : 2;
 	child = floor_fork(fds);

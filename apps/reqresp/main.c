@@ -16,21 +16,21 @@
 #include <rte_cycles.h>
 
 #include "lca_actor.h"
-#include "lca_app.h"
-#include "lca_cli.h"
+#include "app_main.h"
+#include "app_cli.h"
 #include "lca_eal.h"
 #include "lca_freq.h"
-#include "lca_freq_json.h"
-#include "lca_freq_print.h"
-#include "lca_jmh.h"
-#include "lca_jmh_json.h"
-#include "lca_report.h"
-#include "lca_result.h"
-#include "lca_series.h"
-#include "lca_stats.h"
-#include "lca_floor.h"
+#include "app_freq_json.h"
+#include "app_freq_print.h"
+#include "app_jmh.h"
+#include "app_jmh_json.h"
+#include "app_report.h"
+#include "app_result.h"
+#include "app_series.h"
+#include "app_stats.h"
+#include "app_floor.h"
 #include "lca_topo.h"
-#include "lca_verdict.h"
+#include "app_verdict.h"
 #include "reqresp.h"
 
 #define BENCH_NAME "RequestResponseBenchmark.queryUserServiceActor"
@@ -72,19 +72,19 @@ struct app_conf {
 struct set_result {
 	struct rr_set set;
 	char label[96];
-	struct lca_stats stats;
+	struct app_stats stats;
 	double iter_ops[MAX_ITER];
 	double window_s;       /* the shortest measured iteration */
 	json_t *json;
-	struct lca_series series;
+	struct app_series series;
 	char tp_text[16];
 	bool has_floor;
 	char floor_label[128];
-	struct lca_stats floor_stats;
+	struct app_stats floor_stats;
 	double floor_ops[MAX_ITER];
 	double floor_window_s;
 	double ratio[MAX_ITER]; /* iter_ops[k] / floor_ops[k], pair by pair */
-	struct lca_stats ratio_stats;
+	struct app_stats ratio_stats;
 	double floor_moved_pct; /* NAN with one round */
 	json_t *floor_json;
 };
@@ -100,14 +100,14 @@ static int
 parse_uint_list(char *text, uint64_t min, uint64_t max, unsigned int *out, unsigned int *n)
 {
 	char *items[MAX_LIST];
-	int k = lca_cli_split(text, items, MAX_LIST);
+	int k = app_cli_split(text, items, MAX_LIST);
 
 	if (k < 0)
 		return k;
 	for (int i = 0; i < k; i++) {
 		uint64_t v;
 
-		if (lca_cli_uint(items[i], min, max, &v) < 0)
+		if (app_cli_uint(items[i], min, max, &v) < 0)
 			return -EINVAL;
 		out[i] = (unsigned int)v;
 	}
@@ -146,7 +146,7 @@ parse_param(struct app_conf *c, char *arg)
 	if (strcmp(arg, "throughput") == 0 || strcmp(arg, "throughPut") == 0)
 		return parse_uint_list(eq + 1, 1, 1024, c->throughputs, &c->n_throughputs) < 0 ?
 			bad_value("-p throughput", copy) : 0;
-	k = lca_cli_split(eq + 1, items, MAX_LIST);
+	k = app_cli_split(eq + 1, items, MAX_LIST);
 	if (k < 0)
 		return bad_value("-p", copy);
 	if (strcmp(arg, "dispatcher") == 0) {
@@ -172,7 +172,7 @@ static int
 parse_placements(struct app_conf *c, char *list)
 {
 	char *items[MAX_LIST];
-	int k = lca_cli_split(list, items, MAX_LIST);
+	int k = app_cli_split(list, items, MAX_LIST);
 
 	for (int i = 0; i < k; i++)
 		if (lca_placement_parse(items[i], &c->placements[i]) < 0)
@@ -185,21 +185,21 @@ parse_placements(struct app_conf *c, char *list)
 }
 
 static int
-opt_placements(void *conf, const struct lca_opt *opt, char *val)
+opt_placements(void *conf, const struct app_opt *opt, char *val)
 {
 	(void)opt;
 	return parse_placements(conf, val);
 }
 
 static int
-opt_param(void *conf, const struct lca_opt *opt, char *val)
+opt_param(void *conf, const struct app_opt *opt, char *val)
 {
 	(void)opt;
-	return parse_param(conf, val) < 0 ? LCA_OPT_SAID : 0;
+	return parse_param(conf, val) < 0 ? APP_OPT_SAID : 0;
 }
 
 static int
-opt_mailbox(void *conf, const struct lca_opt *opt, char *val)
+opt_mailbox(void *conf, const struct app_opt *opt, char *val)
 {
 	struct app_conf *c = conf;
 
@@ -209,71 +209,71 @@ opt_mailbox(void *conf, const struct lca_opt *opt, char *val)
 }
 
 static int
-opt_actors(void *conf, const struct lca_opt *opt, char *val)
+opt_actors(void *conf, const struct app_opt *opt, char *val)
 {
 	struct app_conf *c = conf;
 	uint64_t v;
 
 	(void)opt;
-	if (lca_cli_uint(val, 2, 1024, &v) < 0 || v % 2 != 0)
+	if (app_cli_uint(val, 2, 1024, &v) < 0 || v % 2 != 0)
 		return -EINVAL;
 	c->rr.actors = (unsigned int)v;
 	return 0;
 }
 
-#define AT(field) LCA_OPT_AT(struct app_conf, field)
+#define AT(field) APP_OPT_AT(struct app_conf, field)
 
-static const struct lca_opt options[] = {
-	{ "i", 0, LCA_OPT_UINT, AT(iterations), .min = 1, .max = MAX_ITER, .metavar = "N",
+static const struct app_opt options[] = {
+	{ "i", 0, APP_OPT_UINT, AT(iterations), .min = 1, .max = MAX_ITER, .metavar = "N",
 	  .help = "measured iterations (default 4)" },
-	{ "wi", 0, LCA_OPT_UINT, AT(warmups), .min = 0, .max = MAX_ITER, .metavar = "N",
+	{ "wi", 0, APP_OPT_UINT, AT(warmups), .min = 0, .max = MAX_ITER, .metavar = "N",
 	  .help = "warm-up iterations (default 4)" },
-	{ "r", 0, LCA_OPT_DOUBLE, AT(measure_s), .dmin = 0, .dmax = 3600, .metavar = "SECONDS",
+	{ "r", 0, APP_OPT_DOUBLE, AT(measure_s), .dmin = 0, .dmax = 3600, .metavar = "SECONDS",
 	  .help = "time of a measured iteration (default 1)" },
-	{ "w", 0, LCA_OPT_DOUBLE, AT(warmup_s), .dmin = 0, .dmax = 3600, .metavar = "SECONDS",
+	{ "w", 0, APP_OPT_DOUBLE, AT(warmup_s), .dmin = 0, .dmax = 3600, .metavar = "SECONDS",
 	  .help = "time of a warm-up iteration (default 1)" },
-	{ "invocations", 0, LCA_OPT_UINT, AT(invocations), .min = 1, .max = MAX_ITER,
+	{ "invocations", 0, APP_OPT_UINT, AT(invocations), .min = 1, .max = MAX_ITER,
 	  .metavar = "N", .help = "run N invocations per iteration instead of by time" },
-	{ "p", 0, LCA_OPT_CUSTOM, .parse = opt_param, .metavar = "throughput=LIST",
+	{ "p", 0, APP_OPT_CUSTOM, .parse = opt_param, .metavar = "throughput=LIST",
 	  .help = "messages an actor handles per turn (default 1; also\n"
 		  "throughPut=); 2 x throughput requests in flight per pair" },
-	{ "p", 0, LCA_OPT_MORE, .metavar = "dispatcher=LIST",
+	{ "p", 0, APP_OPT_MORE, .metavar = "dispatcher=LIST",
 	  .help = "affinity, shared, inline (default affinity,shared);\n"
 		  "inline is always measured too, as the ceiling; each\n"
 		  "affinity iteration is followed by one of its floor (the\n"
 		  "same work, in flight and placement through bare queues,\n"
 		  "no runtime), at the lcores its actors are on then" },
-	{ "p", 0, LCA_OPT_MORE, .metavar = "mailbox=LIST",
+	{ "p", 0, APP_OPT_MORE, .metavar = "mailbox=LIST",
 	  .help = "mp, sp, rts, hts (default mp): the producer side of a\n"
 		  "shared actor's mailbox (affinity mailboxes have one)" },
-	{ "mailbox", 0, LCA_OPT_CUSTOM, .parse = opt_mailbox, .metavar = "MODE",
+	{ "mailbox", 0, APP_OPT_CUSTOM, .parse = opt_mailbox, .metavar = "MODE",
 	  .help = "same as -p mailbox=MODE", .why = "mp, sp, rts or hts" },
-	{ "placement", 0, LCA_OPT_CUSTOM, .parse = opt_placements, .metavar = "LIST",
+	{ "placement", 0, APP_OPT_CUSTOM, .parse = opt_placements, .metavar = "LIST",
 	  .help = "round-robin (default), pairs-local, pack, auto (round-robin\n"
 		  "first; the runtime then moves chatty actors together);\n"
 		  "each affinity set runs at each, with its own floor",
 	  .why = "a list of round-robin, pairs-local, pack, auto" },
-	{ "actors", 0, LCA_OPT_CUSTOM, .parse = opt_actors, .metavar = "N",
+	{ "actors", 0, APP_OPT_CUSTOM, .parse = opt_actors, .metavar = "N",
 	  .help = "actors, even (default 8)", .why = "an even number, 2..1024" },
-	{ "queries", 0, LCA_OPT_UINT, AT(rr.queries), .min = 1, .max = UINT32_MAX,
+	{ "queries", 0, APP_OPT_UINT, AT(rr.queries), .min = 1, .max = UINT32_MAX,
 	  .metavar = "N", .help = "queries per query actor (default 400000)" },
-	{ "users", 0, LCA_OPT_UINT, AT(rr.users), .min = 1, .max = 100000000, .metavar = "N",
+	{ "users", 0, APP_OPT_UINT, AT(rr.users), .min = 1, .max = 100000000, .metavar = "N",
 	  .help = "users per service's database (default 300000)" },
-	{ "seed", 0, LCA_OPT_UINT, AT(rr.seed), .min = 0, .max = UINT64_MAX, .metavar = "N",
+	{ "seed", 0, APP_OPT_UINT, AT(rr.seed), .min = 0, .max = UINT64_MAX, .metavar = "N",
 	  .help = "random seed (default 1)" },
-	{ "idle", 0, LCA_OPT_CUSTOM, AT(rr.idle), .parse = lca_app_opt_idle, .metavar = "POLICY",
+	{ "idle", 0, APP_OPT_CUSTOM, AT(rr.idle), .parse = app_opt_idle, .metavar = "POLICY",
 	  .help = "what an lcore does with nothing to run: spin (default),\n"
 		  "pause, or sleep (10 us after 1000 empty loops)",
 	  .why = "spin, pause or sleep" },
-	{ "json", 0, LCA_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
+	{ "json", 0, APP_OPT_OUTPUT, AT(json_path), .metavar = "FILE",
 	  .help = "write every figure as JSON" },
-	{ "jmh-json", 0, LCA_OPT_OUTPUT, AT(jmh_path), .metavar = "FILE",
+	{ "jmh-json", 0, APP_OPT_OUTPUT, AT(jmh_path), .metavar = "FILE",
 	  .help = "write the closing table as JMH's -rf json does" },
-	{ "quiet", 0, LCA_OPT_FLAG, AT(quiet), .help = "no per-invocation lines" },
+	{ "quiet", 0, APP_OPT_FLAG, AT(quiet), .help = "no per-invocation lines" },
 	{ NULL },
 };
 
-static const struct lca_opt_table table = {
+static const struct app_opt_table table = {
 	.prog = "lca-reqresp", .opts = options, .single_dash = true, .eal = true,
 	.about = "Akka's 8-actor request-response benchmark on lcactor, reported as JMH does.\n",
 	.footer = "Lists are comma-separated; every combination is run, as JMH does.\n"
@@ -295,7 +295,7 @@ parse_args(int argc, char **argv, void *conf)
 		.mailboxes = { LCA_MAILBOX_MP }, .n_mailboxes = 1,
 		.placements = { LCA_PLACE_ROUND_ROBIN }, .n_placements = 1,
 	};
-	ret = lca_opt_parse(argc, argv, &table, c, NULL);
+	ret = app_opt_parse(argc, argv, &table, c, NULL);
 	if (ret != 0)
 		return ret;
 	if (c->n_dispatchers * c->n_mailboxes * c->n_throughputs * c->n_placements + 1 > MAX_SETS) {
@@ -390,7 +390,7 @@ print_set_header(const struct app_conf *c, const struct rr_set *s)
 		       c->warmups, c->warmup_s, c->iterations, c->measure_s);
 }
 
-/* The iterations of a set, as lca_series_run() calls the measured ones:
+/* The iterations of a set, as app_series_run() calls the measured ones:
  * each of the actors', then (affinity) one of its floor, so that a floor
  * round and the round it judges run on the same CPUs, as near in time as
  * they can be. */
@@ -406,16 +406,16 @@ struct measured {
 static void
 print_window(const struct set_result *r)
 {
-	double tick = lca_verdict_tick_s();
+	double tick = app_verdict_tick_s();
 	double shortest = r->has_floor ? fmin(r->window_s, r->floor_window_s) : r->window_s;
 
 	printf("window: the shortest measured iteration took %.0f ms", r->window_s * 1e3);
 	if (r->has_floor)
 		printf(", its floor's %.0f ms", r->floor_window_s * 1e3);
-	if (shortest < LCA_VERDICT_MIN_TICKS * tick)
+	if (shortest < APP_VERDICT_MIN_TICKS * tick)
 		printf(": shorter than %d scheduler ticks (%.0f ms), too short to measure well; "
-		       "give -r or --invocations more", LCA_VERDICT_MIN_TICKS,
-		       LCA_VERDICT_MIN_TICKS * tick * 1e3);
+		       "give -r or --invocations more", APP_VERDICT_MIN_TICKS,
+		       APP_VERDICT_MIN_TICKS * tick * 1e3);
 	printf("\n");
 }
 
@@ -426,11 +426,11 @@ floor_figures(const struct app_conf *c, struct set_result *r, struct measured *m
 {
 	json_t *ratios = json_array();
 
-	lca_stats_compute(r->floor_ops, c->iterations, CONFIDENCE, &r->floor_stats);
-	lca_stats_compute(r->ratio, c->iterations, CONFIDENCE, &r->ratio_stats);
-	r->floor_moved_pct = lca_floor_moved_pct(r->floor_ops, c->iterations);
+	app_stats_compute(r->floor_ops, c->iterations, CONFIDENCE, &r->floor_stats);
+	app_stats_compute(r->ratio, c->iterations, CONFIDENCE, &r->ratio_stats);
+	r->floor_moved_pct = app_floor_moved_pct(r->floor_ops, c->iterations);
 	printf("\n");
-	lca_jmh_result(stdout, "lcactor." BENCH_NAME " floor", &r->floor_stats, "ops/s");
+	app_jmh_result(stdout, "lcactor." BENCH_NAME " floor", &r->floor_stats, "ops/s");
 	printf("ratio to its floor, pair by pair (runtime / floor, each floor round right after "
 	       "its runtime round):");
 	for (unsigned int k = 0; k < c->iterations; k++) {
@@ -443,14 +443,14 @@ floor_figures(const struct app_conf *c, struct set_result *r, struct measured *m
 		printf("one floor round: how far it moves is unknown\n");
 	else
 		printf("the floor moved %.1f%% between its rounds%s\n", r->floor_moved_pct,
-		       r->floor_moved_pct > LCA_VERDICT_MOVED_PCT ?
+		       r->floor_moved_pct > APP_VERDICT_MOVED_PCT ?
 			       ": the CPUs moved during the run" : "");
 	r->floor_json = json_pack("{s:s, s:s, s:s, s:s, s:i, s:s, s:o, s:O, s:o}", "name",
 				  r->floor_label, "dispatcher", "floor", "mailbox", "-", "beside",
 				  r->label, "throughput_per_turn", (int)r->set.throughput, "what",
 				  FLOOR_WHAT, "placement", rr_bench_floor_placement(m->b),
 				  "iterations", m->jfloor_iters, "throughput",
-				  lca_result_measure(&r->floor_stats, r->floor_ops, "ops/s"));
+				  app_result_measure(&r->floor_stats, r->floor_ops, "ops/s"));
 	json_object_set_new(r->json, "floor_row", json_string(r->floor_label));
 	json_object_set_new(r->json, "ratio_to_floor_row", ratios);
 	json_object_set_new(r->json, "pct_of_floor_row", json_real(100.0 * r->ratio_stats.p50));
@@ -463,14 +463,14 @@ floor_figures(const struct app_conf *c, struct set_result *r, struct measured *m
 static void
 set_figures(const struct app_conf *c, struct set_result *r, struct measured *m, json_t *jmoves)
 {
-	lca_stats_compute(r->iter_ops, c->iterations, CONFIDENCE, &r->stats);
+	app_stats_compute(r->iter_ops, c->iterations, CONFIDENCE, &r->stats);
 	printf("\n");
-	lca_jmh_result(stdout, "lcactor." BENCH_NAME, &r->stats, "ops/s");
+	app_jmh_result(stdout, "lcactor." BENCH_NAME, &r->stats, "ops/s");
 	r->json = json_pack("{s:s, s:s, s:s, s:i, s:O, s:o, s:f}", "name", r->label, "dispatcher",
 			    rr_dispatcher_name(r->set.dispatcher), "mailbox",
 			    lca_mailbox_mode_name(r->set.mailbox), "throughput_per_turn",
 			    (int)r->set.throughput, "iterations", m->jiters, "throughput",
-			    lca_result_measure(&r->stats, r->iter_ops, "ops/s"), "window_s",
+			    app_result_measure(&r->stats, r->iter_ops, "ops/s"), "window_s",
 			    r->window_s);
 	if (jmoves != NULL)
 		json_object_set_new(r->json, "moves", jmoves);
@@ -540,7 +540,7 @@ run_set(const struct app_conf *c, struct set_result *r, json_t *jplace)
 	snprintf(r->label, sizeof(r->label), "%s", label);
 	snprintf(r->floor_label, sizeof(r->floor_label), "floor beside %s", label);
 	if (ret == 0)
-		ret = lca_series_run(&r->series, r->label, c->iterations, measure_one, &m);
+		ret = app_series_run(&r->series, r->label, c->iterations, measure_one, &m);
 	/* The placement of the first set of actors, after its run: under
 	 * --placement auto, where they ended up. */
 	if (ret == 0 && jplace != NULL && json_array_size(jplace) == 0 &&
@@ -602,7 +602,7 @@ static const char *const table_params[] = { "dispatcher", "mailbox", "throughPut
 
 static unsigned int
 table_rows(const struct app_conf *c, struct set_result *res, unsigned int n,
-	   struct lca_jmh_row *rows)
+	   struct app_jmh_row *rows)
 {
 	unsigned int k = 0;
 
@@ -613,7 +613,7 @@ table_rows(const struct app_conf *c, struct set_result *res, unsigned int n,
 			lca_placement_name(r->set.placement) : "-";
 
 		snprintf(r->tp_text, sizeof(r->tp_text), "%u", r->set.throughput);
-		rows[k++] = (struct lca_jmh_row){
+		rows[k++] = (struct app_jmh_row){
 			.benchmark = BENCH_NAME,
 			.params = { rr_dispatcher_name(r->set.dispatcher),
 				    is_inline ? "-" : lca_mailbox_mode_name(r->set.mailbox),
@@ -622,7 +622,7 @@ table_rows(const struct app_conf *c, struct set_result *res, unsigned int n,
 			.values = r->iter_ops, .n_values = c->iterations,
 		};
 		if (r->has_floor)
-			rows[k++] = (struct lca_jmh_row){
+			rows[k++] = (struct app_jmh_row){
 				.benchmark = BENCH_NAME,
 				.params = { "floor", "-", r->tp_text, place },
 				.mode = "thrpt", .stats = r->floor_stats, .unit = "ops/s",
@@ -635,18 +635,18 @@ table_rows(const struct app_conf *c, struct set_result *res, unsigned int n,
 static void
 print_table(const struct app_conf *c, struct set_result *res, unsigned int n)
 {
-	static struct lca_jmh_row rows[2 * MAX_SETS];
+	static struct app_jmh_row rows[2 * MAX_SETS];
 	unsigned int k = table_rows(c, res, n, rows);
 
 	printf("\n");
-	lca_jmh_table(stdout, table_params, 4, rows, k);
+	app_jmh_table(stdout, table_params, 4, rows, k);
 }
 
 /* --jmh-json: the table's rows as JMH's -rf json writes them. */
 static int
 write_jmh_json(const struct app_conf *c, struct set_result *res, unsigned int n)
 {
-	static struct lca_jmh_row rows[2 * MAX_SETS];
+	static struct app_jmh_row rows[2 * MAX_SETS];
 	unsigned int k = table_rows(c, res, n, rows);
 	char warmup[32], measure[32];
 	const char *fmt = c->invocations == 1 ? "%.0f invocation" :
@@ -654,7 +654,7 @@ write_jmh_json(const struct app_conf *c, struct set_result *res, unsigned int n)
 
 	snprintf(warmup, sizeof(warmup), fmt, c->invocations ? c->invocations : c->warmup_s);
 	snprintf(measure, sizeof(measure), fmt, c->invocations ? c->invocations : c->measure_s);
-	return lca_jmh_json_write(c->jmh_path, &(const struct lca_jmh_run){
+	return app_jmh_json_write(c->jmh_path, &(const struct app_jmh_run){
 		.prefix = "lcactor.", .threads = 1, .warmups = c->warmups,
 		.iterations = c->iterations, .warmup_time = warmup, .measurement_time = measure,
 	}, table_params, 4, rows, k, "lca-reqresp");
@@ -709,8 +709,8 @@ add_verdicts(json_t *root, const struct set_result *res, unsigned int n)
 				 lca_mailbox_mode_name(r->set.mailbox), r->set.throughput,
 				 placement_named(&r->set) ? " " : "",
 				 placement_named(&r->set) ? lca_placement_name(r->set.placement) : "");
-		ret = lca_verdict_add(root, &(struct lca_verdict_row){
-			.config = config, .kind = LCA_VERDICT_RATE,
+		ret = app_verdict_add(root, &(struct app_verdict_row){
+			.config = config, .kind = APP_VERDICT_RATE,
 			.score = r->stats.p50 / 1e6, .ci_half = r->stats.p50_error / 1e6,
 			.unit = "M msg/s",
 			.floor = r->has_floor ? "bare queues between the same lcores" : NULL,
@@ -730,15 +730,15 @@ add_verdicts(json_t *root, const struct set_result *res, unsigned int n)
 static json_t *
 print_freq_reports(struct set_result *res, unsigned int n)
 {
-	static struct lca_freq_total total;
+	static struct app_freq_total total;
 
 	printf("\nFrequency during the measured iterations:\n");
 	memset(&total, 0, sizeof(total));
 	for (unsigned int i = 0; i < n; i++) {
-		json_t *freq = lca_series_freq_json(&res[i].series);
+		json_t *freq = app_series_freq_json(&res[i].series);
 		char verdict[256];
 
-		lca_series_verdict_text(&res[i].series, verdict, sizeof(verdict));
+		app_series_verdict_text(&res[i].series, verdict, sizeof(verdict));
 		printf("  (dispatcher = %s, mailbox = %s, throughPut = %u%s%s): %s\n",
 		       rr_dispatcher_name(res[i].set.dispatcher),
 		       lca_mailbox_mode_name(res[i].set.mailbox), res[i].set.throughput,
@@ -750,10 +750,10 @@ print_freq_reports(struct set_result *res, unsigned int n)
 		if (res[i].floor_json != NULL)
 			json_object_set(res[i].floor_json, "frequency", freq);
 		json_object_set_new(res[i].json, "frequency", freq);
-		lca_freq_total_add(&total, &res[i].series);
+		app_freq_total_add(&total, &res[i].series);
 	}
-	lca_freq_total_print(stdout, "All measured iterations together:", &total);
-	return lca_freq_total_json(&total);
+	app_freq_total_print(stdout, "All measured iterations together:", &total);
+	return app_freq_total_json(&total);
 }
 
 static json_t *
@@ -780,11 +780,11 @@ run(void *conf)
 	static struct set_result res[MAX_SETS];
 	struct rr_set sets[MAX_SETS];
 	unsigned int n = plan_sets(c, sets);
-	json_t *root = lca_result_new(conf_json(c));
+	json_t *root = app_result_new(conf_json(c));
 	json_t *jplace = json_object_get(root, "placement");
 	int ret = 0;
 
-	lca_report_machine(stdout);
+	app_report_machine(stdout);
 	printf("# lca-reqresp: %u actors, %" PRIu64 " queries each, %u users per database, "
 	       "%" PRIu64 " messages per invocation\n\n",
 	       c->rr.actors, c->rr.queries, c->rr.users, c->rr.queries * c->rr.actors);
@@ -797,21 +797,21 @@ run(void *conf)
 		print_summary(c, res, n);
 		json_object_set_new(root, "frequency", print_freq_reports(res, n));
 		printf("\n");
-		lca_report_send_errors(stdout);
+		app_report_send_errors(stdout);
 		for (unsigned int i = 0; i < n; i++) {
-			lca_result_add(root, res[i].json);
+			app_result_add(root, res[i].json);
 			if (res[i].floor_json != NULL)
-				lca_result_add(root, res[i].floor_json);
+				app_result_add(root, res[i].floor_json);
 		}
 		ret = add_verdicts(root, res, n);
 		if (ret == 0 && c->jmh_path != NULL)
 			ret = write_jmh_json(c, res, n);
-		if (lca_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
+		if (app_result_finish(root, ret == 0, c->json_path) < 0 && ret == 0)
 			ret = -EIO;
 	}
 	json_decref(root);
 	for (unsigned int i = 0; i < n; i++)
-		lca_series_release(&res[i].series);
+		app_series_release(&res[i].series);
 	return ret;
 }
 
@@ -819,10 +819,10 @@ int
 main(int argc, char **argv)
 {
 	struct app_conf conf;
-	const struct lca_app app = {
+	const struct app_spec app = {
 		.name = "lca-reqresp", .parse = parse_args, .opts = &table, .run = run,
 		.conf = &conf,
 	};
 
-	return lca_app_main(argc, argv, &app);
+	return app_main(argc, argv, &app);
 }

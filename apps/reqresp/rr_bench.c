@@ -14,7 +14,7 @@
 #include "lca_eal.h"
 #include "lca_freq.h"
 #include "lca_mempool.h"
-#include "lca_rng.h"
+#include "app_rng.h"
 #include "lca_topo.h"
 #include "reqresp.h"
 #include "rr_work.h"
@@ -122,11 +122,11 @@ build_db(uint32_t users, unsigned int lcore, uint64_t seed)
 		return NULL;
 	for (uint32_t i = 0; i < users; i++) {
 		db[i].id = i;
-		fill_name(db[i].first, sizeof(db[i].first), lca_rng_next(&rng));
-		fill_name(db[i].last, sizeof(db[i].last), lca_rng_next(&rng));
-		db[i].ssn = lca_rng_next(&rng) % 1000000000ull;
+		fill_name(db[i].first, sizeof(db[i].first), app_rng_next(&rng));
+		fill_name(db[i].last, sizeof(db[i].last), app_rng_next(&rng));
+		db[i].ssn = app_rng_next(&rng) % 1000000000ull;
 		for (int f = 0; f < 5; f++)
-			db[i].friends[f] = lca_rng_below(&rng, users);
+			db[i].friends[f] = app_rng_below(&rng, users);
 	}
 	return db;
 }
@@ -277,7 +277,7 @@ reset_pair(struct rr_bench *b, unsigned int k)
 	q->db_hi = b->db[k] + b->conf.users;
 	q->map = b->map[k];
 	/* A new stream per invocation and pair, reproducible from --seed. */
-	q->rng = lca_rng_stream(b->conf.seed, (b->invocations << 32) | k);
+	q->rng = app_rng_stream(b->conf.seed, (b->invocations << 32) | k);
 	memset(b->map[k], 0, sizeof(*b->map[k]) * b->conf.users);
 }
 

@@ -17,7 +17,7 @@
 #include <rte_lcore.h>
 
 #include "lca_eal.h"
-#include "lca_floor.h"
+#include "app_floor.h"
 #include "lca_freq.h"
 #include "lca_mempool.h"
 #include "rr_work.h"
@@ -222,7 +222,7 @@ rr_floor_run(const struct rr_floor_pair *pairs, unsigned int n, unsigned int thr
 		for (uint64_t i = 0; i < in_flight; i++)
 			queue_push(r.links[k].req, query_ask(pairs[k].q), NULL);
 	}
-	ret = lca_floor_run_all(floor_worker, &r);
+	ret = app_floor_run_all(floor_worker, &r);
 	*cycles = rte_rdtsc() - start;
 	links_free(r.links, n);
 	if (ret == 0 && r.broken)

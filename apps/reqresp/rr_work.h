@@ -13,7 +13,7 @@
 
 #include <rte_branch_prediction.h>
 
-#include "lca_rng.h"
+#include "app_rng.h"
 #include "reqresp.h"
 
 /* Most requests in flight per pair: 2 x the largest throughput. */
@@ -71,7 +71,7 @@ query_store(struct rr_query *q, const struct rr_user *u, uint32_t asked)
 static inline uint32_t
 query_ask(struct rr_query *q)
 {
-	uint32_t id = lca_rng_below(&q->rng, q->users);
+	uint32_t id = app_rng_below(&q->rng, q->users);
 
 	q->fifo[q->fifo_tail++ & (FIFO_SIZE - 1)] = id;
 	q->sent++;
