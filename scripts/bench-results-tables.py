@@ -136,7 +136,7 @@ def table(app):
             continue
         head = '| configuration | score | its floor | ratio to its floor |'
         if go:
-            head += ' Go | lcactor ÷ Go |'
+            head += " Go | lcactor's speed ÷ Go's |"
         print(head)
         print('|' + ' --- |' * (head.count('|') - 1))
         for config, each in rows.items():

@@ -72,7 +72,7 @@ set_quotas(void)
 static void
 print_header(const struct pl_conf *c)
 {
-	printf("# " APP ": Samza's TestSamzaContainerPerformance (SAMZA-245, seed 004).\n"
+	printf("# " APP ": Samza's TestSamzaContainerPerformance (SAMZA-245).\n"
 	       "#   %" PRIu32 " input streams x %" PRIu32 " partitions = %" PRIu64 " stream "
 	       "partitions, each with a mock consumer that hands\n#   over batches of %" PRIu32
 	       " messages; the chooser takes one message at a time from a partition's streams\n"
@@ -386,7 +386,7 @@ const struct pl_source pl_source_mock = {
 	.run_json = result_run_json,
 	.conf_json = conf_json,
 	.what = mock_what,
-	.note = "The seed's figure, not a ratio to this run: Samza's container in SAMZA-245-3 (a "
+	.note = "The published figure, not a ratio to this run: Samza's container in SAMZA-245-3 (a "
 		"2-core MacBook Air, 2014) processed ~" SAMZA_MSG_PER_S " messages/sec.",
 	.teardown = teardown_engines,
 };
