@@ -361,11 +361,12 @@ send_burst_from(lca_actor_id_t from, lca_actor_id_t to, struct lca_msg **msgs, u
  * mailbox, behind `first`, so order holds.
  * @return whether it was sent so; if not, nothing was done and the
  * general send takes it, with all its checks and counts (a refusal or a
- * full mailbox among them).
+ * full mailbox among them), unless *@p refused says why it was refused
+ * here (a debug build's envelope check, which counts as it looks).
  */
 static __rte_always_inline bool
 send_local_light(struct actor_lcore *here, struct lca_actor *a, lca_actor_id_t from,
-		 lca_actor_id_t to, struct lca_msg *msg)
+		 lca_actor_id_t to, struct lca_msg *msg, int *refused)
 {
 	struct lca_actor *self = here->self;
 	const unsigned int lcore_id = rte_lcore_id();
@@ -375,8 +376,13 @@ send_local_light(struct actor_lcore *here, struct lca_actor *a, lca_actor_id_t f
 	if (__atomic_load_n(&a->runq, __ATOMIC_RELAXED) != lcore_id ||
 	    __atomic_load_n(&a->lcore, __ATOMIC_ACQUIRE) != lcore_id || a->moving ||
 	    (self != NULL && (self->settling || actor_is_shared(self))) ||
-	    unlikely(refusal(a) != 0 || !envelope_sendable(msg)))
+	    unlikely(refusal(a) != 0))
 		return false;
+	/* A debug build's check counts the misuse: made once, here. */
+	if (unlikely(!envelope_sendable(msg))) {
+		*refused = -EINVAL;
+		return false;
+	}
 	msg->from = from;
 	msg->to = to;
 	msg->flags &= (uint8_t)~LCA_MSG_F_CONTROL;
@@ -405,13 +411,18 @@ send_one_here(struct actor_lcore *here, lca_actor_id_t from, lca_actor_id_t to,
 	      struct lca_msg *msg)
 {
 	struct lca_actor *a;
-	int err;
+	int err = 0;
 
 	if (unlikely(msg == NULL))
 		return -EINVAL;
 	a = actor_lookup(to);
-	if (likely(a != NULL) && send_local_light(here, a, from, to, msg))
+	if (likely(a != NULL) && send_local_light(here, a, from, to, msg, &err))
 		return 0;
+	if (unlikely(err != 0)) { /* refused by the light route's own check */
+		lca_trace_send(from, to, 1, 0, err);
+		send_failed(err);
+		return err;
+	}
 	send_burst_to(here, a, from, to, &msg, 1, &err, false);
 	return err;
 }
