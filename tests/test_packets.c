@@ -831,5 +831,6 @@ main(void)
 	lca_test_eal_init("lca_test_packets");
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
 	lca_eal_cleanup();
-	return ret;
+	/* A wait skipped on a starved machine exits 77, not a silent pass. */
+	return lca_test_status(ret);
 }
